@@ -1,0 +1,266 @@
+"""Input checks shared by every public entry point (numpy only).
+
+Every function raises :class:`ValueError` or :class:`TypeError` with a message
+that names the argument, the offending value and, where known, the fix.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = [
+    "check_array",
+    "check_choice",
+    "check_random_state",
+    "check_scalar",
+    "check_y_length",
+]
+
+
+def _column_names(names: Sequence[str] | None, idx: NDArray[np.intp]) -> list[Any]:
+    """Return the names (or integer positions) of the columns at ``idx``."""
+    shown = idx[:10]
+    cols = [names[i] for i in shown] if names is not None else [int(i) for i in shown]
+    return [*cols, "..."] if idx.size > 10 else cols
+
+
+def check_array(
+    X: ArrayLike,
+    name: str = "X",
+    *,
+    feature_names: Sequence[str] | None = None,
+    ensure_2d: bool = True,
+    min_samples: int = 1,
+    allow_constant: bool = True,
+) -> NDArray[np.float64]:
+    """Convert ``X`` to a finite float64 array, or raise a descriptive error.
+
+    Parameters
+    ----------
+    X : array-like
+        The data to check.
+    name : str, default="X"
+        Name of the argument, used in error messages.
+    feature_names : sequence of str, optional
+        Column names, used to name the offending columns in error messages.
+    ensure_2d : bool, default=True
+        Require a 2-d array (otherwise a 1-d array is required).
+    min_samples : int, default=1
+        Minimum number of rows.
+    allow_constant : bool, default=True
+        If False, columns with zero variance are an error (they cannot be
+        standardized).
+
+    Returns
+    -------
+    ndarray of float64
+        The validated array.
+
+    Raises
+    ------
+    TypeError
+        If ``X`` is not numeric.
+    ValueError
+        If ``X`` has the wrong number of dimensions, too few rows, or contains
+        NaN, infinite or (when not allowed) constant columns.
+    """
+    arr = np.asarray(X)
+    if arr.dtype.kind not in "biuf":
+        if arr.dtype.kind == "O":
+            try:
+                arr = arr.astype(np.float64)
+            except (TypeError, ValueError):
+                raise TypeError(
+                    f"{name} must contain numbers only; got an array of dtype "
+                    f"object that cannot be converted to float. Encode "
+                    f"categorical columns (e.g. with a formula) before fitting."
+                ) from None
+        else:
+            raise TypeError(
+                f"{name} must contain numbers only; got dtype {arr.dtype}. Encode "
+                f"categorical columns (e.g. with a formula) before fitting."
+            )
+    arr = np.asarray(arr, dtype=np.float64)
+    want = 2 if ensure_2d else 1
+    if arr.ndim != want:
+        shape = "(n_samples, n_features)" if ensure_2d else "(n_samples,)"
+        hint = " Reshape a single feature with X.reshape(-1, 1)." if ensure_2d else ""
+        raise ValueError(
+            f"{name} must be a {want}-d array of shape {shape}; got an array with "
+            f"shape {arr.shape}.{hint}"
+        )
+    if arr.shape[0] < min_samples:
+        raise ValueError(
+            f"{name} has {arr.shape[0]} sample(s); at least {min_samples} are required."
+        )
+    if ensure_2d and arr.shape[1] == 0:
+        raise ValueError(f"{name} has 0 feature(s) (shape={arr.shape}).")
+    _check_finite(arr, name, feature_names)
+    if not allow_constant and ensure_2d:
+        _check_not_constant(arr, name, feature_names)
+    return arr
+
+
+def _check_finite(
+    arr: NDArray[np.float64], name: str, feature_names: Sequence[str] | None
+) -> None:
+    """Raise a ValueError naming the columns that hold NaN or infinity."""
+    if np.isfinite(arr).all():
+        return
+    for bad, what in ((np.isnan(arr), "NaN"), (np.isinf(arr), "infinity")):
+        if not bad.any():
+            continue
+        if arr.ndim == 1:
+            raise ValueError(
+                f"{name} contains {what} in {int(bad.sum())} of {arr.size} "
+                f"values; drop or impute them before fitting."
+            )
+        cols = np.flatnonzero(bad.any(axis=0))
+        raise ValueError(
+            f"{name} contains {what} in {cols.size} column(s) "
+            f"{_column_names(feature_names, cols)} ({int(bad.sum())} values); "
+            f"drop or impute them before fitting."
+        )
+
+
+def _check_not_constant(
+    arr: NDArray[np.float64], name: str, feature_names: Sequence[str] | None
+) -> None:
+    """Raise a ValueError naming the columns with zero variance."""
+    if arr.shape[0] < 2:
+        raise ValueError(
+            f"{name} has {arr.shape[0]} sample(s); at least 2 are required to "
+            f"standardize its columns."
+        )
+    spread = np.ptp(arr, axis=0)
+    scale = np.maximum(np.abs(arr).max(axis=0), 1.0)
+    const = np.flatnonzero(spread <= 1e-12 * scale)
+    if const.size:
+        raise ValueError(
+            f"{name} has {const.size} constant column(s) "
+            f"{_column_names(feature_names, const)}; they carry no information "
+            f"and cannot be standardized. Remove them before fitting, e.g. with "
+            f"sklearn.feature_selection.VarianceThreshold."
+        )
+
+
+def check_y_length(n_X: int, y: NDArray[Any], y_name: str = "y") -> None:
+    """Raise a ValueError if ``y`` does not have one entry per row of ``X``."""
+    if y.shape[0] != n_X:
+        raise ValueError(f"X has {n_X} rows but {y_name} has {y.shape[0]}.")
+
+
+def check_scalar(
+    value: Any,
+    name: str,
+    kind: type | tuple[type, ...],
+    *,
+    owner: str,
+    min_val: float | None = None,
+    max_val: float | None = None,
+    include_min: bool = True,
+    include_max: bool = True,
+) -> None:
+    """Check the type and range of a scalar parameter.
+
+    Parameters
+    ----------
+    value : object
+        The parameter value.
+    name : str
+        The parameter name.
+    kind : type or tuple of types
+        Accepted types, e.g. ``numbers.Integral`` or ``numbers.Real``.
+    owner : str
+        The class or function the parameter belongs to (for the message).
+    min_val, max_val : float, optional
+        Bounds of the accepted range.
+    include_min, include_max : bool, default=True
+        Whether the bounds are inclusive.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` has the wrong type.
+    ValueError
+        If ``value`` is out of range.
+    """
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, bool) or not isinstance(value, kinds):
+        wanted = " or ".join(k.__name__ for k in kinds)
+        raise TypeError(
+            f"The {name!r} parameter of {owner} must be of type {wanted}. "
+            f"Got {value!r} instead."
+        )
+    if isinstance(value, numbers.Real) and not np.isfinite(float(value)):
+        raise ValueError(
+            f"The {name!r} parameter of {owner} must be finite. Got {value!r} instead."
+        )
+    low_bad = min_val is not None and (
+        value < min_val if include_min else value <= min_val
+    )
+    high_bad = max_val is not None and (
+        value > max_val if include_max else value >= max_val
+    )
+    if low_bad or high_bad:
+        lo = "-inf" if min_val is None else f"{min_val}"
+        hi = "inf" if max_val is None else f"{max_val}"
+        interval = (
+            f"{'[' if include_min and min_val is not None else '('}{lo}, "
+            f"{hi}{']' if include_max and max_val is not None else ')'}"
+        )
+        raise ValueError(
+            f"The {name!r} parameter of {owner} must be in the range {interval}. "
+            f"Got {value!r} instead."
+        )
+
+
+def check_choice(value: Any, name: str, choices: Sequence[str], *, owner: str) -> str:
+    """Check that ``value`` is one of the strings in ``choices``."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(
+            f"The {name!r} parameter of {owner} must be one of "
+            f"{', '.join(repr(c) for c in choices)}. Got {value!r} instead."
+        )
+    return value
+
+
+def check_random_state(seed: Any) -> np.random.Generator:
+    """Turn ``seed`` into a :class:`numpy.random.Generator`.
+
+    Parameters
+    ----------
+    seed : None, int, numpy.random.Generator or numpy.random.RandomState
+        ``None`` gives fresh OS entropy; an int seeds a new generator; a
+        generator is returned as is; a legacy ``RandomState`` (as passed by some
+        scikit-learn utilities) seeds a new generator from its stream.
+
+    Returns
+    -------
+    numpy.random.Generator
+        The generator to draw from.
+
+    Raises
+    ------
+    TypeError
+        If ``seed`` is none of the above.
+    """
+    if seed is None or isinstance(seed, numbers.Integral | np.integer):
+        if seed is not None and not isinstance(seed, bool) and int(seed) < 0:
+            raise ValueError(
+                f"random_state must be a non-negative integer. Got {seed!r} instead."
+            )
+        return np.random.default_rng(None if seed is None else int(seed))
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, np.random.RandomState):
+        return np.random.default_rng(seed.randint(0, 2**31 - 1))
+    raise TypeError(
+        f"random_state must be None, an int or a numpy.random.Generator. "
+        f"Got {seed!r} of type {type(seed).__name__} instead."
+    )
