@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 
+from vcpcr._numerics import lasso_ls, newton, spectrum
 from vcpcr._sos_nmf import standardize as _standardize
 from vcpcr._validation import check_array, check_choice, check_y_length
 from vcpcr.exceptions import ConvergenceWarning
@@ -34,29 +34,6 @@ FAMILIES = ("gaussian", "binomial")
 #: Default penalty of each weight scheme (see :func:`compute_weights`, Notes).
 DEFAULT_DELTA = {"ridge": 0.01, "lasso": 0.05, "identity": 0.0}
 
-_Fn = Callable[[NDArray[np.float64]], float]
-
-
-def _spectrum(
-    Xs: NDArray[np.float64],
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Left singular vectors and singular values of ``Xs`` (rank-revealing).
-
-    Uses the eigendecomposition of the smaller Gram matrix, ``O(n^2 p)`` for
-    ``p > n`` instead of an SVD, and drops the numerically zero directions.
-    """
-    n, p = Xs.shape
-    if n <= p:
-        evals, U = np.linalg.eigh(Xs @ Xs.T)
-    else:
-        evals, V = np.linalg.eigh(Xs.T @ Xs)
-    keep = evals > max(evals[-1], 0.0) * max(n, p) * np.finfo(float).eps
-    s = np.sqrt(evals[keep])
-    if n > p:
-        U = (Xs @ V[:, keep]) / s
-        return U, s
-    return U[:, keep], s
-
 
 def _ridge_gaussian(
     Xs: NDArray[np.float64], y: NDArray[np.float64], deltas: NDArray[np.float64]
@@ -67,47 +44,10 @@ def _ridge_gaussian(
     ``X = U S V'``); ``delta = 0`` gives the minimum-norm least-squares fit.
     """
     n = Xs.shape[0]
-    U, s = _spectrum(Xs)
+    U, s = spectrum(Xs)
     Uty = U.T @ (y - y.mean())
     alpha = (Uty / (s**2 + n * deltas[:, None])) @ U.T
     return alpha @ Xs
-
-
-def _newton(
-    f: _Fn,
-    grad_hess: Callable[[NDArray[np.float64]], tuple[NDArray[np.float64], ...]],
-    x0: NDArray[np.float64],
-    *,
-    max_iter: int = 100,
-    what: str,
-) -> NDArray[np.float64]:
-    """Damped Newton's method for a smooth strictly convex function.
-
-    Stops when the Newton step is below ``1e-12`` relative to the iterate
-    (quadratic convergence makes the returned point accurate far beyond that),
-    or when a small step no longer lowers ``f`` (rounding level reached).
-    """
-    x, fx = x0, f(x0)
-    size = float("nan")
-    for _ in range(max_iter):
-        g, H = grad_hess(x)
-        step = np.linalg.solve(H, g)
-        size = float(np.abs(step).max() / (1.0 + np.abs(x).max()))
-        if size <= 1e-12:
-            return x - step
-        t, slope = 1.0, float(g @ step)
-        while (f_new := f(x - t * step)) > fx - 1e-4 * t * slope and t > 1e-12:
-            t /= 2
-        if f_new >= fx and size <= 1e-6:
-            return x  # no step lowers f any more: converged to rounding level
-        x, fx = x - t * step, min(f_new, fx)
-    warnings.warn(
-        f"The Newton solver for the {what} weights did not converge within "
-        f"{max_iter} iterations (last relative step {size:.3g}).",
-        ConvergenceWarning,
-        stacklevel=4,
-    )
-    return x
 
 
 def _logistic_loss(eta: NDArray[np.float64], y: NDArray[np.float64]) -> float:
@@ -125,7 +65,7 @@ def _ridge_binomial(
     coordinates whatever ``p`` is; one decomposition serves every delta.
     """
     n = Xs.shape[0]
-    U, s = _spectrum(Xs)
+    U, s = spectrum(Xs)
     Z = np.hstack([np.ones((n, 1)), U * s])
     r = Z.shape[1]
     coef = np.zeros((deltas.size, Xs.shape[1]))
@@ -148,37 +88,9 @@ def _ridge_binomial(
             H = (Z.T * (mu * (1 - mu))) @ Z / n + np.diag(pen)
             return g, H
 
-        beta = _newton(f, grad_hess, beta, what="binomial ridge")
+        beta = newton(f, grad_hess, beta, what="binomial ridge")
         intercept[i], coef[i] = beta[0], ((U / s) @ beta[1:]) @ Xs
     return coef, intercept
-
-
-def _lasso_ls(
-    A: NDArray[np.float64],
-    b: NDArray[np.float64],
-    delta: float,
-    w0: NDArray[np.float64] | None,
-) -> NDArray[np.float64]:
-    """Solve ``min 1/(2n)||b - A w||^2 + delta ||w||_1`` by coordinate descent."""
-    from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
-    from sklearn.linear_model import Lasso
-
-    model = Lasso(
-        alpha=delta, fit_intercept=False, tol=1e-12, max_iter=100_000, warm_start=True
-    )
-    if w0 is not None:
-        model.coef_ = w0.copy()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", SkConvergenceWarning)
-        model.fit(A, b)
-    if any(issubclass(c.category, SkConvergenceWarning) for c in caught):
-        warnings.warn(
-            f"Coordinate descent for the lasso weights did not reach a duality gap "
-            f"of 1e-12 at delta={delta:.4g} within 100000 passes.",
-            ConvergenceWarning,
-            stacklevel=5,
-        )
-    return np.asarray(model.coef_, dtype=np.float64)
 
 
 def _lasso_gaussian(
@@ -189,7 +101,7 @@ def _lasso_gaussian(
     coef = np.zeros((deltas.size, Xs.shape[1]))
     w: NDArray[np.float64] | None = None
     for i in np.argsort(-deltas):
-        w = coef[i] = _lasso_ls(Xs, yc, float(deltas[i]), w)
+        w = coef[i] = lasso_ls(Xs, yc, float(deltas[i]), w)
     return coef
 
 
@@ -239,9 +151,7 @@ def _prox_newton_logistic(
         xm = d @ Xs / d.sum()
         zm = float(d @ z / d.sum())
         sq = np.sqrt(d * n / d.sum())
-        w_new = _lasso_ls(
-            (Xs - xm) * sq[:, None], (z - zm) * sq, delta * n / d.sum(), w
-        )
+        w_new = lasso_ls((Xs - xm) * sq[:, None], (z - zm) * sq, delta * n / d.sum(), w)
         b0_new = zm - float(xm @ w_new)
         t, f_new = 1.0, objective(b0_new, w_new)
         while f_new > fx and t > 1e-10:
