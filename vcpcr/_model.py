@@ -267,7 +267,8 @@ class VCPCR(TransformerMixin, BaseEstimator):
         self.classes_ = np.unique(y)
         if self.classes_.size != 2:
             raise ValueError(
-                f"VCPCR(family='binomial') needs exactly 2 classes in y; got "
+                f"Only binary classification is supported. VCPCR(family='binomial') "
+                f"needs exactly 2 classes in y; got "
                 f"{self.classes_.size} class(es): {self.classes_[:10].tolist()}. "
                 f"Use family='gaussian' for a numeric response."
             )
@@ -406,7 +407,9 @@ class VCPCR(TransformerMixin, BaseEstimator):
         V = res.V[:, order]
         rank = np.empty_like(order)
         rank[order] = np.arange(order.size)
-        self.labels_ = np.where(res.labels >= 0, rank[np.maximum(res.labels, 0)], -1)
+        sel = res.labels >= 0
+        self.labels_ = np.full(res.labels.size, -1, dtype=np.intp)
+        self.labels_[sel] = rank[res.labels[sel]]
         cols = [f"cluster_{k + 1}" for k in range(V.shape[1])]
         self.membership_ = pd.DataFrame(V, index=pd.Index(names), columns=cols)
         self.clusters_ = {

@@ -53,7 +53,9 @@ def detect_separation(X: NDArray[np.float64], y: NDArray[np.float64]) -> Separat
     all observations (``s_i = 2 y_i - 1``), i.e. (quasi-)complete separation
     (Albert and Anderson, 1984). The linear program of Konis (2007)
     maximizes ``sum_i s_i x_i'b`` over such directions in the box
-    ``[-1, 1]^k``; a positive optimum proves separation.
+    ``[-1, 1]^k``; a positive optimum proves separation. A second program
+    maximizes the smallest margin to tell complete from quasi-complete
+    separation.
 
     Parameters
     ----------
@@ -68,17 +70,25 @@ def detect_separation(X: NDArray[np.float64], y: NDArray[np.float64]) -> Separat
         Whether and how the data are separated.
     """
     A = (2 * y - 1)[:, None] * X
+    n, k = A.shape
+    box = [(-1.0, 1.0)] * k
+    res = linprog(-A.sum(axis=0), A_ub=-A, b_ub=np.zeros(n), bounds=box, method="highs")
+    margin = A @ res.x if res.status == 0 else np.zeros(n)
+    tol = 1e-9 * max(1.0, float(np.abs(X).max())) * k
+    n_perfect = int(np.sum(margin > tol))
+    if n_perfect == 0:
+        return Separation(False, False, 0)
+    # Complete separation: some direction has every margin positive, i.e. the
+    # largest achievable smallest margin t is positive.
     res = linprog(
-        -A.sum(axis=0),
-        A_ub=-A,
-        b_ub=np.zeros(len(y)),
-        bounds=[(-1.0, 1.0)] * X.shape[1],
+        np.r_[np.zeros(k), -1.0],
+        A_ub=np.hstack([-A, np.ones((n, 1))]),
+        b_ub=np.zeros(n),
+        bounds=[*box, (0.0, None)],
         method="highs",
     )
-    margin = A @ res.x if res.status == 0 else np.zeros(len(y))
-    tol = 1e-9 * max(1.0, float(np.abs(X).max())) * X.shape[1]
-    n_perfect = int(np.sum(margin > tol))
-    return Separation(n_perfect > 0, n_perfect == len(y), n_perfect)
+    complete = res.status == 0 and -res.fun > tol
+    return Separation(True, bool(complete), n if complete else n_perfect)
 
 
 def firth_logit(

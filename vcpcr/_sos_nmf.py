@@ -523,7 +523,7 @@ def sos_nmf(
     >>> X = np.repeat(z, 3, axis=1) + 0.3 * rng.normal(size=(60, 6))
     >>> res = sos_nmf(X, 2, lam_ratio=0.3, random_state=0)
     >>> res.labels.tolist()
-    [0, 0, 0, 1, 1, 1]
+    [1, 1, 1, 0, 0, 0]
     >>> bool((res.V >= 0).all()) and res.converged
     True
     """

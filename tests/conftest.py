@@ -1,0 +1,49 @@
+"""Shared fixtures: small data sets with a known block structure."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+
+def make_blocks(n=60, n_blocks=4, block_size=5, n_noise=20, rho=0.8, seed=0):
+    """X with correlated blocks plus noise variables, and y driven by blocks 0 and 2.
+
+    Returns X (n x p), y (gaussian), the true block labels (-1 = noise) and b.
+    """
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=(n, n_blocks))
+    blocks = np.sqrt(rho) * np.repeat(z, block_size, axis=1) + np.sqrt(
+        1 - rho
+    ) * rng.normal(size=(n, n_blocks * block_size))
+    X = np.hstack([blocks, rng.normal(size=(n, n_noise))])
+    labels = np.concatenate(
+        [np.repeat(np.arange(n_blocks), block_size), np.full(n_noise, -1)]
+    )
+    b = np.zeros(X.shape[1])
+    b[labels == 0] = 1.0
+    b[labels == 2] = -1.0
+    y = X @ b + 0.5 * rng.normal(size=n)
+    return X, y, labels, b
+
+
+@pytest.fixture
+def blocks():
+    return make_blocks()
+
+
+@pytest.fixture
+def blocks_df(blocks):
+    X, y, labels, b = blocks
+    cols = [f"g{j}" for j in range(X.shape[1])]
+    return pd.DataFrame(X, columns=cols), pd.Series(y, name="weight"), labels, b
+
+
+@pytest.fixture
+def binary_blocks():
+    X, y, labels, _b = make_blocks(n=120, seed=1)
+    rng = np.random.default_rng(2)
+    prob = 1 / (1 + np.exp(-3 * (y - y.mean()) / y.std()))
+    ybin = np.where(rng.uniform(size=y.size) < prob, "case", "control")
+    return X, ybin, labels

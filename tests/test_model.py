@@ -1,0 +1,327 @@
+"""Tests of the VCPCR estimator."""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import statsmodels.api as sm
+from conftest import make_blocks
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.metrics import adjusted_rand_score
+
+from vcpcr import VCPCR, ConvergenceWarning, SeparationWarning, VCPCRWarning
+
+
+@pytest.fixture
+def fitted(blocks_df):
+    X, y, _, _ = blocks_df
+    return VCPCR(n_clusters=4, lam_ratio=0.4, n_init=5, random_state=0).fit(X, y), X, y
+
+
+def test_fitted_attributes(fitted):
+    model, X, _y = fitted
+    p, K = X.shape[1], model.n_clusters_
+    assert model.membership_.shape == (p, K)
+    assert list(model.membership_.index) == list(X.columns)
+    assert list(model.membership_.columns) == [f"cluster_{k + 1}" for k in range(K)]
+    assert np.all(model.membership_.to_numpy() >= 0)
+    assert_array_equal(model.labels_ >= 0, model.membership_.to_numpy().any(axis=1))
+    for k, name in enumerate(model.membership_.columns):
+        members = model.clusters_[name]
+        assert set(members) == set(X.columns[model.labels_ == k])
+        degrees = model.membership_.loc[members, name].to_numpy()
+        assert np.all(np.diff(degrees) <= 0)  # strongest first
+    assert model.coef_.shape == (p,)
+    assert np.all(model.coef_[model.labels_ < 0] == 0)
+    assert list(model.cluster_coef_.index) == list(model.membership_.columns)
+    assert model.weights_.shape == (p,)
+    assert model.lam_ == pytest.approx(0.4 * model.lam_max_)
+    assert model.n_iter_ >= 1
+    assert model.converged_
+    assert model.objective_.shape == (model.n_iter_,)
+    assert 0 <= model.best_init_ < 5
+    assert model.n_features_in_ == p
+    assert_array_equal(model.feature_names_in_, X.columns)
+    assert_allclose(model.mean_, X.mean(axis=0))
+    assert_allclose(model.scale_, X.std(axis=0, ddof=1))
+
+
+def test_recovers_active_blocks(blocks):
+    """With K = the number of active blocks, exactly the active variables are
+    selected, in the right clusters (more clusters than blocks split blocks)."""
+    X, y, labels, _ = blocks
+    model = VCPCR(n_clusters=2, lam_ratio=0.4, n_init=10, random_state=0).fit(X, y)
+    active = np.isin(labels, [0, 2])
+    assert_array_equal(model.labels_ >= 0, active)
+    assert adjusted_rand_score(labels[active], model.labels_[active]) == 1.0
+    assert model.score(X, y) > 0.9
+
+
+def test_cluster_coef_equals_statsmodels_ols_on_transform(fitted):
+    model, X, y = fitted
+    M = model.transform(X)
+    ref = sm.OLS(y.to_numpy(), sm.add_constant(M)).fit()
+    assert_allclose(model.result_.params, ref.params, rtol=1e-8)
+    assert_allclose(model.cluster_coef_.to_numpy(), ref.params[1:], rtol=1e-8)
+    assert_allclose(model.result_.bse, ref.bse, rtol=1e-8)
+    assert_allclose(model.predict(X), ref.fittedvalues, rtol=1e-8)
+    assert_allclose(
+        model.predict(X), X.to_numpy() @ model.coef_ + model.intercept_, rtol=1e-12
+    )
+
+
+def test_cluster_coef_equals_statsmodels_logit_on_transform(binary_blocks):
+    X, y, _ = binary_blocks
+    model = VCPCR(
+        n_clusters=4, family="binomial", lam_ratio=0.5, n_init=3, random_state=0
+    ).fit(X, y)
+    M = model.transform(X)
+    ref = sm.Logit((y == "control").astype(float), sm.add_constant(M)).fit(disp=0)
+    assert_array_equal(model.classes_, ["case", "control"])
+    assert_allclose(model.result_.params, ref.params, rtol=1e-8)
+    assert_allclose(model.result_.bse, ref.bse, rtol=1e-8)
+    proba = model.predict_proba(X)
+    assert_allclose(proba[:, 1], ref.predict(), rtol=1e-8)
+    assert_allclose(proba.sum(axis=1), 1.0)
+    assert_array_equal(model.predict(X), np.where(proba[:, 1] > 0.5, "control", "case"))
+    assert_allclose(
+        model.decision_function(X), np.log(proba[:, 1] / proba[:, 0]), rtol=1e-8
+    )
+    assert model.score(X, y) == pytest.approx(np.mean(model.predict(X) == y))
+
+
+def test_separated_outcome_gives_finite_firth_fit(blocks):
+    X, y, _, _ = blocks
+    ybin = (y > np.median(y)).astype(int)
+    model = VCPCR(
+        n_clusters=4, family="binomial", lam_ratio=0.3, n_init=2, random_state=0
+    )
+    with pytest.warns(SeparationWarning, match=r"separation.*Firth"):
+        model.fit(X, ybin)
+    assert model.result_.mle_retvals["method"] == "firth"
+    assert np.all(np.isfinite(model.coef_))
+    assert np.abs(model.cluster_coef_).max() < 100
+    assert "Firth" in model.summary().as_text()
+
+
+def test_weights_options(blocks):
+    X, y, _, _ = blocks
+    w = np.linspace(-1, 1, X.shape[1])
+    assert_array_equal(VCPCR(weights=w, n_init=1, random_state=0).fit(X, y).weights_, w)
+    assert_array_equal(
+        VCPCR(weights="identity", n_init=1, random_state=0).fit(X, y).weights_, 1.0
+    )
+    lasso = VCPCR(weights="lasso", delta=0.1, n_init=1, random_state=0).fit(X, y)
+    assert np.all(lasso.labels_[lasso.weights_ == 0] == -1)
+
+
+def test_deterministic_and_init_array(blocks):
+    X, y, _, _ = blocks
+    a = VCPCR(random_state=3).fit(X, y)
+    b = VCPCR(random_state=3).fit(X, y)
+    assert_array_equal(a.coef_, b.coef_)
+    assert_array_equal(a.labels_, b.labels_)
+    init = np.arange(X.shape[1]) % 3
+    c = VCPCR(n_clusters=3, init=init, n_init=7).fit(X, y)
+    assert c.best_init_ == 0
+
+
+def test_best_start_has_lowest_objective(blocks):
+    X, y, _, _ = blocks
+    model = VCPCR(n_clusters=5, n_init=6, lam_ratio=0.2, random_state=1).fit(X, y)
+    starts = [
+        VCPCR(n_clusters=5, n_init=1, init=init, lam_ratio=0.2)
+        for init in _draws(X.shape[1], 5, 6, 1)
+    ]
+    # Each start alone has its own lam_max, so compare at the model's common lam.
+    from vcpcr._sos_nmf import _sos_nmf_single, standardize
+
+    Xs = standardize(X)[0]
+    finals = [
+        _sos_nmf_single(Xs * model.weights_, s.init, lam=model.lam_)[0].objective[-1]
+        for s in starts
+    ]
+    assert model.best_init_ == int(np.argmin(finals))
+    assert_allclose(model.objective_[-1], min(finals), rtol=1e-12)
+
+
+def _draws(p, K, n, seed):
+    from vcpcr import random_partition
+    from vcpcr._validation import check_random_state
+
+    rng = check_random_state(seed)
+    return [random_partition(p, K, rng) for _ in range(n)]
+
+
+def test_permuting_variables_permutes_fit(blocks):
+    X, y, _, _ = blocks
+    rng = np.random.default_rng(0)
+    perm = rng.permutation(X.shape[1])
+    init = rng.integers(0, 4, X.shape[1])
+    a = VCPCR(n_clusters=4, init=init).fit(X, y)
+    b = VCPCR(n_clusters=4, init=init[perm]).fit(X[:, perm], y)
+    assert_allclose(a.coef_[perm], b.coef_, rtol=1e-10, atol=1e-14)
+    assert adjusted_rand_score(a.labels_[perm], b.labels_) == 1.0
+
+
+def test_nothing_selected_predicts_mean(blocks):
+    X, y, _, _ = blocks
+    with pytest.warns(VCPCRWarning, match="No variable was selected"):
+        model = VCPCR(lam_ratio=1.0, n_init=2, random_state=0).fit(X, y)
+    assert model.n_clusters_ == 0
+    assert_allclose(model.predict(X), y.mean())
+    assert model.transform(X).shape == (X.shape[0], 0)
+    model.summary()
+
+
+def test_convergence_warning(blocks):
+    X, y, _, _ = blocks
+    with pytest.warns(ConvergenceWarning, match="max_iter=1"):
+        VCPCR(lam_ratio=0.01, max_iter=1, n_init=1, random_state=0).fit(X, y)
+
+
+def test_summary_text_and_html(fitted):
+    model, _X, _y = fitted
+    smry = model.summary()
+    text = smry.as_text()
+    for item in (
+        "VC-PCR",
+        "weight",
+        "gaussian (OLS)",
+        "ridge (delta=0.01)",
+        "No. Observations:",
+        "No. Variables:",
+        "Selected:",
+        "Clusters:",
+        "Lambda ratio:",
+        "Lambda:",
+        "Starts:",
+        "Iterations:",
+        "R-squared:",
+        "Log-Likelihood:",
+        "cluster_1",
+        "std err",
+        "P>|t|",
+        "Cluster composition",
+        "conditional on the estimated clusters",
+    ):
+        assert item in text, item
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "<table" in smry.as_html()
+    assert "[0.05" in model.summary(alpha=0.1).as_text()
+    with pytest.raises(ValueError, match="'alpha' parameter"):
+        model.summary(alpha=1.5)
+
+
+def test_summary_binomial(binary_blocks):
+    X, y, _ = binary_blocks
+    model = VCPCR(
+        n_clusters=3, family="binomial", n_init=2, lam_ratio=0.5, random_state=0
+    ).fit(X, y)
+    text = model.summary().as_text()
+    assert "binomial (Logit)" in text
+    assert "Pseudo R-squ.:" in text
+    assert "P>|z|" in text
+    assert max(len(line) for line in text.splitlines()) <= 80
+
+
+def test_summary_does_not_change_state(fitted):
+    """summary() leaves the fitted attributes alone (statsmodels may memoize
+    computed statistics inside result_, which is not estimator state)."""
+    model = fitted[0]
+    before = {k: pickle.dumps(v) for k, v in vars(model).items() if k != "result_"}
+    params = model.result_.params.copy()
+    model.summary(alpha=0.1)
+    after = {k: pickle.dumps(v) for k, v in vars(model).items() if k != "result_"}
+    assert after == before
+    assert_allclose(model.result_.params, params, rtol=0)
+
+
+def test_numpy_input_gets_default_names(blocks):
+    X, y, _, _ = blocks
+    model = VCPCR(n_init=1, random_state=0).fit(X, y)
+    assert model.membership_.index[0] == "x0"
+    assert not hasattr(model, "feature_names_in_")
+    assert model.result_.model.endog_names == "y"
+
+
+@pytest.mark.parametrize(
+    ("params", "error", "match"),
+    [
+        ({"family": "poisson"}, ValueError, "'family' parameter of VCPCR"),
+        ({"weights": "pca"}, ValueError, "'weights' parameter of VCPCR"),
+        ({"n_clusters": 0}, ValueError, "'n_clusters' parameter of VCPCR"),
+        ({"n_clusters": 100}, ValueError, r"n_features=40 must be >= n_clusters=100"),
+        ({"n_init": 0}, ValueError, "'n_init' parameter"),
+        ({"lam_ratio": -0.5}, ValueError, "'lam_ratio' parameter"),
+        ({"delta": -1.0}, ValueError, "'delta' parameter"),
+        ({"tol": "small"}, TypeError, "'tol' parameter"),
+        ({"init": "kmeans"}, ValueError, "'init' parameter"),
+        ({"init": np.zeros(3, dtype=int)}, ValueError, "one label per variable"),
+        ({"weights": np.ones(3)}, ValueError, "weights has 3 entries but X has 40"),
+    ],
+    ids=lambda v: str(v)[:25],
+)
+def test_bad_parameters(blocks, params, error, match):
+    X, y, _, _ = blocks
+    with pytest.raises(error, match=match):
+        VCPCR(**params).fit(X, y)
+
+
+def test_bad_data(blocks_df):
+    X, y, _, _ = blocks_df
+    Xn = X.copy()
+    Xn.iloc[[1, 4], 3] = np.nan
+    with pytest.raises(ValueError, match=r"NaN in 1 column\(s\) \['g3'\] \(2 values\)"):
+        VCPCR().fit(Xn, y)
+    Xi = X.copy()
+    Xi.iloc[0, 5] = np.inf
+    with pytest.raises(ValueError, match=r"infinity in 1 column\(s\) \['g5'\]"):
+        VCPCR().fit(Xi, y)
+    Xc = X.copy()
+    Xc["g7"] = 2.0
+    with pytest.raises(ValueError, match=r"constant column\(s\) \['g7'\]"):
+        VCPCR().fit(Xc, y)
+    with pytest.raises(ValueError, match="y is constant"):
+        VCPCR().fit(X, np.ones(len(y)))
+    with pytest.raises(ValueError, match=r"needs exactly 2 classes.*3 class"):
+        VCPCR(family="binomial").fit(X, np.arange(len(y)) % 3)
+    with pytest.raises(ValueError, match="Unknown label type"):
+        VCPCR(family="binomial").fit(X, y)
+    with pytest.raises(ValueError, match="at least 3"):
+        VCPCR(n_clusters=2).fit(X.iloc[:2], y.iloc[:2])
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        VCPCR().fit(X, y.iloc[:-1])
+    yn = y.copy()
+    yn.iloc[0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        VCPCR().fit(X, yn)
+    model = VCPCR(n_init=1, random_state=0).fit(X, y)
+    Xn2 = X.copy()
+    Xn2.iloc[0, 0] = np.nan
+    with pytest.raises(ValueError, match=r"NaN in 1 column\(s\) \['g0'\]"):
+        model.predict(Xn2)
+    with pytest.raises(ValueError, match="feature names"):
+        model.predict(X.iloc[:, :5])
+
+
+def test_all_zero_lasso_weights_warn(blocks):
+    X, y, _, _ = blocks
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = VCPCR(weights="lasso", delta=10.0, n_init=1, random_state=0).fit(X, y)
+    messages = [str(w.message) for w in caught if issubclass(w.category, VCPCRWarning)]
+    assert any("All lasso weights are zero" in m for m in messages)
+    assert model.n_clusters_ == 0
+
+
+def test_larger_problem_still_fits():
+    X, y, _, _ = make_blocks(n=80, n_blocks=8, n_noise=300, seed=4)
+    model = VCPCR(n_clusters=8, n_init=3, random_state=0).fit(
+        pd.DataFrame(X), pd.Series(y)
+    )
+    assert model.n_clusters_ >= 1

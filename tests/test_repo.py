@@ -1,0 +1,55 @@
+"""Repository hygiene: import order, lint, documentation build."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_solver_imports_only_numpy_and_scipy():
+    """STYLE.md: the functional core never imports pandas, statsmodels,
+    lifelines or scikit-learn."""
+    code = (
+        "import sys, vcpcr._sos_nmf, vcpcr._validation, vcpcr.exceptions;"
+        "print(sorted(m for m in ('pandas', 'statsmodels', 'lifelines', 'sklearn')"
+        " if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "[]"
+
+
+def test_ruff_clean():
+    for args in (["check"], ["format", "--check"]):
+        res = subprocess.run(
+            ["ruff", *args, "vcpcr", "tests", "benchmarks", "examples", "scripts"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+        assert res.returncode == 0, res.stdout + res.stderr
+
+
+@pytest.mark.slow
+def test_docs_build_strict(tmp_path):
+    res = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "--site-dir",
+            str(tmp_path),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert res.returncode == 0, res.stdout + res.stderr

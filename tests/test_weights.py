@@ -1,0 +1,182 @@
+"""Tests of the step-0 weights (vcpcr._weights) against glmnet and scikit-learn."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_allclose
+from scipy.special import expit
+
+from vcpcr import compute_weights
+from vcpcr._sos_nmf import standardize
+from vcpcr._weights import lasso_delta_max
+
+REF = Path(__file__).parent / "reference"
+with open(REF / "glmnet_weights.json") as fh:
+    GLMNET = json.load(fh)
+
+
+def _load(name):
+    df = pd.read_csv(REF / "data" / f"{name}.csv")
+    X = df.filter(regex=r"^x\d+$").to_numpy()
+    return X, df["y"].to_numpy(dtype=float)
+
+
+CASES = [
+    (d, m)
+    for d in ("gauss_wide", "gauss_tall", "binom_wide", "binom_tall")
+    for m in ("ridge", "lasso")
+]
+
+
+@pytest.mark.reference
+@pytest.mark.parametrize(
+    ("dataset", "method"), CASES, ids=[f"{d}-{m}" for d, m in CASES]
+)
+def test_weights_against_R_glmnet(dataset, method):
+    """glmnet(X, y, alpha = 0/1, lambda = delta (ridge gaussian: delta * ys),
+    standardize = FALSE, thresh = 1e-30) on scale()d X (and y for gaussian);
+    see tests/reference/glmnet_weights.R."""
+    X, y = _load(dataset)
+    ref = GLMNET[dataset][method]
+    family = GLMNET[dataset]["family"]
+    W = compute_weights(X, y, method, delta=ref["delta"], family=family)
+    assert W.shape == (len(ref["delta"]), X.shape[1])
+    coef = np.asarray(ref["coef"])
+    assert_allclose(W, coef, rtol=0, atol=1e-8 * np.abs(coef).max())
+    if method == "lasso":  # same support
+        assert np.array_equal(W != 0, coef != 0)
+
+
+@pytest.mark.reference
+def test_lasso_delta_max_against_R_glmnet():
+    for dataset in ("gauss_wide", "binom_wide"):
+        X, y = _load(dataset)
+        Xs = standardize(X)[0]
+        yy = (y - y.mean()) / y.std(ddof=1) if dataset.startswith("gauss") else y
+        family = GLMNET[dataset]["family"]
+        assert_allclose(
+            lasso_delta_max(Xs, yy, family),
+            GLMNET[dataset]["lasso"]["delta_max"],
+            rtol=1e-12,
+        )
+
+
+def _std_data(seed=0, n=50, p=30):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p)) @ (np.eye(p) + 0.3 * rng.normal(size=(p, p)))
+    Xs = standardize(X)[0]
+    y = Xs[:, :4] @ [1.0, -1.0, 0.5, 0.5] + rng.normal(size=n)
+    return X, Xs, y, rng
+
+
+@pytest.mark.parametrize("delta", [1e-3, 0.1, 10.0])
+def test_gaussian_ridge_against_sklearn(delta):
+    from sklearn.linear_model import Ridge
+
+    X, Xs, y, _ = _std_data()
+    ys = (y - y.mean()) / y.std(ddof=1)
+    ref = (
+        Ridge(alpha=len(y) * delta, fit_intercept=False, solver="svd").fit(Xs, ys).coef_
+    )
+    assert_allclose(
+        compute_weights(X, y, "ridge", delta=delta), ref, rtol=1e-10, atol=1e-12
+    )
+
+
+@pytest.mark.parametrize("delta", [1e-3, 0.1, 10.0])
+def test_binomial_ridge_against_sklearn(delta):
+    from sklearn.linear_model import LogisticRegression
+
+    X, Xs, y, rng = _std_data(1)
+    yb = (rng.uniform(size=y.size) < expit(y)).astype(float)
+    ref = LogisticRegression(
+        C=1 / (len(y) * delta), solver="newton-cholesky", tol=1e-12, max_iter=1000
+    )
+    ref.fit(Xs, yb)
+    w = compute_weights(X, yb, "ridge", delta=delta, family="binomial")
+    assert_allclose(w, ref.coef_[0], rtol=1e-6, atol=1e-9)
+
+
+def test_binomial_lasso_kkt():
+    X, Xs, y, rng = _std_data(2, n=60, p=80)
+    yb = (rng.uniform(size=y.size) < expit(y)).astype(float)
+    delta = 0.3 * lasso_delta_max(Xs, yb, "binomial")
+    w = compute_weights(X, yb, "lasso", delta=delta, family="binomial")
+    # Recover the intercept from the score equation and check the KKT conditions.
+    from scipy.optimize import brentq
+
+    b0 = brentq(lambda b: np.mean(yb - expit(b + Xs @ w)), -20, 20)
+    grad = Xs.T @ (yb - expit(b0 + Xs @ w)) / len(yb)
+    active = w != 0
+    assert active.any()
+    assert_allclose(grad[active], delta * np.sign(w[active]), rtol=0, atol=1e-8)
+    assert np.all(np.abs(grad[~active]) <= delta * (1 + 1e-8))
+
+
+def test_ridge_path_equals_single_calls_and_zero_delta():
+    X, Xs, y, _ = _std_data(3, n=20, p=40)
+    deltas = np.array([0.0, 1e-2, 1.0])
+    W = compute_weights(X, y, "ridge", delta=deltas)
+    for i, d in enumerate(deltas):
+        assert_allclose(
+            W[i], compute_weights(X, y, "ridge", delta=d), rtol=1e-12, atol=1e-14
+        )
+    ys = (y - y.mean()) / y.std(ddof=1)
+    assert_allclose(W[0], np.linalg.lstsq(Xs, ys, rcond=None)[0], rtol=1e-8, atol=1e-10)
+
+
+def test_identity_and_default_delta():
+    X, _, y, _ = _std_data()
+    assert np.array_equal(compute_weights(X, y, "identity"), np.ones(X.shape[1]))
+    assert_allclose(
+        compute_weights(X, y, "ridge"), compute_weights(X, y, "ridge", delta=0.01)
+    )
+    assert_allclose(
+        compute_weights(X, y, "lasso"), compute_weights(X, y, "lasso", delta=0.05)
+    )
+
+
+def test_ridge_weights_are_scale_free_in_y():
+    X, _, y, _ = _std_data()
+    assert_allclose(
+        compute_weights(X, y, "ridge"),
+        compute_weights(X, 3 * y + 7, "ridge"),
+        rtol=1e-12,
+    )
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"method": "elastic"}, "'method' parameter"),
+        ({"family": "poisson"}, "'family' parameter"),
+        ({"delta": -1.0}, "delta must be >= 0"),
+        ({"method": "lasso", "delta": 0.0}, "delta must be > 0"),
+        ({"delta": [0.1, np.nan]}, "finite number"),
+        ({"family": "binomial", "delta": 0.0}, "delta must be > 0"),
+    ],
+    ids=lambda v: str(v)[:25],
+)
+def test_bad_parameters(kwargs, match):
+    X, _, y, _ = _std_data()
+    if kwargs.get("family") == "binomial":
+        y = (y > 0).astype(float)
+    with pytest.raises(ValueError, match=match):
+        compute_weights(X, y, **kwargs)
+
+
+def test_bad_data():
+    X, _, y, _ = _std_data()
+    with pytest.raises(ValueError, match="must be 0/1"):
+        compute_weights(X, y, family="binomial")
+    with pytest.raises(ValueError, match="single class"):
+        compute_weights(X, np.ones_like(y), family="binomial")
+    with pytest.raises(ValueError, match="X has 50 rows but y has 49"):
+        compute_weights(X, y[:-1])
+    with pytest.raises(ValueError, match="y is constant"):
+        compute_weights(X, np.ones_like(y))
