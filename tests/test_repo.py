@@ -26,9 +26,14 @@ def test_solver_imports_only_numpy_and_scipy():
 
 
 def test_ruff_clean():
+    dirs = [
+        d
+        for d in ("vcpcr", "tests", "benchmarks", "examples", "scripts")
+        if (ROOT / d).is_dir()
+    ]
     for args in (["check"], ["format", "--check"]):
         res = subprocess.run(
-            ["ruff", *args, "vcpcr", "tests", "benchmarks", "examples", "scripts"],
+            ["ruff", *args, *dirs],
             cwd=ROOT,
             capture_output=True,
             text=True,
