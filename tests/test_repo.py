@@ -58,3 +58,15 @@ def test_docs_build_strict(tmp_path):
         text=True,
     )
     assert res.returncode == 0, res.stdout + res.stderr
+
+
+@pytest.mark.slow
+def test_mypy_clean(tmp_path):
+    """STYLE.md: every signature is typed (mypy --disallow-untyped-defs on vcpcr/)."""
+    res = subprocess.run(
+        [sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert res.returncode == 0, res.stdout + res.stderr

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -201,11 +201,10 @@ def check_scalar(
         raise ValueError(
             f"The {name!r} parameter of {owner} must be finite. Got {value!r} instead."
         )
-    low_bad = min_val is not None and (
-        value < min_val if include_min else value <= min_val
-    )
+    num = float(cast(Any, value))
+    low_bad = min_val is not None and (num < min_val if include_min else num <= min_val)
     high_bad = max_val is not None and (
-        value > max_val if include_max else value >= max_val
+        num > max_val if include_max else num >= max_val
     )
     if low_bad or high_bad:
         lo = "-inf" if min_val is None else f"{min_val}"
