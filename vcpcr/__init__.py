@@ -16,18 +16,24 @@ from vcpcr._sos_nmf import SOSNMFResult, lambda_max, random_partition, sos_nmf
 from vcpcr.exceptions import ConvergenceWarning, SeparationWarning, VCPCRWarning
 
 if TYPE_CHECKING:
+    from vcpcr._formula import Surv
     from vcpcr._model import VCPCR
     from vcpcr._weights import compute_weights
 
 __version__ = "0.1.0"
 
-_LAZY = {"VCPCR": "vcpcr._model", "compute_weights": "vcpcr._weights"}
+_LAZY = {
+    "VCPCR": "vcpcr._model",
+    "Surv": "vcpcr._formula",
+    "compute_weights": "vcpcr._weights",
+}
 
 __all__ = [
     "VCPCR",
     "ConvergenceWarning",
     "SOSNMFResult",
     "SeparationWarning",
+    "Surv",
     "VCPCRWarning",
     "__version__",
     "compute_weights",

@@ -1,0 +1,597 @@
+"""Formula interface: a formula and a DataFrame to an outcome and a design matrix.
+
+A leaf service on formulaic that knows nothing about the estimator. The rules:
+
+- X has no intercept column (VC-PCR fits its own). Categoricals (object, string,
+  category, ``C(x)``) become reduced-rank treatment dummies (``sex[T.m]``), also
+  for ``y ~ . - 1``; SOS-NMF clusters or drops each dummy as a separate variable.
+- A numeric outcome is a Series (``I(s == "a")`` gives 0/1); a string or
+  categorical one is a categorical Series of its labels (formulaic's one-hot
+  encoding is decoded); ``Surv(time, event)`` gives float columns time, event.
+- Missing values in used columns raise, or with ``missing="drop"`` drop the rows
+  with a ``VCPCRWarning``; rows are never dropped silently.
+- ``y ~ .`` and ``y ~ . - a - b`` on numeric predictors skip formulaic's slow
+  expansion and build the identical design directly from the DataFrame.
+
+Formulas see formulaic's transforms, numpy as ``np`` and :func:`Surv`; backquote
+names with spaces or special characters: ``y ~ `my gene` + age``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+import warnings
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+from formulaic import Formula, ModelSpec, model_matrix
+from formulaic.errors import DataMismatchWarning, FormulaicError
+from formulaic.formula import SimpleFormula
+from formulaic.materializers.types import FactorValues
+from formulaic.parser.algos.sanitize_tokens import sanitize_tokens
+from formulaic.parser.algos.tokenize import tokenize
+from formulaic.parser.types import Factor, Token
+from formulaic.transforms import TRANSFORMS
+from numpy.typing import ArrayLike
+
+from vcpcr.exceptions import VCPCRWarning
+
+__all__ = ["DesignSpec", "FormulaResult", "Surv", "parse_formula", "transform_new"]
+
+_MISSING_CHOICES = ("raise", "drop")
+_NUMERIC = set("biuf")  # dtype kinds used as numbers (bool, int, uint, float)
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_SHOW = 10  # how many column names an error message lists
+_SIGNS = ((Token.Kind.OPERATOR, "+"), (Token.Kind.OPERATOR, "-"))
+_NAME = Token.Kind.NAME
+_FIX = {
+    "raise": "drop or impute them, or pass missing='drop'.",
+    "predict": "impute them (rows cannot be dropped at prediction time).",
+}
+
+
+def Surv(time: ArrayLike, event: ArrayLike) -> pd.DataFrame:  # noqa: N802
+    """Build a right-censored survival outcome, as R's ``survival::Surv``.
+
+    Use it on the left-hand side of a formula, ``Surv(time, event) ~ .``, where
+    it needs no import, or on its own as the ``y`` of a Cox model.
+
+    Parameters
+    ----------
+    time : array-like of shape (n_samples,)
+        Follow-up times: numeric, finite and non-negative.
+    event : array-like of shape (n_samples,)
+        1 (or ``True``) if the event was observed at ``time``, 0 (or ``False``)
+        if the observation was censored.
+
+    Returns
+    -------
+    pandas.DataFrame of shape (n_samples, 2)
+        Float columns ``time`` and ``event``, with the index of ``time`` (or
+        ``event``) if it is a Series, else a RangeIndex.
+
+    Raises
+    ------
+    TypeError
+        If ``time`` is not numeric, or ``event`` neither numeric nor boolean.
+    ValueError
+        On missing values, negative or infinite times, events other than 0/1,
+        or inputs that are not 1-D or differ in length or index.
+
+    Examples
+    --------
+    >>> Surv([5.0, 3.5, 9.0], [1, 0, True])
+       time  event
+    0   5.0    1.0
+    1   3.5    0.0
+    2   9.0    1.0
+    """
+    indexes = [x.index for x in (time, event) if isinstance(x, pd.Series)]
+    if len(indexes) == 2 and not indexes[0].equals(indexes[1]):
+        raise ValueError(
+            "Surv: time and event are Series with different indexes; align them "
+            "first (e.g. pass df.time and df.event from the same DataFrame)."
+        )
+    t, e = _surv_column(time, "time"), _surv_column(event, "event")
+    if t.size != e.size:
+        raise ValueError(f"Surv: time has {t.size} values but event has {e.size}.")
+    index = indexes[0] if indexes else pd.RangeIndex(t.size)
+    return pd.DataFrame({"time": t, "event": e}, index=index)
+
+
+def _surv_column(values: Any, name: str) -> np.ndarray:
+    """Validate ``time`` (finite, >= 0) or ``event`` (0/1); return floats."""
+    arr = values.to_numpy() if isinstance(values, pd.Series) else np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"Surv: {name} must be 1-D; got shape {arr.shape}.")
+    n_missing = int(pd.isna(arr).sum())
+    if n_missing:
+        raise ValueError(
+            f"Surv: {name} contains {n_missing} missing value(s); drop or impute "
+            "them (in a formula, pass missing='drop' to drop those rows)."
+        )
+    if arr.dtype.kind not in ("iuf" if name == "time" else _NUMERIC):
+        raise TypeError(
+            f"Surv: {name} must be numeric (event: 0/1 or boolean); got dtype "
+            f"{arr.dtype}. Compare labels instead: Surv(time, status == 'dead')."
+        )
+    arr = arr.astype(np.float64)
+    if name == "time" and not (np.isfinite(arr) & (arr >= 0)).all():
+        bad = arr[~(np.isfinite(arr) & (arr >= 0))]
+        raise ValueError(f"Surv: time must be finite and >= 0; got {bad[:5]}.")
+    if name == "event" and not np.isin(arr, (0.0, 1.0)).all():
+        raise ValueError(
+            f"Surv: event must be 0/1 or boolean; got values {np.unique(arr)[:10]}. "
+            "For R-style 1/2 coding write Surv(time, status == 2)."
+        )
+    return arr
+
+
+def _surv_factor(time: Any, event: Any) -> FactorValues:
+    """Surv in the formula namespace: two numeric columns formulaic can encode."""
+    out = Surv(time, event)
+    return FactorValues(
+        {"time": out["time"].to_numpy(), "event": out["event"].to_numpy()},
+        kind=Factor.Kind.NUMERICAL,
+    )
+
+
+# The names formulas see besides the data and formulaic's transforms.
+_CONTEXT = {"np": np, "Surv": _surv_factor}
+
+
+@dataclass(frozen=True)
+class DesignSpec:
+    """Everything needed to rebuild the design matrix on new data.
+
+    Made by :func:`parse_formula`, used by :func:`transform_new`; picklable and
+    free of data.
+
+    Attributes
+    ----------
+    formula : str
+        The formula as the user wrote it.
+    columns : tuple of str
+        The data columns the right-hand side reads (new data must have them).
+    feature_names : tuple of str
+        The design's column names, in order.
+    model_spec : formulaic.ModelSpec or None
+        formulaic's right-hand-side spec (categorical levels, transform state);
+        ``None`` on the fast path, whose design is ``data[columns]`` as floats.
+    """
+
+    formula: str
+    columns: tuple[str, ...]
+    feature_names: tuple[str, ...]
+    model_spec: ModelSpec | None = None
+
+
+class FormulaResult(NamedTuple):
+    """Outcome, design matrix and encoding spec of a parsed formula.
+
+    Attributes
+    ----------
+    y : pandas.Series or pandas.DataFrame
+        The outcome: a Series (numbers, or categorical labels), or for
+        ``Surv(...)`` a DataFrame with float columns ``time`` and ``event``.
+    X : pandas.DataFrame of shape (n_samples, n_features)
+        The float64 design matrix, without an intercept column.
+    feature_names : list of str
+        ``list(X.columns)``.
+    spec : DesignSpec
+        Re-applies the identical encoding to new data (:func:`transform_new`).
+    yname : str
+        The left-hand side as formulaic prints it, e.g. ``'np.log(y)'``.
+    n_dropped : int
+        Rows dropped for missing values (``missing="drop"``), else 0.
+    """
+
+    y: pd.Series | pd.DataFrame
+    X: pd.DataFrame
+    feature_names: list[str]
+    spec: DesignSpec
+    yname: str
+    n_dropped: int
+
+
+def parse_formula(
+    formula: str, data: pd.DataFrame, *, missing: str = "raise"
+) -> FormulaResult:
+    """Evaluate a model formula on a DataFrame.
+
+    Parameters
+    ----------
+    formula : str
+        A two-sided formula: ``"y ~ ."``, ``"y ~ . - age - sex"``,
+        ``"np.log(y) ~ g1 + np.log(g2)"``, ``"I(status == 'dead') ~ ."`` or
+        ``"Surv(time, event) ~ ."``. ``.`` stands for every column not used on
+        the left-hand side.
+    data : pandas.DataFrame
+        The data; column names must be unique strings.
+    missing : {"raise", "drop"}, default="raise"
+        Rows with missing values in a column the formula uses: raise a
+        ``ValueError``, or drop them with a ``VCPCRWarning``.
+
+    Returns
+    -------
+    FormulaResult
+        ``(y, X, feature_names, spec, yname, n_dropped)``.
+
+    Raises
+    ------
+    TypeError
+        On a non-string formula or column name, non-DataFrame data, or dates.
+    ValueError
+        On a malformed or one-sided formula, unknown columns, no predictor, or
+        missing values (with ``missing="raise"``).
+
+    See Also
+    --------
+    transform_new : Apply the stored encoding to new data.
+    Surv : The survival outcome.
+
+    Notes
+    -----
+    X has no intercept column; categorical predictors become reduced-rank
+    dummies, each a separate variable for SOS-NMF (module docstring).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"y": [1.0, 2.0, 4.0], "g1": [0.5, 1.5, 2.0],
+    ...                    "sex": ["f", "m", "f"]})
+    >>> res = parse_formula("y ~ .", df)
+    >>> res.feature_names
+    ['g1', 'sex[T.m]']
+    >>> res.X.to_numpy().tolist()
+    [[0.5, 0.0], [1.5, 1.0], [2.0, 0.0]]
+    """
+    if not isinstance(formula, str):
+        raise TypeError(
+            "The 'formula' parameter of parse_formula must be a str such as "
+            f"'y ~ .'. Got {formula!r} of type {type(formula).__name__} instead."
+        )
+    if missing not in _MISSING_CHOICES:
+        raise ValueError(
+            "The 'missing' parameter of parse_formula must be one of "
+            f"{_MISSING_CHOICES}. Got {missing!r} instead."
+        )
+    data = _check_data(data)
+    lhs_tokens, rhs_tokens = _split_tokens(formula)
+    _check_known_names(formula, lhs_tokens + rhs_tokens, data)
+    lhs_vars = {v for token in lhs_tokens for v in token.required_variables}
+    fast = _fast_path_columns(rhs_tokens, lhs_vars, data)
+    if fast is not None:
+        return _parse_fast(formula, data, fast, lhs_vars, missing)
+    return _parse_slow(formula, data, missing)
+
+
+def transform_new(spec: DesignSpec, data: pd.DataFrame) -> pd.DataFrame:
+    """Build the design matrix of new data with the encoding stored in ``spec``.
+
+    Parameters
+    ----------
+    spec : DesignSpec
+        ``FormulaResult.spec`` from :func:`parse_formula` on the training data.
+    data : pandas.DataFrame
+        New data; it needs the predictor columns, not the outcome.
+
+    Returns
+    -------
+    pandas.DataFrame of shape (n_samples, n_features)
+        Float64 design with columns ``spec.feature_names`` and ``data``'s index.
+
+    Raises
+    ------
+    TypeError
+        If ``spec`` or ``data`` has the wrong type, or a numeric column is not.
+    ValueError
+        On absent columns, missing values (rows cannot be dropped at predict
+        time), or categorical levels not seen in training.
+
+    See Also
+    --------
+    parse_formula : Build the spec from training data.
+
+    Examples
+    --------
+    >>> train = pd.DataFrame({"y": [1.0, 2.0, 3.0], "g": ["a", "b", "c"]})
+    >>> spec = parse_formula("y ~ g", train).spec
+    >>> transform_new(spec, pd.DataFrame({"g": ["c", "a"]}))
+       g[T.b]  g[T.c]
+    0     0.0     1.0
+    1     0.0     0.0
+    """
+    if not isinstance(spec, DesignSpec):
+        raise TypeError(
+            "The 'spec' parameter of transform_new must be the DesignSpec of "
+            f"parse_formula(...).spec. Got {type(spec).__name__} instead."
+        )
+    data = _check_data(data)
+    absent = [c for c in spec.columns if c not in data.columns]
+    if absent:
+        raise ValueError(
+            f"data lacks {len(absent)} column(s) that the formula {spec.formula!r} "
+            f"uses: {_show(absent)}."
+        )
+    _drop_missing(data, list(spec.columns), "predict")
+    if spec.model_spec is None:
+        return _fast_design(data, list(spec.columns))
+    _check_levels(spec.model_spec, data)
+    return _design(_materialize(spec.model_spec, data, spec.formula), spec.formula)
+
+
+def _check_data(data: Any) -> pd.DataFrame:
+    """Require unique string column names; make ``string`` columns ``object``.
+
+    (formulaic 1.2 takes pandas' ``string`` dtype for numbers: no encoding.)
+    """
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(
+            "The 'data' parameter must be a pandas DataFrame. Got "
+            f"{type(data).__name__} instead; wrap arrays in pd.DataFrame(...)."
+        )
+    bad = [c for c in data.columns if not isinstance(c, str)]
+    if bad:
+        raise TypeError(
+            f"data column names must be strings; got {_show(bad)}. Rename them, "
+            "e.g. df.columns = df.columns.astype(str)."
+        )
+    dup = data.columns[data.columns.duplicated()].unique().tolist()
+    if dup:
+        raise ValueError(f"data has duplicate column names {_show(dup)}; rename them.")
+    strings = [c for c, dt in data.dtypes.items() if isinstance(dt, pd.StringDtype)]
+    return data.astype(dict.fromkeys(strings, object)) if strings else data
+
+
+def _check_known_names(formula: str, tokens: list[Token], data: pd.DataFrame) -> None:
+    """Require every name to be a column or known (formulaic ignores ``. - typo``)."""
+    known = set(_CONTEXT) | set(TRANSFORMS) | set(dir(builtins))
+    names = {v for token in tokens for v in token.required_variables}
+    unknown = sorted(v for v in names if v not in known and v not in data.columns)
+    if unknown:
+        raise ValueError(
+            f"The formula {formula!r} uses {unknown}, which are not columns of "
+            "data. Check the spelling, and put names with spaces or special "
+            "characters in backquotes, e.g. `my gene`."
+        )
+
+
+def _check_levels(model_spec: ModelSpec, data: pd.DataFrame) -> None:
+    """Name the categorical columns of new data that have unseen levels."""
+    for expr, (kind, state) in model_spec.encoder_state.items():
+        if kind is not Factor.Kind.CATEGORICAL or expr not in data.columns:
+            continue
+        levels = state["categories"]
+        unseen = sorted(map(str, set(data[expr].unique()) - set(levels)))
+        if unseen:
+            raise ValueError(
+                f"Column {expr!r} has level(s) {unseen} that were not in the "
+                f"training data (levels: {levels}); recode or drop those rows."
+            )
+
+
+def _show(items: list[Any] | dict[str, Any]) -> str:
+    """Abbreviate a long list or dict for an error message."""
+    if len(items) <= _SHOW:
+        return repr(items)
+    if isinstance(items, dict):
+        return f"{dict(list(items.items())[:_SHOW])!r} and {len(items) - _SHOW} more"
+    return f"{items[:_SHOW]!r} and {len(items) - _SHOW} more"
+
+
+def _split_tokens(formula: str) -> tuple[list[Token], list[Token]]:
+    """Tokenize as formulaic does; split at the top-level ``~`` (or ``~-``...)."""
+    try:
+        tokens = list(sanitize_tokens(tokenize(formula)))
+    except FormulaicError as e:
+        raise ValueError(f"Invalid formula {formula!r}: {_ANSI.sub('', str(e))}") from e
+    depth = 0
+    for i, token in enumerate(tokens):
+        if token.kind is Token.Kind.CONTEXT:
+            depth += 1 if token.token in "([" else -1
+        elif depth == 0 and token.kind is Token.Kind.OPERATOR and "~" in token.token:
+            if i == 0:
+                break
+            rest = token.token.partition("~")[2]
+            head = [token.copy_with_attrs(token=rest)] if rest else []
+            return tokens[:i], head + tokens[i + 1 :]
+    raise ValueError(
+        f"The formula {formula!r} has no left-hand side (outcome). Write it as "
+        "'y ~ x1 + x2', 'y ~ .' or 'Surv(time, event) ~ .'."
+    )
+
+
+def _fast_path_columns(
+    rhs_tokens: list[Token], lhs_vars: set[str], data: pd.DataFrame
+) -> list[str] | None:
+    """Return the predictors if the right-hand side is ``.`` minus plain names.
+
+    Matches ``+ .`` once plus ``- name``, ``+ 0``, ``- 1`` or ``+ 1`` in any order,
+    when every remaining column is numeric or boolean; ``None`` leaves the
+    formula to formulaic. The columns are those formulaic's ``.`` keeps: data
+    order, without the left-hand side's variables and the removed names.
+    """
+    toks = [(t.kind, t.token) for t in rhs_tokens]
+    if not toks or toks[0] not in _SIGNS:
+        toks.insert(0, _SIGNS[0])
+    if len(toks) % 2 or not set(toks[0::2]) <= set(_SIGNS):
+        return None
+    pairs = [(s[1], *op) for s, op in zip(toks[0::2], toks[1::2], strict=True)]
+    removed = {tok for sign, kind, tok in pairs if sign == "-" and kind is _NAME}
+    rest = [(sign, tok) for sign, kind, tok in pairs if kind is not _NAME]
+    if len(rest) + len(removed) != len(pairs) or rest.count(("+", ".")) != 1:
+        return None
+    if not all(tok in ("0", "1", ".") for _, tok in rest):
+        return None
+    columns = [c for c in data.columns if c not in removed | lhs_vars]
+    kinds = {dt.kind for dt in data.dtypes[columns].unique()}
+    # A column named 'Intercept' clashes in formulaic; its path raises the error.
+    ok = columns and kinds <= _NUMERIC and "Intercept" not in columns
+    return columns if ok else None
+
+
+def _parse(formula: str, available: list[str]) -> Formula:
+    """Parse with formulaic, ``.`` standing for ``available``; keep the intercept."""
+    ctx = {"__formulaic_variables_available__": available}
+    try:
+        parsed = Formula(formula, _context=ctx)
+        if isinstance(parsed.rhs, SimpleFormula) and "1" not in map(str, parsed.rhs):
+            # The design drops the intercept anyway; keeping the term makes
+            # formulaic code categoricals with reduced rank, as for 'y ~ .'.
+            parsed = Formula(f"{formula} + 1", _context=ctx)
+    except FormulaicError as e:
+        raise ValueError(f"Invalid formula {formula!r}: {_ANSI.sub('', str(e))}") from e
+    if not isinstance(parsed.rhs, SimpleFormula):
+        raise ValueError(
+            f"The formula {formula!r} has several right-hand parts ('|'); "
+            "VC-PCR takes a single right-hand side."
+        )
+    return parsed
+
+
+def _parse_fast(
+    formula: str, data: pd.DataFrame, columns: list[str], lhs: set[str], missing: str
+) -> FormulaResult:
+    """Build X as ``data[columns]``; formulaic evaluates only the outcome."""
+    # With no variables available '.' expands to nothing, so formulaic parses
+    # and evaluates just the left-hand side (and an intercept).
+    lhs_only = _parse(formula, [])
+    lhs_columns = [c for c in data.columns if c in lhs]
+    data, n_dropped = _drop_missing(data, lhs_columns + columns, missing)
+    y, yname = _outcome(_materialize(lhs_only, data[lhs_columns], formula).lhs)
+    spec = DesignSpec(formula, tuple(columns), tuple(columns), None)
+    X = _fast_design(data, columns)
+    return FormulaResult(y, X, list(columns), spec, yname, n_dropped)
+
+
+def _parse_slow(formula: str, data: pd.DataFrame, missing: str) -> FormulaResult:
+    """Build y and X with formulaic."""
+    parsed = _parse(formula, list(data.columns))
+    rhs_vars, used = set(parsed.rhs.required_variables), set(parsed.required_variables)
+    rhs_columns = [c for c in data.columns if c in rhs_vars]
+    dtypes = data.dtypes[rhs_columns]
+    bad = {c: str(t) for c, t in dtypes.items() if t.kind not in "biufO"}
+    if bad:
+        raise TypeError(
+            f"Columns {_show(bad)} cannot be used as predictors; convert them to "
+            "numbers or categories, or leave them out (e.g. 'y ~ . - date')."
+        )
+    data, n_dropped = _drop_missing(data, [c for c in data if c in used], missing)
+    matrices = _materialize(parsed, data, formula)
+    y, yname = _outcome(matrices.lhs)
+    X = _design(matrices.rhs, formula)
+    names, model_spec = list(X.columns), matrices.rhs.model_spec
+    spec = DesignSpec(formula, tuple(rhs_columns), tuple(names), model_spec)
+    return FormulaResult(y, X, names, spec, yname, n_dropped)
+
+
+def _drop_missing(
+    data: pd.DataFrame, columns: list[str], missing: str
+) -> tuple[pd.DataFrame, int]:
+    """Raise on, or drop with a warning, rows with missing values in columns.
+
+    ``missing`` is "raise" or "drop" (fit), or "predict" (always raise).
+    """
+    isna = data[columns].isna().sum()
+    counts = {str(c): int(n) for c, n in isna[isna > 0].items()}
+    if not counts:
+        return data, 0
+    if missing != "drop":
+        msg = f"Columns used by the formula contain missing values: {_show(counts)}"
+        raise ValueError(f"{msg}; {_FIX[missing]}")
+    rows = data[list(counts)].isna().any(axis=1).to_numpy()
+    n_dropped = int(rows.sum())
+    if n_dropped == len(data):
+        raise ValueError(
+            f"Every one of the {n_dropped} rows has a missing value in "
+            f"{_show(counts)}; impute them or leave those columns out."
+        )
+    msg = f"Dropped {n_dropped} of {len(data)} rows with missing values in "
+    warnings.warn(msg + f"{_show(counts)}.", VCPCRWarning, stacklevel=4)
+    return data.loc[~rows], n_dropped
+
+
+def _materialize(spec: Any, data: pd.DataFrame, formula: str) -> Any:
+    """Run formulaic; NaN after evaluation and unseen levels are errors."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DataMismatchWarning)
+        try:
+            return model_matrix(spec, data, context=dict(_CONTEXT), na_action="raise")
+        except DataMismatchWarning as e:
+            raise ValueError(
+                "data has categorical levels not seen in the training data: "
+                f"{_ANSI.sub('', str(e))}"
+            ) from e
+        except (FormulaicError, ValueError) as e:
+            msg = _ANSI.sub("", str(e))
+            raise ValueError(
+                f"The formula {formula!r} could not be evaluated on data: {msg}"
+            ) from e
+
+
+def _outcome(lhs: Any) -> tuple[pd.Series | pd.DataFrame, str]:
+    """Return the outcome of formulaic's left-hand-side matrix, and its name."""
+    spec = lhs.model_spec
+    terms = [str(s.term) for s in spec.structure]
+    if len(terms) != 1 or len(spec.structure[0].term.factors) != 1:
+        raise ValueError(
+            "The left-hand side must be a single outcome or Surv(time, event); "
+            f"got the terms {terms}."
+        )
+    yname, factor = terms[0], spec.structure[0].term.factors[0]
+    kind, state = spec.encoder_state.get(factor.expr, (None, {}))
+    values, n_columns = np.asarray(lhs), len(spec.structure[0].columns)
+    if kind is Factor.Kind.CATEGORICAL and n_columns == len(state["categories"]):
+        # formulaic one-hot encodes a categorical outcome; decode the labels.
+        codes = values.argmax(axis=1)
+        labels = pd.Categorical.from_codes(codes, pd.Index(state["categories"]))
+        return pd.Series(labels, index=lhs.index, name=yname), yname
+    if n_columns == 1:
+        return pd.Series(values[:, 0], index=lhs.index, name=yname), yname
+    if factor.expr.startswith("Surv(") and n_columns == 2:
+        frame = pd.DataFrame(values, index=lhs.index, columns=["time", "event"])
+        return frame.astype(np.float64), yname
+    raise ValueError(
+        f"The left-hand side {yname!r} gives {n_columns} columns; it must be one "
+        "outcome (a column, a transform of one, C(label)) or Surv(time, event)."
+    )
+
+
+def _design(rhs: Any, formula: str) -> pd.DataFrame:
+    """Return formulaic's right-hand-side matrix as float64 without intercept."""
+    names = pd.Index(rhs.model_spec.column_names)
+    if names.has_duplicates:  # formulaic silently keeps one of the columns
+        raise ValueError(
+            f"The formula {formula!r} gives several columns named "
+            f"{sorted(set(names[names.duplicated()]))}: a data column has the name "
+            "of the intercept or of a dummy column. Rename that data column."
+        )
+    keep: list[int] = []
+    start = 0
+    for struct in rhs.model_spec.structure:
+        if str(struct.term) != "1":
+            keep.extend(range(start, start + len(struct.columns)))
+        start += len(struct.columns)
+    X = rhs.iloc[:, keep]
+    if X.shape[1] == 0:
+        raise ValueError(
+            f"The formula {formula!r} has no predictors; add some, e.g. 'y ~ .'."
+        )
+    columns = [str(c) for c in X.columns]
+    return pd.DataFrame(X.to_numpy(np.float64), index=rhs.index, columns=columns)
+
+
+def _fast_design(data: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """Return ``data[columns]`` as float64: the design of ``y ~ .``."""
+    sub = data[columns]
+    bad = {c: str(dt) for c, dt in sub.dtypes.items() if dt.kind not in _NUMERIC}
+    if bad:
+        raise TypeError(
+            f"Columns {_show(bad)} were numeric in the training data but are "
+            "not in the new data; convert them to numbers."
+        )
+    values = sub.to_numpy(np.float64)
+    return pd.DataFrame(values, index=data.index, columns=pd.Index(columns))

@@ -1,0 +1,35 @@
+"""Competitor methods of the VC-PCR paper, as scikit-learn regressors.
+
+Every estimator standardizes ``X`` (``ddof=1``) and ``y`` internally and
+exposes the same fitted attributes as :class:`vcpcr.VCPCR`, so that one set of
+metrics applies to all methods:
+
+* ``coef_`` (n_features,) and ``intercept_`` on the raw scale of ``X``
+  (``predict`` is ``X @ coef_ + intercept_``);
+* ``labels_`` (n_features,): the cluster of each selected variable, -1 for
+  the unselected ones.
+
+Estimators
+----------
+CRL
+    Cluster representative lasso (Buhlmann et al. 2013): unsupervised
+    clustering of the variables (k-means, Ward, or ClustOfVar's homogeneity
+    criterion), then a lasso on the cluster averages.
+CEN
+    Cluster elastic net (Witten, Shojaie & Zhang 2014): lasso plus a k-means
+    penalty on the coefficient-weighted variables.
+SRR
+    Split regularized regression (Christidis et al. 2020): several sparse
+    models made diverse by a penalty on shared variables, averaged.
+hclustvar
+    Hierarchical clustering of variables as ``ClustOfVar::hclustvar``.
+"""
+
+from __future__ import annotations
+
+from vcpcr.baselines._cen import CEN
+from vcpcr.baselines._crl import CRL
+from vcpcr.baselines._hclustvar import hclustvar
+from vcpcr.baselines._srr import SRR
+
+__all__ = ["CEN", "CRL", "SRR", "hclustvar"]

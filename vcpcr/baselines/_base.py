@@ -1,0 +1,116 @@
+"""Shared plumbing of the competitor estimators (validation, scaling, predict)."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils._tags import Tags
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from vcpcr._validation import check_array, check_scalar
+
+__all__ = ["BaselineRegressor"]
+
+
+class BaselineRegressor(RegressorMixin, BaseEstimator):
+    """Base class: validate, standardize ``X`` and ``y``, map coefficients back.
+
+    Subclasses implement ``_fit_standardized(Xs, ys)``, which works on ``X``
+    with centred columns of unit sample variance (``ddof=1``) and ``y``
+    centred and scaled to unit sample variance, and returns the coefficients
+    ``b`` (p,) on that scale. The fitted model predicts
+    ``X @ coef_ + intercept_`` with ``coef_ = b * y_scale_ / scale_``.
+    """
+
+    def __sklearn_tags__(self) -> Tags:
+        """Regressor tags; ``y`` is required."""
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
+
+    # -------------------------------------------------------------- helpers
+    def _owner(self) -> str:
+        return type(self).__name__
+
+    def _check_n_clusters(self, name: str, p: int) -> int:
+        value = getattr(self, name)
+        check_scalar(value, name, numbers.Integral, owner=self._owner(), min_val=1)
+        if value > p:
+            raise ValueError(f"n_features={p} must be >= {name}={value}.")
+        return int(value)
+
+    def _check_real(self, *names: str) -> None:
+        """Check that the named parameters are finite reals >= 0."""
+        for name in names:
+            value = getattr(self, name)
+            check_scalar(value, name, numbers.Real, owner=self._owner(), min_val=0.0)
+
+    def _check_int(self, *names: str) -> None:
+        """Check that the named parameters are integers >= 1."""
+        for name in names:
+            value = getattr(self, name)
+            check_scalar(value, name, numbers.Integral, owner=self._owner(), min_val=1)
+
+    def _feature_names(self, p: int) -> list[str]:
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None:
+            return [str(n) for n in names]
+        return [f"x{j}" for j in range(p)]
+
+    # ------------------------------------------------------------------ fit
+    def _validate_fit(
+        self, X: ArrayLike, y: ArrayLike
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Validate the data and return standardized ``X`` and ``y``."""
+        Xv, yv = validate_data(
+            self, X, y, dtype=np.float64, ensure_all_finite=False, y_numeric=True
+        )
+        Xa = check_array(
+            Xv,
+            "X",
+            feature_names=self._feature_names(Xv.shape[1]),
+            min_samples=3,
+            allow_constant=False,
+        )
+        ya = check_array(yv, "y", ensure_2d=False)
+        if np.ptp(ya) == 0:
+            raise ValueError(
+                f"y is constant (all values {ya[0]!r}); a regression needs a "
+                f"varying response."
+            )
+        self.mean_ = Xa.mean(axis=0)
+        self.scale_ = Xa.std(axis=0, ddof=1)
+        self.y_mean_ = float(ya.mean())
+        self.y_scale_ = float(ya.std(ddof=1))
+        Xs = (Xa - self.mean_) / self.scale_
+        ys = (ya - self.y_mean_) / self.y_scale_
+        return Xs, ys
+
+    def _set_coef(self, b: NDArray[np.float64]) -> None:
+        """Set ``coef_`` and ``intercept_`` from standardized coefficients."""
+        self.coef_ = b * self.y_scale_ / self.scale_
+        self.intercept_ = float(self.y_mean_ - self.mean_ @ self.coef_)
+
+    # -------------------------------------------------------------- predict
+    def predict(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Predict with the linear model ``X @ coef_ + intercept_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New data with the training columns.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Predicted responses.
+        """
+        check_is_fitted(self)
+        Xv = validate_data(
+            self, X, dtype=np.float64, ensure_all_finite=False, reset=False
+        )
+        Xa = check_array(Xv, "X", feature_names=self._feature_names(Xv.shape[1]))
+        return Xa @ self.coef_ + self.intercept_

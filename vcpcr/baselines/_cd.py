@@ -1,0 +1,133 @@
+r"""Coordinate descent for lasso problems given in quadratic (Gram) form.
+
+Solves
+
+.. math::
+
+    \min_b\ \tfrac12 b^\top Q b - c^\top b + \sum_j \omega_j |b_j|
+
+for a symmetric positive semi-definite ``Q`` with a positive diagonal and
+penalty weights ``omega >= 0``. The update of coordinate ``j`` is the exact
+minimizer ``b_j = S(r_j + Q_jj b_j, omega_j) / Q_jj`` with ``r = c - Q b`` and
+``S`` the soft-thresholding operator; for ``Q = X'X/n`` and ``c = X'y/n`` this
+is glmnet's covariance update. Cluster Elastic Net and Split Regularized
+Regression both reduce to it (with their own ``Q`` and ``omega``).
+
+The loop is glmnet's active-set strategy: sweep the non-zero coordinates until
+no coefficient moves by more than ``tol`` (in the ``sqrt(Q_jj) |db_j|`` metric),
+then check the optimality (KKT) conditions of all the zero coordinates in one
+vectorized step and add the violators. It stops when the active set has
+converged and no zero coordinate violates its condition, so every returned
+solution satisfies the KKT conditions of the zero coordinates exactly.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["CDResult", "cd_quadratic_lasso", "soft_threshold"]
+
+
+class CDResult(NamedTuple):
+    """Output of :func:`cd_quadratic_lasso`."""
+
+    coef: NDArray[np.float64]
+    residual: NDArray[np.float64]  # c - Q @ coef
+    n_sweeps: int
+    converged: bool
+
+
+def soft_threshold(z: NDArray[np.float64], t: NDArray[np.float64] | float) -> NDArray:
+    """Soft-thresholding ``sign(z) * max(|z| - t, 0)`` (elementwise)."""
+    return np.sign(z) * np.maximum(np.abs(z) - t, 0.0)
+
+
+def _sweep(
+    idx: list[int],
+    Q: NDArray[np.float64],
+    diag: list[float],
+    pen: list[float],
+    coef: list[float],
+    b: NDArray[np.float64],
+    r: NDArray[np.float64],
+) -> float:
+    """One cyclic pass over ``idx``; update ``b`` and ``r = c - Qb`` in place.
+
+    ``coef`` is a list copy of ``b`` (Python floats are much faster than numpy
+    scalars in this loop), ``diag`` and ``pen`` are lists too. Returns the
+    largest ``Q_jj * db_j**2`` of the pass.
+    """
+    largest = 0.0
+    for j in idx:
+        old, d, t = coef[j], diag[j], pen[j]
+        z = r.item(j) + d * old
+        if z > t:
+            new = (z - t) / d
+        elif z < -t:
+            new = (z + t) / d
+        else:
+            new = 0.0
+        if new != old:
+            step = new - old
+            r -= Q[j] * step  # Q is symmetric: row j is column j
+            coef[j] = b[j] = new
+            change = d * step * step
+            if change > largest:
+                largest = change
+    return largest
+
+
+def cd_quadratic_lasso(
+    Q: NDArray[np.float64],
+    c: NDArray[np.float64],
+    pen: NDArray[np.float64],
+    b0: NDArray[np.float64] | None = None,
+    *,
+    tol: float = 1e-10,
+    max_iter: int = 10_000,
+) -> CDResult:
+    """Minimize ``b'Qb/2 - c'b + sum_j pen_j |b_j|`` by coordinate descent.
+
+    Parameters
+    ----------
+    Q : ndarray of shape (p, p)
+        Symmetric positive semi-definite matrix with a positive diagonal.
+    c : ndarray of shape (p,)
+        Linear term.
+    pen : ndarray of shape (p,)
+        Non-negative penalty weights.
+    b0 : ndarray of shape (p,), optional
+        Warm start (zeros if omitted).
+    tol : float, default=1e-10
+        A sweep of the active set has converged when no coefficient changes
+        by more than ``sqrt(tol / Q_jj)``.
+    max_iter : int, default=10000
+        Maximum number of sweeps of the active set (over all KKT rounds).
+
+    Returns
+    -------
+    CDResult
+        Coefficients, the residual ``c - Q @ coef``, the number of sweeps
+        and a convergence flag.
+    """
+    b = np.zeros(c.shape[0]) if b0 is None else np.array(b0, dtype=np.float64)
+    diag, pen_list, coef = Q.diagonal().tolist(), pen.tolist(), b.tolist()
+    r = c - Q @ b
+    sweeps = 0
+    slack = 1e-12 * (1.0 + pen)
+    while sweeps < max_iter:
+        inactive = b == 0.0
+        viol = np.flatnonzero(inactive & (np.abs(r) > pen + slack))
+        if sweeps > 0 and viol.size == 0:
+            return CDResult(b, r, sweeps, True)
+        active = np.union1d(np.flatnonzero(~inactive), viol)
+        while sweeps < max_iter:
+            sweeps += 1
+            if _sweep(active.tolist(), Q, diag, pen_list, coef, b, r) <= tol:
+                break
+            active = active[b[active] != 0.0]
+        r = c - Q @ b  # refresh: removes the drift of the in-place updates
+    return CDResult(b, r, sweeps, False)
