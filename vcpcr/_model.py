@@ -13,10 +13,10 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils._tags import ClassifierTags, RegressorTags, Tags
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from vcpcr._outcome import fit_outcome
+from vcpcr._families import FAMILIES, Family
+from vcpcr._report import SummaryMixin
 from vcpcr._sos_nmf import (
     SOSNMFResult,
     _check_init,
@@ -27,14 +27,13 @@ from vcpcr._sos_nmf import (
     random_partition,
     standardize,
 )
-from vcpcr._summary import ParamTable, build_summary, composition_rows
 from vcpcr._validation import (
     check_array,
     check_choice,
     check_random_state,
     check_scalar,
 )
-from vcpcr._weights import DEFAULT_DELTA, FAMILIES, METHODS, compute_weights
+from vcpcr._weights import DEFAULT_DELTA, METHODS, compute_weights
 from vcpcr.exceptions import VCPCRWarning
 
 __all__ = ["VCPCR"]
@@ -44,11 +43,7 @@ def _is_binomial(est: VCPCR) -> bool:
     return est.family == "binomial"
 
 
-def _is_gaussian(est: VCPCR) -> bool:
-    return est.family == "gaussian"
-
-
-class VCPCR(TransformerMixin, BaseEstimator):
+class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
     r"""Variable Cluster Principal Component Regression.
 
     VC-PCR predicts ``y`` from wide, correlated data while selecting the
@@ -92,6 +87,15 @@ class VCPCR(TransformerMixin, BaseEstimator):
         Relative change of the SOS-NMF objective at which a start stops.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the random initial partitions.
+    formula : str, optional
+        A model formula such as ``"weight ~ ."``, ``"np.log(y) ~ . - age"``
+        or ``"I(status == 'dead') ~ ."``; then ``fit`` takes one DataFrame
+        (no ``y``) and ``predict``/``transform``/``score`` take DataFrames
+        that are encoded identically (``model_spec_``). Categorical columns
+        become dummy variables that SOS-NMF may cluster like any other.
+    missing : {"raise", "drop"}, default="raise"
+        With ``formula``: rows with missing values in the columns the formula
+        uses are an error, or are dropped with a warning saying how many.
 
     Attributes
     ----------
@@ -136,7 +140,9 @@ class VCPCR(TransformerMixin, BaseEstimator):
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of str
         Feature names seen in ``fit`` (only when ``X`` has string column
-        names).
+        names; with ``formula``, the design columns).
+    model_spec_ : object
+        With ``formula``: the encoding re-applied to new data.
 
     See Also
     --------
@@ -200,6 +206,8 @@ class VCPCR(TransformerMixin, BaseEstimator):
         max_iter: int = 500,
         tol: float = 1e-4,
         random_state: Any = None,
+        formula: str | None = None,
+        missing: str = "raise",
     ) -> None:
         self.n_clusters = n_clusters
         self.family = family
@@ -211,12 +219,14 @@ class VCPCR(TransformerMixin, BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
+        self.formula = formula
+        self.missing = missing
 
     # ------------------------------------------------------------------ tags
     def __sklearn_tags__(self) -> Tags:
         """Classifier tags for the binomial family, regressor tags otherwise."""
         tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
+        tags.target_tags.required = self.formula is None
         if self.family == "binomial":
             tags.estimator_type = "classifier"
             tags.classifier_tags = ClassifierTags(multi_class=False)
@@ -228,62 +238,58 @@ class VCPCR(TransformerMixin, BaseEstimator):
             tags.regressor_tags = RegressorTags(poor_score=True)
         return tags
 
+    @property
+    def _family(self) -> Family:
+        return FAMILIES[self.family]
+
     # ------------------------------------------------------------ validation
     def _check_params(self, n_features: int) -> None:
         """Validate the constructor parameters (called by ``fit``)."""
         owner = type(self).__name__
-        check_choice(self.family, "family", FAMILIES, owner=owner)
-        check_scalar(
-            self.n_clusters, "n_clusters", numbers.Integral, owner=owner, min_val=1
-        )
-        check_scalar(self.n_init, "n_init", numbers.Integral, owner=owner, min_val=1)
-        check_scalar(
-            self.max_iter, "max_iter", numbers.Integral, owner=owner, min_val=1
-        )
-        check_scalar(self.tol, "tol", numbers.Real, owner=owner, min_val=0.0)
-        check_scalar(
-            self.lam_ratio, "lam_ratio", numbers.Real, owner=owner, min_val=0.0
-        )
+        integral, real = numbers.Integral, numbers.Real
+        check_scalar(self.n_clusters, "n_clusters", integral, owner=owner, min_val=1)
+        check_scalar(self.n_init, "n_init", integral, owner=owner, min_val=1)
+        check_scalar(self.max_iter, "max_iter", integral, owner=owner, min_val=1)
+        check_scalar(self.tol, "tol", real, owner=owner, min_val=0.0)
+        check_scalar(self.lam_ratio, "lam_ratio", real, owner=owner, min_val=0.0)
         if isinstance(self.weights, str):
             check_choice(self.weights, "weights", METHODS, owner=owner)
         if self.delta is not None:
-            check_scalar(self.delta, "delta", numbers.Real, owner=owner, min_val=0.0)
+            check_scalar(self.delta, "delta", real, owner=owner, min_val=0.0)
         if self.n_clusters > n_features:
             raise ValueError(
                 f"n_features={n_features} must be >= n_clusters={self.n_clusters}."
             )
 
-    def _validate_y(self, y: NDArray[Any]) -> NDArray[np.float64]:
-        """Return the response as floats (0/1 for binomial); set ``classes_``."""
-        if self.family == "gaussian":
-            yf = check_array(y, "y", ensure_2d=False)
-            if np.ptp(yf) == 0:
-                raise ValueError(
-                    f"y is constant (all values {yf[0]!r}); a regression needs a "
-                    f"varying response."
-                )
-            return yf
-        check_classification_targets(y)
-        self.classes_ = np.unique(y)
-        if self.classes_.size != 2:
+    def _resolve_formula(self, X: Any, y: Any) -> tuple[Any, Any, str]:
+        """Return ``(X, y, yname)``, evaluating ``formula`` on ``X`` if given."""
+        if self.formula is None:
+            name = getattr(y, "name", None)
+            return X, y, str(name) if name is not None else "y"
+        from vcpcr._formula import parse_formula
+
+        check_choice(self.missing, "missing", ("raise", "drop"), owner="VCPCR")
+        if y is not None:
             raise ValueError(
-                f"Only binary classification is supported. VCPCR(family='binomial') "
-                f"needs exactly 2 classes in y; got "
-                f"{self.classes_.size} class(es): {self.classes_[:10].tolist()}. "
-                f"Use family='gaussian' for a numeric response."
+                "With formula=..., pass one DataFrame holding every column to fit "
+                "(fit(df)) and no y: the formula names the outcome."
             )
-        return (y == self.classes_[1]).astype(np.float64)
+        parsed = parse_formula(self.formula, X, missing=self.missing)
+        self.model_spec_ = parsed.spec
+        return parsed.X, parsed.y, parsed.yname
 
     # ------------------------------------------------------------------- fit
-    def fit(self, X: ArrayLike, y: ArrayLike) -> VCPCR:
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> VCPCR:
         """Fit VC-PCR: weights, clustering (``n_init`` starts), outcome model.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, n_features) or DataFrame
             Predictors; a DataFrame's column names become the feature names.
-        y : array-like of shape (n_samples,)
+            With ``formula``, the DataFrame holding every column it uses.
+        y : array-like of shape (n_samples,), optional
             Numeric response (gaussian) or two class labels (binomial).
+            Omitted with ``formula``.
 
         Returns
         -------
@@ -297,6 +303,8 @@ class VCPCR(TransformerMixin, BaseEstimator):
             ``n_clusters > n_features``, a constant ``y``, or a ``y`` that is
             not binary with ``family="binomial"``.
         """
+        check_choice(self.family, "family", tuple(FAMILIES), owner="VCPCR")
+        X, y, self.yname_ = self._resolve_formula(X, y)
         Xv, yv = validate_data(
             self,
             X,
@@ -310,38 +318,29 @@ class VCPCR(TransformerMixin, BaseEstimator):
             Xv, "X", feature_names=names, min_samples=3, allow_constant=False
         )
         self._check_params(Xa.shape[1])
-        y01 = self._validate_y(yv)
+        prepared = self._family.prepare(yv)
+        if prepared.classes is not None:
+            self.classes_ = prepared.classes
+        self.n_samples_fit_ = Xa.shape[0]
         Xs, self.mean_, self.scale_ = standardize(Xa)
-        self.weights_ = self._compute_weights(Xs, y01)
+        self.weights_ = self._compute_weights(Xs, prepared.weights_target)
         best, self.best_init_, self.lam_max_ = self._cluster(Xs)
         self._set_clusters(best, names)
         M = Xs @ self.membership_.to_numpy()
-        ytarget = yv.astype(np.float64) if self.family == "gaussian" else y01
-        self.result_, _ = fit_outcome(
-            self.family,
-            M,
-            ytarget,
-            names=list(self.membership_.columns),
-            yname=self._yname(y),
+        self.result_ = self._family.fit(
+            M, prepared.outcome, list(self.membership_.columns), self.yname_
         )
         self._set_coefficients()
         return self
 
     def _feature_names(self, p: int) -> list[str]:
         names = getattr(self, "feature_names_in_", None)
-        return (
-            [str(n) for n in names]
-            if names is not None
-            else [f"x{j}" for j in range(p)]
-        )
-
-    @staticmethod
-    def _yname(y: Any) -> str:
-        name = getattr(y, "name", None)
-        return str(name) if name is not None else "y"
+        if names is None:
+            return [f"x{j}" for j in range(p)]
+        return [str(n) for n in names]
 
     def _compute_weights(
-        self, Xs: NDArray[np.float64], y01: NDArray[np.float64]
+        self, Xs: NDArray[np.float64], target: NDArray[np.float64]
     ) -> NDArray[np.float64]:
         """Step 0 on the standardized data."""
         p = Xs.shape[1]
@@ -355,11 +354,10 @@ class VCPCR(TransformerMixin, BaseEstimator):
             return w
         if self.weights == "identity":
             return np.ones(p)
-        yw = y01 if self.family == "binomial" else (y01 - y01.mean()) / y01.std(ddof=1)
         delta = DEFAULT_DELTA[self.weights] if self.delta is None else self.delta
         w = compute_weights(
             Xs,
-            yw,
+            target,
             self.weights,
             delta=float(delta),
             family=self.family,
@@ -439,7 +437,12 @@ class VCPCR(TransformerMixin, BaseEstimator):
 
     # --------------------------------------------------------------- predict
     def _check_input(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Validate new data (encoded by the stored formula, if any)."""
         check_is_fitted(self)
+        if self.formula is not None:
+            from vcpcr._formula import transform_new
+
+            X = transform_new(self.model_spec_, X)
         Xv = validate_data(
             self, X, dtype=np.float64, ensure_all_finite=False, reset=False
         )
@@ -533,15 +536,18 @@ class VCPCR(TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         return np.asarray(self.membership_.columns, dtype=object)
 
-    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: Any = None) -> float:
+    def score(
+        self, X: ArrayLike, y: ArrayLike | None = None, sample_weight: Any = None
+    ) -> float:
         """R^2 (gaussian) or accuracy (binomial) on ``(X, y)``.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, n_features) or DataFrame
             Test data.
-        y : array-like of shape (n_samples,)
-            True response or labels.
+        y : array-like of shape (n_samples,), optional
+            True response or labels; with ``formula``, omit it to evaluate
+            the formula's outcome on ``X``.
         sample_weight : array-like of shape (n_samples,), optional
             Sample weights.
 
@@ -552,123 +558,11 @@ class VCPCR(TransformerMixin, BaseEstimator):
         """
         from sklearn.metrics import accuracy_score, r2_score
 
+        if y is None:
+            if self.formula is None:
+                raise ValueError("score needs y (or a model fitted with formula=).")
+            from vcpcr._formula import parse_formula
+
+            y = parse_formula(self.formula, X, missing="raise").y
         metric = accuracy_score if self.family == "binomial" else r2_score
         return float(metric(y, self.predict(X), sample_weight=sample_weight))
-
-    # --------------------------------------------------------------- summary
-    def summary(self, alpha: float = 0.05) -> Any:
-        """Summary of the fit: header, cluster coefficients, composition, notes.
-
-        Parameters
-        ----------
-        alpha : float, default=0.05
-            Significance level of the confidence intervals.
-
-        Returns
-        -------
-        statsmodels.iolib.summary.Summary
-            Print it, or call ``as_text()``, ``as_html()`` or ``as_latex()``.
-        """
-        check_is_fitted(self)
-        check_scalar(
-            alpha,
-            "alpha",
-            numbers.Real,
-            owner="VCPCR.summary",
-            min_val=0.0,
-            max_val=1.0,
-            include_min=False,
-            include_max=False,
-        )
-        res = self.result_
-        table = ParamTable(
-            names=list(res.model.exog_names),
-            params=np.asarray(res.params),
-            bse=np.asarray(res.bse),
-            stat=np.asarray(res.tvalues),
-            pvalues=np.asarray(res.pvalues),
-            conf_int=np.asarray(res.conf_int(alpha)),
-            use_t=bool(res.use_t),
-        )
-        members = {
-            c: [(m, float(self.membership_.at[m, c])) for m in self.clusters_[c]]
-            for c in self.membership_.columns
-        }
-        return build_summary(
-            title="VC-PCR Results",
-            yname=res.model.endog_names,
-            left=self._summary_left(),
-            right=self._summary_right(),
-            params=table,
-            composition=composition_rows(members),
-            notes=self._summary_notes(),
-            alpha=alpha,
-        )
-
-    def _summary_left(self) -> list[tuple[str, Any]]:
-        res = self.result_
-        firth = (
-            res.mle_retvals.get("method") == "firth"
-            if self.family == "binomial"
-            else False
-        )
-        model = (
-            "OLS"
-            if self.family == "gaussian"
-            else ("Firth logit" if firth else "Logit")
-        )
-        if isinstance(self.weights, str):
-            delta = DEFAULT_DELTA[self.weights] if self.delta is None else self.delta
-            wdesc = (
-                self.weights
-                if self.weights == "identity"
-                else f"{self.weights} (delta={delta:g})"
-            )
-        else:
-            wdesc = "user-supplied"
-        return [
-            ("Dep. Variable:", res.model.endog_names),
-            ("Model:", "VC-PCR"),
-            ("Family:", f"{self.family} ({model})"),
-            ("Weights:", wdesc),
-            ("No. Observations:", int(res.nobs)),
-            ("No. Variables:", int(self.n_features_in_)),
-            ("Selected:", int(np.sum(self.labels_ >= 0))),
-        ]
-
-    def _summary_right(self) -> list[tuple[str, Any]]:
-        res = self.result_
-        state = "converged" if self.converged_ else "not converged"
-        rows: list[tuple[str, Any]] = [
-            ("Clusters:", f"{self.n_clusters_} (of {self.n_clusters})"),
-            ("Lambda ratio:", float(self.lam_ratio)),
-            ("Lambda:", float(self.lam_)),
-            ("Starts:", f"{self._n_starts()} (best: {self.best_init_ + 1})"),
-            ("Iterations:", f"{self.n_iter_} ({state})"),
-        ]
-        if self.family == "gaussian":
-            rows.append(("R-squared:", float(res.rsquared)))
-        else:
-            rows.append(("Pseudo R-squ.:", float(res.prsquared)))
-        rows.append(("Log-Likelihood:", float(res.llf)))
-        return rows
-
-    def _n_starts(self) -> int:
-        return self.n_init if isinstance(self.init, str) else 1
-
-    def _summary_notes(self) -> list[str]:
-        notes = [
-            "Standard errors are conditional on the estimated clusters: they do "
-            "not account for the selection and clustering of the variables.",
-            "Regressors are the cluster latent variables M = X V with X "
-            "standardized (mean 0, sd 1); coef_ gives per-variable effects.",
-        ]
-        if (
-            self.family == "binomial"
-            and self.result_.mle_retvals.get("method") == "firth"
-        ):
-            notes.append(
-                "The outcome was (quasi-)separated: coefficients are Firth's "
-                "bias-reduced estimates; SEs from the inverse Fisher information."
-            )
-        return notes

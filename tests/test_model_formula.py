@@ -1,0 +1,140 @@
+"""VCPCR with formula= (formulaic designs, identical encoding at predict)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import statsmodels.formula.api as smf
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV, KFold
+
+from vcpcr import VCPCR, VCPCRWarning
+
+
+@pytest.fixture
+def frame(blocks_df):
+    X, y, _, _ = blocks_df
+    rng = np.random.default_rng(7)
+    df = X.assign(weight=np.exp(y / 10), age=rng.uniform(20, 60, len(y)))
+    df["diet"] = rng.choice(["chow", "fat", "mixed"], size=len(y))
+    noisy = y + rng.normal(scale=2 * y.std(), size=len(y))
+    df["status"] = np.where(noisy > np.median(noisy), "dead", "alive")
+    return df
+
+
+def _init(p, seed=0):
+    return np.random.default_rng(seed).integers(0, 3, p)
+
+
+def test_formula_equals_array_path(frame):
+    genes = [c for c in frame.columns if c.startswith("g")]
+    init = _init(len(genes))
+    a = VCPCR(
+        n_clusters=3, init=init, formula="np.log(weight) ~ . - age - diet - status"
+    )
+    a.fit(frame)
+    b = VCPCR(n_clusters=3, init=init).fit(frame[genes], np.log(frame["weight"]))
+    assert_allclose(a.coef_, b.coef_, rtol=1e-12)
+    assert_array_equal(a.labels_, b.labels_)
+    assert_allclose(a.predict(frame), b.predict(frame[genes]), rtol=1e-12)
+    assert a.yname_ == "np.log(weight)"
+    assert "np.log(weight)" in a.summary().as_text()
+    assert list(a.feature_names_in_) == genes
+
+
+def test_formula_against_smf_ols(frame):
+    """With the clusters fixed, step 2 equals statsmodels.formula.api.ols."""
+    model = VCPCR(
+        n_clusters=3,
+        lam_ratio=0.3,
+        n_init=2,
+        random_state=0,
+        formula="weight ~ . - diet - status",
+    )
+    model.fit(frame)
+    latent = pd.DataFrame(model.transform(frame), columns=model.get_feature_names_out())
+    latent["weight"] = frame["weight"].to_numpy()
+    ref = smf.ols("weight ~ " + " + ".join(model.get_feature_names_out()), latent).fit()
+    assert_allclose(model.result_.params.to_numpy(), ref.params.to_numpy(), rtol=1e-8)
+    assert_allclose(model.result_.bse.to_numpy(), ref.bse.to_numpy(), rtol=1e-8)
+
+
+def test_categorical_predictor_encoding_reused(frame):
+    model = VCPCR(
+        n_clusters=3, n_init=2, random_state=0, formula="weight ~ . - status"
+    ).fit(frame)
+    assert "diet[T.fat]" in model.feature_names_in_
+    assert "diet[T.mixed]" in model.feature_names_in_
+    subset = frame[frame["diet"] == "fat"]  # one level only in the new data
+    assert_allclose(
+        model.predict(subset),
+        model.predict(frame)[frame["diet"].to_numpy() == "fat"],
+        rtol=1e-12,
+    )
+    unseen = frame.assign(diet="keto")
+    with pytest.raises(ValueError, match="keto"):
+        model.predict(unseen)
+
+
+def test_binary_outcome_formula(frame):
+    model = VCPCR(
+        n_clusters=2,
+        family="binomial",
+        n_init=2,
+        random_state=0,
+        formula="I(status == 'dead') ~ . - weight - diet",
+    )
+    model.fit(frame)
+    assert set(model.classes_) == {0, 1}
+    proba = model.predict_proba(frame)
+    assert proba.shape == (len(frame), 2)
+    assert 0 <= model.score(frame) <= 1
+
+
+def test_two_level_column_outcome(frame):
+    model = VCPCR(
+        n_clusters=2,
+        family="binomial",
+        n_init=2,
+        random_state=0,
+        formula="status ~ . - weight - diet",
+    )
+    model.fit(frame)
+    assert_array_equal(model.classes_, ["alive", "dead"])
+    assert set(model.predict(frame)) <= {"alive", "dead"}
+
+
+def test_missing_values(frame):
+    df = frame.copy()
+    df.loc[df.index[:3], "g1"] = np.nan
+    df.loc[df.index[5], "age"] = np.nan
+    model = VCPCR(
+        n_clusters=2, n_init=1, random_state=0, formula="weight ~ . - diet - status"
+    )
+    with pytest.raises(ValueError, match=r"missing values.*'g1': 3.*'age': 1"):
+        model.fit(df)
+    with pytest.warns(VCPCRWarning, match="Dropped 4 of 60 rows"):
+        model.set_params(missing="drop").fit(df)
+    assert model.n_samples_fit_ == 56
+    with pytest.raises(ValueError, match="'missing' parameter"):
+        model.set_params(missing="impute").fit(df)
+
+
+def test_formula_with_y_is_an_error(frame):
+    with pytest.raises(ValueError, match="no y"):
+        VCPCR(formula="weight ~ .").fit(frame, frame["weight"])
+
+
+def test_clone_and_grid_search_with_formula(frame):
+    model = VCPCR(
+        n_clusters=2, n_init=2, random_state=0, formula="weight ~ . - diet - status"
+    )
+    assert clone(model).formula == model.formula
+    grid = GridSearchCV(
+        model, {"lam_ratio": [0.3, 0.6]}, cv=KFold(3, shuffle=True, random_state=0)
+    )
+    grid.fit(frame)
+    assert grid.best_params_["lam_ratio"] in (0.3, 0.6)
+    assert np.isfinite(grid.score(frame))

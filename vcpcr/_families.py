@@ -1,0 +1,131 @@
+"""What differs between outcome families: the response, step 2, the summary.
+
+Each family turns the user's ``y`` into the step-2 outcome and the step-0
+weights target, fits the outcome model on the cluster latent variables, and
+describes the fit for ``summary()``. The estimator only dispatches.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vcpcr._outcome import fit_outcome
+from vcpcr._summary import ParamTable
+from vcpcr._validation import check_array
+
+__all__ = ["FAMILIES", "Family", "Prepared"]
+
+
+class Prepared(NamedTuple):
+    """The response as the fit needs it.
+
+    ``outcome`` feeds step 2, ``weights_target`` step 0; ``classes`` are the
+    class labels (binomial) or None.
+    """
+
+    outcome: NDArray[np.float64]
+    weights_target: NDArray[np.float64]
+    classes: NDArray[Any] | None = None
+
+
+class Family:
+    """Gaussian family: OLS on the latent variables, R^2 as score."""
+
+    name = "gaussian"
+    estimator_type = "regressor"
+
+    def prepare(self, y: Any) -> Prepared:
+        """Validate the numeric response."""
+        yf = check_array(y, "y", ensure_2d=False)
+        if np.ptp(yf) == 0:
+            raise ValueError(
+                f"y is constant (all values {yf[0]!r}); a regression needs a "
+                f"varying response."
+            )
+        return Prepared(yf, (yf - yf.mean()) / yf.std(ddof=1))
+
+    def fit(
+        self, M: NDArray[np.float64], outcome: Any, names: list[str], yname: str
+    ) -> Any:
+        """Fit the step-2 model; return the untouched results object."""
+        return fit_outcome(self.name, M, outcome, names=names, yname=yname)[0]
+
+    def table(self, result: Any, alpha: float) -> ParamTable:
+        """Return the coefficient table of the summary."""
+        return ParamTable(
+            names=list(result.model.exog_names),
+            params=np.asarray(result.params),
+            bse=np.asarray(result.bse),
+            stat=np.asarray(result.tvalues),
+            pvalues=np.asarray(result.pvalues),
+            conf_int=np.asarray(result.conf_int(alpha)),
+            use_t=bool(result.use_t),
+        )
+
+    def describe(self, result: Any) -> str:
+        """Family and outcome model, e.g. ``"gaussian (OLS)"``."""
+        return "gaussian (OLS)"
+
+    def statistics(self, result: Any) -> list[tuple[str, Any]]:
+        """Goodness-of-fit rows of the summary header."""
+        return [
+            ("R-squared:", float(result.rsquared)),
+            ("Log-Likelihood:", float(result.llf)),
+        ]
+
+    def notes(self, result: Any) -> list[str]:
+        """Family-specific notes of the summary."""
+        return []
+
+
+class Binomial(Family):
+    """Binomial family: logistic regression (Firth under separation)."""
+
+    name = "binomial"
+    estimator_type = "classifier"
+
+    def prepare(self, y: Any) -> Prepared:
+        """Map two class labels to 0/1 (``classes[1]`` is the event)."""
+        from sklearn.utils.multiclass import check_classification_targets
+
+        check_classification_targets(y)
+        classes = np.unique(y)
+        if classes.size != 2:
+            raise ValueError(
+                f"Only binary classification is supported. VCPCR(family='binomial') "
+                f"needs exactly 2 classes in y; got {classes.size} class(es): "
+                f"{classes[:10].tolist()}. Use family='gaussian' for a numeric "
+                f"response."
+            )
+        y01 = (np.asarray(y) == classes[1]).astype(np.float64)
+        return Prepared(y01, y01, classes)
+
+    @staticmethod
+    def _firth(result: Any) -> bool:
+        return bool(result.mle_retvals.get("method") == "firth")
+
+    def describe(self, result: Any) -> str:
+        """Family and outcome model, e.g. ``"binomial (Logit)"``."""
+        return "binomial (Firth logit)" if self._firth(result) else "binomial (Logit)"
+
+    def statistics(self, result: Any) -> list[tuple[str, Any]]:
+        """Goodness-of-fit rows of the summary header."""
+        return [
+            ("Pseudo R-squ.:", float(result.prsquared)),
+            ("Log-Likelihood:", float(result.llf)),
+        ]
+
+    def notes(self, result: Any) -> list[str]:
+        """Explain the Firth fallback when it was used."""
+        if not self._firth(result):
+            return []
+        return [
+            "The outcome was (quasi-)separated: coefficients are Firth's "
+            "bias-reduced estimates; SEs from the inverse Fisher information."
+        ]
+
+
+FAMILIES: dict[str, Family] = {"gaussian": Family(), "binomial": Binomial()}
