@@ -385,11 +385,12 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         XW = Xs * self.weights_
         starts = self._starts(Xs.shape[1])
         col_sd = XW.std(axis=0, ddof=1)
+        XWT = np.ascontiguousarray(XW.T)
         lam_max = 0.0
         for labels in starts:
             lab, K = _compact(labels)
-            U = _latent(XW, lab, np.ones(lab.size), K, col_sd)
-            lam_max = max(lam_max, float((XW.T @ U).max()) / (Xs.shape[0] - 1))
+            U = _latent(XWT, lab, np.ones(lab.size), K, col_sd)
+            lam_max = max(lam_max, float((XWT @ U).max()) / (Xs.shape[0] - 1))
         lam = float(self.lam_ratio) * lam_max
         runs = [
             _sos_nmf_single(XW, s, lam=lam, max_iter=self.max_iter, tol=self.tol)

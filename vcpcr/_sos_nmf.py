@@ -13,6 +13,7 @@ a value per variable; ``X W V`` is then a sparse product costing ``O(np)``.
 
 from __future__ import annotations
 
+import hashlib
 import numbers
 import warnings
 from typing import Any, NamedTuple
@@ -133,7 +134,7 @@ def random_partition(
 
 
 def _latent(
-    XW: NDArray[np.float64],
+    XWT: NDArray[np.float64],
     labels: NDArray[np.intp],
     v: NDArray[np.float64],
     K: int,
@@ -141,16 +142,17 @@ def _latent(
 ) -> NDArray[np.float64]:
     """Return the unit-variance latent variables ``normalize(XW V (V'V)^-1)``.
 
-    ``labels`` must lie in ``0..K-1`` for selected variables (``v > 0``) and
-    every cluster must hold a variable; ``col_sd`` are the column standard
-    deviations of ``XW``. A latent variable whose variables cancel out (sd at
+    ``XWT`` is ``(X W)'`` stored contiguously (``p x n``: the sparse product
+    then needs no copy). ``labels`` must lie in ``0..K-1`` for selected
+    variables (``v > 0``) and every cluster must hold a variable; ``col_sd``
+    are the column standard deviations of ``XW``. A latent variable whose variables cancel out (sd at
     rounding level) is returned as a column of zeros.
     """
     sel = np.flatnonzero(v > 0)
     lab, val = labels[sel], v[sel]
-    Vs = sp.csc_array((val, (sel, lab)), shape=(XW.shape[1], K))
+    Vs = sp.csr_array((val, (lab, sel)), shape=(K, XWT.shape[0]))
     ss = np.bincount(lab, val**2, minlength=K)
-    Ut = np.asarray(XW @ Vs) / ss
+    Ut = np.asarray(Vs @ XWT).T / ss
     Ut -= Ut.mean(axis=0)
     sd = Ut.std(axis=0, ddof=1)
     # Triangle inequality: sd(sum_j a_j xw_j) <= sum_j |a_j| sd(xw_j).
@@ -213,7 +215,8 @@ def _sos_nmf_single(
     labels, K = _compact(init)
     v = np.ones(labels.size)
     objective: list[float] = []
-    seen: dict[bytes, int] = {}
+    XWT = np.ascontiguousarray(XW.T)
+    seen: set[bytes] = set()  # digests of the states visited (cycle check)
     lam_max = lam_used = float("nan")
     status = _Status("max_iter", float("nan"))
     U = np.empty((n, 0))
@@ -221,8 +224,8 @@ def _sos_nmf_single(
         if K == 0:
             status = _Status("empty", 0.0)
             break
-        U = _latent(XW, labels, v, K, col_sd)
-        S = (XW.T @ U) / (n - 1)
+        U = _latent(XWT, labels, v, K, col_sd)
+        S = (XWT @ U) / (n - 1)
         if it == 0:
             lam_max = max(float(S.max()), 0.0)
             lam_used = float(lam) if lam is not None else float(lam_ratio) * lam_max  # type: ignore[arg-type]
@@ -251,14 +254,14 @@ def _sos_nmf_single(
             if fixed:
                 status = _Status("fixed", rel)
                 break
-        key = labels.tobytes() + v.tobytes()
+        key = hashlib.blake2b(labels.tobytes() + v.tobytes(), digest_size=16).digest()
         if key in seen:
             status = _Status("cycle", status.rel_change)
             break
-        seen[key] = it
+        seen.add(key)
     n_iter = len(objective)
     if K > 0:
-        U = _latent(XW, labels, v, K, col_sd)
+        U = _latent(XWT, labels, v, K, col_sd)
     else:
         U = np.empty((n, 0))
     V = np.zeros((labels.size, K))
@@ -415,7 +418,13 @@ def lambda_max(
     labels = _check_init(np.asarray(init), None, Xs.shape[1], None)
     XW = Xs * w
     labels, K = _compact(labels)
-    U = _latent(XW, labels, np.ones(labels.size), K, XW.std(axis=0, ddof=1))
+    U = _latent(
+        np.ascontiguousarray(XW.T),
+        labels,
+        np.ones(labels.size),
+        K,
+        XW.std(axis=0, ddof=1),
+    )
     return max(float(((XW.T @ U) / (Xs.shape[0] - 1)).max()), 0.0)
 
 
