@@ -16,6 +16,7 @@ from vcpcr._sos_nmf import SOSNMFResult, lambda_max, random_partition, sos_nmf
 from vcpcr.exceptions import ConvergenceWarning, SeparationWarning, VCPCRWarning
 
 if TYPE_CHECKING:
+    from vcpcr._cv import VCPCRCV
     from vcpcr._formula import Surv
     from vcpcr._model import VCPCR
     from vcpcr._weights import compute_weights
@@ -24,12 +25,14 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "VCPCR": "vcpcr._model",
+    "VCPCRCV": "vcpcr._cv",
     "Surv": "vcpcr._formula",
     "compute_weights": "vcpcr._weights",
 }
 
 __all__ = [
     "VCPCR",
+    "VCPCRCV",
     "ConvergenceWarning",
     "SOSNMFResult",
     "SeparationWarning",

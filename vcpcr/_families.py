@@ -53,6 +53,11 @@ class Family:
         """Fit the step-2 model; return the untouched results object."""
         return fit_outcome(self.name, M, outcome, names=names, yname=yname)[0]
 
+    def split_params(self, result: Any) -> tuple[float, NDArray[np.float64]]:
+        """Return the intercept and the cluster coefficients of a fit."""
+        params = np.asarray(result.params, dtype=np.float64)
+        return float(params[0]), params[1:]
+
     def table(self, result: Any, alpha: float) -> ParamTable:
         """Return the coefficient table of the summary."""
         return ParamTable(

@@ -39,6 +39,18 @@ from vcpcr.exceptions import VCPCRWarning
 __all__ = ["VCPCR"]
 
 
+def raw_coefficients(
+    V: NDArray[np.float64],
+    a0: float,
+    a: NDArray[np.float64],
+    mean: NDArray[np.float64],
+    scale: NDArray[np.float64],
+) -> tuple[NDArray[np.float64], float]:
+    """Variable coefficients ``b = V a`` and intercept on the raw scale of X."""
+    coef = (V @ a) / scale
+    return coef, float(a0 - mean @ coef)
+
+
 def _is_binomial(est: VCPCR) -> bool:
     return est.family == "binomial"
 
@@ -430,11 +442,11 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
 
     def _set_coefficients(self) -> None:
         """Map the cluster coefficients back to the variables' raw scale."""
-        params = np.asarray(self.result_.params, dtype=np.float64)
-        self.cluster_coef_ = pd.Series(params[1:], index=self.membership_.columns)
-        b = self.membership_.to_numpy() @ params[1:]
-        self.coef_ = b / self.scale_
-        self.intercept_ = float(params[0] - self.mean_ @ self.coef_)
+        a0, a = self._family.split_params(self.result_)
+        self.cluster_coef_ = pd.Series(a, index=self.membership_.columns)
+        self.coef_, self.intercept_ = raw_coefficients(
+            self.membership_.to_numpy(), a0, a, self.mean_, self.scale_
+        )
 
     # --------------------------------------------------------------- predict
     def _check_input(self, X: ArrayLike) -> NDArray[np.float64]:

@@ -145,8 +145,8 @@ def _latent(
     ``XWT`` is ``(X W)'`` stored contiguously (``p x n``: the sparse product
     then needs no copy). ``labels`` must lie in ``0..K-1`` for selected
     variables (``v > 0``) and every cluster must hold a variable; ``col_sd``
-    are the column standard deviations of ``XW``. A latent variable whose variables cancel out (sd at
-    rounding level) is returned as a column of zeros.
+    are the column standard deviations of ``XW``. A latent variable whose
+    variables cancel out (sd at rounding level) is returned as zeros.
     """
     sel = np.flatnonzero(v > 0)
     lab, val = labels[sel], v[sel]
@@ -417,15 +417,11 @@ def lambda_max(
     Xs, w = _prepare(X, None, weights, standardize)
     labels = _check_init(np.asarray(init), None, Xs.shape[1], None)
     XW = Xs * w
+    XWT = np.ascontiguousarray(XW.T)
     labels, K = _compact(labels)
-    U = _latent(
-        np.ascontiguousarray(XW.T),
-        labels,
-        np.ones(labels.size),
-        K,
-        XW.std(axis=0, ddof=1),
-    )
-    return max(float(((XW.T @ U) / (Xs.shape[0] - 1)).max()), 0.0)
+    U = _latent(XWT, labels, np.ones(labels.size), K, XW.std(axis=0, ddof=1))
+    # The same operations as the solver's first iteration, to the last bit.
+    return max(float(((XWT @ U) / (Xs.shape[0] - 1)).max()), 0.0)
 
 
 def sos_nmf(

@@ -1,0 +1,228 @@
+"""Tests of VCPCRCV (cross-validated VC-PCR) and its per-fold machinery."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import statsmodels.api as sm
+from conftest import make_blocks
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.base import clone
+from sklearn.metrics import get_scorer
+from sklearn.model_selection import KFold
+
+from vcpcr import VCPCR, VCPCRCV, compute_weights, lambda_max, random_partition
+from vcpcr._sos_nmf import _sos_nmf_single, standardize
+from vcpcr._tuning import FoldSpec, Grid, fit_fold
+
+KF = KFold(3, shuffle=True, random_state=0)
+
+
+def _loop_fold_scores(Xtr, ytr, Xte, yte, grid, n_init, seed):
+    """The fold's scores by looping the single-fit solver (reference)."""
+    rng = np.random.default_rng(seed)
+    p = Xtr.shape[1]
+    inits = {
+        K: [random_partition(p, K, rng) for _ in range(n_init)] for K in grid.n_clusters
+    }
+    Xs, mean, scale = standardize(Xtr)
+    W = compute_weights(
+        Xs,
+        (ytr - ytr.mean()) / ytr.std(ddof=1),
+        "ridge",
+        delta=grid.deltas,
+        standardize=False,
+    )
+    scores = []
+    for K in grid.n_clusters:
+        for w in W:
+            lmax = max(
+                lambda_max(Xs, s, weights=w, standardize=False) for s in inits[K]
+            )
+            for r in grid.lam_ratios:
+                runs = [_sos_nmf_single(Xs * w, s, lam=r * lmax)[0] for s in inits[K]]
+                best = min(runs, key=lambda res: res.objective[-1])
+                M = Xs @ best.V
+                fit = sm.OLS(ytr, sm.add_constant(M, has_constant="add")).fit()
+                Mte = ((Xte - mean) / scale) @ best.V
+                pred = sm.add_constant(Mte, has_constant="add") @ fit.params
+                scores.append(-np.mean((yte - pred) ** 2))
+    return np.array(scores)
+
+
+def test_fold_matches_looped_single_fits(blocks):
+    """Batched solve + best start on the training fold == looping sos_nmf."""
+    X, y, _, _ = blocks
+    train, test = next(KF.split(X))
+    grid = Grid((2, 3), [1e-3, 1.0], np.array([0.05, 0.3, 0.6, 1.0]))
+    spec = FoldSpec(
+        "gaussian",
+        "ridge",
+        grid,
+        3,
+        500,
+        1e-4,
+        VCPCR(),
+        get_scorer("neg_mean_squared_error"),
+    )
+    out = fit_fold(X[train], y[train], X[test], y[test], spec, seed=123)
+    ref = _loop_fold_scores(X[train], y[train], X[test], y[test], grid, 3, 123)
+    assert_allclose(out.scores, ref, rtol=1e-9)
+    assert out.sizes[-1] == 0  # lam_ratio = 1 selects nothing
+
+
+@pytest.fixture(scope="module")
+def fitted_cv():
+    X, y, _, _ = make_blocks()
+    return VCPCRCV(n_clusters=(2, 3), cv=KF, random_state=0).fit(X, y), X, y
+
+
+def test_cv_results_and_best(fitted_cv):
+    cv, X, y = fitted_cv
+    res = cv.cv_results_
+    assert len(res) == 2 * 3 * 10
+    assert list(res.columns[:3]) == ["n_clusters", "delta", "lam_ratio"]
+    splits = res[[f"split{i}_test_score" for i in range(3)]].to_numpy()
+    assert_allclose(res["mean_test_score"], splits.mean(axis=1))
+    assert_allclose(res["std_test_score"], splits.std(axis=1, ddof=1))
+    assert cv.best_index_ == int(np.argmax(res["mean_test_score"]))
+    assert res["rank_test_score"].iloc[cv.best_index_] == 1
+    assert cv.best_score_ == res["mean_test_score"].max()
+    assert cv.n_splits_ == 3
+    assert np.all(res["mean_size"].iloc[9::10] == 0)  # lam_ratio = 1
+    assert cv.score(X, y) == pytest.approx(-np.mean((y - cv.predict(X)) ** 2))
+
+
+def test_refit_is_vcpcr_with_best_params(fitted_cv):
+    cv, X, y = fitted_cv
+    p = cv.best_params_
+    ref = VCPCR(
+        n_clusters=p["n_clusters"],
+        delta=p["delta"],
+        lam_ratio=p["lam_ratio"],
+        n_init=5,
+        random_state=0,
+    )
+    ref.fit(X, y)
+    assert_allclose(cv.best_estimator_.coef_, ref.coef_, rtol=1e-12)
+    assert_allclose(cv.transform(X), ref.transform(X), rtol=1e-12)
+
+
+def test_summary_says_how_chosen(fitted_cv):
+    text = fitted_cv[0].summary().as_text()
+    assert "chosen by 3-fold CV" in text
+    assert "VC-PCR Results" in text
+    assert max(len(line) for line in text.splitlines()) <= 80
+
+
+def test_one_standard_error_rule(fitted_cv):
+    cv, X, y = fitted_cv
+    one = clone(cv).set_params(selection="1se").fit(X, y)
+    res = one.cv_results_
+    best = res["mean_test_score"].max()
+    se = res["std_test_score"].iloc[cv.best_index_] / np.sqrt(3)
+    chosen = res.iloc[one.best_index_]
+    assert chosen["mean_test_score"] >= best - se
+    ok = res[res["mean_test_score"] >= best - se]
+    assert chosen["mean_size"] == ok["mean_size"].min()
+    assert chosen["mean_size"] <= res.iloc[cv.best_index_]["mean_size"]
+
+
+def test_deterministic_and_parallel_identical(fitted_cv):
+    cv, X, y = fitted_cv
+    again = clone(cv).fit(X, y)
+    pd.testing.assert_frame_equal(again.cv_results_, cv.cv_results_)
+    parallel = clone(cv).set_params(n_jobs=2).fit(X, y)
+    pd.testing.assert_frame_equal(parallel.cv_results_, cv.cv_results_)
+
+
+def test_dask_backend_gives_identical_results(fitted_cv):
+    """joblib's dask backend on a local (in-process) dask cluster."""
+    distributed = pytest.importorskip("distributed")
+    import joblib
+
+    cv, X, y = fitted_cv
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster),
+        joblib.parallel_config(backend="dask"),
+    ):
+        remote = clone(cv).set_params(n_jobs=-1).fit(X, y)
+    pd.testing.assert_frame_equal(remote.cv_results_, cv.cv_results_)
+
+
+def test_binomial_formula_and_custom_scoring(blocks_df):
+    X, y, _, _ = blocks_df
+    rng = np.random.default_rng(0)
+    df = X.assign(
+        status=np.where(
+            y + rng.normal(scale=2 * y.std(), size=len(y)) > 0, "up", "down"
+        )
+    )
+    cv = VCPCRCV(
+        n_clusters=2,
+        family="binomial",
+        formula="status ~ .",
+        cv=3,
+        lam_ratios=[0.1, 0.5],
+        random_state=0,
+    )
+    cv.fit(df)
+    assert_array_equal(cv.classes_, ["down", "up"])
+    assert cv.cv_results_["mean_test_score"].max() <= 0  # neg_log_loss
+    assert cv.predict_proba(df).shape == (len(df), 2)
+    assert np.isfinite(cv.score(df))
+    auc = clone(cv).set_params(scoring="roc_auc").fit(df)
+    assert 0 <= auc.best_score_ <= 1
+
+
+def test_identity_and_lasso_grids(blocks):
+    X, y, _, _ = blocks
+    ident = VCPCRCV(
+        n_clusters=2, weights="identity", cv=KF, n_init=2, random_state=0
+    ).fit(X, y)
+    assert ident.cv_results_["delta"].isna().all()
+    assert ident.best_params_["delta"] is None
+    assert_allclose(ident.cv_results_["lam_ratio"].unique(), np.linspace(0, 0.9, 10))
+    lasso = VCPCRCV(n_clusters=2, weights="lasso", cv=KF, n_init=2, random_state=0).fit(
+        X, y
+    )
+    assert lasso.cv_results_["delta"].nunique() == 6
+
+
+def test_plot_renders(fitted_cv, tmp_path):
+    mpl = pytest.importorskip("matplotlib")
+    mpl.use("Agg")
+    ax = fitted_cv[0].plot()
+    ax.figure.savefig(tmp_path / "cv.png")
+    assert (tmp_path / "cv.png").stat().st_size > 1000
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"selection": "2se"}, "'selection' parameter"),
+        ({"weights": "identity", "deltas": [0.1]}, "deltas is only used"),
+        ({"lam_ratios": [-0.1, 0.5]}, "lam_ratios must be >= 0"),
+        ({"deltas": [0.0]}, "deltas must be > 0"),
+        ({"n_clusters": (2, 100)}, "must be >= n_clusters=100"),
+        ({"n_init": 0}, "'n_init' parameter"),
+    ],
+    ids=lambda v: str(v)[:25],
+)
+def test_bad_parameters(blocks, params, match):
+    X, y, _, _ = blocks
+    with pytest.raises(ValueError, match=match):
+        VCPCRCV(cv=KF, **params).fit(X, y)
+
+
+def test_column_constant_in_a_fold(blocks):
+    X, y, _, _ = blocks
+    X = X.copy()
+    X[:, 0] = 0.0
+    X[0, 0] = 1.0  # varies overall, constant in every fold without row 0
+    with pytest.raises(ValueError, match=r"constant in training fold"):
+        VCPCRCV(n_clusters=2, cv=KF).fit(X, y)

@@ -1,0 +1,83 @@
+"""The figures render headless (Agg) and draw what they should."""
+
+from __future__ import annotations
+
+import matplotlib
+import numpy as np
+import pytest
+from sklearn.model_selection import KFold
+
+matplotlib.use("Agg")
+
+from vcpcr import VCPCR, VCPCRCV, VCPCRWarning
+from vcpcr.plotting import plot_clusters, plot_cv, plot_path
+
+
+@pytest.fixture(scope="module")
+def models():
+    from conftest import make_blocks
+
+    X, y, _, _ = make_blocks()
+    cv = VCPCRCV(
+        n_clusters=(2, 3),
+        cv=KFold(3, shuffle=True, random_state=0),
+        n_init=2,
+        random_state=0,
+    )
+    return cv.fit(X, y), X, y
+
+
+def _saved(ax, path):
+    ax.figure.savefig(path)
+    matplotlib.pyplot.close(ax.figure)
+    return path.stat().st_size
+
+
+def test_plot_cv(models, tmp_path):
+    cv, _, _ = models
+    ax = plot_cv(cv)
+    assert ax.get_ylabel() == "CV mean_squared_error"
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "min" in labels
+    assert "1se" in labels
+    assert _saved(ax, tmp_path / "cv.png") > 5000
+    ax = plot_cv(cv, x="lam_ratio")
+    assert ax.get_xscale() == "log"
+    with pytest.raises(ValueError, match="x must be"):
+        plot_cv(cv, x="delta")
+
+
+def test_plot_clusters(models, tmp_path):
+    cv, X, _ = models
+    ax = plot_clusters(cv, X)
+    n_sel = int((cv.best_estimator_.labels_ >= 0).sum())
+    assert ax.images[0].get_array().shape == (n_sel, n_sel)
+    corr = ax.images[0].get_array()
+    assert np.allclose(np.diag(corr), 1.0)
+    assert _saved(ax, tmp_path / "clusters.png") > 5000
+
+
+def test_plot_clusters_nothing_selected(models):
+    _, X, y = models
+    model = VCPCR(lam_ratio=1.0, n_init=1, random_state=0)
+    with pytest.warns(VCPCRWarning, match="No variable was selected"):
+        model.fit(X, y)
+    with pytest.raises(ValueError, match="selected no variable"):
+        plot_clusters(model, X)
+
+
+def test_plot_path_from_cv_and_from_model(models, tmp_path):
+    cv, X, y = models
+    ax = plot_path(cv)
+    sizes = ax.lines[0].get_ydata()
+    assert len(sizes) == 10
+    assert _saved(ax, tmp_path / "path_cv.png") > 3000
+    model = VCPCR(n_clusters=2, n_init=2, random_state=0)
+    ax = plot_path(model, X, y, lam_ratios=[0.01, 0.3, 0.6, 1.0])
+    sizes = ax.lines[0].get_ydata()
+    assert sizes[-1] == 0
+    assert np.all(np.diff(sizes) <= 0)
+    fitted = VCPCR(n_clusters=2, n_init=2, lam_ratio=0.3, random_state=0).fit(X, y)
+    assert sizes[1] == int((fitted.labels_ >= 0).sum())  # the path's 0.3 == the fit
+    with pytest.raises(ValueError, match="needs X"):
+        plot_path(model)

@@ -1,0 +1,530 @@
+"""VCPCRCV: cross-validated VC-PCR over K, delta, lam_ratio and random starts.
+
+The folds (see :mod:`vcpcr._tuning`) run in parallel through joblib; the chosen
+grid point is refitted on all data as a :class:`VCPCR`.
+"""
+
+from __future__ import annotations
+
+import numbers
+import textwrap
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+from sklearn.base import BaseEstimator, clone
+from sklearn.metrics import check_scoring
+from sklearn.model_selection import check_cv
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from vcpcr._families import FAMILIES, Prepared
+from vcpcr._model import VCPCR
+from vcpcr._sos_nmf import standardize
+from vcpcr._tuning import (
+    DEFAULT_SCORING,
+    FoldResult,
+    FoldSpec,
+    Grid,
+    check_fold_columns,
+    default_grid,
+    fit_fold,
+    one_se_index,
+)
+from vcpcr._validation import (
+    check_array,
+    check_choice,
+    check_random_state,
+    check_scalar,
+)
+from vcpcr._weights import METHODS, lasso_delta_max
+from vcpcr.exceptions import ConvergenceWarning, SeparationWarning, VCPCRWarning
+
+__all__ = ["VCPCRCV"]
+
+
+class VCPCRCV(BaseEstimator):
+    r"""VC-PCR with hyperparameters chosen by cross-validation.
+
+    Tunes the number of clusters ``K``, the weight penalty ``delta`` and the
+    sparsity ``lam_ratio`` (and the random starts, inside the training
+    folds), then refits :class:`VCPCR` on all data with the chosen values.
+
+    Parameters
+    ----------
+    n_clusters : int or sequence of int, default=(4, 5, 6)
+        Candidate numbers of clusters.
+    family : {"gaussian", "binomial"}, default="gaussian"
+        Outcome model (see :class:`VCPCR`).
+    weights : {"ridge", "lasso", "identity"} or array-like, default="ridge"
+        Weight scheme (see :class:`VCPCR`).
+    deltas : array-like of float, optional
+        Candidate weight penalties; default :func:`default_grid` (ignored
+        for identity or given weights).
+    lam_ratios : array-like of float, optional
+        Candidate sparsity ratios in ``[0, 1]``; default :func:`default_grid`.
+    n_init : int, default=5
+        Random starts per grid point; the one with the lowest SOS-NMF
+        objective on the training fold is kept.
+    cv : int, cross-validation generator or iterable, default=5
+        As in scikit-learn (stratified folds for ``family="binomial"``;
+        an int gives unshuffled folds, pass ``KFold(shuffle=True)`` to shuffle).
+    scoring : str or callable, optional
+        A scikit-learn scorer (higher is better). Default:
+        ``"neg_mean_squared_error"`` (gaussian) and ``"neg_log_loss"``
+        (binomial: a proper scoring rule that uses the probabilities, so it
+        is far less noisy on small test folds than accuracy or MCC).
+    selection : {"min", "1se"}, default="min"
+        ``"min"``: the best mean score. ``"1se"``: the sparsest model (fewest
+        selected variables on average) whose mean score is within one
+        standard error of the best, as ``cv.glmnet``'s ``lambda.1se``.
+    refit : bool, default=True
+        Refit :class:`VCPCR` on all data with the chosen parameters.
+    n_jobs : int, optional
+        Folds in parallel with joblib (any joblib backend, e.g. dask, via
+        ``joblib.parallel_config``). Results do not depend on it.
+    verbose : bool, default=False
+        Show a progress bar over the folds.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the random starts (one independent stream per fold).
+    formula : str, optional
+        Model formula (see :class:`VCPCR`); ``fit`` then takes one DataFrame.
+    max_iter : int, default=500
+        Maximum SOS-NMF iterations.
+    tol : float, default=1e-4
+        SOS-NMF tolerance.
+    missing : {"raise", "drop"}, default="raise"
+        Missing values with ``formula`` (see :class:`VCPCR`).
+
+    Attributes
+    ----------
+    cv_results_ : pandas.DataFrame
+        One row per grid point: ``n_clusters``, ``delta``, ``lam_ratio``,
+        ``split<i>_test_score``, ``mean_test_score``, ``std_test_score``,
+        ``mean_size`` (selected variables), ``mean_n_clusters``,
+        ``rank_test_score``.
+    best_index_ : int
+        Row of ``cv_results_`` chosen by ``selection``.
+    best_params_ : dict
+        Its parameters.
+    best_score_ : float
+        Its mean test score.
+    best_estimator_ : VCPCR
+        The refitted model (when ``refit=True``).
+    scorer_ : callable
+        The scorer used.
+    n_splits_ : int
+        Number of folds.
+
+    See Also
+    --------
+    VCPCR : The estimator being tuned.
+
+    Notes
+    -----
+    With ``selection="1se"`` the chosen point ``g`` satisfies
+    :math:`\bar s_g \ge \bar s_{best} - \mathrm{sd}_{best}/\sqrt{n_{splits}}`
+    and has the smallest mean model size among those points.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.model_selection import KFold
+    >>> from vcpcr import VCPCRCV
+    >>> rng = np.random.default_rng(0)
+    >>> z = rng.normal(size=(60, 3))
+    >>> X = np.hstack([np.repeat(z, 4, axis=1) + 0.5 * rng.normal(size=(60, 12)),
+    ...                rng.normal(size=(60, 20))])
+    >>> y = z[:, 0] - z[:, 1] + 0.3 * rng.normal(size=60)
+    >>> cv = VCPCRCV(n_clusters=(2, 3), cv=KFold(3, shuffle=True, random_state=0),
+    ...              random_state=0).fit(X, y)
+    >>> sorted(cv.best_params_)
+    ['delta', 'lam_ratio', 'n_clusters']
+    >>> cv.cv_results_.shape[0]  # 2 K x 3 deltas x 10 lam_ratios
+    60
+    """
+
+    def __init__(
+        self,
+        n_clusters: int | tuple[int, ...] = (4, 5, 6),
+        *,
+        family: str = "gaussian",
+        weights: Any = "ridge",
+        deltas: ArrayLike | None = None,
+        lam_ratios: ArrayLike | None = None,
+        n_init: int = 5,
+        cv: Any = 5,
+        scoring: Any = None,
+        selection: str = "min",
+        refit: bool = True,
+        n_jobs: int | None = None,
+        verbose: bool = False,
+        random_state: Any = None,
+        formula: str | None = None,
+        max_iter: int = 500,
+        tol: float = 1e-4,
+        missing: str = "raise",
+    ) -> None:
+        self.n_clusters = n_clusters
+        self.family = family
+        self.weights = weights
+        self.deltas = deltas
+        self.lam_ratios = lam_ratios
+        self.n_init = n_init
+        self.cv = cv
+        self.scoring = scoring
+        self.selection = selection
+        self.refit = refit
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.random_state = random_state
+        self.formula = formula
+        self.max_iter = max_iter
+        self.tol = tol
+        self.missing = missing
+
+    # ------------------------------------------------------------------ tags
+    def __sklearn_tags__(self) -> Any:
+        """Return the tags of the tuned VCPCR (same estimator type)."""
+        return VCPCR(family=self.family, formula=self.formula).__sklearn_tags__()
+
+    # ------------------------------------------------------------------- fit
+    def _grid(self, Xs: NDArray[np.float64], target: NDArray[np.float64]) -> Grid:
+        """Return the validated grid, with the defaults filled in."""
+        owner = "VCPCRCV"
+        raw: Any = self.n_clusters
+        Ks = (raw,) if isinstance(raw, numbers.Integral) else tuple(raw)
+        if not Ks:
+            raise ValueError("n_clusters must hold at least one value.")
+        for K in Ks:
+            check_scalar(K, "n_clusters", numbers.Integral, owner=owner, min_val=1)
+            if K > Xs.shape[1]:
+                raise ValueError(f"n_features={Xs.shape[1]} must be >= n_clusters={K}.")
+        delta_max = None
+        if self.weights == "lasso":
+            delta_max = lasso_delta_max(Xs, target, self.family)
+        default = default_grid(self.weights, delta_max=delta_max)
+        fixed = not isinstance(self.weights, str) or self.weights == "identity"
+        if fixed and self.deltas is not None:
+            raise ValueError("deltas is only used with weights='ridge' or 'lasso'.")
+        deltas: Any = default["deltas"] if self.deltas is None else self.deltas
+        ratios = default["lam_ratios"] if self.lam_ratios is None else self.lam_ratios
+        ratios = check_array(ratios, "lam_ratios", ensure_2d=False)
+        if np.any(ratios < 0):
+            raise ValueError(f"lam_ratios must be >= 0. Got {ratios.tolist()}.")
+        if not fixed:
+            deltas = check_array(deltas, "deltas", ensure_2d=False)
+            if np.any(deltas <= 0):
+                raise ValueError(f"deltas must be > 0. Got {deltas.tolist()}.")
+        return Grid(
+            tuple(int(K) for K in Ks),
+            [None if d is None else float(d) for d in deltas],
+            ratios,
+        )
+
+    def _check_params(self) -> None:
+        owner = "VCPCRCV"
+        check_choice(self.family, "family", tuple(FAMILIES), owner=owner)
+        check_choice(self.selection, "selection", ("min", "1se"), owner=owner)
+        if isinstance(self.weights, str):
+            check_choice(self.weights, "weights", METHODS, owner=owner)
+        check_scalar(self.n_init, "n_init", numbers.Integral, owner=owner, min_val=1)
+        check_scalar(
+            self.max_iter, "max_iter", numbers.Integral, owner=owner, min_val=1
+        )
+        check_scalar(self.tol, "tol", numbers.Real, owner=owner, min_val=0.0)
+
+    def _data(self, X: Any, y: Any) -> tuple[NDArray[np.float64], Any, Prepared]:
+        """Design matrix and response (through the formula, if any)."""
+        probe = VCPCR(family=self.family, formula=self.formula, missing=self.missing)
+        Xd, yd, self.yname_ = probe._resolve_formula(X, y)
+        Xv, yv = validate_data(
+            self,
+            Xd,
+            yd,
+            dtype=np.float64,
+            ensure_all_finite=False,
+            y_numeric=self.family == "gaussian",
+        )
+        names = getattr(self, "feature_names_in_", None)
+        Xa = check_array(
+            Xv,
+            "X",
+            feature_names=None if names is None else list(names),
+            min_samples=3,
+            allow_constant=False,
+        )
+        prepared = FAMILIES[self.family].prepare(yv)
+        if prepared.classes is not None:
+            self.classes_ = prepared.classes
+        return Xa, yv, prepared
+
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> VCPCRCV:
+        """Cross-validate the grid, choose a point, refit on all data.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or DataFrame
+            Predictors (with ``formula``: the DataFrame).
+        y : array-like of shape (n_samples,), optional
+            Response; omitted with ``formula``.
+
+        Returns
+        -------
+        VCPCRCV
+            The fitted object.
+        """
+        self._check_params()
+        Xa, yv, prepared = self._data(X, y)
+        grid = self._grid(standardize(Xa)[0], prepared.weights_target)
+        binomial = self.family == "binomial"
+        folds = list(check_cv(self.cv, yv, classifier=binomial).split(Xa, yv))
+        check_fold_columns(Xa, folds)
+        self.n_splits_ = len(folds)
+        self.scorer_ = check_scoring(
+            VCPCR(family=self.family),
+            scoring=self.scoring or DEFAULT_SCORING[self.family],
+        )
+        spec = FoldSpec(
+            self.family,
+            self.weights,
+            grid,
+            self.n_init,
+            self.max_iter,
+            self.tol,
+            VCPCR(family=self.family),
+            self.scorer_,
+        )
+        results = self._run_folds(Xa, yv, folds, spec)
+        self.cv_results_ = self._results_frame(grid, results)
+        self._warn_fold_issues(results, len(grid.points()))
+        self.best_index_ = self._select()
+        row = self.cv_results_.iloc[self.best_index_]
+        delta = None if pd.isna(row["delta"]) else float(row["delta"])
+        self.best_params_: dict[str, Any] = {
+            "n_clusters": int(row["n_clusters"]),
+            "delta": delta,
+            "lam_ratio": float(row["lam_ratio"]),
+        }
+        self.best_score_ = float(row["mean_test_score"])
+        if self.refit:
+            self.best_estimator_ = self._refit_estimator().fit(X, y)
+        return self
+
+    def _run_folds(
+        self, X: NDArray[np.float64], y: Any, folds: list[Any], spec: FoldSpec
+    ) -> list[FoldResult]:
+        """Run the folds through joblib (in order, whatever the backend)."""
+        from joblib import Parallel, delayed
+        from tqdm.auto import tqdm
+
+        base = int(check_random_state(self.random_state).integers(2**63 - 1))
+        seeds = [
+            int(s.generate_state(1)[0])
+            for s in np.random.SeedSequence(base).spawn(len(folds))
+        ]
+        ys = np.asarray(y)
+        jobs = (
+            delayed(fit_fold)(X[tr], ys[tr], X[te], ys[te], spec, seed)
+            for (tr, te), seed in zip(folds, seeds, strict=True)
+        )
+        out = Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs)
+        bar = tqdm(
+            out, total=len(folds), desc="VCPCRCV folds", disable=not self.verbose
+        )
+        return list(bar)
+
+    def _results_frame(self, grid: Grid, results: list[FoldResult]) -> pd.DataFrame:
+        points = grid.points()
+        frame = pd.DataFrame(points, columns=["n_clusters", "delta", "lam_ratio"])
+        scores = np.column_stack([r.scores for r in results])
+        for i in range(scores.shape[1]):
+            frame[f"split{i}_test_score"] = scores[:, i]
+        frame["mean_test_score"] = scores.mean(axis=1)
+        frame["std_test_score"] = (
+            scores.std(axis=1, ddof=1) if scores.shape[1] > 1 else 0.0
+        )
+        frame["mean_size"] = np.column_stack([r.sizes for r in results]).mean(axis=1)
+        frame["mean_n_clusters"] = np.column_stack(
+            [r.n_clusters for r in results]
+        ).mean(axis=1)
+        rank = frame["mean_test_score"].rank(ascending=False, method="min")
+        frame["rank_test_score"] = rank.astype(int)
+        return frame
+
+    def _warn_fold_issues(self, results: list[FoldResult], n_points: int) -> None:
+        total = n_points * len(results)
+        separated = sum(r.n_separated for r in results)
+        unconverged = sum(r.n_unconverged for r in results)
+        if separated:
+            warnings.warn(
+                f"The outcome was (quasi-)separated in {separated} of {total} "
+                f"fold x grid fits; Firth's estimates were used there.",
+                SeparationWarning,
+                stacklevel=3,
+            )
+        if unconverged:
+            warnings.warn(
+                f"SOS-NMF did not converge within max_iter={self.max_iter} in "
+                f"{unconverged} of {total} fold x grid fits (tol={self.tol:g}).",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+
+    def _select(self) -> int:
+        """Row of the chosen grid point (``selection``)."""
+        res = self.cv_results_
+        mean = res["mean_test_score"].to_numpy()
+        if not np.all(np.isfinite(mean)):
+            bad = int(np.sum(~np.isfinite(mean)))
+            warnings.warn(
+                f"{bad} grid point(s) have a non-finite mean score and are ignored.",
+                VCPCRWarning,
+                stacklevel=3,
+            )
+        best = int(np.nanargmax(np.where(np.isfinite(mean), mean, np.nan)))
+        return best if self.selection == "min" else one_se_index(res, self.n_splits_)
+
+    def _refit_estimator(self) -> VCPCR:
+        return VCPCR(
+            n_clusters=self.best_params_["n_clusters"],
+            family=self.family,
+            weights=self.weights,
+            delta=self.best_params_["delta"],
+            lam_ratio=self.best_params_["lam_ratio"],
+            n_init=self.n_init,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            random_state=self.random_state,
+            formula=self.formula,
+            missing=self.missing,
+        )
+
+    # ------------------------------------------------------------ delegation
+    def _best(self) -> VCPCR:
+        check_is_fitted(self, "cv_results_")
+        if not self.refit:
+            raise AttributeError("refit=False: no best_estimator_ to predict with.")
+        return self.best_estimator_
+
+    def predict(self, X: ArrayLike) -> NDArray[Any]:
+        """Predict with ``best_estimator_`` (see :meth:`VCPCR.predict`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or DataFrame
+            New data.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Predictions.
+        """
+        return self._best().predict(X)
+
+    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Class probabilities of ``best_estimator_`` (binomial family).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or DataFrame
+            New data.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+            Probabilities of ``classes_``.
+        """
+        return self._best().predict_proba(X)
+
+    def transform(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Cluster latent variables of ``best_estimator_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or DataFrame
+            New data.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_clusters_)
+            Latent variables.
+        """
+        return self._best().transform(X)
+
+    def score(self, X: ArrayLike, y: ArrayLike | None = None) -> float:
+        """``scorer_`` of ``best_estimator_`` on ``(X, y)`` (higher is better).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or DataFrame
+            Test data.
+        y : array-like of shape (n_samples,), optional
+            Response; with ``formula``, omit it to read it from ``X``.
+
+        Returns
+        -------
+        float
+            The score.
+        """
+        best = self._best()
+        if y is None and self.formula is not None:
+            from vcpcr._formula import parse_formula, transform_new
+
+            y = parse_formula(self.formula, X).y
+            X = transform_new(best.model_spec_, X)
+            return float(self.scorer_(_design_view(best), X, y))
+        return float(self.scorer_(best, X, y))
+
+    def summary(self, alpha: float = 0.05) -> Any:
+        """Summary of ``best_estimator_`` plus how its parameters were chosen.
+
+        Parameters
+        ----------
+        alpha : float, default=0.05
+            Significance level of the confidence intervals.
+
+        Returns
+        -------
+        statsmodels.iolib.summary.Summary
+            The summary.
+        """
+        smry = self._best().summary(alpha)
+        p = self.best_params_
+        delta = "" if p["delta"] is None else f", delta={p['delta']:.3g}"
+        scoring = self.scoring or DEFAULT_SCORING[self.family]
+        text = (
+            f"Tuning: n_clusters={p['n_clusters']}{delta}, "
+            f"lam_ratio={p['lam_ratio']:.3g} chosen by {self.n_splits_}-fold CV "
+            f"(selection='{self.selection}') among {len(self.cv_results_)} grid "
+            f"points x {self.n_init} starts; mean {scoring} = {self.best_score_:.4g}."
+        )
+        smry.add_extra_txt([textwrap.fill(text, width=78)])
+        return smry
+
+    def plot(self, ax: Any = None, **kwargs: Any) -> Any:
+        """CV score against mean model size (see :func:`vcpcr.plotting.plot_cv`).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Axes to draw on.
+        **kwargs
+            Passed to :func:`vcpcr.plotting.plot_cv`.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes.
+        """
+        from vcpcr.plotting import plot_cv
+
+        return plot_cv(self, ax=ax, **kwargs)
+
+
+def _design_view(model: VCPCR) -> VCPCR:
+    """Return a copy of a formula model that takes the design matrix."""
+    view = clone(model).set_params(formula=None)
+    view.__dict__.update({k: v for k, v in vars(model).items() if k.endswith("_")})
+    return view

@@ -1,0 +1,271 @@
+"""The per-fold work of VCPCRCV: grid, batched clustering, outcome, scores.
+
+Per training fold: one standardization, one weights computation for all deltas,
+one batched SOS-NMF solve of every (K, start, delta, lam_ratio) problem
+(:mod:`vcpcr._path`); the best start of each grid point is the one with the
+lowest objective *on the training fold*; then the outcome model and the score
+on the test fold.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+from sklearn.base import clone
+
+from vcpcr._families import FAMILIES, Family, Prepared
+from vcpcr._model import VCPCR, raw_coefficients
+from vcpcr._path import batched_sos_nmf, initial_lambda_max
+from vcpcr._sos_nmf import random_partition, standardize
+from vcpcr._weights import _weights_path
+from vcpcr.exceptions import SeparationWarning
+
+__all__ = [
+    "DEFAULT_SCORING",
+    "FoldResult",
+    "FoldSpec",
+    "Grid",
+    "check_fold_columns",
+    "default_grid",
+    "fit_fold",
+    "one_se_index",
+    "solve_grid",
+]
+
+
+#: Default scorer per family (scikit-learn scorer names; higher is better).
+DEFAULT_SCORING = {"gaussian": "neg_mean_squared_error", "binomial": "neg_log_loss"}
+
+
+def default_grid(weights: Any, *, delta_max: float | None = None) -> dict[str, Any]:
+    """Return the default ``deltas`` and ``lam_ratios`` of a weight scheme.
+
+    Parameters
+    ----------
+    weights : {"ridge", "lasso", "identity"} or array-like
+        The weight scheme.
+    delta_max : float, optional
+        The lasso's ``delta_max`` on the data (required for ``"lasso"``).
+
+    Returns
+    -------
+    dict
+        ``{"deltas": array or [None], "lam_ratios": array}``.
+
+    Notes
+    -----
+    ``lam_ratios`` are the paper's: ``10**linspace(-3, 0, 10)`` for ridge and
+    lasso weights, ``linspace(0, 0.9, 10)`` for identity weights. Ridge
+    ``deltas`` are ``(1e-4, 1e-2, 1)``: the paper's range ``[1e-4, 1e-2]``
+    extended to 1, the end of the range over which we found the clustering
+    accuracy flat (see :func:`vcpcr.compute_weights`); since it is flat there,
+    three values suffice (the grid's cost is linear in its size). Lasso
+    ``deltas`` are ``delta_max * 10**linspace(-2, log10(0.5), 6)``: the
+    paper's upper end is 0.2, its lower end ``1e-5 delta_max`` is an almost
+    unpenalized lasso that only saturates at ``n`` variables.
+    """
+    if isinstance(weights, str) and weights in ("ridge", "lasso"):
+        ratios = 10 ** np.linspace(-3, 0, 10)
+        if weights == "ridge":
+            return {"deltas": 10 ** np.linspace(-4, 0, 3), "lam_ratios": ratios}
+        if delta_max is None:
+            raise ValueError("delta_max is required for the lasso grid.")
+        deltas = delta_max * 10 ** np.linspace(-2, np.log10(0.5), 6)
+        return {"deltas": deltas, "lam_ratios": ratios}
+    return {"deltas": [None], "lam_ratios": np.linspace(0.0, 0.9, 10)}
+
+
+class Grid(NamedTuple):
+    """The grid of one fit: K values, deltas (None: fixed weights), ratios."""
+
+    n_clusters: tuple[int, ...]
+    deltas: list[float | None]
+    lam_ratios: NDArray[np.float64]
+
+    def points(self) -> list[tuple[int, float | None, float]]:
+        """All (K, delta, lam_ratio) in the order of ``cv_results_``."""
+        return [
+            (K, d, float(r))
+            for K in self.n_clusters
+            for d in self.deltas
+            for r in self.lam_ratios
+        ]
+
+
+class FoldSpec(NamedTuple):
+    """Everything a fold needs besides its data (picklable for joblib)."""
+
+    family: str
+    weights: Any
+    grid: Grid
+    n_init: int
+    max_iter: int
+    tol: float
+    template: VCPCR
+    scoring: Any
+
+
+class FoldResult(NamedTuple):
+    scores: NDArray[np.float64]
+    sizes: NDArray[np.float64]
+    n_clusters: NDArray[np.float64]
+    n_separated: int
+    n_unconverged: int
+
+
+def _fold_weights(
+    Xs: NDArray[np.float64], prepared: Prepared, spec: FoldSpec
+) -> NDArray[np.float64]:
+    """Weights for every delta of the grid (one row each)."""
+    p = Xs.shape[1]
+    if not isinstance(spec.weights, str):
+        return np.asarray(spec.weights, dtype=np.float64)[None, :]
+    if spec.weights == "identity":
+        return np.ones((1, p))
+    deltas = np.asarray(spec.grid.deltas, dtype=np.float64)
+    return _weights_path(Xs, prepared.weights_target, spec.weights, deltas, spec.family)
+
+
+def solve_grid(
+    Xs: NDArray[np.float64], W: NDArray[np.float64], spec: FoldSpec, seed: int
+) -> tuple[list[Any], int]:
+    """Batched SOS-NMF of the fold; return the best start per grid point."""
+    rng = np.random.default_rng(seed)
+    Ks, n_init, ratios = spec.grid.n_clusters, spec.n_init, spec.grid.lam_ratios
+    inits = [random_partition(Xs.shape[1], K, rng) for K in Ks for _ in range(n_init)]
+    lam_max = initial_lambda_max(Xs, W, inits).reshape(W.shape[0], len(Ks), n_init)
+    lam_max = lam_max.max(axis=2)  # common penalty of a K's starts, as VCPCR.fit
+    # Problem order: K, delta, ratio, start (starts last, to take the minimum).
+    k_i, d_i, r_i, s_i = np.meshgrid(
+        np.arange(len(Ks)),
+        np.arange(W.shape[0]),
+        np.arange(ratios.size),
+        np.arange(n_init),
+        indexing="ij",
+    )
+    k_i, d_i, r_i, s_i = (a.ravel() for a in (k_i, d_i, r_i, s_i))
+    res = batched_sos_nmf(
+        Xs,
+        W,
+        inits,
+        d_i,
+        k_i * n_init + s_i,
+        ratios[r_i] * lam_max[d_i, k_i],
+        max_iter=spec.max_iter,
+        tol=spec.tol,
+    )
+    objective = res.objective.reshape(-1, n_init)
+    best = np.arange(objective.shape[0]) * n_init + np.argmin(objective, axis=1)
+    unconverged = int(np.sum(~res.converged[best]))
+    return [(res.labels[b], res.v[b], W[d_i[b]]) for b in best], unconverged
+
+
+def _membership(
+    labels: NDArray[np.intp], v: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    K = int(labels.max(initial=-1)) + 1
+    V = np.zeros((labels.size, K))
+    sel = labels >= 0
+    V[np.flatnonzero(sel), labels[sel]] = v[sel]
+    return V
+
+
+def _frozen_model(
+    spec: FoldSpec,
+    coef: NDArray[np.float64],
+    intercept: float,
+    prepared: Prepared,
+    n_features: int,
+) -> VCPCR:
+    """Return a fitted-looking VCPCR predicting ``X @ coef + intercept``."""
+    model = clone(spec.template)
+    model.coef_, model.intercept_, model.n_features_in_ = coef, intercept, n_features
+    if prepared.classes is not None:
+        model.classes_ = prepared.classes
+    return model
+
+
+def _score_point(
+    Xs: NDArray[np.float64],
+    mean: NDArray[np.float64],
+    scale: NDArray[np.float64],
+    prepared: Prepared,
+    V: NDArray[np.float64],
+    spec: FoldSpec,
+    test: tuple[NDArray[np.float64], Any],
+) -> float:
+    """Fit step 2 on the training fold and score the test fold."""
+    family = FAMILIES[spec.family]
+    names = [f"cluster_{k + 1}" for k in range(V.shape[1])]
+    result = family.fit(Xs @ V, prepared.outcome, names, "y")
+    a0, a = family.split_params(result)
+    coef, intercept = raw_coefficients(V, a0, a, mean, scale)
+    model = _frozen_model(spec, coef, intercept, prepared, Xs.shape[1])
+    return float(spec.scoring(model, *test))
+
+
+def fit_fold(
+    Xtr: NDArray[np.float64],
+    ytr: Any,
+    Xte: NDArray[np.float64],
+    yte: Any,
+    spec: FoldSpec,
+    seed: int,
+) -> FoldResult:
+    """Everything of one fold: weights, batched clustering, outcome, scores."""
+    family: Family = FAMILIES[spec.family]
+    Xs, mean, scale = standardize(Xtr)
+    prepared = family.prepare(ytr)
+    W = _fold_weights(Xs, prepared, spec)
+    best, unconverged = solve_grid(Xs, W, spec, seed)
+    scores, sizes, n_clusters = [], [], []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SeparationWarning)
+        for labels, v, _ in best:
+            V = _membership(labels, v)
+            scores.append(_score_point(Xs, mean, scale, prepared, V, spec, (Xte, yte)))
+            sizes.append(float(np.sum(labels >= 0)))
+            n_clusters.append(float(V.shape[1]))
+    separated = sum(issubclass(c.category, SeparationWarning) for c in caught)
+    for c in caught:
+        if not issubclass(c.category, SeparationWarning):
+            warnings.warn_explicit(c.message, c.category, c.filename, c.lineno)
+    return FoldResult(
+        np.asarray(scores),
+        np.asarray(sizes),
+        np.asarray(n_clusters),
+        separated,
+        unconverged,
+    )
+
+
+def one_se_index(res: Any, n_splits: int) -> int:
+    """Return the sparsest grid point within one standard error of the best.
+
+    ``res`` is a ``cv_results_`` frame; the standard error is the best
+    point's fold standard deviation over ``sqrt(n_splits)``; ties in model
+    size go to the better score.
+    """
+    mean = res["mean_test_score"].to_numpy()
+    finite = np.isfinite(mean)
+    best = int(np.nanargmax(np.where(finite, mean, np.nan)))
+    se = res["std_test_score"].to_numpy()[best] / np.sqrt(n_splits)
+    ok = np.flatnonzero(finite & (mean >= mean[best] - se))
+    order = np.lexsort((-mean[ok], res["mean_size"].to_numpy()[ok]))
+    return int(ok[order[0]])
+
+
+def check_fold_columns(X: NDArray[np.float64], folds: list[Any]) -> None:
+    """Raise if a column is constant within a training fold (cannot be scaled)."""
+    for i, (train, _) in enumerate(folds):
+        Xtr = X[train]
+        const = np.flatnonzero(np.ptp(Xtr, axis=0) == 0)
+        if const.size:
+            raise ValueError(
+                f"Column(s) {const[:10].tolist()} are constant in training fold {i} "
+                f"({len(train)} rows), so they cannot be standardized there. Use "
+                f"fewer folds, or remove rare or near-constant columns."
+            )

@@ -1,0 +1,281 @@
+"""Figures: the cross-validation curve, the cluster heatmap, the path.
+
+Requires matplotlib (``pip install 'vcpcr[plot]'``). Every function draws on
+the given ``ax`` (or a new figure) and returns the axes; nothing is shown, so
+the functions are safe without a display (save with ``ax.figure.savefig``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from vcpcr._tuning import one_se_index
+
+__all__ = ["plot_clusters", "plot_cv", "plot_path"]
+
+
+def _pyplot() -> Any:
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:  # pragma: no cover - exercised without the extra
+        raise ImportError(
+            "vcpcr.plotting requires matplotlib: pip install 'vcpcr[plot]'"
+        ) from None
+    return plt
+
+
+def _axes(ax: Any, **kwargs: Any) -> Any:
+    return _pyplot().subplots(**kwargs)[1] if ax is None else ax
+
+
+def plot_cv(cv: Any, ax: Any = None, *, x: str = "mean_size") -> Any:
+    """Plot the CV score against model size or ``lam_ratio``, as ``plot.cv.glmnet``.
+
+    The curve of the chosen ``(n_clusters, delta)`` is drawn with error bars
+    (one standard error over the folds), the other combinations as thin
+    lines; dashed lines mark the best point (``min``) and the sparsest point
+    within one standard error of it (``1se``). Scorers named ``neg_*`` are
+    plotted as the positive loss.
+
+    Parameters
+    ----------
+    cv : VCPCRCV
+        A fitted cross-validation object.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+    x : {"mean_size", "lam_ratio"}, default="mean_size"
+        Horizontal axis: mean number of selected variables or ``lam_ratio``.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes.
+    """
+    if x not in ("mean_size", "lam_ratio"):
+        raise ValueError(f"x must be 'mean_size' or 'lam_ratio'. Got {x!r} instead.")
+    res = cv.cv_results_
+    name = cv.scoring or {"gaussian": "neg_mean_squared_error"}.get(
+        cv.family, "neg_log_loss"
+    )
+    sign, label = (
+        (-1.0, name[4:])
+        if isinstance(name, str) and name.startswith("neg_")
+        else (1.0, str(name))
+    )
+    ax = _axes(ax, figsize=(6, 4))
+    delta = res["delta"].fillna(-1.0)
+    chosen = res.iloc[cv.best_index_]
+    for (K, d), part in res.assign(_d=delta).groupby(["n_clusters", "_d"]):
+        is_best = K == chosen["n_clusters"] and d == (
+            -1.0 if pd.isna(chosen["delta"]) else chosen["delta"]
+        )
+        part = part.sort_values(x)
+        y = sign * part["mean_test_score"]
+        if is_best:
+            se = part["std_test_score"] / np.sqrt(cv.n_splits_)
+            dtext = "" if d == -1.0 else f", delta={d:.3g}"
+            ax.errorbar(
+                part[x],
+                y,
+                yerr=se,
+                fmt="o-",
+                color="C3",
+                capsize=3,
+                label=f"K={K}{dtext}",
+                zorder=3,
+            )
+        else:
+            ax.plot(part[x], y, color="0.75", lw=0.8, zorder=1)
+    for idx, tag, style in (
+        (int(np.nanargmax(res["mean_test_score"])), "min", "--"),
+        (one_se_index(res, cv.n_splits_), "1se", ":"),
+    ):
+        ax.axvline(res[x].iloc[idx], color="0.3", ls=style, lw=1, label=tag)
+    if x == "lam_ratio":
+        ax.set_xscale("log")
+    else:
+        ax.set_xscale("symlog", linthresh=1)
+        ax.set_xlim(left=-0.2)  # sizes are >= 0
+    ax.set_xlabel(
+        "mean number of selected variables" if x == "mean_size" else "lam_ratio"
+    )
+    ax.set_ylabel(f"CV {label}")
+    ax.legend(frameon=False, fontsize="small")
+    return ax
+
+
+def _design(model: Any, X: Any) -> NDArray[np.float64]:
+    """Return the model's design matrix for ``X`` (with its formula, if any)."""
+    return np.asarray(model._check_input(X), dtype=np.float64)
+
+
+def plot_clusters(model: Any, X: Any, ax: Any = None, *, cmap: str = "viridis") -> Any:
+    """Heatmap of the absolute correlations of the selected variables.
+
+    Variables are ordered by cluster and, within a cluster, by decreasing
+    membership degree (as the paper's Figures 1 and 3). A bar on the left
+    gives the cluster, a bar on top the membership degree.
+
+    Parameters
+    ----------
+    model : VCPCR or VCPCRCV
+        A fitted model (a VCPCRCV's ``best_estimator_`` is used).
+    X : array-like of shape (n_samples, n_features) or DataFrame
+        Data to correlate (usually the training data).
+    ax : matplotlib.axes.Axes, optional
+        Axes for the heatmap (default: a new figure).
+    cmap : str, default="viridis"
+        Colour map of the heatmap.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The heatmap's axes.
+    """
+    from mpl_toolkits.axes_grid1 import make_axes_locatable
+
+    model = getattr(model, "best_estimator_", model)
+    V = model.membership_.to_numpy()
+    sel = np.flatnonzero(model.labels_ >= 0)
+    if sel.size == 0:
+        raise ValueError("The model selected no variable: nothing to plot.")
+    degree = V[sel, model.labels_[sel]]
+    order = sel[np.lexsort((-degree, model.labels_[sel]))]
+    corr = np.abs(np.corrcoef(_design(model, X)[:, order], rowvar=False))
+    ax = _axes(ax, figsize=(6.5, 6))
+    image = ax.imshow(corr, cmap=cmap, vmin=0, vmax=1, interpolation="nearest")
+    divider = make_axes_locatable(ax)
+    left = divider.append_axes("left", size="4%", pad=0.05)
+    top = divider.append_axes("top", size="8%", pad=0.05)
+    left.imshow(
+        model.labels_[order][:, None],
+        aspect="auto",
+        cmap="tab20",
+        interpolation="nearest",
+    )
+    top.bar(
+        np.arange(order.size), V[order, model.labels_[order]], width=1.0, color="0.4"
+    )
+    top.set_xlim(-0.5, order.size - 0.5)
+    top.set_ylabel("membership", fontsize="small")
+    for a in (left, top):
+        a.set_xticks([])
+    left.set_yticks([])
+    ax.set_yticks([])
+    ax.set_xlabel(f"{order.size} selected variables, by cluster ({model.n_clusters_})")
+    ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="|correlation|")
+    return ax
+
+
+def plot_path(
+    model: Any,
+    X: Any = None,
+    y: ArrayLike | None = None,
+    *,
+    lam_ratios: ArrayLike | None = None,
+    ax: Any = None,
+) -> Any:
+    """Model size and number of clusters against ``lam_ratio``.
+
+    For a fitted :class:`VCPCRCV`, the fold means of ``cv_results_`` at the
+    chosen ``(n_clusters, delta)``. For a :class:`VCPCR` and data ``(X, y)``,
+    the whole path is computed at the model's other parameters with the
+    batched solver (one weights computation, all ratios solved together).
+
+    Parameters
+    ----------
+    model : VCPCR or VCPCRCV
+        The model (a VCPCR need not be fitted).
+    X, y : array-like, optional
+        Data for a VCPCR (``y`` omitted with a formula).
+    lam_ratios : array-like of float, optional
+        Ratios for a VCPCR (default ``10**linspace(-3, 0, 20)``).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes (model size on the left axis, clusters on the right one).
+    """
+    if hasattr(model, "cv_results_"):
+        path = _cv_path(model)
+    else:
+        if X is None:
+            raise ValueError("plot_path needs X (and y) for a VCPCR model.")
+        ratios = 10 ** np.linspace(-3, 0, 20) if lam_ratios is None else lam_ratios
+        path = _model_path(model, X, y, np.asarray(ratios, dtype=np.float64))
+    ax = _axes(ax, figsize=(6, 4))
+    ax.plot(
+        path["lam_ratio"], path["size"], "o-", color="C0", label="selected variables"
+    )
+    ax.set_xscale("log")
+    ax.set_xlabel("lam_ratio")
+    ax.set_ylabel("selected variables", color="C0")
+    right = ax.twinx()
+    right.plot(path["lam_ratio"], path["clusters"], "s--", color="C1", label="clusters")
+    right.set_ylabel("clusters", color="C1")
+    return ax
+
+
+def _cv_path(cv: Any) -> pd.DataFrame:
+    res = cv.cv_results_
+    chosen = res.iloc[cv.best_index_]
+    same = (res["n_clusters"] == chosen["n_clusters"]) & (
+        res["delta"].isna()
+        if pd.isna(chosen["delta"])
+        else res["delta"] == chosen["delta"]
+    )
+    part = res[same].sort_values("lam_ratio")
+    return pd.DataFrame(
+        {
+            "lam_ratio": part["lam_ratio"].to_numpy(),
+            "size": part["mean_size"].to_numpy(),
+            "clusters": part["mean_n_clusters"].to_numpy(),
+        }
+    )
+
+
+def _model_path(
+    model: Any, X: Any, y: Any, ratios: NDArray[np.float64]
+) -> pd.DataFrame:
+    """Sizes along ``ratios`` at the model's K, weights and delta (batched)."""
+    import warnings
+
+    from sklearn.base import clone
+
+    from vcpcr._tuning import FoldSpec, Grid, solve_grid
+    from vcpcr._validation import check_random_state
+    from vcpcr.exceptions import VCPCRWarning
+
+    # A fit that selects nothing gives the standardization and the weights.
+    probe = clone(model).set_params(lam_ratio=1.0, n_init=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", VCPCRWarning)
+        probe.fit(X, y)
+    Xs = (_design(probe, X) - probe.mean_) / probe.scale_
+    grid = Grid((model.n_clusters,), [None], ratios)
+    spec = FoldSpec(
+        model.family,
+        model.weights,
+        grid,
+        model.n_init,
+        model.max_iter,
+        model.tol,
+        probe,
+        None,
+    )
+    seed = int(check_random_state(model.random_state).integers(2**63 - 1))
+    best, _ = solve_grid(Xs, probe.weights_[None, :], spec, seed)
+    labels = [b[0] for b in best]
+    return pd.DataFrame(
+        {
+            "lam_ratio": ratios,
+            "size": [int(np.sum(lab >= 0)) for lab in labels],
+            "clusters": [int(lab.max(initial=-1)) + 1 for lab in labels],
+        }
+    )
