@@ -17,10 +17,10 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, clone
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import check_cv
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from vcpcr._families import FAMILIES, Prepared
-from vcpcr._model import VCPCR
+from vcpcr._model import VCPCR, validate_xy
 from vcpcr._sos_nmf import standardize
 from vcpcr._tuning import (
     DEFAULT_SCORING,
@@ -31,6 +31,7 @@ from vcpcr._tuning import (
     default_grid,
     fit_fold,
     one_se_index,
+    scoring_name,
 )
 from vcpcr._validation import (
     check_array,
@@ -55,7 +56,7 @@ class VCPCRCV(BaseEstimator):
     ----------
     n_clusters : int or sequence of int, default=(4, 5, 6)
         Candidate numbers of clusters.
-    family : {"gaussian", "binomial"}, default="gaussian"
+    family : {"gaussian", "binomial", "cox"}, default="gaussian"
         Outcome model (see :class:`VCPCR`).
     weights : {"ridge", "lasso", "identity"} or array-like, default="ridge"
         Weight scheme (see :class:`VCPCR`).
@@ -72,9 +73,10 @@ class VCPCRCV(BaseEstimator):
         an int gives unshuffled folds, pass ``KFold(shuffle=True)`` to shuffle).
     scoring : str or callable, optional
         A scikit-learn scorer (higher is better). Default:
-        ``"neg_mean_squared_error"`` (gaussian) and ``"neg_log_loss"``
+        ``"neg_mean_squared_error"`` (gaussian), ``"neg_log_loss"``
         (binomial: a proper scoring rule that uses the probabilities, so it
-        is far less noisy on small test folds than accuracy or MCC).
+        is far less noisy on small test folds than accuracy or MCC) and
+        Harrell's concordance index (cox, the estimator's ``score``).
     selection : {"min", "1se"}, default="min"
         ``"min"``: the best mean score. ``"1se"``: the sparsest model (fewest
         selected variables on average) whose mean score is within one
@@ -239,14 +241,7 @@ class VCPCRCV(BaseEstimator):
         """Design matrix and response (through the formula, if any)."""
         probe = VCPCR(family=self.family, formula=self.formula, missing=self.missing)
         Xd, yd, self.yname_ = probe._resolve_formula(X, y)
-        Xv, yv = validate_data(
-            self,
-            Xd,
-            yd,
-            dtype=np.float64,
-            ensure_all_finite=False,
-            y_numeric=self.family == "gaussian",
-        )
+        Xv, yv = validate_xy(self, Xd, yd, self.family)
         names = getattr(self, "feature_names_in_", None)
         Xa = check_array(
             Xv,
@@ -493,7 +488,7 @@ class VCPCRCV(BaseEstimator):
         smry = self._best().summary(alpha)
         p = self.best_params_
         delta = "" if p["delta"] is None else f", delta={p['delta']:.3g}"
-        scoring = self.scoring or DEFAULT_SCORING[self.family]
+        scoring = scoring_name(self.scoring, self.family)
         text = (
             f"Tuning: n_clusters={p['n_clusters']}{delta}, "
             f"lam_ratio={p['lam_ratio']:.3g} chosen by {self.n_splits_}-fold CV "

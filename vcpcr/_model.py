@@ -15,22 +15,16 @@ from sklearn.utils._tags import ClassifierTags, RegressorTags, Tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from vcpcr._clustering import best_start, initial_partitions, order_clusters
 from vcpcr._families import FAMILIES, Family
 from vcpcr._report import SummaryMixin
 from vcpcr._sos_nmf import (
     SOSNMFResult,
-    _check_init,
-    _compact,
-    _latent,
-    _sos_nmf_single,
-    _warn_status,
-    random_partition,
     standardize,
 )
 from vcpcr._validation import (
     check_array,
     check_choice,
-    check_random_state,
     check_scalar,
 )
 from vcpcr._weights import DEFAULT_DELTA, METHODS, compute_weights
@@ -51,8 +45,40 @@ def raw_coefficients(
     return coef, float(a0 - mean @ coef)
 
 
+def validate_xy(
+    est: Any, X: Any, y: Any, family: str
+) -> tuple[NDArray[np.float64], Any]:
+    """scikit-learn's checks of X (and of y, except survival outcomes).
+
+    Sets ``est.n_features_in_`` (and ``feature_names_in_``) as scikit-learn
+    estimators do.
+    """
+    if family != "cox":
+        return validate_data(  # type: ignore[no-any-return]
+            est,
+            X,
+            y,
+            dtype=np.float64,
+            ensure_all_finite=False,
+            y_numeric=family == "gaussian",
+        )
+    if y is None:
+        raise ValueError(
+            f"{type(est).__name__} requires y to be passed, but the target y is "
+            f"None. For family='cox' give (time, event), e.g. vcpcr.Surv(time, event)."
+        )
+    Xv = validate_data(est, X, dtype=np.float64, ensure_all_finite=False)
+    if len(y) != Xv.shape[0]:
+        raise ValueError(f"X has {Xv.shape[0]} rows but y has {len(y)}.")
+    return Xv, y
+
+
 def _is_binomial(est: VCPCR) -> bool:
     return est.family == "binomial"
+
+
+def _is_cox(est: VCPCR) -> bool:
+    return est.family == "cox"
 
 
 class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
@@ -66,7 +92,8 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
        standardized ``X W`` (each variable in at most one cluster, with a
        non-negative membership degree);
     2. the latent variables ``M = X V`` (one per cluster) enter an OLS
-       (gaussian) or logistic (binomial) regression with an intercept.
+       (gaussian) or logistic (binomial) regression with an intercept, or a
+       Cox proportional-hazards model (cox).
 
     Parameters
     ----------
@@ -74,9 +101,12 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         Number of clusters ``K`` of the random initial partitions. Clusters
         that empty during the iterations are dropped, so the fit may have
         fewer.
-    family : {"gaussian", "binomial"}, default="gaussian"
-        Outcome model: OLS regression or logistic regression (``y`` with two
-        labels; the estimator is then a scikit-learn classifier).
+    family : {"gaussian", "binomial", "cox"}, default="gaussian"
+        Outcome model: OLS regression, logistic regression (``y`` with two
+        labels; the estimator is then a scikit-learn classifier) or Cox
+        proportional hazards (``y`` a survival outcome: ``(time, event)``
+        columns, :func:`vcpcr.Surv`, or scikit-survival's structured array;
+        requires lifelines).
     weights : {"ridge", "lasso", "identity"} or array-like of shape \
             (n_features,), default="ridge"
         Step-0 weights: penalized regression coefficients, all ones
@@ -242,6 +272,8 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         if self.family == "binomial":
             tags.estimator_type = "classifier"
             tags.classifier_tags = ClassifierTags(multi_class=False)
+        elif self.family == "cox":
+            tags.estimator_type = None
         else:
             tags.estimator_type = "regressor"
             # A sparse cluster model scores below the R^2 = 0.5 that
@@ -277,6 +309,9 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         """Return ``(X, y, yname)``, evaluating ``formula`` on ``X`` if given."""
         if self.formula is None:
             name = getattr(y, "name", None)
+            columns = list(getattr(y, "columns", []))
+            if name is None and len(columns) == 2:  # a survival outcome frame
+                name = f"Surv({columns[0]}, {columns[1]})"
             return X, y, str(name) if name is not None else "y"
         from vcpcr._formula import parse_formula
 
@@ -300,7 +335,8 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             Predictors; a DataFrame's column names become the feature names.
             With ``formula``, the DataFrame holding every column it uses.
         y : array-like of shape (n_samples,), optional
-            Numeric response (gaussian) or two class labels (binomial).
+            Numeric response (gaussian), two class labels (binomial) or a
+            survival outcome (cox: shape (n_samples, 2) ``(time, event)``).
             Omitted with ``formula``.
 
         Returns
@@ -317,14 +353,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         """
         check_choice(self.family, "family", tuple(FAMILIES), owner="VCPCR")
         X, y, self.yname_ = self._resolve_formula(X, y)
-        Xv, yv = validate_data(
-            self,
-            X,
-            y,
-            dtype=np.float64,
-            ensure_all_finite=False,
-            y_numeric=self.family == "gaussian",
-        )
+        Xv, yv = validate_xy(self, X, y, self.family)
         names = self._feature_names(Xv.shape[1])
         Xa = check_array(
             Xv, "X", feature_names=names, min_samples=3, allow_constant=False
@@ -336,7 +365,12 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         self.n_samples_fit_ = Xa.shape[0]
         Xs, self.mean_, self.scale_ = standardize(Xa)
         self.weights_ = self._compute_weights(Xs, prepared.weights_target)
-        best, self.best_init_, self.lam_max_ = self._cluster(Xs)
+        starts = initial_partitions(
+            self.init, self.n_clusters, self.n_init, Xs.shape[1], self.random_state
+        )
+        best, self.best_init_, self.lam_max_ = best_start(
+            Xs, self.weights_, starts, float(self.lam_ratio), self.max_iter, self.tol
+        )
         self._set_clusters(best, names)
         M = Xs @ self.membership_.to_numpy()
         self.result_ = self._family.fit(
@@ -384,52 +418,10 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             )
         return w
 
-    def _starts(self, p: int) -> list[NDArray[np.intp]]:
-        """Return the initial partitions (``n_init`` random draws or given labels)."""
-        if not isinstance(self.init, str):
-            return [_check_init(self.init, self.n_clusters, p, None)]
-        check_choice(self.init, "init", ("random",), owner=type(self).__name__)
-        rng = check_random_state(self.random_state)
-        return [random_partition(p, self.n_clusters, rng) for _ in range(self.n_init)]
-
-    def _cluster(self, Xs: NDArray[np.float64]) -> tuple[SOSNMFResult, int, float]:
-        """Step 1 for every start at a common penalty; keep the lowest objective."""
-        XW = Xs * self.weights_
-        starts = self._starts(Xs.shape[1])
-        col_sd = XW.std(axis=0, ddof=1)
-        XWT = np.ascontiguousarray(XW.T)
-        lam_max = 0.0
-        for labels in starts:
-            lab, K = _compact(labels)
-            U = _latent(XWT, lab, np.ones(lab.size), K, col_sd)
-            lam_max = max(lam_max, float((XWT @ U).max()) / (Xs.shape[0] - 1))
-        lam = float(self.lam_ratio) * lam_max
-        runs = [
-            _sos_nmf_single(XW, s, lam=lam, max_iter=self.max_iter, tol=self.tol)
-            for s in starts
-        ]
-        best = int(np.argmin([r.objective[-1] for r, _ in runs]))
-        _warn_status(runs[best][1], self.max_iter, self.tol, stacklevel=4)
-        return runs[best][0]._replace(lam_max=lam_max), best, lam_max
-
     def _set_clusters(self, res: SOSNMFResult, names: list[str]) -> None:
-        """Order clusters by total membership and set the cluster attributes."""
-        order = np.argsort(-res.V.sum(axis=0), kind="stable")
-        V = res.V[:, order]
-        rank = np.empty_like(order)
-        rank[order] = np.arange(order.size)
-        sel = res.labels >= 0
-        self.labels_ = np.full(res.labels.size, -1, dtype=np.intp)
-        self.labels_[sel] = rank[res.labels[sel]]
-        cols = [f"cluster_{k + 1}" for k in range(V.shape[1])]
-        self.membership_ = pd.DataFrame(V, index=pd.Index(names), columns=cols)
-        self.clusters_ = {
-            c: self.membership_.index[np.argsort(-V[:, k], kind="stable")][
-                : int(np.sum(V[:, k] > 0))
-            ].tolist()
-            for k, c in enumerate(cols)
-        }
-        self.n_clusters_ = V.shape[1]
+        """Set the cluster attributes from the kept start."""
+        self.labels_, self.membership_, self.clusters_ = order_clusters(res, names)
+        self.n_clusters_ = self.membership_.shape[1]
         self.lam_, self.n_iter_ = res.lam, res.n_iter
         self.converged_, self.objective_ = res.converged, res.objective
         if self.n_clusters_ == 0:
@@ -465,7 +457,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         return self._check_input(X) @ self.coef_ + self.intercept_
 
     def predict(self, X: ArrayLike) -> NDArray[Any]:
-        """Predict the response (gaussian) or the class label (binomial).
+        """Predict the response, the class label, or the risk score.
 
         Parameters
         ----------
@@ -475,12 +467,58 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_samples,)
-            Predictions.
+            gaussian: the response; binomial: the class label; cox: the
+            partial hazard ``exp(X @ coef_ + intercept_)`` (relative risk).
         """
         eta = self._linear_predictor(X)
-        if self.family == "binomial":
-            return self.classes_[(eta > 0).astype(int)]
-        return eta
+        return self._family.predict(eta, getattr(self, "classes_", None))
+
+    def _latent_frame(self, X: ArrayLike) -> pd.DataFrame:
+        return pd.DataFrame(self.transform(X), columns=self.membership_.columns)
+
+    @available_if(_is_cox)
+    def predict_survival_function(
+        self, X: ArrayLike, times: ArrayLike | None = None
+    ) -> pd.DataFrame:
+        """Survival functions S(t | x) (cox family only).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New data.
+        times : array-like of float, optional
+            Times at which to evaluate (default: the training event times).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One column per sample, one row per time (lifelines' layout).
+        """
+        return self.result_.predict_survival_function(
+            self._latent_frame(X), times=times
+        )
+
+    @available_if(_is_cox)
+    def predict_cumulative_hazard(
+        self, X: ArrayLike, times: ArrayLike | None = None
+    ) -> pd.DataFrame:
+        """Cumulative hazards H(t | x) (cox family only).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New data.
+        times : array-like of float, optional
+            Times at which to evaluate (default: the training event times).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One column per sample, one row per time (lifelines' layout).
+        """
+        return self.result_.predict_cumulative_hazard(
+            self._latent_frame(X), times=times
+        )
 
     @available_if(_is_binomial)
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
@@ -552,7 +590,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
     def score(
         self, X: ArrayLike, y: ArrayLike | None = None, sample_weight: Any = None
     ) -> float:
-        """R^2 (gaussian) or accuracy (binomial) on ``(X, y)``.
+        """R^2 (gaussian), accuracy (binomial) or concordance (cox) on ``(X, y)``.
 
         Parameters
         ----------
@@ -569,13 +607,10 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         float
             The score (higher is better).
         """
-        from sklearn.metrics import accuracy_score, r2_score
-
         if y is None:
             if self.formula is None:
                 raise ValueError("score needs y (or a model fitted with formula=).")
             from vcpcr._formula import parse_formula
 
             y = parse_formula(self.formula, X, missing="raise").y
-        metric = accuracy_score if self.family == "binomial" else r2_score
-        return float(metric(y, self.predict(X), sample_weight=sample_weight))
+        return self._family.score(y, self.predict(X), sample_weight)

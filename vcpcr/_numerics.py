@@ -68,7 +68,7 @@ def newton(
         while (f_new := f(x - t * step)) > fx - 1e-4 * t * slope and t > 1e-12:
             t /= 2
         if f_new >= fx and size <= 1e-6:
-            return x  # no step lowers f any more: converged to rounding level
+            return x - step  # f is flat to rounding level: take the tiny step
         x, fx = x - t * step, min(f_new, fx)
     warnings.warn(
         f"The Newton solver for the {what} weights did not converge within "
@@ -84,13 +84,20 @@ def lasso_ls(
     b: NDArray[np.float64],
     delta: float,
     w0: NDArray[np.float64] | None,
+    *,
+    tol: float = 1e-12,
+    max_iter: int = 100_000,
 ) -> NDArray[np.float64]:
-    """Solve ``min 1/(2n)||b - A w||^2 + delta ||w||_1`` by coordinate descent."""
+    """Solve ``min 1/(2n)||b - A w||^2 + delta ||w||_1`` by coordinate descent.
+
+    ``tol`` is scikit-learn's duality-gap tolerance; outer loops that check
+    the KKT conditions themselves may pass a looser one.
+    """
     from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
     from sklearn.linear_model import Lasso
 
     model = Lasso(
-        alpha=delta, fit_intercept=False, tol=1e-12, max_iter=100_000, warm_start=True
+        alpha=delta, fit_intercept=False, tol=tol, max_iter=max_iter, warm_start=True
     )
     if w0 is not None:
         model.coef_ = w0.copy()
@@ -100,7 +107,7 @@ def lasso_ls(
     if any(issubclass(c.category, SkConvergenceWarning) for c in caught):
         warnings.warn(
             f"Coordinate descent for the lasso weights did not reach a duality gap "
-            f"of 1e-12 at delta={delta:.4g} within 100000 passes.",
+            f"of {tol:g} at delta={delta:.4g} within max_iter={max_iter} passes.",
             ConvergenceWarning,
             stacklevel=5,
         )

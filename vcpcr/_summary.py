@@ -63,11 +63,14 @@ def _params_table(table: ParamTable, yname: str, alpha: float) -> SimpleTable:
         header.insert(offset, name)
         for row, v in zip(rows, values, strict=True):
             row.insert(offset, f"{v:.4f}")
+    # One more column than statsmodels' layout: narrower columns keep 80 chars.
+    txt = simple.output_formats["txt"]
+    txt_fmt = {**txt, "colwidths": 10, "data_fmts": ["%10s"], "colsep": ""}
     return SimpleTable(
         [r[1:] for r in rows],
         headers=header[1:],
         stubs=[r[0] for r in rows],
-        txt_fmt=simple.output_formats["txt"],
+        txt_fmt=txt_fmt,
     )
 
 

@@ -32,12 +32,22 @@ __all__ = [
     "default_grid",
     "fit_fold",
     "one_se_index",
+    "scoring_name",
     "solve_grid",
 ]
 
 
 #: Default scorer per family (scikit-learn scorer names; higher is better).
-DEFAULT_SCORING = {"gaussian": "neg_mean_squared_error", "binomial": "neg_log_loss"}
+DEFAULT_SCORING = {
+    "gaussian": "neg_mean_squared_error",
+    "binomial": "neg_log_loss",
+    "cox": None,  # the estimator's score: Harrell's concordance index
+}
+
+
+def scoring_name(scoring: Any, family: str) -> str:
+    """Return a display name of the scoring used for ``family``."""
+    return str(scoring or DEFAULT_SCORING[family] or "concordance")
 
 
 def default_grid(weights: Any, *, delta_max: float | None = None) -> dict[str, Any]:

@@ -18,6 +18,7 @@ __all__ = [
     "check_choice",
     "check_random_state",
     "check_scalar",
+    "check_survival",
     "check_y_length",
 ]
 
@@ -263,3 +264,157 @@ def check_random_state(seed: Any) -> np.random.Generator:
         f"random_state must be None, an int or a numpy.random.Generator. "
         f"Got {seed!r} of type {type(seed).__name__} instead."
     )
+
+
+def check_survival(
+    y: Any, name: str = "y"
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """Validate a right-censored survival outcome; split it into time and event.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples, 2), DataFrame or structured array
+        ``(time, event)`` columns (time first), or a structured array with a
+        bool (or int) event field and a float time field in either order
+        (scikit-survival's ``dtype=[("event", "?"), ("time", "<f8")]``).
+    name : str, default="y"
+        Name of the argument in error messages.
+
+    Returns
+    -------
+    time, event : ndarray of shape (n_samples,)
+        Float times (finite, ``>= 0``) and bool events (True: observed event).
+
+    Raises
+    ------
+    TypeError
+        If the times or events are not numeric.
+    ValueError
+        For a wrong shape, < 2 samples, non-finite or negative times, events
+        not 0/1, no events, or no information for a Cox model (see Notes).
+
+    Notes
+    -----
+    Times of 0 are allowed: only their order matters (coxph and lifelines
+    accept them; glmnet rejects times ``<= 0``). Besides "no events", ``y`` is
+    rejected when the null-model martingale residuals (``-n`` times the
+    gradient at ``eta = 0``) all vanish: when everyone at risk at the first
+    event time has the event then (e.g. one event, at the largest time), every
+    constant risk score maximizes the partial likelihood and all weights are 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from vcpcr._validation import check_survival
+    >>> y = np.array([(1, 5.0), (0, 3.5), (1, 1.2)], dtype="?,<f8")
+    >>> check_survival(y)
+    (array([5. , 3.5, 1.2]), array([ True, False,  True]))
+    """
+    time, event = _survival_columns(y, name)
+    t = _check_times(time, event, name)
+    d = _check_events(event, t, name)
+    _check_informative(t, d, name)
+    return t, d
+
+
+def _survival_columns(y: Any, name: str) -> tuple[NDArray[Any], NDArray[Any]]:
+    """Split ``y`` into its time and event columns (no value checks)."""
+    if getattr(getattr(y, "dtype", None), "names", None) is not None:
+        return _structured_fields(np.asarray(y), name)
+    arr = np.asarray(y)  # a DataFrame of float times and bool events: object
+    if arr.dtype.kind == "O":
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must hold numbers; got {arr[:2]!r}.") from None
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(
+            f"{name} must be a survival outcome of shape (n_samples, 2) with "
+            f"columns (time, event), a 2-column DataFrame or a structured array; "
+            f"got shape {arr.shape}. Stack two arrays with np.column_stack((time, "
+            f"event))."
+        )
+    return arr[:, 0], arr[:, 1]
+
+
+def _structured_fields(y: NDArray[Any], name: str) -> tuple[NDArray[Any], NDArray[Any]]:
+    """(time, event) of a structured array: the bool (else int) field is the event."""
+    names = y.dtype.names or ()
+    kinds = [y.dtype[f].kind for f in names]
+    ok = len(names) == 2 and y.ndim == 1
+    if ok and kinds.count("b") == 1:
+        ev = kinds.index("b")
+    elif ok and sorted(kinds) in (["f", "i"], ["f", "u"]):
+        ev = 1 - kinds.index("f")
+    else:
+        fields = [(f, y.dtype[f].str) for f in names]
+        raise ValueError(
+            f"{name} is a structured array of shape {y.shape} with fields {fields}; "
+            f"use 1-d with dtype=[('event', '?'), ('time', '<f8')] (any order)."
+        )
+    return y[names[1 - ev]], y[names[ev]]
+
+
+def _check_times(
+    time: NDArray[Any], event: NDArray[Any], name: str
+) -> NDArray[np.float64]:
+    """Numeric, finite, non-negative times (numeric events); >= 2 samples."""
+    if time.dtype.kind not in "iuf" or event.dtype.kind not in "biuf":
+        raise TypeError(
+            f"{name} must hold numeric times and bool or 0/1 events, in this order; "
+            f"got dtypes {time.dtype} and {event.dtype}."
+        )
+    t = time.astype(np.float64)
+    if t.size < 2:
+        raise ValueError(f"{name} has {t.size} sample(s); at least 2 are required.")
+    if (bad := int((~np.isfinite(t)).sum())) > 0:
+        raise ValueError(
+            f"{name} has {bad} non-finite survival time(s) (NaN or infinity) among "
+            f"{t.size}; drop or correct these rows (censored: last follow-up time)."
+        )
+    if (neg := int((t < 0).sum())) > 0:
+        raise ValueError(
+            f"{name} has {neg} negative survival time(s) among {t.size} (smallest "
+            f"{t.min():g}); times must be >= 0. Correct or drop these rows."
+        )
+    return t
+
+
+def _check_events(
+    event: NDArray[Any], time: NDArray[np.float64], name: str
+) -> NDArray[np.bool_]:
+    """Event indicators must be bool or 0/1."""
+    ev = event.astype(np.float64)  # numeric: checked with the times
+    bad = ~((ev == 0) | (ev == 1))
+    if bad.any():
+        hint = "code events as 1 (or True) and censoring as 0 (or False)"
+        if set(np.unique(ev).tolist()) <= {1.0, 2.0}:
+            hint = "R's Surv() codes 1 = censored, 2 = event: pass event == 2"
+        elif np.all((time == 0) | (time == 1)):
+            hint = "the columns look swapped: pass (time, event) in this order"
+        raise ValueError(
+            f"The event indicators in {name} must be 0/1 or bool; {int(bad.sum())} "
+            f"of {ev.size} values are not (e.g. {np.unique(ev[bad])[:5].tolist()}); "
+            f"{hint}."
+        )
+    return ev == 1
+
+
+def _check_informative(
+    time: NDArray[np.float64], event: NDArray[np.bool_], name: str
+) -> None:
+    """Reject outcomes without events or with an uninformative likelihood."""
+    if not event.any():
+        raise ValueError(
+            f"{name} has no events: all {event.size} observations are censored, so "
+            f"the Cox partial likelihood is constant. At least one event is needed."
+        )
+    t1 = time[event].min()
+    at_risk = time >= t1
+    if np.all(event[at_risk] & (time[at_risk] == t1)):
+        raise ValueError(
+            f"{name} carries no information for a Cox model: all {at_risk.sum()} "
+            f"subject(s) at risk at the only event time {t1:g} have the event then "
+            f"(nobody observed later), so every Cox weight is 0. At least one "
+            f"subject must be event-free (or censored) at an event time."
+        )

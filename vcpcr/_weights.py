@@ -21,18 +21,31 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 
+from vcpcr._cox import cox_lasso_delta_max, cox_lasso_path, cox_ridge_path
+from vcpcr._glmnet import glmnet_weights
 from vcpcr._numerics import lasso_ls, newton, spectrum
 from vcpcr._sos_nmf import standardize as _standardize
-from vcpcr._validation import check_array, check_choice, check_y_length
+from vcpcr._validation import (
+    check_array,
+    check_choice,
+    check_survival,
+    check_y_length,
+)
 from vcpcr.exceptions import ConvergenceWarning
 
 __all__ = ["DEFAULT_DELTA", "compute_weights", "lasso_delta_max"]
 
-METHODS = ("ridge", "lasso", "identity")
-FAMILIES = ("gaussian", "binomial")
+METHODS = ("ridge", "lasso", "identity", "glmnet_ridge", "glmnet_lasso")
+FAMILIES = ("gaussian", "binomial", "cox")
 
 #: Default penalty of each weight scheme (see :func:`compute_weights`, Notes).
-DEFAULT_DELTA = {"ridge": 0.01, "lasso": 0.05, "identity": 0.0}
+DEFAULT_DELTA = {
+    "ridge": 0.01,
+    "lasso": 0.05,
+    "identity": 0.0,
+    "glmnet_ridge": 1e-4,
+    "glmnet_lasso": 0.01,
+}
 
 
 def _ridge_gaussian(
@@ -180,10 +193,12 @@ def lasso_delta_max(
     ----------
     Xs : ndarray of shape (n_samples, n_features)
         Standardized data.
-    y : ndarray of shape (n_samples,)
-        Response (standardized for gaussian, 0/1 for binomial).
-    family : {"gaussian", "binomial"}, default="gaussian"
-        Both families share the formula (the binomial one at the null model).
+    y : ndarray of shape (n_samples,) or (n_samples, 2)
+        Response (standardized for gaussian, 0/1 for binomial, the
+        ``(time, event)`` columns for cox).
+    family : {"gaussian", "binomial", "cox"}, default="gaussian"
+        Gaussian and binomial share the formula (the binomial one at the null
+        model); cox uses the gradient of the partial likelihood at zero.
 
     Returns
     -------
@@ -191,6 +206,9 @@ def lasso_delta_max(
         ``delta_max``.
     """
     check_choice(family, "family", FAMILIES, owner="lasso_delta_max")
+    if family == "cox":
+        time, event = check_survival(y)
+        return cox_lasso_delta_max(Xs, time, event)
     return float(np.abs(Xs.T @ (y - y.mean())).max() / Xs.shape[0])
 
 
@@ -204,9 +222,16 @@ def _weights_path(
     """Weights for every delta (rows), on validated, standardized input."""
     if method == "identity":
         return np.ones((deltas.size, Xs.shape[1]))
+    if method.startswith("glmnet_"):  # the paper's early-stopped glmnet call
+        if family != "gaussian":
+            raise ValueError(f"weights={method!r} needs family='gaussian'.")
+        return glmnet_weights(Xs, y, deltas, alpha=float(method == "glmnet_lasso"))
     if family == "gaussian":
         solver = _ridge_gaussian if method == "ridge" else _lasso_gaussian
         return solver(Xs, y, deltas)
+    if family == "cox":  # y holds the (time, event) columns of check_survival
+        cox = cox_ridge_path if method == "ridge" else cox_lasso_path
+        return cox(Xs, y[:, 0], y[:, 1] == 1, deltas)
     solve_binomial = _ridge_binomial if method == "ridge" else _lasso_binomial
     return solve_binomial(Xs, y, deltas)[0]
 
@@ -218,7 +243,7 @@ def _check_deltas(delta: Any, method: str, family: str) -> NDArray[np.float64]:
         raise ValueError(
             f"delta must be a finite number or a 1-d array of them. Got {delta!r}."
         )
-    positive = method == "lasso" or (method == "ridge" and family == "binomial")
+    positive = method == "lasso" or (method == "ridge" and family != "gaussian")
     if np.any(arr < 0) or (positive and np.any(arr == 0)):
         bound = "> 0" if positive else ">= 0"
         raise ValueError(
@@ -243,16 +268,24 @@ def compute_weights(
     ----------
     X : array-like of shape (n_samples, n_features)
         The data.
-    y : array-like of shape (n_samples,)
-        The response: numbers (gaussian) or 0/1 (binomial).
-    method : {"ridge", "lasso", "identity"}, default="ridge"
+    y : array-like of shape (n_samples,) or (n_samples, 2)
+        The response: numbers (gaussian), 0/1 (binomial) or survival
+        outcomes (cox: ``(time, event)`` columns, a DataFrame or a structured
+        array, see :func:`vcpcr.Surv`).
+    method : {"ridge", "lasso", "identity", "glmnet_ridge", "glmnet_lasso"}, \
+            default="ridge"
         ``"ridge"`` and ``"lasso"`` are penalized regression coefficients,
         ``"identity"`` gives all ones (unsupervised clustering).
+        ``"glmnet_ridge"``/``"glmnet_lasso"`` reproduce the paper's weights:
+        R's ``glmnet(X, y, alpha = 0 or 1, lambda = delta, standardize =
+        FALSE)`` with its default stopping rule, which for small ``delta``
+        stops after a few passes, far from the ridge/lasso solution (see
+        :func:`vcpcr._glmnet.glmnet_gaussian`); gaussian family only.
     delta : float or array-like of float, optional
         Penalty in glmnet's parametrization (see Notes). An array returns one
         row of weights per value. Defaults to :data:`DEFAULT_DELTA`.
-    family : {"gaussian", "binomial"}, default="gaussian"
-        Loss of the penalized regression.
+    family : {"gaussian", "binomial", "cox"}, default="gaussian"
+        Loss of the penalized regression (cox: Breslow partial likelihood).
     standardize : bool, default=True
         Centre and scale ``X`` (``ddof=1``) and, for the gaussian family,
         ``y``. With ``False``, ``X`` must already be standardized.
@@ -285,7 +318,8 @@ def compute_weights(
         \quad\text{(lasso)},
 
     and for the binomial family the mean negative log-likelihood (with an
-    unpenalized intercept) replaces the squared loss. This is glmnet's
+    unpenalized intercept), for the cox family the mean negative Breslow log
+    partial likelihood, replaces the squared loss. This is glmnet's
     ``lambda`` on the same data (``standardize=FALSE``). One caveat of R:
     glmnet's gaussian ridge rescales ``y`` to unit *population* variance
     internally, so it reports the ridge at ``lambda / sd_pop(y)``.
@@ -319,7 +353,11 @@ def compute_weights(
     check_choice(method, "method", METHODS, owner="compute_weights")
     check_choice(family, "family", FAMILIES, owner="compute_weights")
     Xa = check_array(X, "X", min_samples=2, allow_constant=not standardize)
-    ya = check_array(y, "y", ensure_2d=False)
+    if family == "cox":
+        time, event = check_survival(y)
+        ya = np.column_stack([time, event.astype(np.float64)])
+    else:
+        ya = check_array(y, "y", ensure_2d=False)
     check_y_length(Xa.shape[0], ya)
     if family == "binomial" and not np.all((ya == 0) | (ya == 1)):
         raise ValueError(

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from vcpcr._tuning import one_se_index
+from vcpcr._tuning import one_se_index, scoring_name
 
 __all__ = ["plot_clusters", "plot_cv", "plot_path"]
 
@@ -58,14 +58,8 @@ def plot_cv(cv: Any, ax: Any = None, *, x: str = "mean_size") -> Any:
     if x not in ("mean_size", "lam_ratio"):
         raise ValueError(f"x must be 'mean_size' or 'lam_ratio'. Got {x!r} instead.")
     res = cv.cv_results_
-    name = cv.scoring or {"gaussian": "neg_mean_squared_error"}.get(
-        cv.family, "neg_log_loss"
-    )
-    sign, label = (
-        (-1.0, name[4:])
-        if isinstance(name, str) and name.startswith("neg_")
-        else (1.0, str(name))
-    )
+    name = scoring_name(cv.scoring, cv.family)
+    sign, label = (-1.0, name[4:]) if name.startswith("neg_") else (1.0, name)
     ax = _axes(ax, figsize=(6, 4))
     delta = res["delta"].fillna(-1.0)
     chosen = res.iloc[cv.best_index_]

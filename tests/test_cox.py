@@ -1,0 +1,445 @@
+"""Tests of the Cox pieces of step 0 (vcpcr._cox): Breslow partial likelihood,
+penalized Cox weights (against R glmnet and independent solvers) and the
+survival-outcome validation."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_allclose, assert_array_less
+from scipy.optimize import approx_fprime, check_grad, minimize
+
+from vcpcr import _cox
+from vcpcr._cox import (
+    breslow,
+    cox_lasso_delta_max,
+    cox_lasso_path,
+    cox_ridge_path,
+)
+from vcpcr._sos_nmf import standardize
+from vcpcr._validation import check_survival
+from vcpcr.exceptions import ConvergenceWarning
+
+REF = Path(__file__).parent / "reference"
+with open(REF / "cox.json") as fh:
+    COX = json.load(fh)
+DATASETS = ["cox_wide", "cox_tall"]
+
+
+def _load(name):
+    """R's scale()d X (sample sd) and the survival outcome of a reference set."""
+    df = pd.read_csv(REF / "data" / f"{name}.csv")
+    X = df.filter(regex=r"^x\d+$").to_numpy()
+    time, event = check_survival(df[["time", "event"]])
+    return X, standardize(X)[0], time, event
+
+
+def _tied_data(seed=0, n=14):
+    """Small data with tied event times, tied censoring and event/censor ties."""
+    rng = np.random.default_rng(seed)
+    time = rng.choice([0.0, 1.0, 2.0, 2.5, 4.0, 7.0], size=n)
+    event = rng.uniform(size=n) < 0.6
+    event[:2] = True
+    return rng.normal(size=n), time, event
+
+
+def _brute_force(eta, time, event):
+    """O(n^2) Breslow loss, gradient and Hessian straight from the definition."""
+    n = eta.size
+    loss, grad, hess = 0.0, -event.astype(float), np.zeros((n, n))
+    for i in np.flatnonzero(event):
+        risk = time >= time[i]
+        loss += np.log(np.exp(eta[risk]).sum()) - eta[i]
+        pi = np.where(risk, np.exp(eta), 0.0) / np.exp(eta[risk]).sum()
+        grad += pi
+        hess += np.diag(pi) - np.outer(pi, pi)
+    return loss / n, grad / n, hess / n
+
+
+def _wide_data(seed=0, n=60, p=150):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    X[:, :10] += rng.normal(size=(n, 1))  # a correlated block
+    Xs = standardize(X)[0]
+    t_event = rng.exponential(np.exp(-(Xs[:, 0] - Xs[:, min(20, p - 1)])))
+    t_cens = rng.exponential(2 * np.median(t_event), size=n)
+    time = np.round(np.minimum(t_event, t_cens), 1)
+    return Xs, time, t_event <= t_cens
+
+
+def _kkt(Xs, time, event, w, delta):
+    g = Xs.T @ breslow(Xs @ w, time, event, hessian=False)[1]
+    act = w != 0
+    v_act = np.abs(g[act] + delta * np.sign(w[act])).max(initial=0.0)
+    v_ina = (np.abs(g[~act]) - delta).max(initial=0.0)
+    return max(v_act, v_ina) / delta
+
+
+# --------------------------------------------------------------------------
+# Breslow partial likelihood
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize("seed", [0, 1, 2], ids=["seed0", "seed1", "seed2"])
+def test_breslow_equals_brute_force_with_ties(seed):
+    eta, time, event = _tied_data(seed)
+    loss, grad, hess, diag = breslow(eta, time, event)
+    ref_loss, ref_grad, ref_hess = _brute_force(eta, time, event)
+    assert_allclose(loss, ref_loss, rtol=1e-13, atol=0)
+    assert_allclose(grad, ref_grad, rtol=1e-12, atol=1e-15)
+    assert_allclose(hess, ref_hess, rtol=1e-12, atol=1e-15)
+    assert_allclose(diag, np.diag(ref_hess), rtol=1e-12, atol=1e-15)
+
+
+def test_breslow_gradient_and_hessian_pass_check_grad():
+    eta, time, event = _tied_data(3, n=25)
+
+    def loss(e):
+        return breslow(e, time, event, hessian=False)[0]
+
+    def grad(e):
+        return breslow(e, time, event, hessian=False)[1]
+
+    scale = np.linalg.norm(grad(eta))
+    assert check_grad(loss, grad, eta, epsilon=1e-7) < 1e-6 * scale
+    hess = breslow(eta, time, event)[2]
+    fd = np.array(
+        [approx_fprime(eta, lambda e, k=k: grad(e)[k], 1e-7) for k in range(25)]
+    )
+    assert_allclose(hess, fd, rtol=0, atol=1e-6 * np.abs(hess).max())
+
+
+def test_breslow_hessian_is_psd_with_constant_null_space():
+    eta, time, event = _tied_data(4, n=30)
+    hess = breslow(eta, time, event)[2]
+    assert_allclose(hess, hess.T, rtol=0, atol=1e-15)
+    assert np.linalg.eigvalsh(hess).min() > -1e-14
+    assert_allclose(hess @ np.ones(30), 0.0, rtol=0, atol=1e-15)
+    assert_allclose(breslow(eta, time, event)[1].sum(), 0.0, rtol=0, atol=1e-15)
+
+
+def test_breslow_does_not_depend_on_row_order():
+    eta, time, event = _tied_data(5, n=20)
+    perm = np.random.default_rng(0).permutation(20)
+    a = breslow(eta, time, event)
+    b = breslow(eta[perm], time[perm], event[perm])
+    assert_allclose(a[0], b[0], rtol=1e-14, atol=0)
+    assert_allclose(a[1][perm], b[1], rtol=1e-13, atol=1e-16)
+    assert_allclose(a[2][np.ix_(perm, perm)], b[2], rtol=1e-13, atol=1e-16)
+
+
+def test_breslow_extreme_linear_predictor_stays_finite():
+    """A spread of 2000 in eta overflows a naive exp(eta); no warning either."""
+    eta, time, event = _tied_data(6, n=30)
+    eta = 1000 * eta / np.abs(eta).max()
+    loss, grad, hess, diag = breslow(eta, time, event)
+    assert np.isfinite(loss)
+    assert np.all(np.isfinite(hess))
+    assert_allclose(grad.sum(), 0.0, rtol=0, atol=1e-12)
+    ref = _brute_force(eta - eta.max(), time, event)  # shift-invariant
+    assert_allclose(grad, ref[1], rtol=1e-10, atol=1e-14)
+    assert np.all(diag >= 0)
+
+
+def test_breslow_against_statsmodels_phreg():
+    from statsmodels.duration.hazard_regression import PHReg
+
+    X, _, time, event = _load("cox_tall")
+    beta = np.linspace(-0.3, 0.3, X.shape[1])
+    model = PHReg(time, X, status=event.astype(float), ties="breslow")
+    loss, grad, _, _ = breslow(X @ beta, time, event, hessian=False)
+    n = time.size
+    assert_allclose(-n * loss, model.loglike(beta), rtol=1e-12, atol=0)
+    assert_allclose(-n * X.T @ grad, model.score(beta), rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.reference
+@pytest.mark.parametrize("dataset", DATASETS, ids=DATASETS)
+def test_breslow_loglik_against_R_coxph(dataset):
+    """coxph(Surv(time, event) ~ x1 + x2 + x3, ties = "breslow") on raw x1..x3."""
+    X, _, time, event = _load(dataset)
+    ref = COX[dataset]["coxph"]["breslow"]
+    n = time.size
+    for beta, ll in ((np.zeros(3), ref["loglik_null"]), (ref["coef"], ref["loglik"])):
+        loss, grad, _, _ = breslow(X[:, :3] @ beta, time, event, hessian=False)
+        assert_allclose(-n * loss, ll, rtol=1e-13, atol=0)
+    assert np.abs(X[:, :3].T @ grad).max() < 1e-10  # the score at coxph's estimate
+
+
+# --------------------------------------------------------------------------
+# Penalized Cox weights against R
+# --------------------------------------------------------------------------
+@pytest.mark.reference
+@pytest.mark.parametrize("dataset", DATASETS, ids=DATASETS)
+def test_cox_ridge_against_R_glmnet(dataset):
+    """glmnet(scale(X), Surv(time, event), family = "cox", alpha = 0, lambda = delta,
+    standardize = FALSE, thresh = 1e-30); see tests/reference/cox.R."""
+    _, Xs, time, event = _load(dataset)
+    ref = COX[dataset]["ridge"]
+    coef = np.asarray(ref["coef"])
+    W = cox_ridge_path(Xs, time, event, ref["delta"])
+    assert_allclose(W, coef, rtol=0, atol=1e-10 * np.abs(coef).max())
+    assert_allclose(
+        W, np.asarray(ref["coef_newton"]), rtol=0, atol=1e-12 * np.abs(coef).max()
+    )
+    for w, delta, obj in zip(W, ref["delta"], ref["objective"], strict=True):
+        loss = breslow(Xs @ w, time, event, hessian=False)[0]
+        assert_allclose(loss + delta / 2 * w @ w, obj, rtol=1e-13, atol=0)
+
+
+@pytest.mark.reference
+@pytest.mark.parametrize("dataset", DATASETS, ids=DATASETS)
+def test_cox_lasso_against_R_glmnet(dataset):
+    """glmnet(scale(X), Surv(time, event), family = "cox", alpha = 1,
+    lambda = c(0.5, 0.2, 0.1) * lambda_max, standardize = FALSE, thresh = 1e-30)."""
+    _, Xs, time, event = _load(dataset)
+    ref = COX[dataset]["lasso"]
+    coef = np.asarray(ref["coef"])
+    W = cox_lasso_path(Xs, time, event, ref["delta"])
+    assert_allclose(W, coef, rtol=0, atol=1e-10 * np.abs(coef).max())
+    assert np.array_equal(W != 0, coef != 0)
+    assert ((W != 0).sum(axis=1) == ref["n_nonzero"]).all()
+    for w, delta, obj in zip(W, ref["delta"], ref["objective"], strict=True):
+        loss = breslow(Xs @ w, time, event, hessian=False)[0]
+        assert_allclose(loss + delta * np.abs(w).sum(), obj, rtol=1e-13, atol=0)
+        assert _kkt(Xs, time, event, w, delta) < 1e-10
+
+
+@pytest.mark.reference
+@pytest.mark.parametrize("dataset", DATASETS, ids=DATASETS)
+def test_cox_lasso_delta_max_against_R_glmnet(dataset):
+    """glmnet(scale(X), Surv(time, event), family = "cox",
+    standardize = FALSE)$lambda[1]."""
+    _, Xs, time, event = _load(dataset)
+    expected = COX[dataset]["lasso"]["lambda_max"]
+    assert_allclose(cox_lasso_delta_max(Xs, time, event), expected, rtol=1e-12)
+
+
+# --------------------------------------------------------------------------
+# Penalized Cox weights: independent solvers and optimality conditions
+# --------------------------------------------------------------------------
+def _full_ridge(Xs, time, event, delta):
+    """The ridge in all p coordinates: scipy trust-exact, brute-force derivatives."""
+
+    def fun(w):
+        loss, grad, hess = _brute_force(Xs @ w, time, event)
+        return loss + delta / 2 * w @ w, Xs.T @ grad + delta * w, Xs.T @ hess @ Xs
+
+    res = minimize(
+        lambda w: fun(w)[0],
+        np.zeros(Xs.shape[1]),
+        jac=lambda w: fun(w)[1],
+        hess=lambda w: fun(w)[2] + delta * np.eye(Xs.shape[1]),
+        method="trust-exact",
+        options={"gtol": 1e-13},
+    )
+    return res.x
+
+
+@pytest.mark.parametrize(("n", "p"), [(60, 8), (30, 50)], ids=["tall", "wide"])
+def test_cox_ridge_against_scipy_minimize(n, p):
+    Xs, time, event = _wide_data(seed=1, n=n, p=p)
+    deltas = [1.0, 0.05, 0.005]
+    W = cox_ridge_path(Xs, time, event, deltas)
+    for w, delta in zip(W, deltas, strict=True):
+        ref = _full_ridge(Xs, time, event, delta)
+        assert_allclose(w, ref, rtol=0, atol=1e-8 * np.abs(ref).max())
+        grad = Xs.T @ breslow(Xs @ w, time, event, hessian=False)[1] + delta * w
+        assert np.abs(grad).max() < 1e-10 * delta * np.abs(w).max()
+
+
+def test_cox_ridge_path_any_order_and_tiny_delta():
+    Xs, time, event = _wide_data(seed=2)
+    deltas = np.array([1e-2, 1e-5, 1.0, 1e-3])
+    W = cox_ridge_path(Xs, time, event, deltas)
+    for w, delta in zip(W, deltas, strict=True):
+        assert_allclose(
+            w,
+            cox_ridge_path(Xs, time, event, [delta])[0],
+            rtol=0,
+            atol=1e-9 * np.abs(w).max(),
+        )
+        grad = Xs.T @ breslow(Xs @ w, time, event, hessian=False)[1] + delta * w
+        assert np.abs(grad).max() < 1e-8 * delta * np.abs(w).max()
+    norms = np.linalg.norm(W[np.argsort(deltas)], axis=1)
+    assert np.all(np.diff(norms) < 0)  # shrinks as delta grows
+    assert_array_less(1e-5, norms)
+
+
+def test_cox_lasso_path_kkt_and_delta_max():
+    Xs, time, event = _wide_data(seed=3, n=80, p=300)
+    dmax = cox_lasso_delta_max(Xs, time, event)
+    deltas = dmax * np.array([1.0, 0.999, 0.5, 0.2, 0.05, 0.01])
+    W = cox_lasso_path(Xs, time, event, deltas)
+    assert not W[0].any()
+    assert (W[1] != 0).sum() == 1
+    assert (W[-1] != 0).sum() > (W[2] != 0).sum() > 1
+    for w, delta in zip(W, deltas, strict=True):
+        assert _kkt(Xs, time, event, w, delta) < 1e-10
+    # the true signal variables enter first
+    assert set(np.flatnonzero(W[2])) >= {0, 20}
+
+
+def test_cox_lasso_every_step_decreases_the_objective(monkeypatch):
+    """Objective values accepted inside the solver never increase (per delta)."""
+    Xs, time, event = _wide_data(seed=4, n=60, p=200)
+    accepted = []
+    backtrack, orthant = _cox._Lasso.backtrack, _cox._orthant_newton
+
+    def spy_backtrack(self, w, step, fx, slope, proj):
+        out = backtrack(self, w, step, fx, slope, proj)
+        if out is not None:
+            accepted.append((self.delta, fx, out[1]))
+        return out
+
+    def spy_orthant(pb, w, fx):
+        out = orthant(pb, w, fx)
+        accepted.append((pb.delta, fx, out[1]))
+        return out
+
+    monkeypatch.setattr(_cox._Lasso, "backtrack", spy_backtrack)
+    monkeypatch.setattr(_cox, "_orthant_newton", spy_orthant)
+    dmax = cox_lasso_delta_max(Xs, time, event)
+    cox_lasso_path(Xs, time, event, dmax * np.array([0.5, 0.1, 0.02]))
+    assert len(accepted) > 10
+    for _, before, after in accepted:
+        assert after <= before + 1e-14 * abs(before)
+
+
+def test_cox_lasso_warns_when_not_converged():
+    Xs, time, event = _wide_data(seed=5)
+    dmax = cox_lasso_delta_max(Xs, time, event)
+    with pytest.warns(ConvergenceWarning, match=r"max_iter=1 iterations at delta="):
+        cox_lasso_path(Xs, time, event, [0.05 * dmax], max_iter=1)
+
+
+@pytest.mark.parametrize(
+    ("deltas", "match"),
+    [
+        ([0.1, 0.0], "deltas must be finite numbers > 0"),
+        ([-1.0], "> 0"),
+        ([np.nan], "finite"),
+        ([], "Got"),
+    ],
+    ids=["zero", "negative", "nan", "empty"],
+)
+@pytest.mark.parametrize(
+    "solver", [cox_ridge_path, cox_lasso_path], ids=["ridge", "lasso"]
+)
+def test_cox_paths_reject_bad_deltas(solver, deltas, match):
+    Xs, time, event = _wide_data(seed=0, n=20, p=5)
+    with pytest.raises(ValueError, match=match):
+        solver(Xs, time, event, deltas)
+
+
+def test_cox_paths_reject_mismatched_lengths():
+    Xs, time, event = _wide_data(seed=0, n=20, p=5)
+    with pytest.raises(ValueError, match=r"need n rows; got shapes \(20, 5\), \(19,\)"):
+        cox_ridge_path(Xs, time[:19], event[:19], [0.1])
+
+
+# --------------------------------------------------------------------------
+# check_survival
+# --------------------------------------------------------------------------
+TIME = np.array([5.0, 3.5, 1.2, 0.0, 2.0])
+EVENT = np.array([True, False, True, False, True])
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: np.column_stack([TIME, EVENT]),
+        lambda: [(float(t), int(e)) for t, e in zip(TIME, EVENT, strict=True)],
+        lambda: pd.DataFrame({"time": TIME, "event": EVENT}),
+        lambda: pd.DataFrame({"T": TIME, "E": EVENT.astype(int)}),
+        lambda: np.array(
+            list(zip(EVENT, TIME, strict=True)), dtype=[("event", "?"), ("time", "<f8")]
+        ),
+        lambda: np.array(
+            list(zip(TIME, EVENT, strict=True)),
+            dtype=[("time", "<f8"), ("status", "?")],
+        ),
+        lambda: np.array(
+            list(zip(EVENT.astype(int), TIME, strict=True)),
+            dtype=[("e", "<i8"), ("t", "<f4")],
+        ),
+    ],
+    ids=[
+        "array",
+        "list",
+        "frame-bool",
+        "frame-int",
+        "sksurv",
+        "sksurv-swapped",
+        "struct-int",
+    ],
+)
+def test_check_survival_accepts_formats(make):
+    time, event = check_survival(make())
+    assert time.dtype == np.float64
+    assert event.dtype == bool
+    assert_allclose(time, TIME, rtol=1e-7, atol=0)
+    assert np.array_equal(event, EVENT)
+
+
+BAD = {
+    "negative": ([[1.0, 1], [-2.0, 0], [3.0, 1]], "1 negative survival time"),
+    "nan": ([[1.0, 1], [np.nan, 0], [3.0, 1]], "1 non-finite survival time"),
+    "inf": ([[1.0, 1], [np.inf, 0], [np.inf, 1]], "2 non-finite survival time"),
+    "event-2": (
+        [[1.0, 1], [2.0, 2], [3.0, 1]],
+        r"1 of 3 values are not .*pass event == 2",
+    ),
+    "event-half": (
+        [[1.0, 0.5], [2.0, 0], [3.0, 1]],
+        r"1 of 3 values are not \(e.g. \[0.5\]\)",
+    ),
+    "swapped": ([[1, 5.0], [0, 3.0], [1, 2.0]], "look swapped"),
+    "no-events": (
+        [[1.0, 0], [2.0, 0], [3.0, 0]],
+        "no events: all 3 observations are censored",
+    ),
+    "one-event-last": (
+        [[1.0, 0], [2.0, 0], [3.0, 1]],
+        r"all 1 subject\(s\) at risk at the only event time 3",
+    ),
+    "all-tied-events": ([[0.5, 0], [2.0, 1], [2.0, 1]], r"all 2 subject\(s\) at risk"),
+    "three-columns": (np.ones((4, 3)), r"shape \(n_samples, 2\).*got shape \(4, 3\)"),
+    "transposed": (
+        np.ones((2, 5)),
+        r"got shape \(2, 5\). Stack two arrays with np.column_stack",
+    ),
+    "one-dim": (np.ones(4), r"got shape \(4,\)"),
+    "one-sample": ([[1.0, 1]], "1 sample"),
+    "struct-3": (
+        np.zeros(3, dtype=[("a", "?"), ("b", "<f8"), ("c", "<f8")]),
+        "structured array of shape",
+    ),
+    "struct-floats": (
+        np.zeros(3, dtype=[("a", "<f8"), ("b", "<f8")]),
+        r"dtype=\[\('event', '\?'\)",
+    ),
+}
+
+
+@pytest.mark.parametrize(("y", "match"), list(BAD.values()), ids=list(BAD))
+def test_check_survival_rejects_bad_outcomes(y, match):
+    with pytest.raises(ValueError, match=match):
+        check_survival(y)
+
+
+def test_check_survival_rejects_non_numeric():
+    with pytest.raises(TypeError, match="must hold numeric times"):
+        check_survival(np.array([["a", "1"], ["b", "0"]]))
+    with pytest.raises(TypeError, match="y must hold numbers"):
+        check_survival(pd.DataFrame({"t": ["1", "x"], "e": [True, False]}))
+
+
+def test_check_survival_accepts_informative_edge_cases():
+    """Zero times; a censored subject tied with the only event time is informative."""
+    time, event = check_survival([[0.0, 1], [0.0, 0], [0.0, 1]])
+    assert_allclose(time, 0.0, rtol=0, atol=0)
+    Xs = standardize(np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 2.0]]))[0]
+    assert cox_lasso_delta_max(Xs, time, event) > 0

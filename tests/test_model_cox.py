@@ -1,0 +1,154 @@
+"""VCPCR(family="cox"): lifelines second step, survival predictions, inputs."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from lifelines import CoxPHFitter
+from lifelines.utils import concordance_index
+from numpy.testing import assert_allclose, assert_array_equal
+
+from vcpcr import VCPCR, VCPCRCV, Surv
+
+REF = Path(__file__).parent / "reference"
+DATA = pd.read_csv(REF / "data" / "cox_wide.csv")
+X = DATA.filter(regex=r"^x\d+$")
+Y = DATA[["time", "event"]]
+INIT = np.arange(X.shape[1]) % 4
+
+
+@pytest.fixture(scope="module")
+def model():
+    return VCPCR(n_clusters=4, family="cox", init=INIT, lam_ratio=0.2).fit(X, Y)
+
+
+@pytest.mark.reference
+def test_cluster_coef_against_R_coxph(model):
+    """R: coxph(Surv(time, event) ~ cluster_1 + ... , ties = "efron") on
+    transform(X) of this very fit (tests/reference/cox_latent.R)."""
+    with open(REF / "cox_latent.json") as fh:
+        ref = json.load(fh)
+    assert list(model.cluster_coef_.index) == ref["names"]
+    assert_allclose(model.cluster_coef_.to_numpy(), ref["coef"], rtol=1e-8)
+    assert_allclose(model.result_.standard_errors_.to_numpy(), ref["se"], rtol=1e-7)
+    assert_allclose(model.result_.log_likelihood_, ref["loglik"][1], rtol=1e-10)
+    assert_allclose(model.score(X, Y), ref["concordance"], rtol=1e-12)
+
+
+def test_cluster_coef_equals_lifelines_on_transform(model):
+    latent = pd.DataFrame(model.transform(X), columns=model.get_feature_names_out())
+    tight = {"precision": 1e-12, "r_precision": 1e-14}  # lifelines' own options
+    ref = CoxPHFitter().fit(
+        latent.assign(T=Y["time"], E=Y["event"]), "T", "E", fit_options=tight
+    )
+    assert_allclose(model.cluster_coef_.to_numpy(), ref.params_.to_numpy(), rtol=1e-8)
+    assert_allclose(model.predict(X), ref.predict_partial_hazard(latent), rtol=1e-8)
+    assert model.intercept_ == pytest.approx(-model.mean_ @ model.coef_)
+
+
+def test_survival_predictions(model):
+    times = [0.5, 1.0, 2.0, 4.0]
+    surv = model.predict_survival_function(X.iloc[:5], times=times)
+    cumhaz = model.predict_cumulative_hazard(X.iloc[:5], times=times)
+    assert surv.shape == (4, 5)
+    assert np.all(np.diff(surv.to_numpy(), axis=0) <= 0)
+    assert_allclose(surv.to_numpy(), np.exp(-cumhaz.to_numpy()), rtol=1e-12)
+    # Higher risk score, lower survival.
+    risk = model.predict(X.iloc[:5])
+    assert np.argmax(risk) == np.argmin(surv.iloc[-1].to_numpy())
+
+
+def test_score_is_harrell_concordance(model):
+    expected = concordance_index(Y["time"], -model.predict(X), Y["event"])
+    assert model.score(X, Y) == pytest.approx(expected)
+    assert model.score(X, Y) == pytest.approx(model.result_.concordance_index_)
+
+
+def test_summary_cox(model):
+    text = model.summary().as_text()
+    for item in (
+        "Surv(time, event)",
+        "cox (PH, Efron ties)",
+        "Events:",
+        "Concordance:",
+        "Log-partial-lik.:",
+        "LR test (df=4):",
+        "exp(coef)",
+        "P>|z|",
+    ):
+        assert item in text, item
+    assert max(len(line) for line in text.splitlines()) <= 80
+
+
+def test_outcome_formats_give_the_same_fit(model):
+    structured = np.empty(len(Y), dtype=[("event", "?"), ("time", "<f8")])
+    structured["event"], structured["time"] = Y["event"] == 1, Y["time"]
+    for y in (Y.to_numpy(), structured, Surv(Y["time"], Y["event"])):
+        other = VCPCR(n_clusters=4, family="cox", init=INIT, lam_ratio=0.2).fit(X, y)
+        assert_allclose(other.coef_, model.coef_, rtol=1e-12)
+    formula = VCPCR(
+        n_clusters=4,
+        family="cox",
+        init=INIT,
+        lam_ratio=0.2,
+        formula="Surv(time, event) ~ .",
+    )
+    formula.fit(DATA)
+    assert_allclose(formula.coef_, model.coef_, rtol=1e-12)
+    assert formula.yname_ == "Surv(time, event)"
+    assert formula.score(DATA) == pytest.approx(model.score(X, Y))
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        (lambda y: y.assign(time=-y["time"]), "negative"),
+        (lambda y: y.assign(event=2 * y["event"]), "0/1"),
+        (lambda y: y.assign(event=0), "no event"),
+        (
+            lambda y: y.assign(
+                time=np.where(np.arange(len(y)) == 0, np.nan, y["time"])
+            ),
+            "NaN",
+        ),
+    ],
+    ids=["negative-time", "event-coding", "no-events", "nan-time"],
+)
+def test_bad_survival_outcomes(change, match):
+    with pytest.raises(ValueError, match=match):
+        VCPCR(family="cox").fit(X, change(Y.copy()))
+
+
+def test_wrong_length_and_missing_y():
+    with pytest.raises(ValueError, match="X has 80 rows but y has 79"):
+        VCPCR(family="cox").fit(X, Y.iloc[:-1])
+    with pytest.raises(ValueError, match="requires y"):
+        VCPCR(family="cox").fit(X)
+
+
+def test_missing_lifelines_is_a_clear_import_error(monkeypatch):
+    monkeypatch.setitem(sys.modules, "lifelines", None)
+    with pytest.raises(ImportError, match=r"pip install 'vcpcr\[survival\]'"):
+        VCPCR(family="cox", n_init=1, random_state=0).fit(X, Y)
+
+
+def test_cv_for_cox():
+    cv = VCPCRCV(
+        n_clusters=(3, 4),
+        family="cox",
+        cv=3,
+        n_init=2,
+        lam_ratios=[0.1, 0.3, 0.6],
+        random_state=0,
+    )
+    cv.fit(X, Y)
+    res = cv.cv_results_
+    assert res["mean_test_score"].between(0, 1).all()
+    assert cv.best_score_ == res["mean_test_score"].max() > 0.6
+    assert "mean concordance" in cv.summary().as_text()
+    assert_array_equal(cv.predict(X), cv.best_estimator_.predict(X))
