@@ -209,6 +209,27 @@ def test_cox_lasso_against_R_glmnet(dataset):
 
 @pytest.mark.reference
 @pytest.mark.parametrize("dataset", DATASETS, ids=DATASETS)
+def test_cox_enet_against_R_glmnet(dataset):
+    """glmnet(scale(X), Surv(time, event), family = "cox", alpha = 0.05,
+    lambda = c(0.5, 0.1, 0.02) * lambda_max, standardize = FALSE)."""
+    _, Xs, time, event = _load(dataset)
+    ref = COX[dataset]["enet"]
+    coef = np.asarray(ref["coef"])
+    W = cox_lasso_path(Xs, time, event, ref["delta"], l1_ratio=ref["alpha"])
+    assert_allclose(W, coef, rtol=0, atol=1e-9 * np.abs(coef).max())
+    assert np.array_equal(W != 0, coef != 0)
+    a = ref["alpha"]
+    for w, delta, obj in zip(W, ref["delta"], ref["objective"], strict=True):
+        loss = breslow(Xs @ w, time, event, hessian=False)[0]
+        pen = delta * (a * np.abs(w).sum() + (1 - a) / 2 * w @ w)
+        assert_allclose(loss + pen, obj, rtol=1e-12, atol=0)
+    assert_allclose(
+        cox_lasso_delta_max(Xs, time, event) / a, ref["lambda_max"], rtol=1e-10
+    )
+
+
+@pytest.mark.reference
+@pytest.mark.parametrize("dataset", DATASETS, ids=DATASETS)
 def test_cox_lasso_delta_max_against_R_glmnet(dataset):
     """glmnet(scale(X), Surv(time, event), family = "cox",
     standardize = FALSE)$lambda[1]."""

@@ -81,7 +81,7 @@ def fitted_cv():
 def test_cv_results_and_best(fitted_cv):
     cv, X, y = fitted_cv
     res = cv.cv_results_
-    assert len(res) == 2 * 3 * 10
+    assert len(res) == 2 * 6 * 10  # K x enet deltas x lam_ratios
     assert list(res.columns[:3]) == ["n_clusters", "delta", "lam_ratio"]
     splits = res[[f"split{i}_test_score" for i in range(3)]].to_numpy()
     assert_allclose(res["mean_test_score"], splits.mean(axis=1))

@@ -209,3 +209,13 @@ def test_maxit_warns():
         with pytest.warns(ConvergenceWarning, match="maxit=3"):
             fit = glmnet_gaussian(Xs, ys, 1e-3, alpha=alpha, maxit=3)
         assert not fit.converged
+
+
+def test_early_stopped_weights_depend_on_column_order():
+    """Documented property: the unconverged iterate depends on the order in
+    which coordinate descent visits the columns (the converged one does not)."""
+    _, _, Xs, ys = _scaled("paper_c2_n50")
+    rev = np.arange(Xs.shape[1])[::-1]
+    w = glmnet_gaussian(Xs, ys, 3.6e-3, alpha=0.0, standardize=False).coef
+    w_rev = glmnet_gaussian(Xs[:, rev], ys, 3.6e-3, alpha=0.0, standardize=False).coef
+    assert np.linalg.norm(w - w_rev[::-1]) > 0.3 * np.linalg.norm(w)

@@ -192,7 +192,7 @@ def test_summary_text_and_html(fitted):
         "VC-PCR",
         "weight",
         "gaussian (OLS)",
-        "ridge (delta=0.01)",
+        "enet (delta=0.5)",
         "No. Observations:",
         "No. Variables:",
         "Selected:",

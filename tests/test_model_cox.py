@@ -12,6 +12,7 @@ import pytest
 from lifelines import CoxPHFitter
 from lifelines.utils import concordance_index
 from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.base import clone
 
 from vcpcr import VCPCR, VCPCRCV, Surv
 
@@ -24,7 +25,8 @@ INIT = np.arange(X.shape[1]) % 4
 
 @pytest.fixture(scope="module")
 def model():
-    return VCPCR(n_clusters=4, family="cox", init=INIT, lam_ratio=0.2).fit(X, Y)
+    model = VCPCR(n_clusters=4, family="cox", weights="ridge", init=INIT, lam_ratio=0.2)
+    return model.fit(X, Y)
 
 
 @pytest.mark.reference
@@ -89,11 +91,12 @@ def test_outcome_formats_give_the_same_fit(model):
     structured = np.empty(len(Y), dtype=[("event", "?"), ("time", "<f8")])
     structured["event"], structured["time"] = Y["event"] == 1, Y["time"]
     for y in (Y.to_numpy(), structured, Surv(Y["time"], Y["event"])):
-        other = VCPCR(n_clusters=4, family="cox", init=INIT, lam_ratio=0.2).fit(X, y)
+        other = clone(model).fit(X, y)
         assert_allclose(other.coef_, model.coef_, rtol=1e-12)
     formula = VCPCR(
         n_clusters=4,
         family="cox",
+        weights="ridge",
         init=INIT,
         lam_ratio=0.2,
         formula="Surv(time, event) ~ .",

@@ -102,6 +102,49 @@ def test_binomial_ridge_against_sklearn(delta):
     assert_allclose(w, ref.coef_[0], rtol=1e-6, atol=1e-9)
 
 
+@pytest.mark.parametrize("l1_ratio", [0.05, 0.5])
+def test_gaussian_enet_against_sklearn(l1_ratio):
+    from sklearn.linear_model import ElasticNet
+
+    X, Xs, y, _ = _std_data(3)
+    ys = (y - y.mean()) / y.std(ddof=1)
+    dmax = lasso_delta_max(Xs, ys, l1_ratio=l1_ratio)
+    deltas = dmax * np.array([0.5, 0.05, 0.01])
+    W = compute_weights(X, y, "enet", delta=deltas, l1_ratio=l1_ratio)
+    for w, delta in zip(W, deltas, strict=True):
+        ref = ElasticNet(alpha=delta, l1_ratio=l1_ratio, fit_intercept=False,
+                         tol=1e-14, max_iter=100_000).fit(Xs, ys)  # fmt: skip
+        assert_allclose(w, ref.coef_, rtol=0, atol=1e-9 * np.abs(ref.coef_).max())
+    assert (W[0] != 0).sum() < (W[2] != 0).sum()
+    assert not compute_weights(
+        X, y, "enet", delta=dmax * 1.0001, l1_ratio=l1_ratio
+    ).any()
+
+
+def test_binomial_enet_against_sklearn():
+    from sklearn.linear_model import LogisticRegression
+
+    X, Xs, y, rng = _std_data(4, n=60, p=80)
+    yb = (rng.uniform(size=y.size) < expit(y)).astype(float)
+    delta = 0.1
+    w = compute_weights(X, yb, "enet", delta=delta, family="binomial")
+    ref = LogisticRegression(C=1 / (len(yb) * delta), l1_ratio=0.05, solver="saga",
+                             tol=1e-12, max_iter=200_000).fit(Xs, yb)  # fmt: skip
+    assert_allclose(w, ref.coef_[0], rtol=0, atol=1e-7 * np.abs(w).max())
+    assert 0 < (w != 0).sum() < w.size
+
+
+def test_enet_is_the_default_and_validates_l1_ratio():
+    from vcpcr import VCPCR
+
+    assert VCPCR().weights == "enet"
+    X, _, y, _ = _std_data(5)
+    with pytest.raises(ValueError, match="l1_ratio"):
+        compute_weights(X, y, "enet", l1_ratio=0.0)
+    with pytest.raises(ValueError, match="delta must be > 0"):
+        compute_weights(X, y, "enet", delta=0.0)
+
+
 def test_binomial_lasso_kkt():
     X, Xs, y, rng = _std_data(2, n=60, p=80)
     yb = (rng.uniform(size=y.size) < expit(y)).astype(float)

@@ -246,27 +246,46 @@ def cox_lasso_delta_max(Xs: ArrayLike, time: ArrayLike, event: ArrayLike) -> flo
 
 
 def _kkt(g: _Float, w: _Float, delta: float) -> float:
-    """Largest violation of the lasso optimality conditions, relative to delta."""
+    """Largest violation of the optimality conditions, relative to ``delta``.
+
+    ``g`` is the gradient of the smooth part, ``delta`` the l1 penalty.
+    """
     act = np.abs(g + delta * np.sign(w))
     viol = np.where(w != 0, act, np.maximum(np.abs(g) - delta, 0.0))
     return float(viol.max(initial=0.0)) / delta
 
 
 class _Lasso(NamedTuple):
-    """One lasso problem: X (rows sorted by time), risk sets, delta."""
+    """One lasso or elastic-net problem (X's rows sorted by time).
+
+    ``l1_ratio`` is glmnet's mixing ``alpha``.
+    """
 
     X: _Float
     rs: _RiskSets
     delta: float
+    l1_ratio: float = 1.0
+
+    @property
+    def l1(self) -> float:
+        """The l1 penalty ``delta * l1_ratio``."""
+        return self.delta * self.l1_ratio
+
+    @property
+    def l2(self) -> float:
+        """The ridge penalty ``delta * (1 - l1_ratio)``."""
+        return self.delta * (1.0 - self.l1_ratio)
 
     def objective(self, w: _Float) -> float:
-        """``-(1/n) log PL(X w) + delta ||w||_1``."""
-        return _loss_sorted(self.X @ w, self.rs) + self.delta * np.abs(w).sum()
+        """``-(1/n) log PL(X w) + l1 ||w||_1 + l2/2 ||w||^2``."""
+        loss = _loss_sorted(self.X @ w, self.rs)
+        return loss + self.l1 * np.abs(w).sum() + 0.5 * self.l2 * float(w @ w)
 
     def gradient(self, w: _Float) -> _Float:
-        """Gradient of the loss ``-(1/n) log PL(X w)`` in ``w``."""
+        """Gradient of the smooth part ``-(1/n) log PL(X w) + l2/2 ||w||^2``."""
         eta = self.X @ w
-        return self.X.T @ _grad_sorted(eta, self.rs, _terms(eta, self.rs))
+        g = self.X.T @ _grad_sorted(eta, self.rs, _terms(eta, self.rs))
+        return g + self.l2 * w
 
     def backtrack(
         self, w: _Float, step: _Float, fx: float, slope: float, orthant: bool
@@ -296,23 +315,24 @@ def _prox_newton(
     ``sqrt(n h) z`` on ``sqrt(n h) X`` (diagonal Hessian ``h``, working
     response ``z = eta - g/h``), then an Armijo line search.
     """
-    X, rs, delta = pb
+    X, rs, delta, l1_ratio = pb
     fx = pb.objective(w)
     for _ in range(max_iter):
         w, fx = _orthant_newton(pb, w, fx)
         eta = X @ w
         tm = _terms(eta, rs)
         g_eta = _grad_sorted(eta, rs, tm)
-        if (viol := _kkt(X.T @ g_eta, w, delta)) <= tol:
+        if (viol := _kkt(X.T @ g_eta + pb.l2 * w, w, pb.l1)) <= tol:
             return w, True
         h = _hess_diag_sorted(eta, tm)
         z = eta - np.divide(g_eta, h, out=np.zeros_like(h), where=h > 0)
         sq = np.sqrt(X.shape[0] * h)
         with warnings.catch_warnings():  # an inexact step is fine: line search
             warnings.simplefilter("ignore", ConvergenceWarning)
-            step = lasso_ls(X * sq[:, None], z * sq, delta, w) - w
+            step = lasso_ls(X * sq[:, None], z * sq, delta, w, l1_ratio=l1_ratio) - w
         l1 = np.abs(w + step).sum() - np.abs(w).sum()
-        slope = min(float(g_eta @ (X @ step) + delta * l1), 0.0)
+        smooth = float(g_eta @ (X @ step) + pb.l2 * (w @ step))
+        slope = min(smooth + pb.l1 * l1, 0.0)
         found = pb.backtrack(w, step, fx, slope, False) if step.any() else None
         if found is None:  # stalled at the inner solver's precision floor
             return w, viol <= max(tol, 1e-8)
@@ -332,7 +352,7 @@ def _orthant_newton(pb: _Lasso, w: _Float, fx: float) -> tuple[_Float, float]:
         A = np.flatnonzero(w)
         if A.size == 0 or A.size >= pb.X.shape[0]:
             break
-        sub = _Lasso(pb.X[:, A], pb.rs, pb.delta)
+        sub = pb._replace(X=pb.X[:, A])
         if (step := _newton_direction(sub, w[A])) is None:
             break
         size = float(np.abs(step).max() / (1.0 + np.abs(w[A]).max()))
@@ -349,12 +369,14 @@ def _orthant_newton(pb: _Lasso, w: _Float, fx: float) -> tuple[_Float, float]:
 
 
 def _newton_direction(pb: _Lasso, wa: _Float) -> _Float | None:
-    """Newton step of ``-(1/n) log PL(X wa) + delta sign(wa)'wa`` (None: singular)."""
+    """Newton step of the objective on the orthant of ``wa`` (None: singular)."""
     eta = pb.X @ wa
     tm = _terms(eta, pb.rs)
-    g = pb.X.T @ _grad_sorted(eta, pb.rs, tm) + pb.delta * np.sign(wa)
+    g = pb.X.T @ _grad_sorted(eta, pb.rs, tm) + pb.l2 * wa + pb.l1 * np.sign(wa)
+    H = pb.X.T @ _hess_sorted(eta, tm) @ pb.X
+    H[np.diag_indices_from(H)] += pb.l2
     try:
-        return np.asarray(np.linalg.solve(pb.X.T @ _hess_sorted(eta, tm) @ pb.X, g))
+        return np.asarray(np.linalg.solve(H, g))
     except np.linalg.LinAlgError:
         return None
 
@@ -365,10 +387,11 @@ def cox_lasso_path(
     event: ArrayLike,
     deltas: ArrayLike,
     *,
+    l1_ratio: float = 1.0,
     tol: float = 1e-10,
     max_iter: int = 200,
 ) -> _Float:
-    r"""Lasso-penalized Cox weights for every ``delta`` (glmnet ``alpha=1``).
+    r"""Lasso or elastic-net Cox weights for every ``delta`` (glmnet ``alpha``).
 
     Parameters
     ----------
@@ -378,6 +401,9 @@ def cox_lasso_path(
         Survival outcome, as from :func:`check_survival`.
     deltas : array-like of shape (n_deltas,)
         Penalties, all ``> 0``, in any order.
+    l1_ratio : float, default=1.0
+        glmnet's ``alpha`` in ``(0, 1]``: the penalty is :math:`\delta
+        (\alpha\lVert w\rVert_1 + \frac{1-\alpha}{2}\lVert w\rVert_2^2)`.
     tol : float, default=1e-10
         Stop when the largest violation of the optimality (KKT) conditions,
         relative to ``delta``, is at most ``tol``.
@@ -387,8 +413,8 @@ def cox_lasso_path(
     Returns
     -------
     ndarray of shape (n_deltas, n_features)
-        Row ``i`` minimizes :math:`-\frac1n\log PL_{Breslow}(Xw) +
-        \delta_i\lVert w\rVert_1`.
+        Row ``i`` minimizes :math:`-\frac1n\log PL_{Breslow}(Xw)` plus the
+        penalty at :math:`\delta_i`.
 
     Warns
     -----
@@ -401,7 +427,7 @@ def cox_lasso_path(
     lasso, then a line search) converges linearly, slowly with hundreds of
     active variables, so exact Newton steps on the current support and signs
     follow each one. Warm starts along decreasing ``delta``; working sets from
-    the strong rule :math:`|\nabla_j| \ge 2\delta_i - \delta_{i-1}`.
+    the strong rule :math:`|\nabla_j| \ge \alpha(2\delta_i - \delta_{i-1})`.
 
     Examples
     --------
@@ -419,34 +445,39 @@ def cox_lasso_path(
     g = _Lasso(Xo, rs, 1.0).gradient(w := np.zeros(X.shape[1]))
     prev = float(np.abs(g).max())
     for i in np.argsort(-d):
-        pb = _Lasso(Xo, rs, float(d[i]))
+        pb = _Lasso(Xo, rs, float(d[i]), float(l1_ratio))
         w, g, ok = _lasso_working_set(pb, w, g, prev, tol, max_iter)
         if not ok:
             warnings.warn(
-                f"The Cox lasso weights did not converge within max_iter={max_iter} "
-                f"iterations at delta={pb.delta:.4g}: relative KKT violation "
-                f"{_kkt(g, w, pb.delta):.3g} > tol={tol:g}.",
+                f"The Cox penalized weights did not converge within "
+                f"max_iter={max_iter} iterations at delta={pb.delta:.4g}: "
+                f"relative KKT violation "
+                f"{_kkt(g, w, pb.l1):.3g} > tol={tol:g}.",
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        coef[i], prev = w, pb.delta
+        coef[i], prev = w, pb.l1
     return coef
 
 
 def _lasso_working_set(
     pb: _Lasso, w: _Float, g: _Float, prev: float, tol: float, max_iter: int
 ) -> tuple[_Float, _Float, bool]:
-    """Solve one ``delta`` on a growing working set; return w, gradient, ok."""
+    """Solve one ``delta`` on a growing working set; return w, gradient, ok.
+
+    ``g`` is the smooth part's gradient at ``w``, ``prev`` the previous l1
+    penalty (strong rule).
+    """
     ws, converged = w != 0, True
-    new = ~ws & (np.abs(g) >= 2 * pb.delta - prev)
+    new = ~ws & (np.abs(g) >= 2 * pb.l1 - prev)
     while True:
         idx = np.flatnonzero(new)
         ws[idx[np.argsort(-np.abs(g[idx]))[: max(50, int(ws.sum()))]]] = True
         if ws.any():
             cols = np.flatnonzero(ws)
-            sub = _Lasso(pb.X[:, cols], pb.rs, pb.delta)
+            sub = pb._replace(X=pb.X[:, cols])
             w[cols], ok = _prox_newton(sub, w[cols], tol, max_iter)
             converged, g = converged and ok, pb.gradient(w)
-        new = ~ws & (np.abs(g) > pb.delta * (1 + tol))
+        new = ~ws & (np.abs(g) > pb.l1 * (1 + tol))
         if not new.any():
             return w, g, converged

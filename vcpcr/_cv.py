@@ -39,7 +39,7 @@ from vcpcr._validation import (
     check_random_state,
     check_scalar,
 )
-from vcpcr._weights import METHODS, lasso_delta_max
+from vcpcr._weights import ENET_L1_RATIO, METHODS, lasso_delta_max
 from vcpcr.exceptions import ConvergenceWarning, SeparationWarning, VCPCRWarning
 
 __all__ = ["VCPCRCV"]
@@ -58,7 +58,7 @@ class VCPCRCV(BaseEstimator):
         Candidate numbers of clusters.
     family : {"gaussian", "binomial", "cox"}, default="gaussian"
         Outcome model (see :class:`VCPCR`).
-    weights : {"ridge", "lasso", "identity"} or array-like, default="ridge"
+    weights : str or array-like, default="enet"
         Weight scheme (see :class:`VCPCR`).
     deltas : array-like of float, optional
         Candidate weight penalties; default :func:`default_grid` (ignored
@@ -152,7 +152,7 @@ class VCPCRCV(BaseEstimator):
         n_clusters: int | tuple[int, ...] = (4, 5, 6),
         *,
         family: str = "gaussian",
-        weights: Any = "ridge",
+        weights: Any = "enet",
         deltas: ArrayLike | None = None,
         lam_ratios: ArrayLike | None = None,
         n_init: int = 5,
@@ -204,12 +204,15 @@ class VCPCRCV(BaseEstimator):
             if K > Xs.shape[1]:
                 raise ValueError(f"n_features={Xs.shape[1]} must be >= n_clusters={K}.")
         delta_max = None
-        if self.weights == "lasso":
-            delta_max = lasso_delta_max(Xs, target, self.family)
+        if self.weights in ("lasso", "enet", "glmnet_lasso"):
+            a = ENET_L1_RATIO if self.weights == "enet" else 1.0
+            delta_max = lasso_delta_max(Xs, target, self.family, l1_ratio=a)
         default = default_grid(self.weights, delta_max=delta_max)
         fixed = not isinstance(self.weights, str) or self.weights == "identity"
         if fixed and self.deltas is not None:
-            raise ValueError("deltas is only used with weights='ridge' or 'lasso'.")
+            raise ValueError(
+                "deltas is only used with penalized weights (e.g. 'enet', 'ridge')."
+            )
         deltas: Any = default["deltas"] if self.deltas is None else self.deltas
         ratios = default["lam_ratios"] if self.lam_ratios is None else self.lam_ratios
         ratios = check_array(ratios, "lam_ratios", ensure_2d=False)

@@ -7,6 +7,7 @@ describes the fit for ``summary()``. The estimator only dispatches.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -179,13 +180,18 @@ class Cox(Family):
         frame = pd.DataFrame(M, columns=names)
         frame[_TIME], frame[_EVENT] = outcome[:, 0], outcome[:, 1]
         # lifelines' default tolerance (1e-7 on the step) leaves ~1e-5 relative
-        # error; converge fully, as R's coxph does.
-        return CoxPHFitter().fit(
-            frame,
-            duration_col=_TIME,
-            event_col=_EVENT,
-            fit_options={"precision": 1e-12, "r_precision": 1e-14},
-        )
+        # error; converge fully, as R's coxph does. The latent variables' scale
+        # follows the weights' (small for penalized Cox weights); lifelines
+        # standardizes its columns internally, so its absolute "variance <
+        # 1e-4" warning is spurious here.
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=r".*have very low variance")
+            return CoxPHFitter().fit(
+                frame,
+                duration_col=_TIME,
+                event_col=_EVENT,
+                fit_options={"precision": 1e-12, "r_precision": 1e-14},
+            )
 
     def split_params(self, result: Any) -> tuple[float, NDArray[np.float64]]:
         """No intercept: the baseline hazard absorbs it."""

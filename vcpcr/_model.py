@@ -87,7 +87,8 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
     VC-PCR predicts ``y`` from wide, correlated data while selecting the
     variables that matter and grouping them into clusters that act together:
 
-    0. weights ``w``: ridge or lasso coefficients of ``y`` on ``X`` (or ones);
+    0. weights ``w``: penalized (elastic net, ridge or lasso) coefficients of
+       ``y`` on ``X`` (or ones);
     1. weighted SOS-NMF clusters and selects the variables of the
        standardized ``X W`` (each variable in at most one cluster, with a
        non-negative membership degree);
@@ -107,13 +108,18 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         proportional hazards (``y`` a survival outcome: ``(time, event)``
         columns, :func:`vcpcr.Surv`, or scikit-survival's structured array;
         requires lifelines).
-    weights : {"ridge", "lasso", "identity"} or array-like of shape \
-            (n_features,), default="ridge"
-        Step-0 weights: penalized regression coefficients, all ones
-        (unsupervised clustering), or given values.
+    weights : {"enet", "ridge", "lasso", "identity", "glmnet_ridge", \
+            "glmnet_lasso"} or array-like of shape (n_features,), default="enet"
+        Step-0 weights: penalized regression coefficients (``"enet"``: an
+        elastic net with glmnet's ``alpha = 0.05``, the most accurate scheme
+        on the paper's simulation; see the weights study in the docs), all ones
+        (unsupervised clustering), the paper's own early-stopped glmnet
+        weights (gaussian only), or given values (e.g. from
+        :func:`compute_weights` with another ``l1_ratio``).
     delta : float, optional
-        Penalty of the ridge/lasso weights in glmnet's parametrization (see
-        :func:`compute_weights`). ``None`` uses 0.01 (ridge) or 0.05 (lasso).
+        Penalty of the weights in glmnet's parametrization (see
+        :func:`compute_weights`). ``None`` uses :data:`DEFAULT_DELTA`: 0.5
+        (enet), 0.01 (ridge) or 0.05 (lasso).
     lam_ratio : float, default=0.5
         SOS-NMF sparsity penalty as a fraction of ``lam_max``, the smallest
         penalty that selects nothing; larger values select fewer variables.
@@ -240,7 +246,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         n_clusters: int = 5,
         *,
         family: str = "gaussian",
-        weights: str | ArrayLike = "ridge",
+        weights: str | ArrayLike = "enet",
         delta: float | None = None,
         lam_ratio: float = 0.5,
         init: str | ArrayLike = "random",

@@ -85,19 +85,27 @@ def lasso_ls(
     delta: float,
     w0: NDArray[np.float64] | None,
     *,
+    l1_ratio: float = 1.0,
     tol: float = 1e-12,
     max_iter: int = 100_000,
 ) -> NDArray[np.float64]:
     """Solve ``min 1/(2n)||b - A w||^2 + delta ||w||_1`` by coordinate descent.
 
-    ``tol`` is scikit-learn's duality-gap tolerance; outer loops that check
-    the KKT conditions themselves may pass a looser one.
+    With ``l1_ratio < 1`` the penalty is glmnet's elastic net ``delta *
+    (l1_ratio ||w||_1 + (1 - l1_ratio)/2 ||w||^2)``. ``tol`` is
+    scikit-learn's duality-gap tolerance; outer loops that check the KKT
+    conditions themselves may pass a looser one.
     """
     from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
-    from sklearn.linear_model import Lasso
+    from sklearn.linear_model import ElasticNet
 
-    model = Lasso(
-        alpha=delta, fit_intercept=False, tol=tol, max_iter=max_iter, warm_start=True
+    model = ElasticNet(
+        alpha=delta,
+        l1_ratio=l1_ratio,
+        fit_intercept=False,
+        tol=tol,
+        max_iter=max_iter,
+        warm_start=True,
     )
     if w0 is not None:
         model.coef_ = w0.copy()
@@ -106,7 +114,7 @@ def lasso_ls(
         model.fit(A, b)
     if any(issubclass(c.category, SkConvergenceWarning) for c in caught):
         warnings.warn(
-            f"Coordinate descent for the lasso weights did not reach a duality gap "
+            f"Coordinate descent for the penalized weights did not reach a duality gap "
             f"of {tol:g} at delta={delta:.4g} within max_iter={max_iter} passes.",
             ConvergenceWarning,
             stacklevel=5,

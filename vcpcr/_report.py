@@ -76,7 +76,7 @@ class SummaryMixin:
         if est.weights == "identity":
             return "identity"
         delta = DEFAULT_DELTA[est.weights] if est.delta is None else est.delta
-        return f"{est.weights} (delta={delta:g})"
+        return f"{est.weights} (delta={delta:.3g})"
 
     def _summary_left(self) -> list[tuple[str, Any]]:
         est: Any = self

@@ -1,4 +1,4 @@
-"""Step 0 of VC-PCR: the variable weights ``w`` (ridge, lasso or identity).
+"""Step 0 of VC-PCR: the variable weights ``w`` (elastic net, ridge, lasso, ...).
 
 All penalties use glmnet's parametrization on standardized data, so that
 ``delta`` means what ``lambda`` means in R's ``glmnet``:
@@ -6,9 +6,10 @@ All penalties use glmnet's parametrization on standardized data, so that
 * gaussian: ``1/(2n) ||y - X w||^2 + penalty``;
 * binomial: ``-(1/n) loglik(b0 + X w) + penalty`` with an unpenalized intercept;
 
-with ``penalty = delta/2 ||w||^2`` (ridge) or ``delta ||w||_1`` (lasso).
+with ``penalty = delta/2 ||w||^2`` (ridge), ``delta ||w||_1`` (lasso) or
+``delta (a ||w||_1 + (1-a)/2 ||w||^2)`` (elastic net, ``a = l1_ratio``).
 Every solver takes a whole vector of ``delta`` values: the ridge costs one SVD
-for all of them, the lasso warm-starts along the path.
+for all of them, the lasso and elastic net warm-start along the path.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from vcpcr._sos_nmf import standardize as _standardize
 from vcpcr._validation import (
     check_array,
     check_choice,
+    check_scalar,
     check_survival,
     check_y_length,
 )
@@ -35,16 +37,20 @@ from vcpcr.exceptions import ConvergenceWarning
 
 __all__ = ["DEFAULT_DELTA", "compute_weights", "lasso_delta_max"]
 
-METHODS = ("ridge", "lasso", "identity", "glmnet_ridge", "glmnet_lasso")
+METHODS = ("enet", "ridge", "lasso", "identity", "glmnet_ridge", "glmnet_lasso")
 FAMILIES = ("gaussian", "binomial", "cox")
+
+#: glmnet's ``alpha`` of the ``"enet"`` weights (see :func:`compute_weights`).
+ENET_L1_RATIO = 0.05
 
 #: Default penalty of each weight scheme (see :func:`compute_weights`, Notes).
 DEFAULT_DELTA = {
+    "enet": 0.5,
     "ridge": 0.01,
     "lasso": 0.05,
     "identity": 0.0,
-    "glmnet_ridge": 1e-4,
-    "glmnet_lasso": 0.01,
+    "glmnet_ridge": 0.0036,
+    "glmnet_lasso": 0.0004,
 }
 
 
@@ -107,21 +113,27 @@ def _ridge_binomial(
 
 
 def _lasso_gaussian(
-    Xs: NDArray[np.float64], y: NDArray[np.float64], deltas: NDArray[np.float64]
+    Xs: NDArray[np.float64],
+    y: NDArray[np.float64],
+    deltas: NDArray[np.float64],
+    l1_ratio: float = 1.0,
 ) -> NDArray[np.float64]:
-    """Lasso coefficients along ``deltas`` with warm starts (largest first)."""
+    """Lasso/elastic-net coefficients along ``deltas``, warm-started (largest first)."""
     yc = y - y.mean()
     coef = np.zeros((deltas.size, Xs.shape[1]))
     w: NDArray[np.float64] | None = None
     for i in np.argsort(-deltas):
-        w = coef[i] = lasso_ls(Xs, yc, float(deltas[i]), w)
+        w = coef[i] = lasso_ls(Xs, yc, float(deltas[i]), w, l1_ratio=l1_ratio)
     return coef
 
 
 def _lasso_binomial(
-    Xs: NDArray[np.float64], y: NDArray[np.float64], deltas: NDArray[np.float64]
+    Xs: NDArray[np.float64],
+    y: NDArray[np.float64],
+    deltas: NDArray[np.float64],
+    l1_ratio: float = 1.0,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """L1-penalized logistic regression by proximal Newton (glmnet's scheme).
+    """L1 or elastic-net logistic regression by proximal Newton (glmnet's scheme).
 
     Each outer step solves the weighted-least-squares lasso of the working
     response by coordinate descent, then a backtracking line search on the
@@ -134,7 +146,7 @@ def _lasso_binomial(
     b0, w = np.log(ybar / (1 - ybar)), np.zeros(p)
     for i in np.argsort(-deltas):
         delta = float(deltas[i])
-        b0, w = _prox_newton_logistic(Xs, y, delta, b0, w)
+        b0, w = _prox_newton_logistic(Xs, y, delta, b0, w, l1_ratio)
         intercept[i], coef[i] = b0, w
     return coef, intercept
 
@@ -145,12 +157,18 @@ def _prox_newton_logistic(
     delta: float,
     b0: float,
     w: NDArray[np.float64],
+    l1_ratio: float = 1.0,
     max_iter: int = 100,
 ) -> tuple[float, NDArray[np.float64]]:
-    """Minimize ``-(1/n) loglik(b0 + X w) + delta ||w||_1`` from ``(b0, w)``."""
+    """Minimize ``-(1/n) loglik(b0 + X w) + penalty(w)`` from ``(b0, w)``.
+
+    ``penalty = delta (a ||w||_1 + (1-a)/2 ||w||^2)`` with ``a = l1_ratio``.
+    """
+    l1, l2 = delta * l1_ratio, delta * (1.0 - l1_ratio)
 
     def objective(b0: float, w: NDArray[np.float64]) -> float:
-        return _logistic_loss(b0 + Xs @ w, y) + delta * float(np.abs(w).sum())
+        pen = l1 * float(np.abs(w).sum()) + 0.5 * l2 * float(w @ w)
+        return _logistic_loss(b0 + Xs @ w, y) + pen
 
     n = Xs.shape[0]
     fx = objective(b0, w)
@@ -164,7 +182,8 @@ def _prox_newton_logistic(
         xm = d @ Xs / d.sum()
         zm = float(d @ z / d.sum())
         sq = np.sqrt(d * n / d.sum())
-        w_new = lasso_ls((Xs - xm) * sq[:, None], (z - zm) * sq, delta * n / d.sum(), w)
+        A, b = (Xs - xm) * sq[:, None], (z - zm) * sq
+        w_new = lasso_ls(A, b, delta * n / d.sum(), w, l1_ratio=l1_ratio)
         b0_new = zm - float(xm @ w_new)
         t, f_new = 1.0, objective(b0_new, w_new)
         while f_new > fx and t > 1e-10:
@@ -176,7 +195,7 @@ def _prox_newton_logistic(
         if done:
             return b0, w
     warnings.warn(
-        f"The proximal Newton solver for the binomial lasso weights did not "
+        f"The proximal Newton solver for the binomial penalized weights did not "
         f"converge within {max_iter} iterations at delta={delta:.4g}.",
         ConvergenceWarning,
         stacklevel=4,
@@ -185,7 +204,10 @@ def _prox_newton_logistic(
 
 
 def lasso_delta_max(
-    Xs: NDArray[np.float64], y: NDArray[np.float64], family: str = "gaussian"
+    Xs: NDArray[np.float64],
+    y: NDArray[np.float64],
+    family: str = "gaussian",
+    l1_ratio: float = 1.0,
 ) -> float:
     """Smallest lasso penalty with all weights zero: ``max_j |x_j'(y - ybar)|/n``.
 
@@ -199,6 +221,9 @@ def lasso_delta_max(
     family : {"gaussian", "binomial", "cox"}, default="gaussian"
         Gaussian and binomial share the formula (the binomial one at the null
         model); cox uses the gradient of the partial likelihood at zero.
+    l1_ratio : float, default=1.0
+        The elastic net's mixing: its ``delta_max`` is the lasso's divided by
+        ``l1_ratio``.
 
     Returns
     -------
@@ -208,8 +233,8 @@ def lasso_delta_max(
     check_choice(family, "family", FAMILIES, owner="lasso_delta_max")
     if family == "cox":
         time, event = check_survival(y)
-        return cox_lasso_delta_max(Xs, time, event)
-    return float(np.abs(Xs.T @ (y - y.mean())).max() / Xs.shape[0])
+        return cox_lasso_delta_max(Xs, time, event) / l1_ratio
+    return float(np.abs(Xs.T @ (y - y.mean())).max() / Xs.shape[0]) / l1_ratio
 
 
 def _weights_path(
@@ -218,22 +243,30 @@ def _weights_path(
     method: str,
     deltas: NDArray[np.float64],
     family: str,
+    l1_ratio: float = ENET_L1_RATIO,
 ) -> NDArray[np.float64]:
-    """Weights for every delta (rows), on validated, standardized input."""
+    """Weights for every delta (rows), on validated, standardized input.
+
+    ``l1_ratio`` is the mixing of ``"enet"`` (the lasso's is 1).
+    """
     if method == "identity":
         return np.ones((deltas.size, Xs.shape[1]))
     if method.startswith("glmnet_"):  # the paper's early-stopped glmnet call
         if family != "gaussian":
             raise ValueError(f"weights={method!r} needs family='gaussian'.")
         return glmnet_weights(Xs, y, deltas, alpha=float(method == "glmnet_lasso"))
+    a = l1_ratio if method == "enet" else 1.0
     if family == "gaussian":
-        solver = _ridge_gaussian if method == "ridge" else _lasso_gaussian
-        return solver(Xs, y, deltas)
+        if method == "ridge":
+            return _ridge_gaussian(Xs, y, deltas)
+        return _lasso_gaussian(Xs, y, deltas, a)
     if family == "cox":  # y holds the (time, event) columns of check_survival
-        cox = cox_ridge_path if method == "ridge" else cox_lasso_path
-        return cox(Xs, y[:, 0], y[:, 1] == 1, deltas)
-    solve_binomial = _ridge_binomial if method == "ridge" else _lasso_binomial
-    return solve_binomial(Xs, y, deltas)[0]
+        if method == "ridge":
+            return cox_ridge_path(Xs, y[:, 0], y[:, 1] == 1, deltas)
+        return cox_lasso_path(Xs, y[:, 0], y[:, 1] == 1, deltas, l1_ratio=a)
+    if method == "ridge":
+        return _ridge_binomial(Xs, y, deltas)[0]
+    return _lasso_binomial(Xs, y, deltas, a)[0]
 
 
 def _check_deltas(delta: Any, method: str, family: str) -> NDArray[np.float64]:
@@ -243,7 +276,9 @@ def _check_deltas(delta: Any, method: str, family: str) -> NDArray[np.float64]:
         raise ValueError(
             f"delta must be a finite number or a 1-d array of them. Got {delta!r}."
         )
-    positive = method == "lasso" or (method == "ridge" and family != "gaussian")
+    positive = method in ("lasso", "enet") or (
+        method == "ridge" and family != "gaussian"
+    )
     if np.any(arr < 0) or (positive and np.any(arr == 0)):
         bound = "> 0" if positive else ">= 0"
         raise ValueError(
@@ -261,6 +296,7 @@ def compute_weights(
     delta: float | ArrayLike | None = None,
     family: str = "gaussian",
     standardize: bool = True,
+    l1_ratio: float = ENET_L1_RATIO,
 ) -> NDArray[np.float64]:
     r"""Compute the VC-PCR variable weights (step 0).
 
@@ -272,15 +308,17 @@ def compute_weights(
         The response: numbers (gaussian), 0/1 (binomial) or survival
         outcomes (cox: ``(time, event)`` columns, a DataFrame or a structured
         array, see :func:`vcpcr.Surv`).
-    method : {"ridge", "lasso", "identity", "glmnet_ridge", "glmnet_lasso"}, \
-            default="ridge"
-        ``"ridge"`` and ``"lasso"`` are penalized regression coefficients,
+    method : {"enet", "ridge", "lasso", "identity", "glmnet_ridge", \
+            "glmnet_lasso"}, default="ridge"
+        ``"enet"`` (elastic net, the default of :class:`VCPCR`), ``"ridge"``
+        and ``"lasso"`` are penalized regression coefficients,
         ``"identity"`` gives all ones (unsupervised clustering).
         ``"glmnet_ridge"``/``"glmnet_lasso"`` reproduce the paper's weights:
         R's ``glmnet(X, y, alpha = 0 or 1, lambda = delta, standardize =
         FALSE)`` with its default stopping rule, which for small ``delta``
-        stops after a few passes, far from the ridge/lasso solution (see
-        :func:`vcpcr._glmnet.glmnet_gaussian`); gaussian family only.
+        stops far from the ridge/lasso solution, at weights that depend on
+        the order of the columns (see :func:`vcpcr._glmnet.glmnet_gaussian`);
+        gaussian family only.
     delta : float or array-like of float, optional
         Penalty in glmnet's parametrization (see Notes). An array returns one
         row of weights per value. Defaults to :data:`DEFAULT_DELTA`.
@@ -289,6 +327,9 @@ def compute_weights(
     standardize : bool, default=True
         Centre and scale ``X`` (``ddof=1``) and, for the gaussian family,
         ``y``. With ``False``, ``X`` must already be standardized.
+    l1_ratio : float, default=0.05
+        glmnet's ``alpha`` of the ``"enet"`` weights, in ``(0, 1]``
+        (ignored by the other schemes).
 
     Returns
     -------
@@ -316,6 +357,10 @@ def compute_weights(
         \quad\text{(ridge)},\qquad
         \frac{1}{2n}\lVert y - Xw\rVert_2^2 + \delta \lVert w\rVert_1
         \quad\text{(lasso)},
+
+    and the elastic net adds :math:`\delta(\alpha\lVert w\rVert_1 +
+    \frac{1-\alpha}{2}\lVert w\rVert_2^2)` with :math:`\alpha` =
+    ``l1_ratio``,
 
     and for the binomial family the mean negative log-likelihood (with an
     unpenalized intercept), for the cox family the mean negative Breslow log
@@ -352,6 +397,8 @@ def compute_weights(
     """
     check_choice(method, "method", METHODS, owner="compute_weights")
     check_choice(family, "family", FAMILIES, owner="compute_weights")
+    check_scalar(l1_ratio, "l1_ratio", numbers.Real, owner="compute_weights",
+                 min_val=0.0, max_val=1.0, include_min=False)  # fmt: skip
     Xa = check_array(X, "X", min_samples=2, allow_constant=not standardize)
     if family == "cox":
         time, event = check_survival(y)
@@ -375,5 +422,5 @@ def compute_weights(
         if np.ptp(ya) == 0:
             raise ValueError("y is constant; it cannot be standardized.")
         ya = (ya - ya.mean()) / ya.std(ddof=1)
-    W = _weights_path(Xs, ya, method, deltas, family)
+    W = _weights_path(Xs, ya, method, deltas, family, float(l1_ratio))
     return W[0] if scalar else W
