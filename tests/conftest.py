@@ -6,6 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+# The scripts that regenerate the reference data write files when imported;
+# --doctest-modules must not collect them.
+collect_ignore_glob = ["reference/*.py"]
+
 
 def make_blocks(n=60, n_blocks=4, block_size=5, n_noise=20, rho=0.8, seed=0):
     """X with correlated blocks plus noise variables, and y driven by blocks 0 and 2.

@@ -1,7 +1,8 @@
 """Write the cluster latent variables of a fixed VC-PCR Cox fit (for cox_latent.R).
 
 The fit uses a fixed initial partition, so it is deterministic:
-VCPCR(n_clusters=4, family="cox", init=np.arange(100) % 4, lam_ratio=0.2) on
+VCPCR(n_clusters=4, family="cox", weights="ridge", init=np.arange(100) % 4,
+lam_ratio=0.2) on
 data/cox_wide.csv. tests/test_model_cox.py refits it and compares its
 coefficients with R's coxph on these latent variables.
 
@@ -20,7 +21,10 @@ from vcpcr import VCPCR
 HERE = Path(__file__).parent
 df = pd.read_csv(HERE / "data" / "cox_wide.csv")
 X, y = df.filter(regex=r"^x\d+$"), df[["time", "event"]]
-model = VCPCR(n_clusters=4, family="cox", init=np.arange(X.shape[1]) % 4, lam_ratio=0.2)
+model = VCPCR(
+    n_clusters=4, family="cox", weights="ridge", init=np.arange(X.shape[1]) % 4,
+    lam_ratio=0.2,
+)
 model.fit(X, y)
 latent = pd.DataFrame(model.transform(X), columns=model.get_feature_names_out())
 latent[["time", "event"]] = y.to_numpy()
