@@ -19,8 +19,8 @@ from sklearn.metrics import check_scoring
 from sklearn.model_selection import check_cv
 from sklearn.utils.validation import check_is_fitted
 
-from vcpcr._families import FAMILIES, Prepared
-from vcpcr._model import VCPCR, validate_xy
+from vcpcr._families import FAMILIES, Prepared, validate_xy
+from vcpcr._model import VCPCR
 from vcpcr._sos_nmf import standardize
 from vcpcr._tuning import (
     DEFAULT_SCORING,

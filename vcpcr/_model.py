@@ -16,7 +16,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from vcpcr._clustering import best_start, initial_partitions, order_clusters
-from vcpcr._families import FAMILIES, Family
+from vcpcr._families import FAMILIES, Family, raw_coefficients, validate_xy
 from vcpcr._report import SummaryMixin
 from vcpcr._sos_nmf import (
     SOSNMFResult,
@@ -31,46 +31,6 @@ from vcpcr._weights import DEFAULT_DELTA, METHODS, compute_weights
 from vcpcr.exceptions import VCPCRWarning
 
 __all__ = ["VCPCR"]
-
-
-def raw_coefficients(
-    V: NDArray[np.float64],
-    a0: float,
-    a: NDArray[np.float64],
-    mean: NDArray[np.float64],
-    scale: NDArray[np.float64],
-) -> tuple[NDArray[np.float64], float]:
-    """Variable coefficients ``b = V a`` and intercept on the raw scale of X."""
-    coef = (V @ a) / scale
-    return coef, float(a0 - mean @ coef)
-
-
-def validate_xy(
-    est: Any, X: Any, y: Any, family: str
-) -> tuple[NDArray[np.float64], Any]:
-    """scikit-learn's checks of X (and of y, except survival outcomes).
-
-    Sets ``est.n_features_in_`` (and ``feature_names_in_``) as scikit-learn
-    estimators do.
-    """
-    if family != "cox":
-        return validate_data(  # type: ignore[no-any-return]
-            est,
-            X,
-            y,
-            dtype=np.float64,
-            ensure_all_finite=False,
-            y_numeric=family == "gaussian",
-        )
-    if y is None:
-        raise ValueError(
-            f"{type(est).__name__} requires y to be passed, but the target y is "
-            f"None. For family='cox' give (time, event), e.g. vcpcr.Surv(time, event)."
-        )
-    Xv = validate_data(est, X, dtype=np.float64, ensure_all_finite=False)
-    if len(y) != Xv.shape[0]:
-        raise ValueError(f"X has {Xv.shape[0]} rows but y has {len(y)}.")
-    return Xv, y
 
 
 def _is_binomial(est: VCPCR) -> bool:

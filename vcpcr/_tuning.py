@@ -16,8 +16,8 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import clone
 
-from vcpcr._families import FAMILIES, Family, Prepared
-from vcpcr._model import VCPCR, raw_coefficients
+from vcpcr._families import FAMILIES, Family, Prepared, raw_coefficients
+from vcpcr._model import VCPCR
 from vcpcr._path import batched_sos_nmf, initial_lambda_max
 from vcpcr._sos_nmf import random_partition, standardize
 from vcpcr._weights import _weights_path
