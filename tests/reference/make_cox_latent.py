@@ -22,7 +22,10 @@ HERE = Path(__file__).parent
 df = pd.read_csv(HERE / "data" / "cox_wide.csv")
 X, y = df.filter(regex=r"^x\d+$"), df[["time", "event"]]
 model = VCPCR(
-    n_clusters=4, family="cox", weights="ridge", init=np.arange(X.shape[1]) % 4,
+    n_clusters=4,
+    family="cox",
+    weights="ridge",
+    init=np.arange(X.shape[1]) % 4,
     lam_ratio=0.2,
 )
 model.fit(X, y)
