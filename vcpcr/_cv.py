@@ -143,8 +143,8 @@ class VCPCRCV(BaseEstimator):
     ...              random_state=0).fit(X, y)
     >>> sorted(cv.best_params_)
     ['delta', 'lam_ratio', 'n_clusters']
-    >>> cv.cv_results_.shape[0]  # 2 K x 3 deltas x 10 lam_ratios
-    60
+    >>> cv.cv_results_.shape[0]  # 2 K x 6 deltas x 10 lam_ratios
+    120
     """
 
     def __init__(
