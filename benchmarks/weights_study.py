@@ -41,15 +41,12 @@ from __future__ import annotations
 
 import argparse
 import time
-import warnings
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
-from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
-from sklearn.linear_model import enet_path
 
 from vcpcr._glmnet import glmnet_weights
 from vcpcr._path import batched_sos_nmf, initial_lambda_max
@@ -119,18 +116,12 @@ def enet_scheme(l1_ratio: float, grid: Array) -> WeightsFn:
     """Elastic net ``1/(2n)||y-Xw||^2 + lam (a|w|_1 + (1-a)/2 |w|^2)``.
 
     ``lam`` runs over ``grid`` times the smallest ``lam`` giving all zeros,
-    ``max|X'y| / (n a)`` (glmnet's parametrization, sklearn's solver).
+    ``max|X'y| / (n a)``: vcpcr's ``"enet"`` weights with mixing ``a``.
     """
 
     def fn(Xs: Array, ys: Array, rng: np.random.Generator) -> Array:
-        lams = np.sort(grid)[::-1] * _delta_max(Xs, ys) / l1_ratio
-        with warnings.catch_warnings():  # tiny duality gaps only; see the docs
-            warnings.simplefilter("ignore", SkConvergenceWarning)
-            _, coefs, _ = enet_path(
-                Xs, ys, l1_ratio=l1_ratio, alphas=lams, tol=1e-10, max_iter=100_000
-            )
-        order = np.argsort(np.argsort(-grid))  # back to the order of grid
-        return np.asarray(coefs.T[order])
+        lams = grid * _delta_max(Xs, ys) / l1_ratio
+        return _weights_path(Xs, ys, "enet", lams, "gaussian", l1_ratio)
 
     return fn
 
