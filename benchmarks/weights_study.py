@@ -49,7 +49,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from vcpcr._glmnet import glmnet_weights
-from vcpcr._path import batched_sos_nmf, initial_lambda_max
+from vcpcr._sos_nmf import batched_sos_nmf, initial_lambda_max
 from vcpcr._sos_nmf import random_partition
 from vcpcr._weights import _weights_path
 from vcpcr.metrics import mcc_clustering, mcc_support

@@ -8,12 +8,13 @@ import pytest
 import statsmodels.api as sm
 from conftest import make_blocks
 from numpy.testing import assert_allclose, assert_array_equal
+from single_sos_nmf import sos_nmf_single
 from sklearn.base import clone
 from sklearn.metrics import get_scorer
 from sklearn.model_selection import KFold
 
 from vcpcr import VCPCR, VCPCRCV, compute_weights, lambda_max, random_partition
-from vcpcr._sos_nmf import _sos_nmf_single, standardize
+from vcpcr._sos_nmf import standardize
 from vcpcr._tuning import FoldSpec, Grid, fit_fold
 
 KF = KFold(3, shuffle=True, random_state=0)
@@ -41,7 +42,7 @@ def _loop_fold_scores(Xtr, ytr, Xte, yte, grid, n_init, seed):
                 lambda_max(Xs, s, weights=w, standardize=False) for s in inits[K]
             )
             for r in grid.lam_ratios:
-                runs = [_sos_nmf_single(Xs * w, s, lam=r * lmax)[0] for s in inits[K]]
+                runs = [sos_nmf_single(Xs * w, s, lam=r * lmax)[0] for s in inits[K]]
                 best = min(runs, key=lambda res: res.objective[-1])
                 M = Xs @ best.V
                 fit = sm.OLS(ytr, sm.add_constant(M, has_constant="add")).fit()

@@ -1,29 +1,40 @@
-"""Step 1 for the estimator: random starts at a common penalty, best start.
+"""Step 1: random starts, the best of them, and the clusters for display.
 
-``VCPCR.fit`` draws its initial partitions, solves weighted SOS-NMF from each
-at the same absolute penalty (so that their objectives compare), keeps the
-start with the lowest final objective and orders the clusters for display.
+One restart driver, :func:`best_starts`, serves :class:`vcpcr.VCPCR`,
+:class:`vcpcr.VCPCRCV` (per fold, through :mod:`vcpcr._tuning`),
+:mod:`vcpcr.plotting` and ``vcpcr benchmark``: every start of every grid
+point is one problem of a single :func:`vcpcr._sos_nmf.batched_sos_nmf` call,
+the starts of a point share an absolute penalty (so that their objectives
+compare) and the start with the lowest final objective is kept.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
-from vcpcr._path import initial_lambda_max
 from vcpcr._sos_nmf import (
+    BatchResult,
     SOSNMFResult,
     _check_init,
-    _sos_nmf_single,
-    _warn_status,
+    batched_sos_nmf,
+    initial_lambda_max,
     random_partition,
+    warn_unconverged,
 )
 from vcpcr._validation import check_choice, check_random_state
 
-__all__ = ["Clusters", "best_start", "initial_partitions", "order_clusters"]
+__all__ = [
+    "BestStarts",
+    "Clusters",
+    "best_starts",
+    "initial_partitions",
+    "order_clusters",
+]
 
 
 def initial_partitions(
@@ -37,28 +48,102 @@ def initial_partitions(
     return [random_partition(p, n_clusters, rng) for _ in range(n_init)]
 
 
-def best_start(
+class BestStarts(NamedTuple):
+    """The kept start of every grid point (see :func:`best_starts`).
+
+    Attributes
+    ----------
+    problem : ndarray of int of shape (n_points,)
+        The kept problem of each point (a row of ``batch``).
+    start : ndarray of int of shape (n_points,)
+        Its position in the point's group of starts.
+    lam, lam_max : ndarray of shape (n_points,)
+        The absolute penalty of the point and the ``lam_max`` it is a
+        fraction of (the largest over the group's starts).
+    batch : BatchResult
+        Every problem solved (all starts of all points).
+    """
+
+    problem: NDArray[np.intp]
+    start: NDArray[np.intp]
+    lam: NDArray[np.float64]
+    lam_max: NDArray[np.float64]
+    batch: BatchResult
+
+    @property
+    def labels(self) -> NDArray[np.intp]:
+        """Labels of the kept start of each point (points x features)."""
+        return self.batch.labels[self.problem]
+
+    @property
+    def v(self) -> NDArray[np.float64]:
+        """Memberships of the kept start of each point (points x features)."""
+        return self.batch.v[self.problem]
+
+    @property
+    def converged(self) -> NDArray[np.bool_]:
+        """Whether the kept start of each point converged."""
+        return self.batch.converged[self.problem]
+
+
+def best_starts(
     Xs: NDArray[np.float64],
-    w: NDArray[np.float64],
-    starts: list[NDArray[np.intp]],
-    lam_ratio: float,
+    W: NDArray[np.float64],
+    groups: Sequence[Sequence[ArrayLike]],
+    group_idx: ArrayLike,
+    weight_idx: ArrayLike,
+    lam_ratios: ArrayLike,
+    *,
     max_iter: int,
     tol: float,
-) -> tuple[SOSNMFResult, int, float]:
-    """Solve every start at ``lam_ratio`` times the starts' largest ``lam_max``.
+    history: bool = False,
+    warn: bool = False,
+) -> BestStarts:
+    """Solve every start of every grid point; keep each point's best start.
 
-    Returns the result of the start with the lowest final objective, its
-    index and the common ``lam_max``; warns if that start did not converge.
+    Point ``b`` runs each initial partition of ``groups[group_idx[b]]`` with
+    weights ``W[weight_idx[b]]`` at the common penalty ``lam_ratios[b] *
+    lam_max``, ``lam_max`` being the largest :func:`vcpcr.lambda_max` over
+    the group's starts (with these weights), and keeps the start with the
+    lowest final objective (the first on ties). The paper's per-start
+    ``lam_max`` is a group of one start. ``history`` records the objective
+    of every iteration; ``warn`` issues a ConvergenceWarning for each kept
+    start that did not converge (the caller's caller is blamed: ``VCPCR.fit``
+    is called by the user).
     """
-    lam_max = float(initial_lambda_max(Xs, w, starts).max())
-    XW = Xs * w
-    runs = [
-        _sos_nmf_single(XW, s, lam=lam_ratio * lam_max, max_iter=max_iter, tol=tol)
-        for s in starts
-    ]
-    best = int(np.argmin([r.objective[-1] for r, _ in runs]))
-    _warn_status(runs[best][1], max_iter, tol, stacklevel=4)
-    return runs[best][0]._replace(lam_max=lam_max), best, lam_max
+    gidx, widx = (
+        np.asarray(group_idx, dtype=np.intp),
+        np.asarray(weight_idx, dtype=np.intp),
+    )
+    ratios = np.asarray(lam_ratios, dtype=np.float64)
+    sizes = np.array([len(g) for g in groups], dtype=np.intp)
+    first = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    inits = [start for group in groups for start in group]
+    lam_max = np.maximum.reduceat(initial_lambda_max(Xs, W, inits), first, axis=1)
+    lam_max = lam_max[widx, gidx]
+    lam = ratios * lam_max
+    # problems: point by point, the starts of a point consecutive
+    n_starts = sizes[gidx]
+    point = np.repeat(np.arange(gidx.size), n_starts)
+    offset = np.concatenate(([0], np.cumsum(n_starts)[:-1]))
+    start = np.arange(point.size) - offset[point]
+    batch = batched_sos_nmf(
+        Xs,
+        W,
+        inits,
+        widx[point],
+        first[gidx[point]] + start,
+        lam[point],
+        max_iter=max_iter,
+        tol=tol,
+        history=history,
+    )
+    kept = np.lexsort((batch.objective, point))[offset]
+    if warn:
+        for b in kept[~batch.converged[kept]].tolist():
+            reason, rel = str(batch.reason[b]), float(batch.rel_change[b])
+            warn_unconverged(reason, rel, max_iter, tol, stacklevel=3)
+    return BestStarts(kept, start[kept], lam, lam_max, batch)
 
 
 class Clusters(NamedTuple):

@@ -15,19 +15,16 @@ from sklearn.utils._tags import ClassifierTags, RegressorTags, Tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from vcpcr._clustering import best_start, initial_partitions, order_clusters
+from vcpcr._clustering import best_starts, initial_partitions, order_clusters
 from vcpcr._families import FAMILIES, Family, raw_coefficients, validate_xy
 from vcpcr._report import SummaryMixin
-from vcpcr._sos_nmf import (
-    SOSNMFResult,
-    standardize,
-)
+from vcpcr._sos_nmf import SOSNMFResult, single_result, standardize
 from vcpcr._validation import (
     check_array,
     check_choice,
     check_scalar,
 )
-from vcpcr._weights import DEFAULT_DELTA, METHODS, compute_weights
+from vcpcr._weights import METHODS, weights_for_grid
 from vcpcr.exceptions import VCPCRWarning
 
 __all__ = ["VCPCR"]
@@ -334,8 +331,21 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         starts = initial_partitions(
             self.init, self.n_clusters, self.n_init, Xs.shape[1], self.random_state
         )
-        best, self.best_init_, self.lam_max_ = best_start(
-            Xs, self.weights_, starts, float(self.lam_ratio), self.max_iter, self.tol
+        res = best_starts(
+            Xs,
+            self.weights_[None, :],
+            [starts],
+            [0],
+            [0],
+            [float(self.lam_ratio)],
+            max_iter=self.max_iter,
+            tol=self.tol,
+            history=True,
+            warn=True,
+        )
+        self.best_init_, self.lam_max_ = int(res.start[0]), float(res.lam_max[0])
+        best = single_result(
+            Xs, self.weights_, res.batch, int(res.problem[0]), res.lam[0], self.lam_max_
         )
         self._set_clusters(best, names)
         M = Xs @ self.membership_.to_numpy()
@@ -355,34 +365,9 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         self, Xs: NDArray[np.float64], target: NDArray[np.float64]
     ) -> NDArray[np.float64]:
         """Step 0 on the standardized data."""
-        p = Xs.shape[1]
-        if not isinstance(self.weights, str):
-            w = check_array(self.weights, "weights", ensure_2d=False)
-            if w.shape[0] != p:
-                raise ValueError(
-                    f"weights has {w.shape[0]} entries but X has {p} columns; give "
-                    f"one weight per variable."
-                )
-            return w
-        if self.weights == "identity":
-            return np.ones(p)
-        delta = DEFAULT_DELTA[self.weights] if self.delta is None else self.delta
-        w = compute_weights(
-            Xs,
-            target,
-            self.weights,
-            delta=float(delta),
-            family=self.family,
-            standardize=False,
-        )
-        if not np.any(w):
-            warnings.warn(
-                f"All {self.weights} weights are zero at delta={delta:g}: no variable "
-                f"can be selected and the model predicts a constant. Lower delta.",
-                VCPCRWarning,
-                stacklevel=3,
-            )
-        return w
+        return weights_for_grid(
+            Xs, target, self.weights, [self.delta], self.family, stacklevel=3
+        )[0]
 
     def _set_clusters(self, res: SOSNMFResult, names: list[str]) -> None:
         """Set the cluster attributes from the kept start."""

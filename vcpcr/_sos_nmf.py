@@ -9,13 +9,20 @@ The solver alternates two closed-form updates (Marion et al., Algorithm 1):
 
 Because a row of ``V`` has at most one non-zero, ``V`` is stored as a label and
 a value per variable; ``X W V`` is then a sparse product costing ``O(np)``.
+
+One engine runs every problem: :func:`batched_sos_nmf` advances a batch of
+problems (weights, initial partitions and penalties of a tuning grid) together
+-- one sparse product for the latent variables, one GEMM per (weights, ``K``)
+run for the scores, a vectorized argmax for the assignment. :func:`sos_nmf`
+is a batch of one, :func:`lambda_max` the first half-iteration.
 """
 
 from __future__ import annotations
 
-import hashlib
 import numbers
 import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -25,9 +32,21 @@ from numpy.typing import ArrayLike, NDArray
 from vcpcr._validation import check_array, check_random_state, check_scalar
 from vcpcr.exceptions import ConvergenceWarning
 
-__all__ = ["SOSNMFResult", "lambda_max", "random_partition", "sos_nmf", "standardize"]
+__all__ = [
+    "BatchResult",
+    "SOSNMFResult",
+    "batched_sos_nmf",
+    "initial_lambda_max",
+    "lambda_max",
+    "random_partition",
+    "sos_nmf",
+    "standardize",
+]
 
 _OWNER = "sos_nmf"
+_BATCH = "batched_sos_nmf"
+_Floats = NDArray[np.float64]
+_Ints = NDArray[np.intp]
 
 
 class SOSNMFResult(NamedTuple):
@@ -133,47 +152,6 @@ def random_partition(
     return labels.astype(np.intp)
 
 
-def _latent(
-    XWT: NDArray[np.float64],
-    labels: NDArray[np.intp],
-    v: NDArray[np.float64],
-    K: int,
-    col_sd: NDArray[np.float64],
-) -> NDArray[np.float64]:
-    """Return the unit-variance latent variables ``normalize(XW V (V'V)^-1)``.
-
-    ``XWT`` is ``(X W)'`` stored contiguously (``p x n``: the sparse product
-    then needs no copy). ``labels`` must lie in ``0..K-1`` for selected
-    variables (``v > 0``) and every cluster must hold a variable; ``col_sd``
-    are the column standard deviations of ``XW``. A latent variable whose
-    variables cancel out (sd at rounding level) is returned as zeros.
-    """
-    sel = np.flatnonzero(v > 0)
-    lab, val = labels[sel], v[sel]
-    Vs = sp.csr_array((val, (lab, sel)), shape=(K, XWT.shape[0]))
-    ss = np.bincount(lab, val**2, minlength=K)
-    Ut = np.asarray(Vs @ XWT).T / ss
-    Ut -= Ut.mean(axis=0)
-    sd = Ut.std(axis=0, ddof=1)
-    # Triangle inequality: sd(sum_j a_j xw_j) <= sum_j |a_j| sd(xw_j).
-    bound = np.bincount(lab, val * col_sd[sel], minlength=K) / ss
-    zero = sd <= 1e-10 * bound
-    Ut[:, zero] = 0.0
-    Ut[:, ~zero] /= sd[~zero]
-    return Ut
-
-
-def _assign(
-    S: NDArray[np.float64], lam: float
-) -> tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.float64]]:
-    """Return labels, memberships and best scores for the score matrix ``S``."""
-    best = np.argmax(S, axis=1)
-    s_best = np.take_along_axis(S, best[:, None], axis=1)[:, 0]
-    v = np.maximum(s_best - lam, 0.0)
-    labels = np.where(v > 0, best, -1).astype(np.intp)
-    return labels, v, s_best
-
-
 def _compact(labels: NDArray[np.intp]) -> tuple[NDArray[np.intp], int]:
     """Relabel the non-empty clusters as ``0..K'-1`` (in order); -1 stays -1."""
     used = np.unique(labels[labels >= 0])
@@ -183,121 +161,695 @@ def _compact(labels: NDArray[np.intp]) -> tuple[NDArray[np.intp], int]:
     return out, int(used.size)
 
 
-class _Status(NamedTuple):
-    """How a single run stopped, and the last relative change of the objective.
+# ---------------------------------------------------------------------------
+# The iteration engine: every problem of a batch advances together.
+# ---------------------------------------------------------------------------
 
-    ``reason`` is one of "tol", "fixed", "cycle", "max_iter" or "empty".
+_REASONS = ("tol", "fixed", "cycle", "max_iter", "empty")
+# A score within this relative distance of the penalty is at the penalty: the
+# same score computed in another batch may differ in the last bits, and
+# lam_ratio = 1 (lam = lam_max) must select nothing whatever the batch.
+_AT_PENALTY = 1e-12
+_RUNNING, _TOL, _FIXED, _CYCLE, _MAX_ITER, _EMPTY = -1, 0, 1, 2, 3, 4
+
+
+class BatchResult(NamedTuple):
+    """Result of :func:`batched_sos_nmf`, one row or entry per problem.
+
+    Attributes
+    ----------
+    labels : ndarray of shape (n_problems, n_features)
+        Cluster of each variable, compacted to ``0..K'-1``; -1 = unselected.
+    v : ndarray of shape (n_problems, n_features)
+        Membership of each variable (the non-zero of its row of ``V``, or 0).
+    objective : ndarray of shape (n_problems,)
+        Objective after the last update of ``V``.
+    n_iter : ndarray of shape (n_problems,)
+        Number of iterations run.
+    converged : ndarray of bool of shape (n_problems,)
+        Whether the problem stopped on "tol", "fixed" or "empty".
+    reason : ndarray of str of shape (n_problems,)
+        Why it stopped: "tol", "fixed", "cycle", "max_iter" or "empty".
+    rel_change : ndarray of shape (n_problems,)
+        Last relative change of the objective (NaN after one iteration).
+    lam_max : ndarray of shape (n_problems,)
+        The penalty that selects nothing from the initial partition.
+    history : ndarray of shape (n_problems, max(n_iter)) or None
+        The objective after each iteration (NaN after ``n_iter``), when
+        asked for with ``history=True``.
     """
 
-    reason: str
-    rel_change: float
+    labels: NDArray[np.intp]
+    v: NDArray[np.float64]
+    objective: NDArray[np.float64]
+    n_iter: NDArray[np.intp]
+    converged: NDArray[np.bool_]
+    reason: NDArray[Any]
+    rel_change: NDArray[np.float64]
+    lam_max: NDArray[np.float64]
+    history: NDArray[np.float64] | None
 
 
-def _sos_nmf_single(
-    XW: NDArray[np.float64],
-    init: NDArray[np.intp],
+class _Weighted(NamedTuple):
+    """The data times each weight vector ``W[d]``.
+
+    ``XWT[d * p + j]`` is column ``j`` of ``Xs * W[d]`` (``p x n`` blocks:
+    the sparse product of the latent variables and the score GEMMs read them
+    without copies); ``norm2[d]`` its squared Frobenius norm, ``col_sd`` its
+    column standard deviations (same order as the rows of ``XWT``).
+    """
+
+    XWT: _Floats
+    norm2: _Floats
+    col_sd: _Floats
+
+
+def _weighted(Xs: _Floats, W: _Floats) -> _Weighted:
+    XWT = np.ascontiguousarray(W[:, :, None] * Xs.T[None, :, :])
+    norm2 = np.einsum("dji,dji->d", XWT, XWT)
+    col_sd = XWT.std(axis=2, ddof=1).reshape(-1)
+    return _Weighted(XWT.reshape(-1, Xs.shape[0]), norm2, col_sd)
+
+
+class _Layout(NamedTuple):
+    """Rows of the latent variables of the active problems.
+
+    Problems are sorted by (weight ``d``, ``K``); ``groups`` are the runs
+    ``(start, stop, K, d, r0)`` of problems sharing both, whose latent
+    variables are rows ``r0 ..``; cluster ``k`` of problem ``b`` is row
+    ``base[b] + k * stride[b]`` (so a run's score matrix reshapes to
+    ``p x K x problems``).
+    """
+
+    groups: list[tuple[int, int, int, int, int]]
+    base: _Ints
+    stride: _Ints
+    n_rows: int
+
+
+def _layout(d: _Ints, K: _Ints) -> _Layout:
+    edges = (np.flatnonzero((np.diff(d) != 0) | (np.diff(K) != 0)) + 1).tolist()
+    base, stride = np.empty((2, K.size), dtype=np.intp)
+    groups, r0 = [], 0
+    for gs, ge in zip([0, *edges], [*edges, K.size], strict=True):
+        k, g = int(K[gs]), ge - gs
+        groups.append((gs, ge, k, int(d[gs]), r0))
+        base[gs:ge] = r0 + np.arange(g)
+        stride[gs:ge] = g
+        r0 += k * g
+    return _Layout(groups, base, stride, r0)
+
+
+def _latent(data: _Weighted, d: _Ints, lab: _Ints, v: _Floats, lay: _Layout) -> _Floats:
+    """Unit-variance latent variables ``normalize(XW V (V'V)^-1)``, one per row.
+
+    ``lab`` and ``v`` are ``p x problems``; every cluster must hold a
+    selected variable. A latent variable whose variables cancel out (sd at
+    rounding level of the triangle-inequality bound) is returned as zeros.
+    """
+    p = lab.shape[0]
+    jj, bb = np.nonzero(lab >= 0)
+    rows = lab[jj, bb] * lay.stride[bb] + lay.base[bb]
+    cols = d[bb] * p + jj
+    vals = v[jj, bb]
+    G = sp.csr_array((vals, (rows, cols)), shape=(lay.n_rows, data.XWT.shape[0]))
+    Ut = np.asarray(G @ data.XWT)
+    ss = np.bincount(rows, vals**2, minlength=lay.n_rows)
+    Ut /= ss[:, None]
+    Ut -= Ut.mean(axis=1, keepdims=True)
+    sd = Ut.std(axis=1, ddof=1)
+    # Triangle inequality: sd(sum_j a_j xw_j) <= sum_j |a_j| sd(xw_j).
+    bound = np.bincount(rows, vals * data.col_sd[cols], minlength=lay.n_rows) / ss
+    zero = sd <= 1e-10 * bound
+    Ut[zero] = 0.0
+    sd[zero] = 1.0
+    Ut /= sd[:, None]
+    return Ut
+
+
+def _best_scores(
+    data: _Weighted, d: _Ints, Ut: _Floats, lay: _Layout
+) -> tuple[_Ints, _Floats]:
+    """Best cluster and score ``max_k w_j cor(u_k, x_j)`` of every variable."""
+    p, B = data.XWT.shape[0] // data.norm2.size, d.size
+    best, s_best = np.empty((p, B), dtype=np.intp), np.empty((p, B))
+    for gs, ge, K, dd, r0 in lay.groups:
+        S = data.XWT[dd * p : (dd + 1) * p] @ Ut[r0 : r0 + K * (ge - gs)].T
+        S /= Ut.shape[1] - 1
+        S3 = S.reshape(p, K, ge - gs)
+        k = S3.argmax(axis=1)
+        best[:, gs:ge] = k
+        s_best[:, gs:ge] = np.take_along_axis(S3, k[:, None, :], axis=1)[:, 0, :]
+    return best, s_best
+
+
+@dataclass
+class _State:
+    """The active problems, sorted by (``d``, ``K``); ``lab``/``v`` are p x B.
+
+    ``pid`` is a problem's position in the chunk; ``J`` its last objective;
+    ``rel`` the last relative change of ``J``.
+    """
+
+    pid: _Ints
+    d: _Ints
+    lam: _Floats
+    K: _Ints
+    lab: _Ints
+    v: _Floats
+    J: _Floats
+    rel: _Floats
+    lam_max: _Floats
+
+
+class _Update(NamedTuple):
+    """The state after one iteration; ``fixed``: labels and memberships kept."""
+
+    lab: _Ints
+    v: _Floats
+    K: _Ints
+    J: _Floats
+    fixed: NDArray[np.bool_]
+
+
+def _compact_batch(
+    raw: _Ints, sel: NDArray[np.bool_], rows: _Ints, lay: _Layout
+) -> tuple[_Ints, _Ints]:
+    """Drop the clusters that lost every variable; return labels and ``K``."""
+    alive = np.zeros(lay.n_rows, dtype=bool)
+    alive[rows[sel]] = True
+    K = np.empty(lay.base.size, dtype=np.intp)
+    lab = raw
+    for gs, ge, k, _, r0 in lay.groups:
+        live = alive[r0 : r0 + k * (ge - gs)].reshape(k, ge - gs)
+        K[gs:ge] = live.sum(axis=0)
+        for i in np.flatnonzero(K[gs:ge] < k).tolist():
+            rank = np.append(np.cumsum(live[:, i]) - 1, -1)  # rank[-1] == -1
+            lab = raw.copy() if lab is raw else lab
+            lab[:, gs + i] = rank[raw[:, gs + i]]
+    return lab, K
+
+
+def _step(data: _Weighted, st: _State, it: int) -> _Update:
+    """One update of ``U`` then ``V`` of every active problem."""
+    lay = _layout(st.d, st.K)
+    Ut = _latent(data, st.d, st.lab, st.v, lay)
+    best, s_best = _best_scores(data, st.d, Ut, lay)
+    if it == 0:
+        st.lam_max = np.maximum(s_best.max(axis=0), 0.0)
+    v = s_best - st.lam
+    sel = v > _AT_PENALTY * st.lam
+    v[~sel] = 0.0
+    raw = np.where(sel, best, -1)
+    rows = best * lay.stride + lay.base
+    h = 2.0 * (Ut.shape[1] - 1)
+    u_norm2 = np.einsum("ri,ri->r", Ut, Ut)
+    J = (
+        data.norm2[st.d] / h
+        - np.einsum("jb,jb->b", v, s_best)
+        + np.einsum("jb,jb,jb->b", v, v, u_norm2[rows]) / h
+        + st.lam * v.sum(axis=0)
+    )
+    fixed = np.all(raw == st.lab, axis=0) & np.all(
+        np.abs(v - st.v) <= 1e-12 * np.abs(st.v), axis=0
+    )
+    lab, K = _compact_batch(raw, sel, rows, lay)
+    return _Update(lab, v, K, J, fixed)
+
+
+class _Log:
+    """Per-iteration records of a chunk's problems (rows: iterations).
+
+    ``keys`` hash a state exactly: the fingerprint of ``(labels, v)`` is a
+    wrapping integer sum of their bits times fixed random odd keys, the same
+    whatever order numpy sums in; a state whose fingerprint occurred before
+    is a revisited state (a cycle; collisions have probability ``2**-63``).
+    """
+
+    def __init__(self, n_problems: int, p: int, history: bool) -> None:
+        keys = np.random.default_rng(0).integers(0, 2**63, size=(2, p), dtype=np.uint64)
+        self.keys = keys | np.uint64(1)
+        self.seen = np.zeros((8, n_problems), dtype=np.uint64)
+        self.J = np.full((8, n_problems), np.nan) if history else None
+
+    def _grow(self, it: int) -> None:
+        if it == self.seen.shape[0]:
+            self.seen = np.vstack([self.seen, np.zeros_like(self.seen)])
+            if self.J is not None:
+                self.J = np.vstack([self.J, np.full_like(self.J, np.nan)])
+
+    def revisited(self, pid: _Ints, up: _Update, it: int) -> NDArray[np.bool_]:
+        """Record the new states; return which were seen before."""
+        self._grow(it)
+        fp = (up.lab.view(np.uint64) * self.keys[0][:, None]).sum(axis=0)
+        fp += (up.v.view(np.uint64) * self.keys[1][:, None]).sum(axis=0)
+        again = np.any(self.seen[:it, pid] == fp, axis=0)
+        self.seen[it, pid] = fp
+        if self.J is not None:
+            self.J[it, pid] = up.J
+        return again
+
+
+def _decide(
+    st: _State, up: _Update, log: _Log, it: int, max_iter: int, tol: float
+) -> _Ints:
+    """Return the stopping reason of each active problem after iteration ``it``."""
+    reason = np.full(st.K.size, _RUNNING, dtype=np.intp)
+    if it > 0:
+        st.rel = np.abs(st.J - up.J) / np.maximum(np.abs(st.J), np.finfo(float).tiny)
+        reason[st.rel < tol] = _TOL
+        reason[(reason == _RUNNING) & up.fixed] = _FIXED
+    again = log.revisited(st.pid, up, it)
+    reason[(reason == _RUNNING) & again] = _CYCLE
+    if it + 1 < max_iter:
+        empty = (reason == _RUNNING) & (up.K == 0)
+        reason[empty] = _EMPTY
+        st.rel[empty] = 0.0
+    else:
+        reason[reason == _RUNNING] = _MAX_ITER
+    return reason
+
+
+def _advance(
+    st: _State, up: _Update, reason: _Ints, out: BatchResult, ids: _Ints, it: int
+) -> _State:
+    """Record the problems that stopped; return the others, sorted by (d, K)."""
+    done = np.flatnonzero(reason != _RUNNING)
+    if done.size:
+        pid = ids[st.pid[done]]
+        out.labels[pid] = up.lab[:, done].T
+        out.v[pid] = up.v[:, done].T
+        out.objective[pid] = up.J[done]
+        out.n_iter[pid] = it + 1
+        out.reason[pid] = reason[done]
+        out.rel_change[pid] = st.rel[done]
+        out.lam_max[pid] = st.lam_max[done]
+    keep = np.flatnonzero(reason == _RUNNING)
+    order = keep[np.lexsort((up.K[keep], st.d[keep]))]
+    return _State(
+        st.pid[order],
+        st.d[order],
+        st.lam[order],
+        up.K[order],
+        up.lab[:, order],
+        up.v[:, order],
+        up.J[order],
+        st.rel[order],
+        st.lam_max[order],
+    )
+
+
+def _solve_chunk(
+    data: _Weighted,
+    lab0: _Ints,
+    K0: _Ints,
+    d: _Ints,
+    lam: _Floats,
+    ids: _Ints,
+    out: BatchResult,
+    max_iter: int,
+    tol: float,
+) -> NDArray[np.float64] | None:
+    """Solve the problems ``ids`` of a chunk; ``lab0`` is (p, problems).
+
+    Returns the objective history (iterations x problems) when recorded.
+    """
+    B = K0.size
+    order = np.lexsort((K0, d))
+    nan = np.full(B, np.nan)
+    st = _State(
+        np.arange(B)[order],
+        d[order],
+        lam[order],
+        K0[order],
+        lab0[:, order],
+        np.ones(lab0.shape),
+        nan,
+        nan.copy(),
+        nan.copy(),
+    )
+    log = _Log(B, lab0.shape[0], out.history is not None)
+    for it in range(max_iter):
+        if st.K.size == 0:
+            break
+        up = _step(data, st, it)
+        st = _advance(st, up, _decide(st, up, log, it, max_iter, tol), out, ids, it)
+    return log.J
+
+
+def _chunks(weight_idx: _Ints, K0: _Ints, n: int, p: int, budget: int) -> list[_Ints]:
+    """Split the problems, sorted by weight, into chunks of bounded memory.
+
+    Cost: ``K (p + 3n) + 25 p`` floats per problem, ``2 n p`` per weight vector.
+    """
+    order = np.argsort(weight_idx, kind="stable")
+    first = np.ones(order.size, dtype=bool)
+    first[1:] = np.diff(weight_idx[order]) != 0
+    cum = np.cumsum(8 * (K0[order] * (p + 3 * n) + 25 * p + first * 2 * n * p))
+    budget = max(budget - 16 * n * p, 1)
+    chunks, start = [], 0
+    while start < order.size:
+        before = cum[start - 1] if start else 0
+        stop = max(int(np.searchsorted(cum, before + budget, side="right")), start + 1)
+        chunks.append(order[start:stop])
+        start = stop
+    return chunks
+
+
+def _solve(
+    Xs: _Floats,
+    W: _Floats,
+    labels0: _Ints,
+    K0: _Ints,
+    widx: _Ints,
+    iidx: _Ints,
+    lam: _Floats,
     *,
-    lam: float | None = None,
-    lam_ratio: float | None = None,
+    max_iter: int,
+    tol: float,
+    max_memory: int = 2**30,
+    history: bool = False,
+) -> BatchResult:
+    """Run the engine on validated input; ``labels0`` are compacted (inits x p)."""
+    (n, p), B = Xs.shape, lam.size
+    hist = np.full((B, max_iter), np.nan) if history else None
+    out = BatchResult(
+        np.full((B, p), -1, dtype=np.intp),
+        np.zeros((B, p)),
+        np.full(B, np.nan),
+        np.zeros(B, dtype=np.intp),
+        np.zeros(B, dtype=bool),
+        np.full(B, _MAX_ITER),
+        np.full(B, np.nan),
+        np.full(B, np.nan),
+        hist,
+    )
+    for chunk in _chunks(widx, K0[iidx], n, p, max_memory):
+        used, d = np.unique(widx[chunk], return_inverse=True)
+        lab0, K = labels0[iidx[chunk]].T, K0[iidx[chunk]]
+        J = _solve_chunk(
+            _weighted(Xs, W[used]), lab0, K, d, lam[chunk], chunk, out, max_iter, tol
+        )
+        if hist is not None and J is not None:
+            rows = min(J.shape[0], max_iter)
+            hist[chunk, :rows] = J[:rows].T
+    if hist is not None:
+        hist = hist[:, : int(out.n_iter.max(initial=0))]
+    return out._replace(
+        converged=np.isin(out.reason, (_TOL, _FIXED, _EMPTY)),
+        reason=np.asarray(_REASONS)[out.reason],
+        history=hist,
+    )
+
+
+def _check_inits(inits: Sequence[ArrayLike] | ArrayLike, p: int) -> tuple[_Ints, _Ints]:
+    """Compacted initial labels (n_inits x p) and their numbers of clusters."""
+    rows = [np.asarray(init) for init in inits]  # type: ignore[union-attr]
+    labels, K = np.empty((len(rows), p), np.intp), np.empty(len(rows), np.intp)
+    for i, lab in enumerate(rows):
+        if lab.shape != (p,):
+            raise ValueError(
+                f"inits[{i}] must hold one label per variable: expected shape "
+                f"({p},), got {lab.shape}. Give a sequence of label vectors."
+            )
+        if lab.dtype.kind not in "iu":
+            raise TypeError(f"inits[{i}] labels must be integers; got {lab.dtype}.")
+        if lab.min() < 0:
+            raise ValueError(f"inits[{i}] labels must be >= 0; got {lab.min()}.")
+        labels[i], K[i] = _compact(lab.astype(np.intp))
+    return labels, K
+
+
+def _check_index(idx: ArrayLike, name: str, size: int, what: str) -> _Ints:
+    """Validate a 1-d integer index array with values in ``0..size-1``."""
+    arr = np.asarray(idx)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-d; got an array of shape {arr.shape}.")
+    if arr.size and arr.dtype.kind not in "iu":
+        raise TypeError(f"{name} must hold integers; got dtype {arr.dtype}.")
+    if arr.size and (arr.min() < 0 or arr.max() >= size):
+        raise ValueError(
+            f"{name} must lie in 0..{size - 1} ({what} has {size} entries); got "
+            f"values in {arr.min()}..{arr.max()}."
+        )
+    return arr.astype(np.intp)
+
+
+def _check_data(Xs: ArrayLike, W: ArrayLike) -> tuple[_Floats, _Floats]:
+    """Validate the standardized data and the weight matrix."""
+    X = check_array(Xs, "Xs", min_samples=2)
+    Wa = check_array(np.atleast_2d(W), "W")
+    if Wa.shape[1] != X.shape[1]:
+        raise ValueError(
+            f"W has {Wa.shape[1]} columns but Xs has {X.shape[1]}; W must have "
+            f"shape (n_weights, n_features), one weight vector per row."
+        )
+    return X, Wa
+
+
+def batched_sos_nmf(
+    Xs: ArrayLike,
+    W: ArrayLike,
+    inits: Sequence[ArrayLike] | ArrayLike,
+    weight_idx: ArrayLike,
+    init_idx: ArrayLike,
+    lams: ArrayLike,
+    *,
     max_iter: int = 500,
     tol: float = 1e-4,
-) -> tuple[SOSNMFResult, _Status]:
-    """Run weighted SOS-NMF on validated input; see :func:`sos_nmf`.
+    max_memory: int = 2**30,
+    history: bool = False,
+) -> BatchResult:
+    r"""Solve many weighted SOS-NMF problems on the same data at once.
 
-    ``XW`` is the standardized data times the weights (``X * w``); ``init`` is
-    a partition with labels ``0..K-1``. Exactly one of ``lam`` and
-    ``lam_ratio`` is given. Never warns: the caller turns the status into a
-    warning, so that restarts can be judged together.
+    Problem ``b`` is :func:`vcpcr.sos_nmf` on ``Xs`` with weights
+    ``w = W[weight_idx[b]]``, initial partition ``inits[init_idx[b]]`` and
+    absolute penalty ``lams[b]``; all problems advance together.
+
+    Parameters
+    ----------
+    Xs : array-like of shape (n_samples, n_features)
+        Standardized data (the caller standardizes once per fold).
+    W : array-like of shape (n_weights, n_features)
+        Weight vectors, one per row (a 1-d array is one weight vector).
+    inits : sequence of array-like of shape (n_features,)
+        Initial partitions: integer labels ``0..K_i-1`` (``K_i`` may differ).
+    weight_idx, init_idx : array-like of int of shape (n_problems,)
+        Row of ``W`` and initial partition of each problem.
+    lams : array-like of shape (n_problems,)
+        Absolute penalty ``lambda >= 0`` of each problem.
+    max_iter : int, default=500
+        Maximum number of iterations of each problem.
+    tol : float, default=1e-4
+        Stop a problem when its objective's relative change is below ``tol``.
+    max_memory : int, default=2**30
+        Bytes for the working arrays (solved in chunks that fit), not outputs.
+    history : bool, default=False
+        Also return the objective after every iteration of every problem.
+
+    Returns
+    -------
+    BatchResult
+        ``labels``, ``v``, ``objective``, ``n_iter``, ``converged``,
+        ``reason``, ``rel_change``, ``lam_max`` and ``history`` (None unless
+        asked for) of every problem.
+
+    Raises
+    ------
+    ValueError
+        For non-finite data, mismatched shapes or lengths, negative labels,
+        indices out of range or negative penalties.
+    TypeError
+        For non-integer labels or indices.
+
+    See Also
+    --------
+    initial_lambda_max : The penalties that select nothing.
+    vcpcr.sos_nmf : One problem, with restarts and warnings.
+
+    Notes
+    -----
+    Problem ``b`` minimizes :math:`\frac{1}{2(n-1)} \lVert X W_b - U V^\top
+    \rVert_F^2 + \lambda_b \sum_j \lVert v_j \rVert_1` with ``lams[b]`` =
+    :math:`\lambda_b` and ``W[weight_idx[b]]`` the diagonal of :math:`W_b`.
+    Never warns: ``reason`` tells which problems hit ``max_iter`` or a cycle.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from vcpcr._sos_nmf import batched_sos_nmf
+    >>> rng = np.random.default_rng(0)
+    >>> z = rng.normal(size=(30, 2))
+    >>> X = np.repeat(z, 3, axis=1) + 0.3 * rng.normal(size=(30, 6))
+    >>> Xs = (X - X.mean(axis=0)) / X.std(axis=0, ddof=1)
+    >>> res = batched_sos_nmf(Xs, np.ones(6), [[0, 1, 0, 1, 0, 1]],
+    ...                       [0, 0], [0, 0], [0.1, 2.0])
+    >>> res.labels.tolist()
+    [[0, 0, 0, 1, 1, 1], [-1, -1, -1, -1, -1, -1]]
+    >>> res.reason.tolist()
+    ['tol', 'empty']
     """
-    n = XW.shape[0]
-    norm2 = float(np.einsum("ij,ij->", XW, XW))
-    col_sd = XW.std(axis=0, ddof=1)
-    labels, K = _compact(init)
-    v = np.ones(labels.size)
-    objective: list[float] = []
-    XWT = np.ascontiguousarray(XW.T)
-    seen: set[bytes] = set()  # digests of the states visited (cycle check)
-    lam_max = lam_used = float("nan")
-    status = _Status("max_iter", float("nan"))
-    U = np.empty((n, 0))
-    for it in range(max_iter):
-        if K == 0:
-            status = _Status("empty", 0.0)
-            break
-        U = _latent(XWT, labels, v, K, col_sd)
-        S = (XWT @ U) / (n - 1)
-        if it == 0:
-            lam_max = max(float(S.max()), 0.0)
-            lam_used = float(lam) if lam is not None else float(lam_ratio) * lam_max  # type: ignore[arg-type]
-        new_labels, new_v, s_best = _assign(S, lam_used)
-        u_norm2 = np.einsum("ij,ij->j", U, U)
-        sel = new_labels >= 0
-        J = (
-            norm2 / (2 * (n - 1))
-            - float(new_v @ s_best)
-            + float(new_v[sel] ** 2 @ u_norm2[new_labels[sel]]) / (2 * (n - 1))
-            + lam_used * float(new_v.sum())
+    X, Wa = _check_data(Xs, W)
+    labels0, K0 = _check_inits(inits, X.shape[1])
+    lam = check_array(lams, "lams", ensure_2d=False, min_samples=0)
+    widx = _check_index(weight_idx, "weight_idx", Wa.shape[0], "W")
+    iidx = _check_index(init_idx, "init_idx", K0.size, "inits")
+    if not widx.size == iidx.size == lam.size:
+        raise ValueError(
+            f"weight_idx, init_idx and lams must have one entry per problem; got "
+            f"lengths {widx.size}, {iidx.size} and {lam.size}."
         )
-        objective.append(J)
-        fixed = np.array_equal(new_labels, labels) and np.allclose(
-            new_v, v, rtol=1e-12, atol=0.0
-        )
-        labels, K = _compact(new_labels)
-        v = new_v
-        if it > 0:
-            prev = objective[-2]
-            rel = abs(prev - J) / max(abs(prev), np.finfo(float).tiny)
-            status = _Status("max_iter", rel)
-            if rel < tol:
-                status = _Status("tol", rel)
-                break
-            if fixed:
-                status = _Status("fixed", rel)
-                break
-        key = hashlib.blake2b(labels.tobytes() + v.tobytes(), digest_size=16).digest()
-        if key in seen:
-            status = _Status("cycle", status.rel_change)
-            break
-        seen.add(key)
-    n_iter = len(objective)
-    if K > 0:
-        U = _latent(XWT, labels, v, K, col_sd)
-    else:
-        U = np.empty((n, 0))
-    V = np.zeros((labels.size, K))
-    sel = labels >= 0
-    V[np.flatnonzero(sel), labels[sel]] = v[sel]
-    result = SOSNMFResult(
-        V=V,
-        U=U,
-        labels=labels,
-        lam=lam_used,
-        lam_max=lam_max,
-        objective=np.asarray(objective),
-        n_iter=n_iter,
-        converged=status.reason in {"tol", "fixed", "empty"},
+    if lam.size and lam.min() < 0:
+        raise ValueError(f"lams must be >= 0; got minimum {lam.min()!r}.")
+    check_scalar(max_iter, "max_iter", numbers.Integral, owner=_BATCH, min_val=1)
+    check_scalar(tol, "tol", numbers.Real, owner=_BATCH, min_val=0.0)
+    check_scalar(max_memory, "max_memory", numbers.Integral, owner=_BATCH, min_val=1)
+    return _solve(
+        X,
+        Wa,
+        labels0,
+        K0,
+        widx,
+        iidx,
+        lam,
+        max_iter=int(max_iter),
+        tol=float(tol),
+        max_memory=int(max_memory),
+        history=bool(history),
     )
-    return result, status
 
 
-def _warn_status(status: _Status, max_iter: int, tol: float, stacklevel: int) -> None:
-    """Issue a ConvergenceWarning for a run that stopped without converging."""
-    if status.reason == "max_iter":
+def initial_lambda_max(
+    Xs: ArrayLike,
+    W: ArrayLike,
+    inits: Sequence[ArrayLike] | ArrayLike,
+    *,
+    max_memory: int = 2**30,
+) -> NDArray[np.float64]:
+    r"""Penalty that selects nothing, for every weight vector and partition.
+
+    ``lam_max[d, i]`` is :func:`vcpcr.lambda_max` with weights ``W[d]`` and
+    initial partition ``inits[i]``, for all pairs at once (the sparse product
+    and the GEMMs of one batched iteration).
+
+    Parameters
+    ----------
+    Xs : array-like of shape (n_samples, n_features)
+        Standardized data.
+    W : array-like of shape (n_weights, n_features)
+        Weight vectors, one per row (a 1-d array is one weight vector).
+    inits : sequence of array-like of shape (n_features,)
+        Initial partitions (integer labels ``0..K_i-1``).
+    max_memory : int, default=2**30
+        Bytes the working arrays may use.
+
+    Returns
+    -------
+    ndarray of shape (n_weights, n_inits)
+        The penalties ``lam_max >= 0``.
+
+    Raises
+    ------
+    ValueError
+        For non-finite data, mismatched shapes or negative labels.
+    TypeError
+        For non-integer labels.
+
+    See Also
+    --------
+    batched_sos_nmf : The batched solver.
+
+    Notes
+    -----
+    Tuning uses ``lam = lam_ratio * lam_max`` (max over one ``K``'s starts).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from vcpcr import lambda_max
+    >>> from vcpcr._sos_nmf import initial_lambda_max
+    >>> rng = np.random.default_rng(0)
+    >>> Xs, W = rng.normal(size=(20, 6)), rng.normal(size=(2, 6))
+    >>> inits = [[0, 0, 0, 1, 1, 1], [0, 1, 2, 0, 1, 2]]
+    >>> lm = initial_lambda_max(Xs, W, inits)
+    >>> one = lambda_max(Xs, inits[0], weights=W[1], standardize=False)
+    >>> lm.shape, bool(np.isclose(lm[1, 0], one, rtol=1e-12, atol=0))
+    ((2, 2), True)
+    """
+    X, Wa = _check_data(Xs, W)
+    labels0, K0 = _check_inits(inits, X.shape[1])
+    widx, iidx = np.divmod(np.arange(Wa.shape[0] * K0.size), K0.size)
+    res = _solve(
+        X,
+        Wa,
+        labels0,
+        K0,
+        widx,
+        iidx,
+        np.zeros(widx.size),
+        max_iter=1,
+        tol=0.0,
+        max_memory=int(max_memory),
+    )
+    return res.lam_max.reshape(Wa.shape[0], K0.size)
+
+
+def warn_unconverged(
+    reason: str, rel_change: float, max_iter: int, tol: float, stacklevel: int
+) -> None:
+    """Warn (ConvergenceWarning) if a kept run stopped without converging.
+
+    The one place the package reports a non-converged SOS-NMF run:
+    :func:`sos_nmf` and the best start of :class:`vcpcr.VCPCR`.
+    """
+    if reason == "max_iter":
         warnings.warn(
             f"SOS-NMF did not converge within max_iter={max_iter} iterations: the "
-            f"last relative change of the objective was {status.rel_change:.3g} "
+            f"last relative change of the objective was {rel_change:.3g} "
             f"(tol={tol:g}). Increase max_iter or tol.",
             ConvergenceWarning,
             stacklevel=stacklevel + 1,
         )
-    elif status.reason == "cycle":
+    elif reason == "cycle":
         warnings.warn(
             f"SOS-NMF entered a cycle of cluster assignments (last relative "
-            f"change of the objective {status.rel_change:.3g}, tol={tol:g}); "
+            f"change of the objective {rel_change:.3g}, tol={tol:g}); "
             f"the last iterate is returned. Use tol > 0 to stop on the objective.",
             ConvergenceWarning,
             stacklevel=stacklevel + 1,
         )
+
+
+def latent_variables(Xs: _Floats, w: _Floats, labels: _Ints, v: _Floats) -> _Floats:
+    """Return the unit-variance latent variables (n x K) of one solution."""
+    K = int(labels.max(initial=-1)) + 1
+    if K == 0:
+        return np.empty((Xs.shape[0], 0))
+    lay = _layout(np.zeros(1, dtype=np.intp), np.array([K]))
+    one = np.zeros(1, dtype=np.intp)
+    return _latent(_weighted(Xs, w[None, :]), one, labels[:, None], v[:, None], lay).T
+
+
+def single_result(
+    Xs: _Floats, w: _Floats, res: BatchResult, b: int, lam: float, lam_max: float
+) -> SOSNMFResult:
+    """Problem ``b`` of a batch solved with ``history=True`` as an SOSNMFResult."""
+    labels, v = res.labels[b], res.v[b]
+    sel = np.flatnonzero(labels >= 0)
+    V = np.zeros((labels.size, int(labels.max(initial=-1)) + 1))
+    V[sel, labels[sel]] = v[sel]
+    n_iter = int(res.n_iter[b])
+    assert res.history is not None
+    return SOSNMFResult(
+        V=V,
+        U=latent_variables(Xs, w, labels, v),
+        labels=labels,
+        lam=float(lam),
+        lam_max=float(lam_max),
+        objective=res.history[b, :n_iter].copy(),
+        n_iter=n_iter,
+        converged=bool(res.converged[b]),
+    )
 
 
 def _check_weights(weights: ArrayLike | None, p: int) -> NDArray[np.float64]:
@@ -416,12 +968,7 @@ def lambda_max(
     """
     Xs, w = _prepare(X, None, weights, standardize)
     labels = _check_init(np.asarray(init), None, Xs.shape[1], None)
-    XW = Xs * w
-    XWT = np.ascontiguousarray(XW.T)
-    labels, K = _compact(labels)
-    U = _latent(XWT, labels, np.ones(labels.size), K, XW.std(axis=0, ddof=1))
-    # The same operations as the solver's first iteration, to the last bit.
-    return max(float(((XWT @ U) / (Xs.shape[0] - 1)).max()), 0.0)
+    return float(initial_lambda_max(Xs, w, [labels])[0, 0])
 
 
 def sos_nmf(
@@ -546,8 +1093,23 @@ def sos_nmf(
     check_scalar(tol, "tol", numbers.Real, owner=_OWNER, min_val=0.0)
     Xs, w = _prepare(X, n_clusters, weights, standardize)
     labels = _check_init(init, n_clusters, Xs.shape[1], random_state)
-    result, status = _sos_nmf_single(
-        Xs * w, labels, lam=lam, lam_ratio=lam_ratio, max_iter=max_iter, tol=tol
+    if lam is None:
+        lam = float(lam_ratio) * float(initial_lambda_max(Xs, w, [labels])[0, 0])  # type: ignore[arg-type]
+    labels0, K0 = _compact(labels)
+    first = np.zeros(1, dtype=np.intp)
+    res = _solve(
+        Xs,
+        w[None, :],
+        labels0[None, :],
+        np.array([K0]),
+        first,
+        first,
+        np.array([float(lam)]),
+        max_iter=int(max_iter),
+        tol=float(tol),
+        history=True,
     )
-    _warn_status(status, max_iter, tol, stacklevel=2)
-    return result
+    warn_unconverged(
+        str(res.reason[0]), float(res.rel_change[0]), max_iter, tol, stacklevel=2
+    )
+    return single_result(Xs, w, res, 0, float(lam), float(res.lam_max[0]))

@@ -2,9 +2,9 @@
 
 Per training fold: one standardization, one weights computation for all deltas,
 one batched SOS-NMF solve of every (K, start, delta, lam_ratio) problem
-(:mod:`vcpcr._path`); the best start of each grid point is the one with the
-lowest objective *on the training fold*; then the outcome model and the score
-on the test fold.
+(:func:`vcpcr._clustering.best_starts`); the best start of each grid point is
+the one with the lowest objective *on the training fold*; then the outcome
+model and the score on the test fold.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import clone
 
+from vcpcr._clustering import best_starts
 from vcpcr._families import FAMILIES, Family, Prepared, raw_coefficients
 from vcpcr._model import VCPCR
-from vcpcr._path import batched_sos_nmf, initial_lambda_max
 from vcpcr._sos_nmf import random_partition, standardize
-from vcpcr._weights import _weights_path
+from vcpcr._weights import weights_for_grid
 from vcpcr.exceptions import SeparationWarning
 
 __all__ = [
@@ -142,47 +142,31 @@ def _fold_weights(
     Xs: NDArray[np.float64], prepared: Prepared, spec: FoldSpec
 ) -> NDArray[np.float64]:
     """Weights for every delta of the grid (one row each)."""
-    p = Xs.shape[1]
-    if not isinstance(spec.weights, str):
-        return np.asarray(spec.weights, dtype=np.float64)[None, :]
-    if spec.weights == "identity":
-        return np.ones((1, p))
-    deltas = np.asarray(spec.grid.deltas, dtype=np.float64)
-    return _weights_path(Xs, prepared.weights_target, spec.weights, deltas, spec.family)
+    return weights_for_grid(
+        Xs, prepared.weights_target, spec.weights, spec.grid.deltas, spec.family
+    )
 
 
 def solve_grid(
     Xs: NDArray[np.float64], W: NDArray[np.float64], spec: FoldSpec, seed: int
 ) -> tuple[list[Any], int]:
-    """Batched SOS-NMF of the fold; return the best start per grid point."""
+    """Solve the fold's grid; return the best start per grid point.
+
+    Starts are drawn per ``K`` from ``seed``; a point's starts share the
+    penalty ``lam_ratio * lam_max`` (the max over its K's starts), as in
+    ``VCPCR.fit``; the best start is the one with the lowest objective.
+    """
     rng = np.random.default_rng(seed)
     Ks, n_init, ratios = spec.grid.n_clusters, spec.n_init, spec.grid.lam_ratios
-    inits = [random_partition(Xs.shape[1], K, rng) for K in Ks for _ in range(n_init)]
-    lam_max = initial_lambda_max(Xs, W, inits).reshape(W.shape[0], len(Ks), n_init)
-    lam_max = lam_max.max(axis=2)  # common penalty of a K's starts, as VCPCR.fit
-    # Problem order: K, delta, ratio, start (starts last, to take the minimum).
-    k_i, d_i, r_i, s_i = np.meshgrid(
-        np.arange(len(Ks)),
-        np.arange(W.shape[0]),
-        np.arange(ratios.size),
-        np.arange(n_init),
-        indexing="ij",
+    p = Xs.shape[1]
+    groups = [[random_partition(p, K, rng) for _ in range(n_init)] for K in Ks]
+    # Point order: K, delta, ratio (the order of ``Grid.points``).
+    k_i, d_i, r_i = (a.ravel() for a in np.indices((len(Ks), W.shape[0], ratios.size)))
+    res = best_starts(
+        Xs, W, groups, k_i, d_i, ratios[r_i], max_iter=spec.max_iter, tol=spec.tol
     )
-    k_i, d_i, r_i, s_i = (a.ravel() for a in (k_i, d_i, r_i, s_i))
-    res = batched_sos_nmf(
-        Xs,
-        W,
-        inits,
-        d_i,
-        k_i * n_init + s_i,
-        ratios[r_i] * lam_max[d_i, k_i],
-        max_iter=spec.max_iter,
-        tol=spec.tol,
-    )
-    objective = res.objective.reshape(-1, n_init)
-    best = np.arange(objective.shape[0]) * n_init + np.argmin(objective, axis=1)
-    unconverged = int(np.sum(~res.converged[best]))
-    return [(res.labels[b], res.v[b], W[d_i[b]]) for b in best], unconverged
+    unconverged = int(np.sum(~res.converged))
+    return list(zip(res.labels, res.v, W[d_i], strict=True)), unconverged
 
 
 def _membership(

@@ -33,7 +33,7 @@ from vcpcr._validation import (
     check_survival,
     check_y_length,
 )
-from vcpcr.exceptions import ConvergenceWarning
+from vcpcr.exceptions import ConvergenceWarning, VCPCRWarning
 
 __all__ = ["DEFAULT_DELTA", "compute_weights", "lasso_delta_max"]
 
@@ -424,3 +424,51 @@ def compute_weights(
         ya = (ya - ya.mean()) / ya.std(ddof=1)
     W = _weights_path(Xs, ya, method, deltas, family, float(l1_ratio))
     return W[0] if scalar else W
+
+
+def weights_for_grid(
+    Xs: NDArray[np.float64],
+    target: NDArray[np.float64],
+    weights: Any,
+    deltas: Any,
+    family: str,
+    *,
+    stacklevel: int = 1,
+) -> NDArray[np.float64]:
+    """Step-0 weights of every ``delta`` (rows), on standardized data.
+
+    The one route from a weight scheme to the weights, for :class:`VCPCR`,
+    :class:`VCPCRCV` (per fold) and ``vcpcr benchmark``: a user array is
+    validated and returned as one row, ``"identity"`` is one row of ones, a
+    penalized scheme gives one row per ``delta`` (``None`` meaning its
+    :data:`DEFAULT_DELTA`). ``target`` is the family's weights target (the
+    standardized response, 0/1 labels, or ``(time, event)`` columns).
+
+    Warns (VCPCRWarning, ``stacklevel`` frames above the caller) when the
+    weights of some ``delta`` are all zero: no variable can then be selected.
+    """
+    p = Xs.shape[1]
+    if not isinstance(weights, str):
+        w = check_array(weights, "weights", ensure_2d=False)
+        if w.ndim != 1 or w.shape[0] != p:
+            raise ValueError(
+                f"weights has {w.shape[0]} entries but X has {p} columns; give "
+                f"one weight per variable (shape ({p},))."
+            )
+        return w[None, :]
+    check_choice(weights, "weights", METHODS, owner="weights")
+    if weights == "identity":
+        return np.ones((1, p))
+    values = [DEFAULT_DELTA[weights] if d is None else d for d in deltas]
+    grid = _check_deltas(values, weights, family)
+    W = _weights_path(Xs, target, weights, grid, family)
+    zero = ~W.any(axis=1)
+    if zero.any():
+        at = ", ".join(f"{d:g}" for d in grid[zero])
+        warnings.warn(
+            f"All {weights} weights are zero at delta={at}: no variable can be "
+            f"selected and the model predicts a constant. Lower delta.",
+            VCPCRWarning,
+            stacklevel=stacklevel + 1,
+        )
+    return W

@@ -16,10 +16,10 @@ import numpy as np
 from sklearn.model_selection import KFold
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from conftest import make_blocks  # noqa: E402
+from conftest import make_blocks
 
-from vcpcr import VCPCR, VCPCRCV  # noqa: E402
-from vcpcr.datasets import load_liver  # noqa: E402
+from vcpcr import VCPCR, VCPCRCV
+from vcpcr.datasets import load_liver
 
 COLUMNS = ["mean_test_score", "std_test_score", "mean_size", "mean_n_clusters"]
 
@@ -30,7 +30,9 @@ def cv_problem(family: str) -> dict:
         noise = np.random.default_rng(1).normal(scale=2.0, size=y.size)
         y = (y + noise > np.median(y)).astype(float)
     cv = VCPCRCV(
-        family=family, n_clusters=(2, 3), cv=KFold(3, shuffle=True, random_state=0),
+        family=family,
+        n_clusters=(2, 3),
+        cv=KFold(3, shuffle=True, random_state=0),
         random_state=0,
     )
     cv.fit(X, y)
@@ -57,8 +59,11 @@ def liver() -> dict:
 
 
 if __name__ == "__main__":
-    data = {"gaussian": cv_problem("gaussian"), "binomial": cv_problem("binomial"),
-            "liver": liver()}
+    data = {
+        "gaussian": cv_problem("gaussian"),
+        "binomial": cv_problem("binomial"),
+        "liver": liver(),
+    }
     path = Path(__file__).with_name("engine_regression.json")
     path.write_text(json.dumps(data, indent=None) + "\n")
     print("wrote", path, path.stat().st_size, "bytes")

@@ -4,8 +4,9 @@ Each solver returns the coefficients (standardized scale) and the cluster
 labels of every requested grid point ``(start, tuned, traced)``:
 
 * VC-PCR: one weights computation for all deltas, then every
-  ``(K, start, delta, lam_ratio)`` problem in one :func:`batched_sos_nmf`
-  call, then least squares of ``y`` on ``M = X V`` (``numpy.linalg.lstsq``);
+  ``(K, start, delta, lam_ratio)`` problem in one
+  :func:`vcpcr._clustering.best_starts` call, then least squares of ``y``
+  on ``M = X V`` (``numpy.linalg.lstsq``);
 * CRL: one clustering per ``(K, start)``, then the lasso path on the cluster
   averages (the conventions of :class:`vcpcr.baselines.CRL`);
 * CEN and SRR: one warm-started path over the traced lasso penalty per
@@ -26,8 +27,8 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.utils import check_random_state
 
-from vcpcr._path import batched_sos_nmf, initial_lambda_max
-from vcpcr._weights import ENET_L1_RATIO, _weights_path, lasso_delta_max
+from vcpcr._clustering import best_starts
+from vcpcr._weights import ENET_L1_RATIO, lasso_delta_max, weights_for_grid
 from vcpcr.baselines._cen import cen_gram, kmeans_columns
 from vcpcr.baselines._hclustvar import hclustvar
 from vcpcr.benchmark._methods import Method, Starts
@@ -92,7 +93,11 @@ def ols_step(
 def _solve_vcpcr(
     method: Method, Xs: _Floats, ys: _Floats, starts: Starts, mask: _Mask
 ) -> GridFit:
-    """All requested VC-PCR problems of the fold in one batched SOS-NMF call."""
+    """All requested VC-PCR problems of the fold in one batched SOS-NMF call.
+
+    As the paper's R code, each start gets its own ``lam_max``: every start
+    is a group of one for :func:`vcpcr._clustering.best_starts`.
+    """
     n_starts, p = mask.shape[0], Xs.shape[1]
     out = _empty(mask, p)
     Ks = np.array([int(c[0]) for c in method.tuned])
@@ -102,16 +107,22 @@ def _solve_vcpcr(
         a = ENET_L1_RATIO if scheme == "enet" else 1.0
         relative = method.options["relative_delta"]
         scale = lasso_delta_max(Xs, ys, l1_ratio=a) if relative else 1.0
-        W = _weights_path(Xs, ys, scheme, uniq * scale, "gaussian")
+        W = weights_for_grid(Xs, ys, scheme, uniq * scale, "gaussian")
     else:
         W, d_of_t = np.ones((1, p)), np.zeros(len(method.tuned), dtype=np.intp)
     uK, k_of_t = np.unique(Ks, return_inverse=True)
-    inits = [starts[int(K)][s] for K in uK for s in range(n_starts)]
-    lam_max = initial_lambda_max(Xs, W, inits)
+    groups = [[starts[int(K)][s]] for K in uK for s in range(n_starts)]
     s_i, t_i, r_i = np.nonzero(mask)
-    d_i, init_i = d_of_t[t_i], k_of_t[t_i] * n_starts + s_i
-    lams = np.asarray(method.traced)[r_i] * lam_max[d_i, init_i]
-    res = batched_sos_nmf(Xs, W, inits, d_i, init_i, lams)
+    res = best_starts(
+        Xs,
+        W,
+        groups,
+        k_of_t[t_i] * n_starts + s_i,
+        d_of_t[t_i],
+        np.asarray(method.traced)[r_i],
+        max_iter=500,
+        tol=1e-4,
+    )
     for b, (s, t, r) in enumerate(zip(s_i, t_i, r_i, strict=True)):
         out.coef[s, t, r], out.labels[s, t, r] = ols_step(
             Xs, ys, res.labels[b], res.v[b]
