@@ -29,6 +29,7 @@ from vcpcr.benchmark import (
 )
 from vcpcr.benchmark._solvers import _Gram, cen_fit, crl_path, solve, srr_fit
 from vcpcr.cli import main
+from vcpcr.exceptions import VCPCRWarning
 
 RESULT_COLUMNS = {
     "method", "label", "n", "rho", "config", "replicate", "start", "traced",
@@ -231,6 +232,25 @@ def test_vcpcr_solver_fits_only_the_requested_points(blocks):
     fit = solve(method, Xs, ys, starts, mask)
     assert fit.n_fits == 2
     assert_array_equal(np.isfinite(fit.coef).all(axis=-1), mask)
+
+
+def test_vcpcr_solver_warns_on_all_zero_weights(blocks):
+    """The benchmark takes the estimator's route to the weights (#9)."""
+    X, y, _, _ = blocks
+    Xs, ys = _standardized(X, y)
+    lasso = get_methods(["vcpcr-lasso"])[0]
+    method = dataclasses.replace(
+        lasso,
+        tuned=((4.0, 10.0), (4.0, 0.05)),
+        n_starts=1,
+        options={"weights": "lasso", "relative_delta": False},
+    )
+    starts = {4: [random_partition(X.shape[1], 4, np.random.default_rng(5))]}
+    mask = np.ones((1, 2, len(method.traced)), dtype=bool)
+    with pytest.warns(VCPCRWarning, match="All lasso weights are zero at delta=10:"):
+        fit = solve(method, Xs, ys, starts, mask)
+    assert np.all(fit.labels[0, 0] == -1)
+    assert np.any(fit.labels[0, 1] >= 0)
 
 
 @pytest.mark.parametrize("clustering", ["ward", "hclustcc"])

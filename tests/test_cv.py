@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -227,3 +229,32 @@ def test_column_constant_in_a_fold(blocks):
     X[0, 0] = 1.0  # varies overall, constant in every fold without row 0
     with pytest.raises(ValueError, match=r"constant in training fold"):
         VCPCRCV(n_clusters=2, cv=KF).fit(X, y)
+
+
+def test_all_zero_weights_warn_once_per_fold():
+    """VCPCRCV takes the estimator's route to the weights (#9): a delta above
+    delta_max gives all-zero weights in every fold, and says so."""
+    X, y, _, _ = make_blocks()
+    cv = VCPCRCV(
+        n_clusters=2,
+        weights="lasso",
+        deltas=[10.0, 0.05],
+        n_init=1,
+        cv=KF,
+        lam_ratios=[0.1],
+        random_state=0,
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cv.fit(X, y)
+    zero = [str(w.message) for w in caught if "weights are zero" in str(w.message)]
+    assert (
+        zero
+        == [
+            "All lasso weights are zero at delta=10: no variable can be "
+            "selected and the model predicts a constant. Lower delta."
+        ]
+        * 3
+    )
+    assert np.all(cv.cv_results_["mean_size"].iloc[:1] == 0)
+    assert cv.best_params_["delta"] == 0.05

@@ -297,9 +297,14 @@ def _best_scores(
         S = data.XWT[dd * p : (dd + 1) * p] @ Ut[r0 : r0 + K * (ge - gs)].T
         S /= Ut.shape[1] - 1
         S3 = S.reshape(p, K, ge - gs)
-        k = S3.argmax(axis=1)
-        best[:, gs:ge] = k
-        s_best[:, gs:ge] = np.take_along_axis(S3, k[:, None, :], axis=1)[:, 0, :]
+        top = s_best[:, gs:ge]
+        np.maximum.reduce(S3, axis=1, out=top)
+        # first maximum: count the leading clusters whose score is below it
+        below = S3[:, 0, :] != top
+        best[:, gs:ge] = below
+        for k in range(1, K - 1):
+            below &= S3[:, k, :] != top
+            best[:, gs:ge] += below
     return best, s_best
 
 
