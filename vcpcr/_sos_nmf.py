@@ -295,7 +295,6 @@ def _best_scores(
     best, s_best = np.empty((p, B), dtype=np.intp), np.empty((p, B))
     for gs, ge, K, dd, r0 in lay.groups:
         S = data.XWT[dd * p : (dd + 1) * p] @ Ut[r0 : r0 + K * (ge - gs)].T
-        S /= Ut.shape[1] - 1
         S3 = S.reshape(p, K, ge - gs)
         top = s_best[:, gs:ge]
         np.maximum.reduce(S3, axis=1, out=top)
@@ -305,6 +304,7 @@ def _best_scores(
         for k in range(1, K - 1):
             below &= S3[:, k, :] != top
             best[:, gs:ge] += below
+    s_best /= Ut.shape[1] - 1  # monotone: the maximum of the scaled scores
     return best, s_best
 
 
@@ -375,9 +375,9 @@ def _step(data: _Weighted, st: _State, it: int) -> _Update:
         + np.einsum("jb,jb,jb->b", v, v, u_norm2[rows]) / h
         + st.lam * v.sum(axis=0)
     )
-    fixed = np.all(raw == st.lab, axis=0) & np.all(
-        np.abs(v - st.v) <= 1e-12 * np.abs(st.v), axis=0
-    )
+    fixed = np.all(raw == st.lab, axis=0)
+    i = np.flatnonzero(fixed)
+    fixed[i] = np.all(np.abs(v[:, i] - st.v[:, i]) <= 1e-12 * np.abs(st.v[:, i]), 0)
     lab, K = _compact_batch(raw, sel, rows, lay)
     return _Update(lab, v, K, J, fixed)
 
