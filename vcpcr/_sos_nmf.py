@@ -213,10 +213,11 @@ class BatchResult(NamedTuple):
 class _Weighted(NamedTuple):
     """The data times each weight vector ``W[d]``.
 
-    ``XWT[d * p + j]`` is column ``j`` of ``Xs * W[d]`` (``p x n`` blocks:
-    the sparse product of the latent variables and the score GEMMs read them
-    without copies); ``norm2[d]`` its squared Frobenius norm, ``col_sd`` its
-    column standard deviations (same order as the rows of ``XWT``).
+    ``XWT[j, d]`` is column ``j`` of ``Xs * W[d]`` (shape ``p x D x n``:
+    the sparse product of the latent variables reads it as a ``pD x n``
+    matrix, the score GEMM of weight ``d`` as the ``p x n`` slice
+    ``XWT[:, d]``); ``norm2[d]`` is the squared Frobenius norm of ``Xs *
+    W[d]``, ``col_sd[j * D + d]`` the standard deviation of its column ``j``.
     """
 
     XWT: _Floats
@@ -225,10 +226,9 @@ class _Weighted(NamedTuple):
 
 
 def _weighted(Xs: _Floats, W: _Floats) -> _Weighted:
-    XWT = np.ascontiguousarray(W[:, :, None] * Xs.T[None, :, :])
-    norm2 = np.einsum("dji,dji->d", XWT, XWT)
-    col_sd = XWT.std(axis=2, ddof=1).reshape(-1)
-    return _Weighted(XWT.reshape(-1, Xs.shape[0]), norm2, col_sd)
+    XWT = np.ascontiguousarray(Xs.T[:, None, :] * W.T[:, :, None])
+    norm2 = np.einsum("jdi,jdi->d", XWT, XWT)
+    return _Weighted(XWT, norm2, XWT.std(axis=2, ddof=1).reshape(-1))
 
 
 class _Layout(NamedTuple):
@@ -267,13 +267,17 @@ def _latent(data: _Weighted, d: _Ints, lab: _Ints, v: _Floats, lay: _Layout) -> 
     selected variable. A latent variable whose variables cancel out (sd at
     rounding level of the triangle-inequality bound) is returned as zeros.
     """
-    p = lab.shape[0]
+    p, D, n = data.XWT.shape
     jj, bb = np.nonzero(lab >= 0)
     rows = lab[jj, bb] * lay.stride[bb] + lay.base[bb]
-    cols = d[bb] * p + jj
+    # entries come by variable, then problem, and problems are sorted by d:
+    # the columns j * D + d are sorted, so the CSC array needs no sorting
+    cols = jj * D + d[bb]
     vals = v[jj, bb]
-    G = sp.csr_array((vals, (rows, cols)), shape=(lay.n_rows, data.XWT.shape[0]))
-    Ut = np.asarray(G @ data.XWT)
+    indptr = np.zeros(p * D + 1, dtype=np.intp)
+    np.cumsum(np.bincount(cols, minlength=p * D), out=indptr[1:])
+    G = sp.csc_array((vals, rows, indptr), shape=(lay.n_rows, p * D))
+    Ut = np.asarray(G @ data.XWT.reshape(p * D, n))
     ss = np.bincount(rows, vals**2, minlength=lay.n_rows)
     Ut /= ss[:, None]
     Ut -= Ut.mean(axis=1, keepdims=True)
@@ -291,10 +295,10 @@ def _best_scores(
     data: _Weighted, d: _Ints, Ut: _Floats, lay: _Layout
 ) -> tuple[_Ints, _Floats]:
     """Best cluster and score ``max_k w_j cor(u_k, x_j)`` of every variable."""
-    p, B = data.XWT.shape[0] // data.norm2.size, d.size
+    p, B = data.XWT.shape[0], d.size
     best, s_best = np.empty((p, B), dtype=np.intp), np.empty((p, B))
     for gs, ge, K, dd, r0 in lay.groups:
-        S = data.XWT[dd * p : (dd + 1) * p] @ Ut[r0 : r0 + K * (ge - gs)].T
+        S = data.XWT[:, dd] @ Ut[r0 : r0 + K * (ge - gs)].T
         S3 = S.reshape(p, K, ge - gs)
         top = s_best[:, gs:ge]
         np.maximum.reduce(S3, axis=1, out=top)
