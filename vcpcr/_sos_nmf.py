@@ -455,13 +455,14 @@ def _advance(
         out.lam_max[pid] = st.lam_max[done]
     keep = np.flatnonzero(reason == _RUNNING)
     order = keep[np.lexsort((up.K[keep], st.d[keep]))]
+    kept = order.size == reason.size and bool(np.all(order[1:] > order[:-1]))
     return _State(
         st.pid[order],
         st.d[order],
         st.lam[order],
         up.K[order],
-        up.lab[:, order],
-        up.v[:, order],
+        up.lab if kept else up.lab[:, order],  # no copy while nothing moves
+        up.v if kept else up.v[:, order],
         up.J[order],
         st.rel[order],
         st.lam_max[order],
