@@ -16,16 +16,16 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from vcpcr._clustering import best_start, initial_partitions, order_clusters
-from vcpcr._families import FAMILIES, Family, raw_coefficients, validate_xy
+from vcpcr._families import FAMILIES, Family, validate_xy
 from vcpcr._report import SummaryMixin
-from vcpcr._sos_nmf import (
-    SOSNMFResult,
-    standardize,
-)
+from vcpcr._scaling import raw_coefficients, relative_weights, standardize
+from vcpcr._sos_nmf import SOSNMFResult
 from vcpcr._validation import (
     check_array,
     check_choice,
     check_scalar,
+    check_times,
+    check_weights,
 )
 from vcpcr._weights import DEFAULT_DELTA, METHODS, compute_weights
 from vcpcr.exceptions import VCPCRWarning
@@ -75,7 +75,9 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         on the paper's simulation; see the weights study in the docs), all ones
         (unsupervised clustering), the paper's own early-stopped glmnet
         weights (gaussian only), or given values (e.g. from
-        :func:`compute_weights` with another ``l1_ratio``).
+        :func:`compute_weights` with another ``l1_ratio``). Given weights act
+        through their ratios: they are divided by ``max|w|`` (so
+        ``weights_`` has ``max|w| = 1``, and ``1e300 * w`` clusters as ``w``).
     delta : float, optional
         Penalty of the weights in glmnet's parametrization (see
         :func:`compute_weights`). ``None`` uses :data:`DEFAULT_DELTA`: 0.5
@@ -262,8 +264,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         check_scalar(self.max_iter, "max_iter", integral, owner=owner, min_val=1)
         check_scalar(self.tol, "tol", real, owner=owner, min_val=0.0)
         check_scalar(self.lam_ratio, "lam_ratio", real, owner=owner, min_val=0.0)
-        if isinstance(self.weights, str):
-            check_choice(self.weights, "weights", METHODS, owner=owner)
+        check_weights(self.weights, n_features, owner=owner, methods=METHODS)
         if self.delta is not None:
             check_scalar(self.delta, "delta", real, owner=owner, min_val=0.0)
         if self.n_clusters > n_features:
@@ -356,28 +357,25 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
     ) -> NDArray[np.float64]:
         """Step 0 on the standardized data."""
         p = Xs.shape[1]
-        if not isinstance(self.weights, str):
-            w = check_array(self.weights, "weights", ensure_2d=False)
-            if w.shape[0] != p:
-                raise ValueError(
-                    f"weights has {w.shape[0]} entries but X has {p} columns; give "
-                    f"one weight per variable."
-                )
-            return w
-        if self.weights == "identity":
+        given = check_weights(
+            self.weights, p, owner=type(self).__name__, methods=METHODS
+        )
+        if not isinstance(given, str):
+            return relative_weights(given)
+        if given == "identity":
             return np.ones(p)
-        delta = DEFAULT_DELTA[self.weights] if self.delta is None else self.delta
+        delta = DEFAULT_DELTA[given] if self.delta is None else self.delta
         w = compute_weights(
             Xs,
             target,
-            self.weights,
+            given,
             delta=float(delta),
             family=self.family,
             standardize=False,
         )
         if not np.any(w):
             warnings.warn(
-                f"All {self.weights} weights are zero at delta={delta:g}: no variable "
+                f"All {given} weights are zero at delta={delta:g}: no variable "
                 f"can be selected and the model predicts a constant. Lower delta.",
                 VCPCRWarning,
                 stacklevel=3,
@@ -460,8 +458,9 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         pandas.DataFrame
             One column per sample, one row per time (lifelines' layout).
         """
+        check_is_fitted(self)
         return self.result_.predict_survival_function(
-            self._latent_frame(X), times=times
+            self._latent_frame(X), times=check_times(times)
         )
 
     @available_if(_is_cox)
@@ -482,8 +481,9 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         pandas.DataFrame
             One column per sample, one row per time (lifelines' layout).
         """
+        check_is_fitted(self)
         return self.result_.predict_cumulative_hazard(
-            self._latent_frame(X), times=times
+            self._latent_frame(X), times=check_times(times)
         )
 
     @available_if(_is_binomial)

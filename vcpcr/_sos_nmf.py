@@ -22,10 +22,11 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
+from vcpcr._scaling import standardize
 from vcpcr._validation import check_array, check_random_state, check_scalar
 from vcpcr.exceptions import ConvergenceWarning
 
-__all__ = ["SOSNMFResult", "lambda_max", "random_partition", "sos_nmf", "standardize"]
+__all__ = ["SOSNMFResult", "lambda_max", "random_partition", "sos_nmf"]
 
 _OWNER = "sos_nmf"
 
@@ -67,30 +68,6 @@ class SOSNMFResult(NamedTuple):
     converged: bool
 
 
-def standardize(
-    X: NDArray[np.float64],
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """Centre the columns of ``X`` and scale them to unit sample variance.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-        Validated data without constant columns.
-
-    Returns
-    -------
-    Xs : ndarray of shape (n_samples, n_features)
-        Standardized data, ``(X - mean) / scale``.
-    mean : ndarray of shape (n_features,)
-        Column means.
-    scale : ndarray of shape (n_features,)
-        Column standard deviations (``ddof=1``).
-    """
-    mean = X.mean(axis=0)
-    scale = X.std(axis=0, ddof=1)
-    return (X - mean) / scale, mean, scale
-
-
 def random_partition(
     n_features: int, n_clusters: int, random_state: Any = None
 ) -> NDArray[np.intp]:
@@ -123,6 +100,14 @@ def random_partition(
     >>> sorted(set(labels.tolist()))
     [0, 1, 2]
     """
+    owner = "random_partition"
+    check_scalar(n_features, "n_features", numbers.Integral, owner=owner, min_val=1)
+    check_scalar(n_clusters, "n_clusters", numbers.Integral, owner=owner, min_val=1)
+    if n_clusters > n_features:
+        raise ValueError(
+            f"n_features={n_features} must be >= n_clusters={n_clusters}: every "
+            f"cluster needs at least one variable."
+        )
     rng = check_random_state(random_state)
     for _ in range(100):
         labels = rng.integers(0, n_clusters, size=n_features)

@@ -25,7 +25,8 @@ from scipy.special import expit
 from vcpcr._cox import cox_lasso_delta_max, cox_lasso_path, cox_ridge_path
 from vcpcr._glmnet import glmnet_weights
 from vcpcr._numerics import lasso_ls, newton, spectrum
-from vcpcr._sos_nmf import standardize as _standardize
+from vcpcr._scaling import constant_columns
+from vcpcr._scaling import standardize as _standardize
 from vcpcr._validation import (
     check_array,
     check_choice,
@@ -271,6 +272,10 @@ def _weights_path(
 
 def _check_deltas(delta: Any, method: str, family: str) -> NDArray[np.float64]:
     """Validate ``delta`` (scalar or 1-d array) for ``method`` and ``family``."""
+    if isinstance(delta, str | bytes) or np.asarray(delta).dtype.kind not in "biuf":
+        raise TypeError(
+            f"delta must be a number or a 1-d array of numbers. Got {delta!r}."
+        )
     arr = np.atleast_1d(np.asarray(delta, dtype=np.float64))
     if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)):
         raise ValueError(
@@ -419,8 +424,8 @@ def compute_weights(
     )
     Xs = _standardize(Xa)[0] if standardize else Xa
     if family == "gaussian" and standardize:
-        if np.ptp(ya) == 0:
+        if constant_columns(ya[:, None]).size:
             raise ValueError("y is constant; it cannot be standardized.")
-        ya = (ya - ya.mean()) / ya.std(ddof=1)
+        ya = _standardize(ya)[0]
     W = _weights_path(Xs, ya, method, deltas, family, float(l1_ratio))
     return W[0] if scalar else W
