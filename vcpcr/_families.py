@@ -19,6 +19,7 @@ from vcpcr._outcome import fit_outcome
 from vcpcr._scaling import constant_columns, standardize
 from vcpcr._summary import ParamTable
 from vcpcr._validation import check_array, check_survival
+from vcpcr.exceptions import ConvergenceWarning, VCPCRWarning
 
 __all__ = ["FAMILIES", "Family", "Prepared", "check_identifiable", "validate_xy"]
 
@@ -218,14 +219,17 @@ class Cox(Family):
         # follows the weights' (small for penalized Cox weights); lifelines
         # standardizes its columns internally, so its absolute "variance <
         # 1e-4" warning is spurious here.
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             warnings.filterwarnings("ignore", message=r".*have very low variance")
-            return CoxPHFitter().fit(
+            fitter = CoxPHFitter().fit(
                 frame,
                 duration_col=_TIME,
                 event_col=_EVENT,
                 fit_options={"precision": 1e-12, "r_precision": 1e-14},
             )
+        _reissue_lifelines(caught)
+        return fitter
 
     def split_params(self, result: Any) -> tuple[float, NDArray[np.float64]]:
         """No intercept: the baseline hazard absorbs it."""
@@ -285,6 +289,27 @@ class Cox(Family):
 
 
 _TIME, _EVENT = "_time", "_event"
+
+
+def _reissue_lifelines(caught: list[warnings.WarningMessage]) -> None:
+    """Re-issue lifelines' warnings on the latent variables in vcpcr's terms."""
+    for c in caught:
+        text = " ".join(str(c.message).split())
+        converge = "converge" in text.lower() or "ConvergenceWarning" in (
+            c.category.__name__
+        )
+        warnings.warn(
+            f"The Cox outcome model (lifelines CoxPHFitter on the cluster latent "
+            f"variables) warned: {text}"
+            + (
+                " Fewer clusters (n_clusters) or a larger lam_ratio usually help."
+                if converge
+                else ""
+            ),
+            ConvergenceWarning if converge else VCPCRWarning,
+            stacklevel=4,
+        )
+
 
 FAMILIES: dict[str, Family] = {
     "gaussian": Family(),
