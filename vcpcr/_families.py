@@ -21,7 +21,14 @@ from vcpcr._summary import ParamTable
 from vcpcr._validation import check_array, check_survival
 from vcpcr.exceptions import ConvergenceWarning, VCPCRWarning
 
-__all__ = ["FAMILIES", "Family", "Prepared", "check_identifiable", "validate_xy"]
+__all__ = [
+    "FAMILIES",
+    "Family",
+    "Prepared",
+    "check_identifiable",
+    "missing_as_nan",
+    "validate_xy",
+]
 
 
 def check_identifiable(M: NDArray[np.float64], *, intercept: bool) -> None:
@@ -318,6 +325,17 @@ FAMILIES: dict[str, Family] = {
 }
 
 
+def missing_as_nan(X: Any) -> Any:
+    """Return ``X`` with ``pd.NA`` in object columns of a DataFrame as NaN.
+
+    scikit-learn's float conversion fails on ``pd.NA`` ("float() argument
+    must be ... not 'NAType'"); as NaN it is reported as missing, by column.
+    """
+    if isinstance(X, pd.DataFrame) and any(d.kind == "O" for d in X.dtypes):
+        return X.astype(object).where(X.notna(), np.nan)
+    return X
+
+
 def validate_xy(
     est: Any, X: Any, y: Any, family: str
 ) -> tuple[NDArray[np.float64], Any]:
@@ -326,6 +344,7 @@ def validate_xy(
     Sets ``est.n_features_in_`` (and ``feature_names_in_``) as scikit-learn
     estimators do.
     """
+    X = missing_as_nan(X)
     if family != "cox":
         return validate_data(  # type: ignore[no-any-return]
             est,

@@ -16,7 +16,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from vcpcr._clustering import best_start, initial_partitions, order_clusters
-from vcpcr._families import FAMILIES, Family, validate_xy
+from vcpcr._families import FAMILIES, Family, missing_as_nan, validate_xy
 from vcpcr._report import SummaryMixin
 from vcpcr._scaling import raw_coefficients, relative_weights, standardize
 from vcpcr._sos_nmf import SOSNMFResult
@@ -413,7 +413,11 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
 
             X = transform_new(self.model_spec_, X)
         Xv = validate_data(
-            self, X, dtype=np.float64, ensure_all_finite=False, reset=False
+            self,
+            missing_as_nan(X),
+            dtype=np.float64,
+            ensure_all_finite=False,
+            reset=False,
         )
         return check_array(Xv, "X", feature_names=self._feature_names(Xv.shape[1]))
 
