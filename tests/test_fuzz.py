@@ -147,6 +147,24 @@ def test_sos_nmf_and_lambda_max_are_unit_free(ex):
     assert lambda_max(X0 * 10.0**ex, init) == pytest.approx(lambda_max(X0, init))
 
 
+@FUZZ
+@given(ew=st.integers(min_value=-300, max_value=300))
+def test_sos_nmf_weights_scale_or_clear_error(ew):
+    """sos_nmf's V and lam follow the weights' scale, or it says they cannot."""
+    init = np.arange(X0.shape[1]) % 3
+    w = np.linspace(0.2, 1.0, X0.shape[1])
+    base = sos_nmf(X0, init=init, weights=w, lam_ratio=0.3)
+    result, exc = _outcome(
+        lambda: sos_nmf(X0, init=init, weights=w * 10.0**ew, lam_ratio=0.3)
+    )
+    if exc is not None:
+        assert abs(ew) > 100
+        assert "weights / max|w|" in str(exc)
+    else:
+        assert_array_equal(result.labels, base.labels)
+        assert result.lam == pytest.approx(base.lam * 10.0**ew, rel=1e-9)
+
+
 # ------------------------------------------------------------ bad parameters
 
 BAD_VALUES = [

@@ -295,6 +295,12 @@ def _check_weights(weights: ArrayLike | None, p: int) -> NDArray[np.float64]:
             f"weights has {w.shape[0]} entries but X has {p} columns; give one "
             f"weight per variable."
         )
+    top = float(np.abs(w).max())
+    if top > 0 and not 1e-100 <= top <= 1e100:
+        raise ValueError(
+            f"weights reach max|w| = {top:.3g}: products of such weights overflow "
+            f"or underflow. Only their ratios matter; pass weights / max|w|."
+        )
     return w
 
 
