@@ -349,17 +349,41 @@ def test_cv_r2_on_one_sample_folds():
     """Used to end in pandas' IntCastingNaNError; the warning is issued once."""
     with pytest.warns(UserWarning, match=r"\(\d+ of \d+ fold x grid fits\)") as rec:
         with pytest.raises(ValueError, match="No grid point has a finite mean CV"):
-            VCPCRCV((2,), scoring="r2", cv=40, n_init=1).fit(X0, Y0)
+            VCPCRCV(
+                (2,),
+                weights="identity",
+                lam_ratios=[0.1, 0.5],
+                scoring="r2",
+                cv=40,
+                n_init=1,
+            ).fit(X0, Y0)
     assert len(rec) == 1
 
 
+def _nan_when_empty(model, X, y):
+    """A scorer that is undefined for a model without clusters."""
+    if not np.any(model.coef_):
+        return np.nan
+    return -float(np.mean((model.predict(X) - y) ** 2))
+
+
 def test_cv_nan_scores_rank_last():
-    cv = VCPCRCV((2,), cv=3, n_init=1, random_state=0).fit(X0, Y0)
-    frame = cv.cv_results_.copy()
-    frame.loc[0, "mean_test_score"] = np.nan
-    ranks = frame["mean_test_score"].rank(ascending=False, method="min")
-    assert cv.cv_results_["rank_test_score"].dtype.kind == "i"
-    assert ranks.notna().sum() == len(frame) - 1
+    cv = VCPCRCV(
+        (2,),
+        weights="identity",
+        lam_ratios=[0.1, 0.5, 2.0],
+        scoring=_nan_when_empty,
+        cv=3,
+        n_init=1,
+        random_state=0,
+    )
+    with pytest.warns(UserWarning, match="non-finite mean score"):
+        cv.fit(X0, Y0)
+    res = cv.cv_results_
+    empty = ~np.isfinite(res["mean_test_score"].to_numpy())
+    assert_array_equal(empty, [False, False, True])
+    assert res["rank_test_score"].tolist() == [*res["rank_test_score"][:2], 3]
+    assert res["lam_ratio"][cv.best_index_] != 2.0
 
 
 def test_cv_fold_without_a_class_names_the_fold():
@@ -485,6 +509,27 @@ def test_cox_simulation_with_huge_effects():
 def test_compute_weights_delta(delta):
     with pytest.raises(ERRORS, match="delta"):
         compute_weights(X0, Y0, "ridge", delta=delta)
+
+
+FRAME = pd.DataFrame(X0, columns=[f"g{j}" for j in range(12)]).assign(y=Y0)
+TOKENS = ["y", "~", ".", "g0", "g1", "+", "-", "nope", "(", ")", "0", "1", ":", "*"]
+
+
+@settings(FUZZ, max_examples=40)
+@given(tokens=st.lists(st.sampled_from(TOKENS), min_size=0, max_size=7))
+def test_formulas(tokens):
+    formula = " ".join(tokens)
+    before = FRAME.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # e.g. "no variable selected"
+        model, exc = _outcome(
+            lambda: VCPCR(2, formula=formula, n_init=1, random_state=0).fit(FRAME)
+        )
+    pd.testing.assert_frame_equal(FRAME, before)
+    if exc is not None:
+        assert re.search(r"formula|n_features=\d+ must be", str(exc)), str(exc)
+    else:
+        assert np.all(np.isfinite(model.predict(FRAME)))
 
 
 def test_formula_names_the_unknown_column():

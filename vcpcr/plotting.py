@@ -199,7 +199,10 @@ def plot_path(
     matplotlib.axes.Axes
         The axes (model size on the left axis, clusters on the right one).
     """
-    if hasattr(model, "cv_results_"):
+    from vcpcr._cv import VCPCRCV
+
+    if isinstance(model, VCPCRCV):
+        check_is_fitted(model, "cv_results_")
         path = _cv_path(model)
     else:
         if X is None:
