@@ -84,3 +84,13 @@ def test_benchmark_fold_standardization_uses_the_shared_function():
     ref = standardize_fold(X, y, tr, te)
     for got, want in zip(fold, ref, strict=True):
         assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(("cx", "cy"), [(1e200, 1e-150), (1e-13, 1e300)])
+def test_unrepresentable_coefficients_are_an_error(cx, cy):
+    """``coef_ ~ cy / cx`` beyond float64 used to give NaN or a constant model."""
+    from vcpcr import VCPCR
+
+    X, y = _X(5), np.arange(30.0) % 7
+    with pytest.raises(ValueError, match="Rescale X or y"):
+        VCPCR(2, n_init=1, random_state=0).fit(X * cx, y * cy)

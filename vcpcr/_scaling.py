@@ -125,10 +125,26 @@ def raw_coefficients(
     with ``coef = V a / scale`` and ``intercept = a0 - sum(mean * coef)``;
     ``mean / scale`` is formed first, so the products stay in range however
     large or small the units of ``X``.
+
+    Raises
+    ------
+    ValueError
+        If a coefficient overflows or underflows float64 (the units of the
+        response divided by those of ``X`` beyond about 1e+-308).
     """
     b = V @ a
-    coef = b / scale
-    return coef, float(a0 - np.sum((mean / scale) * b))
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        coef = b / scale
+        intercept = float(a0 - np.sum((mean / scale) * b))
+    lost = (b != 0) & (coef == 0)
+    if not (np.all(np.isfinite(coef)) and np.isfinite(intercept)) or lost.any():
+        raise ValueError(
+            "The coefficients on the raw scale of X overflow or underflow float64: "
+            "the units of y (or of the linear predictor) divided by those of X "
+            "exceed about 1e308 or fall below 1e-308. Rescale X or y (express "
+            "them in other units) before fitting."
+        )
+    return coef, intercept
 
 
 def relative_weights(w: NDArray[np.float64]) -> NDArray[np.float64]:
