@@ -345,6 +345,11 @@ def test_more_clusters_than_samples_same_error_for_all_families(family):
         model.fit(X, y)
 
 
+def test_cv_checks_n_clusters_against_the_training_folds():
+    with pytest.raises(ValueError, match=r"CV fold 0 trains on 8 rows, too few for n"):
+        VCPCRCV((2, 8), cv=3, n_init=1).fit(X0[:12], Y0[:12])
+
+
 def test_cv_r2_on_one_sample_folds():
     """Used to end in pandas' IntCastingNaNError; the warning is issued once."""
     with pytest.warns(UserWarning, match=r"\(\d+ of \d+ fold x grid fits\)") as rec:

@@ -94,3 +94,12 @@ def test_unrepresentable_coefficients_are_an_error(cx, cy):
     X, y = _X(5), np.arange(30.0) % 7
     with pytest.raises(ValueError, match="Rescale X or y"):
         VCPCR(2, n_init=1, random_state=0).fit(X * cx, y * cy)
+
+
+def test_the_extremes_of_float64():
+    X = np.array([[1.7e308, 5e-324], [-1.7e308, 1e-323], [1e308, 0.0]])
+    Xs, mean, scale = standardize(X)
+    assert np.all(np.isfinite(Xs))
+    assert_allclose(Xs[:, 0], standardize(X[:, 0] / 1e300)[0], rtol=1e-12)
+    assert np.all(np.isfinite(mean))
+    assert np.all(np.isfinite(scale))

@@ -3,8 +3,8 @@
 Every part of vcpcr that standardizes data (the estimator, cross-validation,
 the baselines and the benchmark study) goes through :func:`standardize`, so
 that results do not depend on the units of ``X`` or ``y``: each column is
-first divided by the power of two just above its largest absolute value
-(exact, and it cannot overflow), then centred and scaled to unit sample
+first divided by a power of two within a factor 2 of its largest absolute
+value (exact, and it cannot overflow), then centred and scaled to unit sample
 variance. Squaring a value near 1e155
 would overflow to infinity, squaring one near 1e-165 would underflow to zero;
 neither happens here.
@@ -29,13 +29,17 @@ CONSTANT_RTOL = 1e-12
 
 
 def _magnitude(X: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Power of two at or above each column's largest absolute value (1 if 0).
+    """Power of two within a factor 2 of each column's largest |value| (1 if 0).
 
     Dividing by a power of two is exact, so the standardized values are
     bitwise those of the textbook formula wherever that one does not overflow.
     """
-    top = np.max(np.abs(X), axis=0) if X.shape[0] else np.zeros(X.shape[1:])
-    return np.where(top > 0, np.ldexp(1.0, np.frexp(top)[1]), 1.0)
+    if X.shape[0] == 0:
+        return np.ones(X.shape[1:])
+    top = np.maximum(X.max(axis=0), -X.min(axis=0))
+    # top = m 2**e with 0.5 <= m < 1; 2**(e - 1) <= top is finite even for the
+    # largest double (2**e would overflow), so |X| / mag < 2.
+    return np.where(top > 0, np.ldexp(1.0, np.frexp(top)[1] - 1), 1.0)
 
 
 def constant_columns(X: NDArray[np.float64]) -> NDArray[np.intp]:
@@ -54,7 +58,7 @@ def constant_columns(X: NDArray[np.float64]) -> NDArray[np.intp]:
     [1, 2]
     """
     mag = _magnitude(X)
-    spread = np.max(X / mag, axis=0) - np.min(X / mag, axis=0)
+    spread = X.max(axis=0) / mag - X.min(axis=0) / mag
     return np.flatnonzero(spread <= CONSTANT_RTOL)
 
 
@@ -64,9 +68,9 @@ def standardize(
     """Centre the columns of ``X`` and scale them to unit sample variance.
 
     The mean and standard deviation are computed on ``X / 2**e`` with
-    ``2**e >= max|X|`` (per column), so neither overflows nor underflows for
-    any finite ``X``, and the result equals ``(X - mean) / sd`` to the bit
-    wherever that formula does not overflow.
+    ``2**e <= max|X| < 2**(e + 1)`` (per column), so neither overflows nor
+    underflows for any finite ``X``, and the result equals ``(X - mean) / sd``
+    to the bit wherever that formula does not overflow.
 
     Parameters
     ----------
@@ -99,13 +103,15 @@ def standardize(
     flat = A.ndim == 1
     A2 = A[:, None] if flat else A
     mag = _magnitude(A2)
-    Z = A2 / mag
+    Z = A2 / mag  # exact: mag is a power of two
     mean_z = Z.mean(axis=0)
     sd_z = Z.std(axis=0, ddof=1)
     if center_constant:
         const = constant_columns(A2)
         sd_z[const] = 1.0 / mag[const]
-    Xs = (Z - mean_z) / sd_z
+    Z -= mean_z
+    Z /= sd_z
+    Xs = Z
     mean, scale = mean_z * mag, sd_z * mag
     if flat:
         return Xs[:, 0], mean[0], scale[0]
