@@ -607,7 +607,8 @@ def _check_folds(family: str, y: Any, folds: list[Any], max_k: int) -> None:
             hint = (
                 "stratified folds (StratifiedKFold)"
                 if family == "binomial"
-                else "folds stratified on the event indicator"
+                else "folds stratified on the event indicator, e.g. cv=list("
+                "StratifiedKFold(k, shuffle=True).split(X, event))"
             )
             raise ValueError(
                 f"CV fold {i} of {len(folds)}: {problem}. Use fewer folds (cv) "
