@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import numpy as np
 import pandas as pd
@@ -341,8 +342,36 @@ def test_liver_sample_screens_by_pls():
 def test_study_directory_refuses_another_profile(tmp_path):
     _runner.check_study_file(tmp_path, {"profile": "quick", "seed": 0})
     _runner.check_study_file(tmp_path, {"profile": "quick", "seed": 0})
+    part = tmp_path / "parts" / "n50" / "cen.csv"
+    part.parent.mkdir(parents=True)
+    part.write_text("a\n1\n")
     with pytest.raises(ValueError, match="cannot be mixed"):
         _runner.check_study_file(tmp_path, {"profile": "full", "seed": 0})
+
+
+def test_study_file_without_parts_does_not_block_a_rerun(tmp_path):
+    """A run that failed before finishing a unit leaves nothing that blocks."""
+    _runner.check_study_file(tmp_path, {"profile": "full", "seed": 0})
+    _runner.check_study_file(tmp_path, {"profile": "quick", "seed": 1})
+    assert '"quick"' in (tmp_path / "study.json").read_text()
+    (tmp_path / "study.json").write_text('{"profile": "fu')  # interrupted write
+    _runner.check_study_file(tmp_path, {"profile": "full", "seed": 0})
+    assert not list(tmp_path.glob("*.tmp*"))
+
+
+def test_run_study_checks_settings_before_writing(tmp_path):
+    out = tmp_path / "study"
+    for kwargs, message in (
+        ({"n": (-5,)}, "'n' parameter of run_study must be in the range"),
+        ({"rho": (float("nan"),)}, "'rho' parameter of run_study must be finite"),
+        ({"config": (4,)}, "'config' parameter of run_study must be in the range"),
+        ({"replicates": 0}, "'replicates' parameter"),
+        ({"n": (5,)}, "n_samples=5 is too small"),
+        ({"methods": ["bogus"]}, "Unknown method 'bogus'"),
+    ):
+        with pytest.raises(ValueError, match=re.escape(message)):
+            _runner.run_study(out, progress=False, **kwargs)
+        assert not out.exists()
 
 
 # ------------------------------------------------------------------ the study

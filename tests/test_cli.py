@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
+
 import pytest
 
 from vcpcr.cli import main
@@ -20,6 +24,84 @@ def test_demo_tunes_prints_summary_and_writes_figures(capsys, tmp_path):
         assert (tmp_path / name).stat().st_size > 10_000
 
 
-def test_unknown_command():
-    with pytest.raises(SystemExit):
+def test_unknown_command(capsys):
+    with pytest.raises(SystemExit) as exc:
         main(["frobnicate"])
+    assert exc.value.code == 2
+    assert "invalid choice: 'frobnicate'" in capsys.readouterr().err
+
+
+BAD_ARGS = {
+    "negative n": (["benchmark", "--n", "-5"], "--n: must be >= 1"),
+    "nan rho": (["benchmark", "--rho", "nan"], "--rho: must be in [0, 1); got nan"),
+    "rho one": (["benchmark", "--rho", "1"], "--rho: must be in [0, 1)"),
+    "negative replicates": (
+        ["benchmark", "--replicates", "-1"],
+        "--replicates: must be >= 1",
+    ),
+    "config 4": (["benchmark", "--config", "4"], "--config: invalid choice: 4"),
+    "zero jobs": (["demo", "--jobs", "0"], "--jobs: must be >= 1, or -1"),
+    "text seed": (["demo", "--seed", "x"], "--seed: must be an integer"),
+    "negative seed": (["benchmark", "--seed", "-3"], "--seed: must be >= 0"),
+}
+
+
+@pytest.mark.parametrize(("argv", "message"), BAD_ARGS.values(), ids=BAD_ARGS)
+def test_bad_arguments_exit_2_before_any_work(capsys, argv, message):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["demo", "benchmark"])
+def test_out_under_a_file_is_rejected_up_front(capsys, tmp_path, command):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    for out, message in (
+        (blocker / "sub", "is a file, not a directory"),
+        (blocker, "exists and is not a directory"),
+    ):
+        with pytest.raises(SystemExit) as exc:
+            main([command, "--out", str(out)])
+        assert exc.value.code == 2
+        assert message in capsys.readouterr().err
+
+
+def test_unknown_method_writes_nothing(capsys, tmp_path):
+    out = tmp_path / "study"
+    argv = ["benchmark", "--methods", "bogus", "--out", str(out), "--no-progress"]
+    assert main(argv) == 2
+    assert "Unknown method 'bogus'" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_version_and_python_m(capsys):
+    import vcpcr
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"vcpcr {vcpcr.__version__}"
+    run = subprocess.run(
+        [sys.executable, "-m", "vcpcr", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "usage: vcpcr" in run.stdout
+
+
+@pytest.mark.parametrize("command", ["demo", "benchmark"])
+def test_every_option_has_help(capsys, command):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = capsys.readouterr().out
+    head, options = text.split("options:\n")
+    assert len(head.split("\n\n")) >= 3, "the command has no description"
+    lines = options.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("  -"):
+            same_line = re.search(r"\S\s{2,}\S", line.strip())
+            next_line = i + 1 < len(lines) and lines[i + 1].startswith(" " * 20)
+            assert same_line or next_line, f"no help for {line.strip()!r}"

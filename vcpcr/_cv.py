@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from vcpcr._families import FAMILIES, Prepared, validate_xy
 from vcpcr._model import VCPCR
-from vcpcr._sos_nmf import standardize
+from vcpcr._scaling import standardize
 from vcpcr._tuning import (
     DEFAULT_SCORING,
     FoldResult,
@@ -38,6 +38,8 @@ from vcpcr._validation import (
     check_choice,
     check_random_state,
     check_scalar,
+    check_survival,
+    check_weights,
 )
 from vcpcr._weights import ENET_L1_RATIO, METHODS, lasso_delta_max
 from vcpcr.exceptions import ConvergenceWarning, SeparationWarning, VCPCRWarning
@@ -204,7 +206,11 @@ class VCPCRCV(BaseEstimator):
             if K > Xs.shape[1]:
                 raise ValueError(f"n_features={Xs.shape[1]} must be >= n_clusters={K}.")
         delta_max = None
-        if self.weights in ("lasso", "enet", "glmnet_lasso"):
+        if isinstance(self.weights, str) and self.weights in (
+            "lasso",
+            "enet",
+            "glmnet_lasso",
+        ):
             a = ENET_L1_RATIO if self.weights == "enet" else 1.0
             delta_max = lasso_delta_max(Xs, target, self.family, l1_ratio=a)
         default = default_grid(self.weights, delta_max=delta_max)
@@ -232,8 +238,6 @@ class VCPCRCV(BaseEstimator):
         owner = "VCPCRCV"
         check_choice(self.family, "family", tuple(FAMILIES), owner=owner)
         check_choice(self.selection, "selection", ("min", "1se"), owner=owner)
-        if isinstance(self.weights, str):
-            check_choice(self.weights, "weights", METHODS, owner=owner)
         check_scalar(self.n_init, "n_init", numbers.Integral, owner=owner, min_val=1)
         check_scalar(
             self.max_iter, "max_iter", numbers.Integral, owner=owner, min_val=1
@@ -275,10 +279,12 @@ class VCPCRCV(BaseEstimator):
         """
         self._check_params()
         Xa, yv, prepared = self._data(X, y)
+        check_weights(self.weights, Xa.shape[1], owner="VCPCRCV", methods=METHODS)
         grid = self._grid(standardize(Xa)[0], prepared.weights_target)
         binomial = self.family == "binomial"
         folds = list(check_cv(self.cv, yv, classifier=binomial).split(Xa, yv))
         check_fold_columns(Xa, folds)
+        _check_folds(self.family, yv, folds, max(grid.n_clusters))
         self.n_splits_ = len(folds)
         self.scorer_ = check_scoring(
             VCPCR(family=self.family),
@@ -327,11 +333,15 @@ class VCPCRCV(BaseEstimator):
             delayed(fit_fold)(X[tr], ys[tr], X[te], ys[te], spec, seed)
             for (tr, te), seed in zip(folds, seeds, strict=True)
         )
-        out = Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs)
-        bar = tqdm(
-            out, total=len(folds), desc="VCPCRCV folds", disable=not self.verbose
-        )
-        return list(bar)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs)
+            bar = tqdm(
+                out, total=len(folds), desc="VCPCRCV folds", disable=not self.verbose
+            )
+            results = list(bar)
+        _reissue_once(caught, len(folds) * len(spec.grid.points()))
+        return results
 
     def _results_frame(self, grid: Grid, results: list[FoldResult]) -> pd.DataFrame:
         points = grid.points()
@@ -347,7 +357,9 @@ class VCPCRCV(BaseEstimator):
         frame["mean_n_clusters"] = np.column_stack(
             [r.n_clusters for r in results]
         ).mean(axis=1)
-        rank = frame["mean_test_score"].rank(ascending=False, method="min")
+        finite = frame["mean_test_score"].where(np.isfinite(frame["mean_test_score"]))
+        # Non-finite mean scores rank last (as in GridSearchCV), not NaN.
+        rank = finite.rank(ascending=False, method="min", na_option="bottom")
         frame["rank_test_score"] = rank.astype(int)
         return frame
 
@@ -374,6 +386,13 @@ class VCPCRCV(BaseEstimator):
         """Row of the chosen grid point (``selection``)."""
         res = self.cv_results_
         mean = res["mean_test_score"].to_numpy()
+        if not np.any(np.isfinite(mean)):
+            raise ValueError(
+                f"No grid point has a finite mean CV score (scoring="
+                f"{scoring_name(self.scoring, self.family)!r}, {self.n_splits_} "
+                f"folds): the score is undefined on these test folds (e.g. R^2 "
+                f"on folds of one sample). Use fewer folds (cv) or another scoring."
+            )
         if not np.all(np.isfinite(mean)):
             bad = int(np.sum(~np.isfinite(mean)))
             warnings.warn(
@@ -516,9 +535,81 @@ class VCPCRCV(BaseEstimator):
         matplotlib.axes.Axes
             The axes.
         """
+        check_is_fitted(self, "cv_results_")
         from vcpcr.plotting import plot_cv
 
         return plot_cv(self, ax=ax, **kwargs)
+
+
+def _reissue_once(caught: list[warnings.WarningMessage], total: int) -> None:
+    """Issue each distinct warning of the folds once, with its count.
+
+    The per-fold fits warn once per fold x grid point (e.g. scikit-learn's
+    ``UndefinedMetricWarning`` for R^2 on one-sample test folds, 720 times in
+    one call); the user sees each message once, saying how often it occurred.
+    """
+    counts: dict[tuple[type[Warning], str], int] = {}
+    for c in caught:
+        key = (c.category, str(c.message))
+        counts[key] = counts.get(key, 0) + 1
+    for (category, message), count in counts.items():
+        warnings.warn(
+            f"In cross-validation ({count} of {total} fold x grid fits): {message}",
+            category,
+            stacklevel=4,
+        )
+
+
+def _fold_problem(family: str, y: Any, train: Any, test: Any) -> str | None:
+    """Say what makes a CV fold unusable for ``family``, or None."""
+    if family == "binomial":
+        ya = np.asarray(y)
+        classes = np.unique(ya)
+        for part, idx in (("training", train), ("test", test)):
+            missing = np.setdiff1d(classes, np.unique(ya[idx]))
+            if missing.size:
+                return (
+                    f"its {part} part ({len(idx)} rows) has no sample of class "
+                    f"{missing[:1].tolist()[0]!r} (which has "
+                    f"{int(np.sum(ya == missing[0]))} sample(s) in y)"
+                )
+        return None
+    if family == "cox":
+        time, event = check_survival(y)
+        for part, idx in (("training", train), ("test", test)):
+            if not event[idx].any():
+                return (
+                    f"its {part} part ({len(idx)} rows) has no event (y has "
+                    f"{int(event.sum())} events in {event.size} rows)"
+                )
+        try:
+            check_survival(np.column_stack([time[train], event[train]]))
+        except ValueError as exc:
+            return f"its training part ({len(train)} rows) is unusable: {exc}"
+    return None
+
+
+def _check_folds(family: str, y: Any, folds: list[Any], max_k: int) -> None:
+    """Raise a ValueError naming the first CV fold that cannot be fitted or scored."""
+    for i, (train, test) in enumerate(folds):
+        if max_k + 1 >= len(train):
+            raise ValueError(
+                f"CV fold {i} trains on {len(train)} rows, too few for n_clusters="
+                f"{max_k} (the outcome model needs n_clusters + 1 < rows). Use "
+                f"smaller n_clusters or fewer folds (cv)."
+            )
+        problem = _fold_problem(family, y, train, test)
+        if problem is not None:
+            hint = (
+                "stratified folds (StratifiedKFold)"
+                if family == "binomial"
+                else "folds stratified on the event indicator, e.g. cv=list("
+                "StratifiedKFold(k, shuffle=True).split(X, event))"
+            )
+            raise ValueError(
+                f"CV fold {i} of {len(folds)}: {problem}. Use fewer folds (cv) "
+                f"or {hint}."
+            )
 
 
 def _design_view(model: VCPCR) -> VCPCR:

@@ -16,10 +16,49 @@ from numpy.typing import NDArray
 from sklearn.utils.validation import validate_data
 
 from vcpcr._outcome import fit_outcome
+from vcpcr._scaling import constant_columns, standardize
 from vcpcr._summary import ParamTable
 from vcpcr._validation import check_array, check_survival
+from vcpcr.exceptions import ConvergenceWarning, VCPCRWarning
 
-__all__ = ["FAMILIES", "Family", "Prepared", "raw_coefficients", "validate_xy"]
+__all__ = [
+    "FAMILIES",
+    "Family",
+    "Prepared",
+    "check_identifiable",
+    "missing_as_nan",
+    "validate_xy",
+]
+
+
+def check_identifiable(M: NDArray[np.float64], *, intercept: bool) -> None:
+    """Raise a ValueError if the step-2 coefficients cannot be estimated.
+
+    The same rule holds for every family (OLS would only warn, Logit and Cox
+    would fail inside their solvers): the latent variables (with the
+    intercept, if any) must be linearly independent and leave at least one
+    residual degree of freedom, ``n_clusters_ + 1 < n_samples``.
+    """
+    n, k = M.shape
+    if k == 0:
+        return
+    design = np.column_stack([np.ones(n), M]) if intercept else M
+    extra = " + intercept" if intercept else ""
+    if k + 1 >= n:
+        raise ValueError(
+            f"The outcome model has {k} cluster variable(s){extra} but only {n} "
+            f"samples, so its coefficients are not identifiable. Use n_clusters <= "
+            f"{max(n - 2, 1)} (or a larger lam_ratio, which leaves fewer clusters)."
+        )
+    top = np.abs(design).max(axis=0)
+    rank = int(np.linalg.matrix_rank(design / np.where(top > 0, top, 1.0)))
+    if rank < design.shape[1]:
+        raise ValueError(
+            f"The {k} cluster latent variables{extra} are linearly dependent "
+            f"(rank {rank} < {design.shape[1]}), so the outcome model's "
+            f"coefficients are not identifiable. Use fewer clusters (n_clusters) "
+            f"or a larger lam_ratio."
+        )
 
 
 class Prepared(NamedTuple):
@@ -43,17 +82,18 @@ class Family:
     def prepare(self, y: Any) -> Prepared:
         """Validate the numeric response."""
         yf = check_array(y, "y", ensure_2d=False)
-        if np.ptp(yf) == 0:
+        if constant_columns(yf[:, None]).size:
             raise ValueError(
-                f"y is constant (all values {yf[0]!r}); a regression needs a "
-                f"varying response."
+                f"y is constant (all values {yf[0]!r}, up to rounding); a "
+                f"regression needs a varying response."
             )
-        return Prepared(yf, (yf - yf.mean()) / yf.std(ddof=1))
+        return Prepared(yf, standardize(yf)[0])
 
     def fit(
         self, M: NDArray[np.float64], outcome: Any, names: list[str], yname: str
     ) -> Any:
         """Fit the step-2 model; return the untouched results object."""
+        check_identifiable(M, intercept=True)
         return fit_outcome(self.name, M, outcome, names=names, yname=yname)[0]
 
     def split_params(self, result: Any) -> tuple[float, NDArray[np.float64]]:
@@ -172,6 +212,7 @@ class Cox(Family):
         self, M: NDArray[np.float64], outcome: Any, names: list[str], yname: str
     ) -> Any:
         """Fit ``lifelines.CoxPHFitter``; return the untouched fitter."""
+        check_identifiable(M, intercept=False)
         try:
             from lifelines import CoxPHFitter
         except ImportError:
@@ -185,14 +226,17 @@ class Cox(Family):
         # follows the weights' (small for penalized Cox weights); lifelines
         # standardizes its columns internally, so its absolute "variance <
         # 1e-4" warning is spurious here.
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             warnings.filterwarnings("ignore", message=r".*have very low variance")
-            return CoxPHFitter().fit(
+            fitter = CoxPHFitter().fit(
                 frame,
                 duration_col=_TIME,
                 event_col=_EVENT,
                 fit_options={"precision": 1e-12, "r_precision": 1e-14},
             )
+        _reissue_lifelines(caught)
+        return fitter
 
     def split_params(self, result: Any) -> tuple[float, NDArray[np.float64]]:
         """No intercept: the baseline hazard absorbs it."""
@@ -253,6 +297,27 @@ class Cox(Family):
 
 _TIME, _EVENT = "_time", "_event"
 
+
+def _reissue_lifelines(caught: list[warnings.WarningMessage]) -> None:
+    """Re-issue lifelines' warnings on the latent variables in vcpcr's terms."""
+    for c in caught:
+        text = " ".join(str(c.message).split())
+        converge = "converge" in text.lower() or "ConvergenceWarning" in (
+            c.category.__name__
+        )
+        warnings.warn(
+            f"The Cox outcome model (lifelines CoxPHFitter on the cluster latent "
+            f"variables) warned: {text}"
+            + (
+                " Fewer clusters (n_clusters) or a larger lam_ratio usually help."
+                if converge
+                else ""
+            ),
+            ConvergenceWarning if converge else VCPCRWarning,
+            stacklevel=4,
+        )
+
+
 FAMILIES: dict[str, Family] = {
     "gaussian": Family(),
     "binomial": Binomial(),
@@ -260,16 +325,15 @@ FAMILIES: dict[str, Family] = {
 }
 
 
-def raw_coefficients(
-    V: NDArray[np.float64],
-    a0: float,
-    a: NDArray[np.float64],
-    mean: NDArray[np.float64],
-    scale: NDArray[np.float64],
-) -> tuple[NDArray[np.float64], float]:
-    """Variable coefficients ``b = V a`` and intercept on the raw scale of X."""
-    coef = (V @ a) / scale
-    return coef, float(a0 - mean @ coef)
+def missing_as_nan(X: Any) -> Any:
+    """Return ``X`` with ``pd.NA`` in object columns of a DataFrame as NaN.
+
+    scikit-learn's float conversion fails on ``pd.NA`` ("float() argument
+    must be ... not 'NAType'"); as NaN it is reported as missing, by column.
+    """
+    if isinstance(X, pd.DataFrame) and any(d.kind == "O" for d in X.dtypes):
+        return X.astype(object).where(X.notna(), np.nan)
+    return X
 
 
 def validate_xy(
@@ -280,6 +344,7 @@ def validate_xy(
     Sets ``est.n_features_in_`` (and ``feature_names_in_``) as scikit-learn
     estimators do.
     """
+    X = missing_as_nan(X)
     if family != "cox":
         return validate_data(  # type: ignore[no-any-return]
             est,

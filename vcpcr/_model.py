@@ -16,13 +16,16 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from vcpcr._clustering import best_starts, initial_partitions, order_clusters
-from vcpcr._families import FAMILIES, Family, raw_coefficients, validate_xy
+from vcpcr._families import FAMILIES, Family, missing_as_nan, validate_xy
 from vcpcr._report import SummaryMixin
-from vcpcr._sos_nmf import SOSNMFResult, single_result, standardize
+from vcpcr._scaling import raw_coefficients, standardize
+from vcpcr._sos_nmf import SOSNMFResult, single_result
 from vcpcr._validation import (
     check_array,
     check_choice,
     check_scalar,
+    check_times,
+    check_weights,
 )
 from vcpcr._weights import METHODS, weights_for_grid
 from vcpcr.exceptions import VCPCRWarning
@@ -72,7 +75,9 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         on the paper's simulation; see the weights study in the docs), all ones
         (unsupervised clustering), the paper's own early-stopped glmnet
         weights (gaussian only), or given values (e.g. from
-        :func:`compute_weights` with another ``l1_ratio``).
+        :func:`compute_weights` with another ``l1_ratio``). Given weights act
+        through their ratios: they are divided by ``max|w|`` (so
+        ``weights_`` has ``max|w| = 1``, and ``1e300 * w`` clusters as ``w``).
     delta : float, optional
         Penalty of the weights in glmnet's parametrization (see
         :func:`compute_weights`). ``None`` uses :data:`DEFAULT_DELTA`: 0.5
@@ -259,8 +264,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         check_scalar(self.max_iter, "max_iter", integral, owner=owner, min_val=1)
         check_scalar(self.tol, "tol", real, owner=owner, min_val=0.0)
         check_scalar(self.lam_ratio, "lam_ratio", real, owner=owner, min_val=0.0)
-        if isinstance(self.weights, str):
-            check_choice(self.weights, "weights", METHODS, owner=owner)
+        check_weights(self.weights, n_features, owner=owner, methods=METHODS)
         if self.delta is not None:
             check_scalar(self.delta, "delta", real, owner=owner, min_val=0.0)
         if self.n_clusters > n_features:
@@ -400,7 +404,11 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
 
             X = transform_new(self.model_spec_, X)
         Xv = validate_data(
-            self, X, dtype=np.float64, ensure_all_finite=False, reset=False
+            self,
+            missing_as_nan(X),
+            dtype=np.float64,
+            ensure_all_finite=False,
+            reset=False,
         )
         return check_array(Xv, "X", feature_names=self._feature_names(Xv.shape[1]))
 
@@ -445,8 +453,9 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         pandas.DataFrame
             One column per sample, one row per time (lifelines' layout).
         """
+        check_is_fitted(self)
         return self.result_.predict_survival_function(
-            self._latent_frame(X), times=times
+            self._latent_frame(X), times=check_times(times)
         )
 
     @available_if(_is_cox)
@@ -467,8 +476,9 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         pandas.DataFrame
             One column per sample, one row per time (lifelines' layout).
         """
+        check_is_fitted(self)
         return self.result_.predict_cumulative_hazard(
-            self._latent_frame(X), times=times
+            self._latent_frame(X), times=check_times(times)
         )
 
     @available_if(_is_binomial)

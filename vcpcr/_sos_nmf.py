@@ -29,6 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
+from vcpcr._scaling import standardize
 from vcpcr._validation import check_array, check_random_state, check_scalar
 from vcpcr.exceptions import ConvergenceWarning
 
@@ -40,7 +41,6 @@ __all__ = [
     "lambda_max",
     "random_partition",
     "sos_nmf",
-    "standardize",
 ]
 
 _OWNER = "sos_nmf"
@@ -86,30 +86,6 @@ class SOSNMFResult(NamedTuple):
     converged: bool
 
 
-def standardize(
-    X: NDArray[np.float64],
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """Centre the columns of ``X`` and scale them to unit sample variance.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-        Validated data without constant columns.
-
-    Returns
-    -------
-    Xs : ndarray of shape (n_samples, n_features)
-        Standardized data, ``(X - mean) / scale``.
-    mean : ndarray of shape (n_features,)
-        Column means.
-    scale : ndarray of shape (n_features,)
-        Column standard deviations (``ddof=1``).
-    """
-    mean = X.mean(axis=0)
-    scale = X.std(axis=0, ddof=1)
-    return (X - mean) / scale, mean, scale
-
-
 def random_partition(
     n_features: int, n_clusters: int, random_state: Any = None
 ) -> NDArray[np.intp]:
@@ -142,6 +118,14 @@ def random_partition(
     >>> sorted(set(labels.tolist()))
     [0, 1, 2]
     """
+    owner = "random_partition"
+    check_scalar(n_features, "n_features", numbers.Integral, owner=owner, min_val=1)
+    check_scalar(n_clusters, "n_clusters", numbers.Integral, owner=owner, min_val=1)
+    if n_clusters > n_features:
+        raise ValueError(
+            f"n_features={n_features} must be >= n_clusters={n_clusters}: every "
+            f"cluster needs at least one variable."
+        )
     rng = check_random_state(random_state)
     for _ in range(100):
         labels = rng.integers(0, n_clusters, size=n_features)
@@ -871,6 +855,12 @@ def _check_weights(weights: ArrayLike | None, p: int) -> NDArray[np.float64]:
         raise ValueError(
             f"weights has {w.shape[0]} entries but X has {p} columns; give one "
             f"weight per variable."
+        )
+    top = float(np.abs(w).max())
+    if top > 0 and not 1e-100 <= top <= 1e100:
+        raise ValueError(
+            f"weights reach max|w| = {top:.3g}: products of such weights overflow "
+            f"or underflow. Only their ratios matter; pass weights / max|w|."
         )
     return w
 

@@ -17,9 +17,10 @@ from numpy.typing import NDArray
 from sklearn.base import clone
 
 from vcpcr._clustering import best_starts
-from vcpcr._families import FAMILIES, Family, Prepared, raw_coefficients
+from vcpcr._families import FAMILIES, Family, Prepared
 from vcpcr._model import VCPCR
-from vcpcr._sos_nmf import random_partition, standardize
+from vcpcr._scaling import constant_columns, raw_coefficients, standardize
+from vcpcr._sos_nmf import random_partition
 from vcpcr._weights import weights_for_grid
 from vcpcr.exceptions import SeparationWarning
 
@@ -268,7 +269,7 @@ def check_fold_columns(X: NDArray[np.float64], folds: list[Any]) -> None:
     """Raise if a column is constant within a training fold (cannot be scaled)."""
     for i, (train, _) in enumerate(folds):
         Xtr = X[train]
-        const = np.flatnonzero(np.ptp(Xtr, axis=0) == 0)
+        const = constant_columns(Xtr)
         if const.size:
             raise ValueError(
                 f"Column(s) {const[:10].tolist()} are constant in training fold {i} "

@@ -13,12 +13,16 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from vcpcr._scaling import constant_columns
+
 __all__ = [
     "check_array",
     "check_choice",
     "check_random_state",
     "check_scalar",
     "check_survival",
+    "check_times",
+    "check_weights",
     "check_y_length",
 ]
 
@@ -70,11 +74,16 @@ def check_array(
         If ``X`` has the wrong number of dimensions, too few rows, or contains
         NaN, infinite or (when not allowed) constant columns.
     """
+    if hasattr(X, "tocsr") and hasattr(X, "nnz"):
+        raise TypeError(
+            f"{name} is a sparse matrix ({type(X).__name__}); sparse input is not "
+            f"supported. Convert it with {name}.toarray()."
+        )
     arr = np.asarray(X)
     if arr.dtype.kind not in "biuf":
         if arr.dtype.kind == "O":
             try:
-                arr = arr.astype(np.float64)
+                arr = _missing_to_nan(arr).astype(np.float64)
             except (TypeError, ValueError):
                 raise TypeError(
                     f"{name} must contain numbers only; got an array of dtype "
@@ -89,10 +98,10 @@ def check_array(
     arr = np.asarray(arr, dtype=np.float64)
     want = 2 if ensure_2d else 1
     if arr.ndim != want:
-        shape = "(n_samples, n_features)" if ensure_2d else "(n_samples,)"
+        shape = " of shape (n_samples, n_features)" if ensure_2d else ""
         hint = " Reshape a single feature with X.reshape(-1, 1)." if ensure_2d else ""
         raise ValueError(
-            f"{name} must be a {want}-d array of shape {shape}; got an array with "
+            f"{name} must be a {want}-d array{shape}; got an array with "
             f"shape {arr.shape}.{hint}"
         )
     if arr.shape[0] < min_samples:
@@ -105,6 +114,22 @@ def check_array(
     if not allow_constant and ensure_2d:
         _check_not_constant(arr, name, feature_names)
     return arr
+
+
+def _missing_to_nan(arr: NDArray[Any]) -> NDArray[Any]:
+    """Replace ``None`` and ``pandas.NA`` entries of an object array by NaN.
+
+    pandas' nullable columns turn into object arrays holding ``pd.NA``, which
+    numpy cannot convert; as NaN they get the usual "contains NaN" message.
+    """
+    missing = np.frompyfunc(
+        lambda v: v is None or type(v).__name__ in ("NAType", "NaTType"), 1, 1
+    )(arr).astype(bool)
+    if not missing.any():
+        return arr
+    out = arr.copy()
+    out[missing] = np.nan
+    return out
 
 
 def _check_finite(
@@ -138,9 +163,7 @@ def _check_not_constant(
             f"{name} has {arr.shape[0]} sample(s); at least 2 are required to "
             f"standardize its columns."
         )
-    spread = np.ptp(arr, axis=0)
-    scale = np.maximum(np.abs(arr).max(axis=0), 1.0)
-    const = np.flatnonzero(spread <= 1e-12 * scale)
+    const = constant_columns(arr)
     if const.size:
         raise ValueError(
             f"{name} has {const.size} constant column(s) "
@@ -148,6 +171,95 @@ def _check_not_constant(
             f"and cannot be standardized. Remove them before fitting, e.g. with "
             f"sklearn.feature_selection.VarianceThreshold."
         )
+
+
+def check_weights(
+    weights: Any,
+    n_features: int,
+    *,
+    owner: str,
+    methods: Sequence[str] = (),
+) -> str | NDArray[np.float64]:
+    """Validate a ``weights`` parameter: a method name or one weight per variable.
+
+    Parameters
+    ----------
+    weights : str or array-like of shape (n_features,)
+        A weight scheme among ``methods``, or the variable weights.
+    n_features : int
+        Number of variables.
+    owner : str
+        The class or function the parameter belongs to (for the message).
+    methods : sequence of str, default=()
+        Accepted scheme names (none: only arrays are accepted).
+
+    Returns
+    -------
+    str or ndarray of shape (n_features,)
+        The method name, or the finite float weights.
+
+    Raises
+    ------
+    TypeError
+        If ``weights`` is neither a name nor a sequence of numbers.
+    ValueError
+        If the name is unknown or the array has the wrong length, non-finite
+        values or only zeros.
+    """
+    options = ", ".join(repr(m) for m in methods)
+    wanted = f"one of {options} or " if methods else ""
+    if isinstance(weights, str):
+        if not methods:
+            raise TypeError(
+                f"The 'weights' parameter of {owner} must be an array of "
+                f"{n_features} weights (one per variable). Got {weights!r} instead."
+            )
+        return check_choice(weights, "weights", methods, owner=owner)
+    if weights is None or np.ndim(weights) != 1:
+        raise TypeError(
+            f"The 'weights' parameter of {owner} must be {wanted}an array of "
+            f"{n_features} weights (one per variable). Got {weights!r} instead."
+            + (" Use weights='identity' for equal weights." if methods else "")
+        )
+    w = check_array(weights, "weights", ensure_2d=False)
+    if w.shape[0] != n_features:
+        raise ValueError(
+            f"weights has {w.shape[0]} entries but X has {n_features} columns; give "
+            f"one weight per variable."
+        )
+    if not np.any(w):
+        raise ValueError(
+            f"The 'weights' parameter of {owner} is all zeros: no variable could "
+            f"be selected. Give at least one non-zero weight."
+        )
+    return w
+
+
+def check_times(times: Any, name: str = "times") -> NDArray[np.float64] | None:
+    """Validate evaluation times: None, or a 1-d array of finite times >= 0.
+
+    Raises
+    ------
+    TypeError
+        If the times are not numeric.
+    ValueError
+        If a time is NaN, infinite or negative, or the array is not 1-d.
+    """
+    if times is None:
+        return None
+    t = np.atleast_1d(np.asarray(times))
+    if t.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold numbers; got {times!r}.")
+    t = t.astype(np.float64)
+    if t.ndim != 1 or t.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-d array; got shape {t.shape}.")
+    if not np.all(np.isfinite(t)) or np.any(t < 0):
+        bad = t[~(np.isfinite(t) & (t >= 0))]
+        raise ValueError(
+            f"{name} must be finite and >= 0; got {bad[:5].tolist()}. Pass the "
+            f"times at which to evaluate (or None for the training event times)."
+        )
+    return t
 
 
 def check_y_length(n_X: int, y: NDArray[Any], y_name: str = "y") -> None:

@@ -25,12 +25,14 @@ from scipy.special import expit
 from vcpcr._cox import cox_lasso_delta_max, cox_lasso_path, cox_ridge_path
 from vcpcr._glmnet import glmnet_weights
 from vcpcr._numerics import lasso_ls, newton, spectrum
-from vcpcr._sos_nmf import standardize as _standardize
+from vcpcr._scaling import constant_columns, relative_weights
+from vcpcr._scaling import standardize as _standardize
 from vcpcr._validation import (
     check_array,
     check_choice,
     check_scalar,
     check_survival,
+    check_weights,
     check_y_length,
 )
 from vcpcr.exceptions import ConvergenceWarning, VCPCRWarning
@@ -271,6 +273,10 @@ def _weights_path(
 
 def _check_deltas(delta: Any, method: str, family: str) -> NDArray[np.float64]:
     """Validate ``delta`` (scalar or 1-d array) for ``method`` and ``family``."""
+    if isinstance(delta, str | bytes) or np.asarray(delta).dtype.kind not in "biuf":
+        raise TypeError(
+            f"delta must be a number or a 1-d array of numbers. Got {delta!r}."
+        )
     arr = np.atleast_1d(np.asarray(delta, dtype=np.float64))
     if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)):
         raise ValueError(
@@ -419,9 +425,9 @@ def compute_weights(
     )
     Xs = _standardize(Xa)[0] if standardize else Xa
     if family == "gaussian" and standardize:
-        if np.ptp(ya) == 0:
+        if constant_columns(ya[:, None]).size:
             raise ValueError("y is constant; it cannot be standardized.")
-        ya = (ya - ya.mean()) / ya.std(ddof=1)
+        ya = _standardize(ya)[0]
     W = _weights_path(Xs, ya, method, deltas, family, float(l1_ratio))
     return W[0] if scalar else W
 
@@ -448,15 +454,9 @@ def weights_for_grid(
     weights of some ``delta`` are all zero: no variable can then be selected.
     """
     p = Xs.shape[1]
-    if not isinstance(weights, str):
-        w = check_array(weights, "weights", ensure_2d=False)
-        if w.ndim != 1 or w.shape[0] != p:
-            raise ValueError(
-                f"weights has {w.shape[0]} entries but X has {p} columns; give "
-                f"one weight per variable (shape ({p},))."
-            )
-        return w[None, :]
-    check_choice(weights, "weights", METHODS, owner="weights")
+    given = check_weights(weights, p, owner="weights", methods=METHODS)
+    if not isinstance(given, str):
+        return relative_weights(given)[None, :]
     if weights == "identity":
         return np.ones((1, p))
     values = [DEFAULT_DELTA[weights] if d is None else d for d in deltas]

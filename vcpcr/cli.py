@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -132,6 +133,96 @@ def benchmark(args: argparse.Namespace) -> str:
     )
 
 
+def _integer(text: str, *, low: int, what: str) -> int:
+    """Parse an integer >= ``low`` (argparse ``type=``)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be an integer ({what}); got {text!r}"
+        ) from None
+    if value < low:
+        raise argparse.ArgumentTypeError(f"must be >= {low} ({what}); got {value}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    return _integer(text, low=1, what="a count")
+
+
+def _seed(text: str) -> int:
+    return _integer(text, low=0, what="a seed")
+
+
+def _jobs(text: str) -> int:
+    value = _integer(text, low=-1, what="processes, -1 for all cores")
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be >= 1, or -1 for all cores; got 0")
+    return value
+
+
+def _correlation(text: str) -> float:
+    """Parse a correlation in [0, 1) (argparse ``type=``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number; got {text!r}") from None
+    if not 0.0 <= value < 1.0:  # also rejects nan
+        raise argparse.ArgumentTypeError(f"must be in [0, 1); got {text}")
+    return value
+
+
+def _out_dir(text: str) -> Path:
+    """Check that ``text`` is, or can become, a writable directory."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} exists and is not a directory")
+    parent = path
+    while not parent.exists():  # the nearest existing ancestor will hold it
+        parent = parent.parent
+    if not parent.is_dir():
+        raise argparse.ArgumentTypeError(
+            f"cannot create {text}: {parent} is a file, not a directory"
+        )
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(
+            f"cannot write to {parent} (permission denied)"
+        )
+    return path
+
+
+def _add_demo_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "demo",
+        help="tune and fit VC-PCR on the packaged Liver data",
+        description=(
+            "Tune VC-PCR by 5-fold cross-validation (K in {10, 20}, the "
+            "elastic-net weights' delta and lam_ratio, 5 random starts) on the "
+            "packaged Liver data (131 mice x 2785 probes, y = body weight / "
+            "length), print the fitted model's summary and write the CV curve "
+            "and the cluster heatmap."
+        ),
+    )
+    p.add_argument(
+        "--out",
+        type=_out_dir,
+        default=Path("vcpcr-output"),
+        help="directory for the figures, created if needed (default: ./vcpcr-output)",
+    )
+    p.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=None,
+        help="CV folds fitted in parallel, -1 for all cores (default: sequential)",
+    )
+    p.add_argument(
+        "--seed",
+        type=_seed,
+        default=0,
+        help="seed of the CV folds and the random starts (default: 0)",
+    )
+
+
 def _add_benchmark_parser(sub: Any) -> None:
     p = sub.add_parser(
         "benchmark",
@@ -146,21 +237,26 @@ def _add_benchmark_parser(sub: Any) -> None:
         ),
     )
     p.add_argument(
-        "--n", type=int, nargs="+", default=[50], help="sample sizes (default: 50)"
+        "--n",
+        type=_positive_int,
+        nargs="+",
+        default=[50],
+        help="sample sizes (default: 50; the paper: 25 50)",
     )
     p.add_argument(
         "--rho",
-        type=float,
+        type=_correlation,
         nargs="+",
         default=[0.6],
-        help="correlations (default: 0.6)",
+        help="within-group correlations in [0, 1) (default: 0.6; the paper: 0.3 0.6)",
     )
     p.add_argument(
         "--config",
         type=int,
+        choices=[1, 2, 3],
         nargs="+",
         default=[1, 2, 3],
-        help="configurations (default: 1 2 3)",
+        help="the paper's configurations (default: 1 2 3)",
     )
     p.add_argument(
         "--methods",
@@ -170,14 +266,20 @@ def _add_benchmark_parser(sub: Any) -> None:
         "srr, or vcpcr-<weights> for another weight scheme",
     )
     p.add_argument(
-        "--replicates", type=int, default=1, help="data sets per setting (default: 1)"
+        "--replicates",
+        type=_positive_int,
+        default=1,
+        help="data sets per setting (default: 1)",
     )
     p.add_argument(
-        "--jobs", type=int, default=1, help="units run in parallel (default: 1)"
+        "--jobs",
+        type=_jobs,
+        default=1,
+        help="units run in parallel, -1 for all cores (default: 1)",
     )
     p.add_argument(
         "--out",
-        type=Path,
+        type=_out_dir,
         default=Path("vcpcr-benchmark"),
         help="output directory (default: ./vcpcr-benchmark)",
     )
@@ -187,8 +289,32 @@ def _add_benchmark_parser(sub: Any) -> None:
     p.add_argument(
         "--liver", action="store_true", help="the real-data experiment instead"
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of all draws")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--seed",
+        type=_seed,
+        default=0,
+        help="seed of every data set, split and random start (default: 0)",
+    )
+    p.add_argument(
+        "--no-progress", action="store_true", help="do not show the progress bar"
+    )
+
+
+def _parser() -> argparse.ArgumentParser:
+    """Return the parser of the ``vcpcr`` command."""
+    from vcpcr import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="vcpcr",
+        description="VC-PCR: supervised variable clustering and prediction.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__}"
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_demo_parser(sub)
+    _add_benchmark_parser(sub)
+    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -202,30 +328,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        Exit status.
+        Exit status (argparse exits with status 2 on invalid arguments,
+        before any work starts).
     """
-    parser = argparse.ArgumentParser(
-        prog="vcpcr",
-        description="VC-PCR: supervised variable clustering and prediction.",
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
-    p_demo = sub.add_parser(
-        "demo", help="tune and fit VC-PCR on the packaged Liver data"
-    )
-    p_demo.add_argument(
-        "--out",
-        type=Path,
-        default=Path("vcpcr-output"),
-        help="directory for the figures (default: ./vcpcr-output)",
-    )
-    p_demo.add_argument("--jobs", type=int, default=None, help="parallel folds")
-    p_demo.add_argument("--seed", type=int, default=0)
-    _add_benchmark_parser(sub)
-    args = parser.parse_args(argv)
-    if args.command == "demo":
-        print(demo(args.out, args.jobs, args.seed))
-    elif args.command == "benchmark":
-        print(benchmark(args))
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "demo":
+            print(demo(args.out, args.jobs, args.seed))
+        elif args.command == "benchmark":
+            print(benchmark(args))
+    except ValueError as exc:  # bad input argparse cannot see (e.g. --methods)
+        print(f"vcpcr {args.command}: error: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
+from sklearn.utils.validation import check_is_fitted
 
 from vcpcr._tuning import one_se_index, scoring_name
 
@@ -57,6 +58,7 @@ def plot_cv(cv: Any, ax: Any = None, *, x: str = "mean_size") -> Any:
     """
     if x not in ("mean_size", "lam_ratio"):
         raise ValueError(f"x must be 'mean_size' or 'lam_ratio'. Got {x!r} instead.")
+    check_is_fitted(cv, "cv_results_")
     res = cv.cv_results_
     name = scoring_name(cv.scoring, cv.family)
     sign, label = (-1.0, name[4:]) if name.startswith("neg_") else (1.0, name)
@@ -132,6 +134,7 @@ def plot_clusters(model: Any, X: Any, ax: Any = None, *, cmap: str = "viridis") 
     """
     from mpl_toolkits.axes_grid1 import make_axes_locatable
 
+    check_is_fitted(model)
     model = getattr(model, "best_estimator_", model)
     V = model.membership_.to_numpy()
     sel = np.flatnonzero(model.labels_ >= 0)
@@ -196,7 +199,10 @@ def plot_path(
     matplotlib.axes.Axes
         The axes (model size on the left axis, clusters on the right one).
     """
-    if hasattr(model, "cv_results_"):
+    from vcpcr._cv import VCPCRCV
+
+    if isinstance(model, VCPCRCV):
+        check_is_fitted(model, "cv_results_")
         path = _cv_path(model)
     else:
         if X is None:

@@ -589,11 +589,25 @@ def _cox(
     # log E = -G for E ~ Exp(1) and G ~ Gumbel(0, 1), which is always finite.
     log_t = (-rng.gumbel(size=eta.size) - np.log(lam0) - eta) / k
     if opts["censoring"] == 0.0:
-        return np.exp(log_t), None, 0.0, np.ones(eta.size, dtype=bool)
+        return _times(log_t), None, 0.0, np.ones(eta.size, dtype=bool)
     log_c_rate = np.log(lam0) + _solve_logistic_normal(opts["censoring"], np.sqrt(var))
     log_c = (-rng.gumbel(size=eta.size) - log_c_rate) / k
     event = log_t <= log_c
-    return np.exp(np.minimum(log_t, log_c)), None, 0.0, event
+    return _times(np.minimum(log_t, log_c)), None, 0.0, event
+
+
+def _times(log_t: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``exp(log_t)``, or a ValueError if a time is not a positive float."""
+    with np.errstate(over="ignore", under="ignore"):  # reported just below
+        t = np.exp(log_t)
+    if not np.all(np.isfinite(t) & (t > 0)):
+        raise ValueError(
+            f"The simulated survival times span exp({log_t.min():.3g}) to "
+            f"exp({log_t.max():.3g}), beyond float64 (about exp(-745) to "
+            f"exp(709)): the linear predictor X @ coef is too large. Use smaller "
+            f"coefs (or a larger weibull_shape)."
+        )
+    return t
 
 
 _OUTCOMES = {"gaussian": _gaussian, "binomial": _binomial, "cox": _cox}

@@ -10,6 +10,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._tags import Tags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from vcpcr._scaling import constant_columns, raw_coefficients, standardize
 from vcpcr._validation import check_array, check_scalar
 
 __all__ = ["BaselineRegressor"]
@@ -76,23 +77,23 @@ class BaselineRegressor(RegressorMixin, BaseEstimator):
             allow_constant=False,
         )
         ya = check_array(yv, "y", ensure_2d=False)
-        if np.ptp(ya) == 0:
+        if constant_columns(ya[:, None]).size:
             raise ValueError(
-                f"y is constant (all values {ya[0]!r}); a regression needs a "
-                f"varying response."
+                f"y is constant (all values {ya[0]!r}, up to rounding); a "
+                f"regression needs a varying response."
             )
-        self.mean_ = Xa.mean(axis=0)
-        self.scale_ = Xa.std(axis=0, ddof=1)
-        self.y_mean_ = float(ya.mean())
-        self.y_scale_ = float(ya.std(ddof=1))
-        Xs = (Xa - self.mean_) / self.scale_
-        ys = (ya - self.y_mean_) / self.y_scale_
+        Xs, self.mean_, self.scale_ = standardize(Xa)
+        ys, y_mean, y_scale = standardize(ya)
+        self.y_mean_, self.y_scale_ = float(y_mean), float(y_scale)
         return Xs, ys
 
     def _set_coef(self, b: NDArray[np.float64]) -> None:
         """Set ``coef_`` and ``intercept_`` from standardized coefficients."""
-        self.coef_ = b * self.y_scale_ / self.scale_
-        self.intercept_ = float(self.y_mean_ - self.mean_ @ self.coef_)
+        coef, intercept = raw_coefficients(
+            np.eye(b.size), 0.0, b, self.mean_, self.scale_
+        )
+        self.coef_ = coef * self.y_scale_
+        self.intercept_ = float(self.y_mean_ + intercept * self.y_scale_)
 
     # -------------------------------------------------------------- predict
     def predict(self, X: ArrayLike) -> NDArray[np.float64]:

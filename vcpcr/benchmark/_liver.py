@@ -178,9 +178,10 @@ def run_liver(
     profile = PROFILES["liver-quick" if quick else "liver"]
     out = Path(out)
     meta = {"profile": profile.name, "seed": int(seed)}
+    chosen = get_methods(methods, profile.name)
     check_study_file(out, meta, name="liver_study")
     data = LiverSample(int(seed))
-    units = [Unit(m, data, profile) for m in get_methods(methods, profile.name)]
+    units = [Unit(m, data, profile) for m in chosen]
     folds = run_units(units, out, n_jobs=n_jobs, progress=progress)
     result = write_outputs(folds, out, LIVER_KEYS, prefix="liver_")
     files = figures(plot_liver, result.curves, out)

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from vcpcr._scaling import constant_columns, standardize
 from vcpcr.benchmark._methods import Method, Starts
 from vcpcr.benchmark._solvers import solve
 from vcpcr.metrics import mcc_clustering, mcc_support
@@ -179,20 +180,18 @@ def standardize_fold(
     """
     Xa, ya = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
     tr, te = np.asarray(train), np.asarray(test)
-    Xtr = Xa[tr]
-    mean, sd = Xtr.mean(axis=0), Xtr.std(axis=0, ddof=1)
-    sd[sd == 0] = 1.0
-    y_mean, y_sd = float(ya[tr].mean()), float(ya[tr].std(ddof=1))
-    if not y_sd > 0:
+    if constant_columns(ya[tr][:, None]).size:
         raise ValueError(
             f"y is constant on a training fold of {tr.size} samples; it cannot be "
             f"standardized. Use fewer folds."
         )
+    Xtr, mean, sd = standardize(Xa[tr], center_constant=True)
+    ytr, y_mean, y_sd = standardize(ya[tr])
     return FoldData(
-        (Xtr - mean) / sd,
-        (ya[tr] - y_mean) / y_sd,
-        (Xa[te] - mean) / sd,
-        (ya[te] - y_mean) / y_sd,
+        Xtr,
+        ytr,
+        (Xa[te] / sd) - (mean / sd),
+        (ya[te] / y_sd) - (y_mean / y_sd),
     )
 
 

@@ -12,6 +12,7 @@ one BLAS/OpenMP thread, so the results do not depend on ``n_jobs``.
 from __future__ import annotations
 
 import json
+import numbers
 import os
 import time
 import warnings
@@ -24,6 +25,7 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 import pandas as pd
 
+from vcpcr._validation import check_scalar
 from vcpcr.benchmark._methods import PROFILES, Method, Profile, draw_starts, get_methods
 from vcpcr.benchmark._protocol import nested_cv, nested_folds
 from vcpcr.benchmark._results import average_folds, curves, summarize, to_markdown
@@ -153,18 +155,53 @@ def run_unit(unit: Unit, out: Path) -> float:
 
 
 def check_study_file(out: Path, meta: dict[str, Any], name: str = "study") -> None:
-    """Refuse to mix the parts of different designs in one directory."""
+    """Refuse to mix the parts of different designs in one directory.
+
+    ``out/<name>.json`` records the design of the parts in ``out/parts``. It
+    only refuses a run when parts exist: a run that failed before finishing
+    any unit leaves nothing that blocks the next one. The file is written
+    atomically (a temporary file, then a rename).
+    """
     path = out / f"{name}.json"
+    has_parts = (out / "parts").is_dir() and any((out / "parts").rglob("*.csv"))
     if path.exists():
-        old = json.loads(path.read_text())
-        if old != meta:
+        try:
+            old = json.loads(path.read_text())
+        except ValueError:
+            old = None  # a truncated file from an interrupted run
+        if old == meta:
+            return
+        if has_parts:
             raise ValueError(
                 f"{out} holds a study with {old}, not {meta}; its parts cannot be "
                 f"mixed. Use another --out directory (or delete {out})."
             )
-        return
     out.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(meta, indent=2) + "\n")
+    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
+    tmp.write_text(json.dumps(meta, indent=2) + "\n")
+    os.replace(tmp, path)
+
+
+def check_settings(
+    n: Sequence[int], rho: Sequence[float], config: Sequence[int], replicates: int
+) -> None:
+    """Validate the settings of :func:`run_study` before any work starts."""
+    owner = "run_study"
+    for nn in n:
+        check_scalar(nn, "n", numbers.Integral, owner=owner, min_val=1)
+    for r in rho:
+        check_scalar(
+            r,
+            "rho",
+            numbers.Real,
+            owner=owner,
+            min_val=0.0,
+            max_val=1.0,
+            include_max=False,
+        )
+    for c in config:
+        check_scalar(c, "config", numbers.Integral, owner=owner, min_val=1, max_val=3)
+    check_scalar(replicates, "replicates", numbers.Integral, owner=owner, min_val=1)
 
 
 def run_units(
@@ -350,8 +387,11 @@ def run_study(
 
     profile = PROFILES["quick" if quick else "full"]
     out = Path(out)
-    check_study_file(out, {"profile": profile.name, "seed": int(seed)})
+    check_settings(n, rho, config, replicates)
+    for nn in n:  # raises if n is too small for the profile's folds
+        nested_folds(int(nn), profile.n_outer, profile.n_inner, random_state=0)
     chosen = get_methods(methods, profile.name)
+    check_study_file(out, {"profile": profile.name, "seed": int(seed)})
     reps = range(1 if quick else int(replicates))
     units = [
         Unit(m, SimulatedSetting(int(nn), float(r), int(c), rep, int(seed)), profile)
