@@ -244,8 +244,15 @@ def compute_weights(
     Raises
     ------
     ValueError
-        For invalid data, a non-binary ``y`` with ``family="binomial"``, or an
-        invalid ``delta``.
+        For invalid data, a non-binary ``y`` with ``family="binomial"``, an
+        invalid ``delta``, or a Cox lasso/elastic net that diverges (``delta``
+        too small).
+
+    Warns
+    -----
+    ConvergenceWarning
+        If a lasso/elastic-net ``delta`` does not converge (the message names
+        ``delta``, ``max_iter`` and the last relative change).
 
     See Also
     --------
@@ -271,8 +278,12 @@ def compute_weights(
     unpenalized intercept), for the cox family the mean negative Breslow log
     partial likelihood, replaces the squared loss. This is glmnet's
     ``lambda`` on the same data (``standardize=FALSE``). One caveat of R:
-    glmnet's gaussian ridge rescales ``y`` to unit *population* variance
-    internally, so it reports the ridge at ``lambda / sd_pop(y)``.
+    glmnet's gaussian family rescales ``y`` to unit *population* variance
+    internally, which divides the ridge part of its penalty by
+    ``sd_pop(y)`` (its ridge is vcpcr's at ``lambda / sd_pop(y)``).
+
+    The ridge weights are exact; the lasso and elastic net stop at glmnet's
+    accuracy (a relative change of ``1e-7``), see ``docs/weights.md``.
 
     On standardized data ``X'X/n`` has (almost) unit diagonal, so ``delta``
     is on the scale of a squared correlation. The defaults were chosen on the
