@@ -166,14 +166,21 @@ def test_permuting_variables_permutes_fit(blocks):
     init = rng.integers(0, 4, X.shape[1])
     a = VCPCR(n_clusters=4, init=init).fit(X, y)
     b = VCPCR(n_clusters=4, init=init[perm]).fit(X[:, perm], y)
-    assert_allclose(a.coef_[perm], b.coef_, rtol=1e-10, atol=1e-14)
+    # The default elastic-net weights stop at a 1e-7 duality gap (glmnet's
+    # rule; coordinate descent visits the columns in order), so they are
+    # permutation-equivariant to about 1e-7 relative, not to rounding.
+    assert_allclose(a.coef_[perm], b.coef_, rtol=1e-5, atol=1e-14)
     assert adjusted_rand_score(a.labels_[perm], b.labels_) == 1.0
 
 
 def test_nothing_selected_predicts_mean(blocks):
     X, y, _, _ = blocks
+    # lam_ratio=1.0 sits exactly on the boundary, where rounding decides:
+    # lam_max comes from _path.initial_lambda_max and the first V update from
+    # _sos_nmf_single, two implementations that can differ by one ulp (issue
+    # #9, point 2). 1.01 tests what this test is about: the empty model.
     with pytest.warns(VCPCRWarning, match="No variable was selected"):
-        model = VCPCR(lam_ratio=1.0, n_init=2, random_state=0).fit(X, y)
+        model = VCPCR(lam_ratio=1.01, n_init=2, random_state=0).fit(X, y)
     assert model.n_clusters_ == 0
     assert_allclose(model.predict(X), y.mean())
     assert model.transform(X).shape == (X.shape[0], 0)

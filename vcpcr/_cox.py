@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from vcpcr._numerics import lasso_ls, newton, spectrum
+from vcpcr._numerics import newton, spectrum
 from vcpcr.exceptions import ConvergenceWarning
 
 __all__ = [
@@ -241,144 +241,19 @@ def cox_lasso_delta_max(Xs: ArrayLike, time: ArrayLike, event: ArrayLike) -> flo
         :math:`\max_j |x_j' m| / n`, the largest absolute gradient of the loss
         at ``w = 0`` (``m``: null-model martingale residuals).
     """
-    X, rs, _ = _check_path_input(Xs, time, event, 1.0)
-    return float(np.abs(_Lasso(X[rs.order], rs, 1.0).gradient(0 * X[0])).max())
+    X, _, _ = _check_path_input(Xs, time, event, 1.0)
+    grad = breslow(np.zeros(X.shape[0]), time, event, hessian=False)[1]
+    return float(np.abs(X.T @ grad).max())
 
 
-def _kkt(g: _Float, w: _Float, delta: float) -> float:
-    """Largest violation of the optimality conditions, relative to ``delta``.
-
-    ``g`` is the gradient of the smooth part, ``delta`` the l1 penalty.
-    """
-    act = np.abs(g + delta * np.sign(w))
-    viol = np.where(w != 0, act, np.maximum(np.abs(g) - delta, 0.0))
-    return float(viol.max(initial=0.0)) / delta
-
-
-class _Lasso(NamedTuple):
-    """One lasso or elastic-net problem (X's rows sorted by time).
-
-    ``l1_ratio`` is glmnet's mixing ``alpha``.
-    """
-
-    X: _Float
-    rs: _RiskSets
-    delta: float
-    l1_ratio: float = 1.0
-
-    @property
-    def l1(self) -> float:
-        """The l1 penalty ``delta * l1_ratio``."""
-        return self.delta * self.l1_ratio
-
-    @property
-    def l2(self) -> float:
-        """The ridge penalty ``delta * (1 - l1_ratio)``."""
-        return self.delta * (1.0 - self.l1_ratio)
-
-    def objective(self, w: _Float) -> float:
-        """``-(1/n) log PL(X w) + l1 ||w||_1 + l2/2 ||w||^2``."""
-        loss = _loss_sorted(self.X @ w, self.rs)
-        return loss + self.l1 * np.abs(w).sum() + 0.5 * self.l2 * float(w @ w)
-
-    def gradient(self, w: _Float) -> _Float:
-        """Gradient of the smooth part ``-(1/n) log PL(X w) + l2/2 ||w||^2``."""
-        eta = self.X @ w
-        g = self.X.T @ _grad_sorted(eta, self.rs, _terms(eta, self.rs))
-        return g + self.l2 * w
-
-    def backtrack(
-        self, w: _Float, step: _Float, fx: float, slope: float, orthant: bool
-    ) -> tuple[_Float, float] | None:
-        """Halve ``t`` until ``w + t step`` meets Armijo's condition (or None).
-
-        ``orthant``: zero the coordinates that change sign (OWL-QN projection).
-        """
-        slack = 0.0 if orthant else 4 * np.finfo(float).eps * abs(fx)
-        t = 1.0
-        while t >= 1e-10:
-            w_new = w + t * step
-            if orthant:
-                w_new[np.sign(w_new) != np.sign(w)] = 0.0
-            if (f_new := self.objective(w_new)) <= fx + 1e-4 * t * slope + slack:
-                return w_new, f_new
-            t /= 2
-        return None
-
-
-def _prox_newton(
-    pb: _Lasso, w: _Float, tol: float, max_iter: int
-) -> tuple[_Float, bool]:
-    """Minimize the lasso objective from ``w``; return w and convergence.
-
-    Alternates :func:`_orthant_newton` and glmnet's step: the lasso of
-    ``sqrt(n h) z`` on ``sqrt(n h) X`` (diagonal Hessian ``h``, working
-    response ``z = eta - g/h``), then an Armijo line search.
-    """
-    X, rs, delta, l1_ratio = pb
-    fx = pb.objective(w)
-    for _ in range(max_iter):
-        w, fx = _orthant_newton(pb, w, fx)
-        eta = X @ w
-        tm = _terms(eta, rs)
-        g_eta = _grad_sorted(eta, rs, tm)
-        if (viol := _kkt(X.T @ g_eta + pb.l2 * w, w, pb.l1)) <= tol:
-            return w, True
-        h = _hess_diag_sorted(eta, tm)
-        z = eta - np.divide(g_eta, h, out=np.zeros_like(h), where=h > 0)
-        sq = np.sqrt(X.shape[0] * h)
-        with warnings.catch_warnings():  # an inexact step is fine: line search
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            step = lasso_ls(X * sq[:, None], z * sq, delta, w, l1_ratio=l1_ratio) - w
-        l1 = np.abs(w + step).sum() - np.abs(w).sum()
-        smooth = float(g_eta @ (X @ step) + pb.l2 * (w @ step))
-        slope = min(smooth + pb.l1 * l1, 0.0)
-        found = pb.backtrack(w, step, fx, slope, False) if step.any() else None
-        if found is None:  # stalled at the inner solver's precision floor
-            return w, viol <= max(tol, 1e-8)
-        w, fx = found
-    return w, False
-
-
-def _orthant_newton(pb: _Lasso, w: _Float, fx: float) -> tuple[_Float, float]:
-    """Newton on the orthant of ``w``, where the objective is smooth.
-
-    ``-(1/n) log PL(X_A w_A) + delta s'w_A``; steps are projected on the
-    orthant and backtracked, except below a relative step of 1e-6 (quadratic
-    convergence, objective differences below rounding): full steps to 1e-12.
-    """
-    w = w.copy()
-    for _ in range(50):
-        A = np.flatnonzero(w)
-        if A.size == 0 or A.size >= pb.X.shape[0]:
-            break
-        sub = pb._replace(X=pb.X[:, A])
-        if (step := _newton_direction(sub, w[A])) is None:
-            break
-        size = float(np.abs(step).max() / (1.0 + np.abs(w[A]).max()))
-        if size <= 1e-6 and np.all(np.sign(w[A] - step) == np.sign(w[A])):
-            w[A] -= step
-            fx = sub.objective(w[A])
-            if size <= 1e-12:
-                break
-        elif (found := sub.backtrack(w[A], -step, fx, 0.0, True)) is None:
-            break
-        else:
-            w[A], fx = found
-    return w, fx
-
-
-def _newton_direction(pb: _Lasso, wa: _Float) -> _Float | None:
-    """Newton step of the objective on the orthant of ``wa`` (None: singular)."""
-    eta = pb.X @ wa
-    tm = _terms(eta, pb.rs)
-    g = pb.X.T @ _grad_sorted(eta, pb.rs, tm) + pb.l2 * wa + pb.l1 * np.sign(wa)
-    H = pb.X.T @ _hess_sorted(eta, tm) @ pb.X
-    H[np.diag_indices_from(H)] += pb.l2
-    try:
-        return np.asarray(np.linalg.solve(H, g))
-    except np.linalg.LinAlgError:
-        return None
+def _kkt(
+    X: _Float, time: _Float, event: ArrayLike, w: _Float, delta: float, l1_ratio: float
+) -> float:
+    """Largest violation of the optimality conditions, relative to ``delta``."""
+    l1, l2 = delta * l1_ratio, delta * (1.0 - l1_ratio)
+    g = X.T @ breslow(X @ w, time, event, hessian=False)[1] + l2 * w
+    viol = np.where(w != 0, np.abs(g + l1 * np.sign(w)), np.abs(g) - l1)
+    return float(np.maximum(viol, 0.0).max(initial=0.0)) / delta
 
 
 def cox_lasso_path(
@@ -388,8 +263,8 @@ def cox_lasso_path(
     deltas: ArrayLike,
     *,
     l1_ratio: float = 1.0,
-    tol: float = 1e-10,
-    max_iter: int = 200,
+    tol: float = 1e-7,
+    max_iter: int = 100_000,
 ) -> _Float:
     r"""Lasso or elastic-net Cox weights for every ``delta`` (glmnet ``alpha``).
 
@@ -404,11 +279,12 @@ def cox_lasso_path(
     l1_ratio : float, default=1.0
         glmnet's ``alpha`` in ``(0, 1]``: the penalty is :math:`\delta
         (\alpha\lVert w\rVert_1 + \frac{1-\alpha}{2}\lVert w\rVert_2^2)`.
-    tol : float, default=1e-10
-        Stop when the largest violation of the optimality (KKT) conditions,
-        relative to ``delta``, is at most ``tol``.
-    max_iter : int, default=200
-        Maximum number of proximal Newton steps per ``delta`` and working set.
+    tol : float, default=1e-7
+        Coxnet's (and glmnet's ``thresh``) convergence threshold: coordinate
+        descent stops when no coefficient update changes the objective by more
+        than ``tol`` times the null deviance.
+    max_iter : int, default=100000
+        Coxnet's maximum number of coordinate-descent passes (whole path).
 
     Returns
     -------
@@ -416,18 +292,28 @@ def cox_lasso_path(
         Row ``i`` minimizes :math:`-\frac1n\log PL_{Breslow}(Xw)` plus the
         penalty at :math:`\delta_i`.
 
+    Raises
+    ------
+    ImportError
+        If scikit-survival (the ``survival`` extra) is not installed.
+    ValueError
+        If the fit diverges (a ``delta`` too small for ``p >= n``).
+
     Warns
     -----
     ConvergenceWarning
-        If a ``delta`` did not reach ``tol`` within ``max_iter`` steps.
+        If Coxnet stopped at ``max_iter``; the message gives, per ``delta``,
+        the largest KKT violation relative to ``delta``.
 
     Notes
     -----
-    glmnet's proximal Newton step (diagonal Hessian: a weighted least-squares
-    lasso, then a line search) converges linearly, slowly with hundreds of
-    active variables, so exact Newton steps on the current support and signs
-    follow each one. Warm starts along decreasing ``delta``; working sets from
-    the strong rule :math:`|\nabla_j| \ge \alpha(2\delta_i - \delta_{i-1})`.
+    The engine is scikit-survival's :class:`~sksurv.linear_model.\
+CoxnetSurvivalAnalysis`, a C++ port of glmnet's Cox coordinate descent
+    (Breslow ties, warm starts along decreasing ``delta``, strong rules and
+    active sets), called through its public API with ``alphas = deltas``
+    and ``normalize=False``: the same objective and stopping rule as R's
+    ``glmnet(X, Surv(time, event), family = "cox", lambda = deltas,
+    standardize = FALSE)``.
 
     Examples
     --------
@@ -440,44 +326,56 @@ def cox_lasso_path(
     >>> (cox_lasso_path(X, time, event, [0.9 * dmax, 0.5 * dmax]) != 0).sum(1)
     array([1, 8])
     """
-    X, rs, d = _check_path_input(Xs, time, event, deltas)
-    Xo, coef = np.asfortranarray(X[rs.order]), np.zeros((d.size, X.shape[1]))
-    g = _Lasso(Xo, rs, 1.0).gradient(w := np.zeros(X.shape[1]))
-    prev = float(np.abs(g).max())
-    for i in np.argsort(-d):
-        pb = _Lasso(Xo, rs, float(d[i]), float(l1_ratio))
-        w, g, ok = _lasso_working_set(pb, w, g, prev, tol, max_iter)
-        if not ok:
-            warnings.warn(
-                f"The Cox penalized weights did not converge within "
-                f"max_iter={max_iter} iterations at delta={pb.delta:.4g}: "
-                f"relative KKT violation "
-                f"{_kkt(g, w, pb.l1):.3g} > tol={tol:g}.",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
-        coef[i], prev = w, pb.l1
+    try:
+        from sksurv.linear_model import CoxnetSurvivalAnalysis
+        from sksurv.util import Surv
+    except ImportError:
+        raise ImportError(
+            "Penalized Cox weights require scikit-survival: "
+            "pip install 'vcpcr[survival]'"
+        ) from None
+    from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
+
+    X, _, d = _check_path_input(Xs, time, event, deltas)
+    t = np.asarray(time, dtype=np.float64)
+    e = np.asarray(event, dtype=bool)
+    order = np.argsort(-d, kind="stable")
+    model = CoxnetSurvivalAnalysis(
+        alphas=d[order],
+        l1_ratio=float(l1_ratio),
+        normalize=False,
+        tol=tol,
+        max_iter=max_iter,
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SkConvergenceWarning)
+        # vcpcr warns about all-zero weights in one place (the estimator).
+        warnings.filterwarnings("ignore", "all coefficients are zero")
+        try:
+            model.fit(X, Surv.from_arrays(e, t))
+        except ArithmeticError as err:  # Coxnet's guard against diverging fits
+            raise ValueError(
+                f"The penalized Cox fit diverged along deltas={d[order].tolist()!r} "
+                f"({err}): the smallest delta leaves the partial likelihood "
+                f"(nearly) saturated. Use larger deltas."
+            ) from None
+    stopped = False
+    for c in caught:  # re-issue what is not about convergence
+        if issubclass(c.category, SkConvergenceWarning):
+            stopped = True
+        else:
+            warnings.warn_explicit(c.message, c.category, c.filename, c.lineno)
+    coef = np.zeros((d.size, X.shape[1]))
+    coef[order] = np.asarray(model.coef_, dtype=np.float64).T
+    if stopped:
+        viol = ", ".join(
+            f"{d[i]:.4g}: {_kkt(X, t, e, coef[i], d[i], l1_ratio):.3g}" for i in order
+        )
+        warnings.warn(
+            f"The Cox penalized weights did not converge within max_iter={max_iter} "
+            f"coordinate-descent passes (tol={tol:g}); relative KKT violation "
+            f"per delta: {viol}.",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
     return coef
-
-
-def _lasso_working_set(
-    pb: _Lasso, w: _Float, g: _Float, prev: float, tol: float, max_iter: int
-) -> tuple[_Float, _Float, bool]:
-    """Solve one ``delta`` on a growing working set; return w, gradient, ok.
-
-    ``g`` is the smooth part's gradient at ``w``, ``prev`` the previous l1
-    penalty (strong rule).
-    """
-    ws, converged = w != 0, True
-    new = ~ws & (np.abs(g) >= 2 * pb.l1 - prev)
-    while True:
-        idx = np.flatnonzero(new)
-        ws[idx[np.argsort(-np.abs(g[idx]))[: max(50, int(ws.sum()))]]] = True
-        if ws.any():
-            cols = np.flatnonzero(ws)
-            sub = pb._replace(X=pb.X[:, cols])
-            w[cols], ok = _prox_newton(sub, w[cols], tol, max_iter)
-            converged, g = converged and ok, pb.gradient(w)
-        new = ~ws & (np.abs(g) > pb.l1 * (1 + tol))
-        if not new.any():
-            return w, g, converged

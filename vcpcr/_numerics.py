@@ -1,9 +1,8 @@
-"""Numerical building blocks shared by the weight solvers (numpy/scipy/sklearn).
+"""Numerical building blocks shared by the ridge weight solvers (numpy/scipy).
 
 * :func:`spectrum`: rank-revealing left singular vectors and values from the
   smaller Gram matrix (``O(n^2 p)`` when ``p > n``);
-* :func:`newton`: damped Newton's method for smooth strictly convex functions;
-* :func:`lasso_ls`: the least-squares lasso by scikit-learn's coordinate descent.
+* :func:`newton`: damped Newton's method for smooth strictly convex functions.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from numpy.typing import NDArray
 
 from vcpcr.exceptions import ConvergenceWarning
 
-__all__ = ["lasso_ls", "newton", "spectrum"]
+__all__ = ["newton", "spectrum"]
 
 _Fn = Callable[[NDArray[np.float64]], float]
 
@@ -77,46 +76,3 @@ def newton(
         stacklevel=4,
     )
     return x
-
-
-def lasso_ls(
-    A: NDArray[np.float64],
-    b: NDArray[np.float64],
-    delta: float,
-    w0: NDArray[np.float64] | None,
-    *,
-    l1_ratio: float = 1.0,
-    tol: float = 1e-12,
-    max_iter: int = 100_000,
-) -> NDArray[np.float64]:
-    """Solve ``min 1/(2n)||b - A w||^2 + delta ||w||_1`` by coordinate descent.
-
-    With ``l1_ratio < 1`` the penalty is glmnet's elastic net ``delta *
-    (l1_ratio ||w||_1 + (1 - l1_ratio)/2 ||w||^2)``. ``tol`` is
-    scikit-learn's duality-gap tolerance; outer loops that check the KKT
-    conditions themselves may pass a looser one.
-    """
-    from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
-    from sklearn.linear_model import ElasticNet
-
-    model = ElasticNet(
-        alpha=delta,
-        l1_ratio=l1_ratio,
-        fit_intercept=False,
-        tol=tol,
-        max_iter=max_iter,
-        warm_start=True,
-    )
-    if w0 is not None:
-        model.coef_ = w0.copy()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", SkConvergenceWarning)
-        model.fit(A, b)
-    if any(issubclass(c.category, SkConvergenceWarning) for c in caught):
-        warnings.warn(
-            f"Coordinate descent for the penalized weights did not reach a duality gap "
-            f"of {tol:g} at delta={delta:.4g} within max_iter={max_iter} passes.",
-            ConvergenceWarning,
-            stacklevel=5,
-        )
-    return np.asarray(model.coef_, dtype=np.float64)

@@ -9,7 +9,9 @@ All penalties use glmnet's parametrization on standardized data, so that
 with ``penalty = delta/2 ||w||^2`` (ridge), ``delta ||w||_1`` (lasso) or
 ``delta (a ||w||_1 + (1-a)/2 ||w||^2)`` (elastic net, ``a = l1_ratio``).
 Every solver takes a whole vector of ``delta`` values: the ridge costs one SVD
-for all of them, the lasso and elastic net warm-start along the path.
+for all of them (exact solution); the lasso and elastic net warm-start along
+the path at glmnet's accuracy (gaussian and binomial: :mod:`vcpcr._enet`;
+cox: scikit-survival's Coxnet, see :func:`vcpcr._cox.cox_lasso_path`).
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 
 from vcpcr._cox import cox_lasso_delta_max, cox_lasso_path, cox_ridge_path
+from vcpcr._enet import enet_binomial_path, enet_gaussian_path, logistic_loss
 from vcpcr._glmnet import glmnet_weights
-from vcpcr._numerics import lasso_ls, newton, spectrum
+from vcpcr._numerics import newton, spectrum
 from vcpcr._scaling import constant_columns, relative_weights
 from vcpcr._scaling import standardize as _standardize
 from vcpcr._validation import (
@@ -35,7 +38,7 @@ from vcpcr._validation import (
     check_weights,
     check_y_length,
 )
-from vcpcr.exceptions import ConvergenceWarning, VCPCRWarning
+from vcpcr.exceptions import VCPCRWarning
 
 __all__ = ["DEFAULT_DELTA", "compute_weights", "lasso_delta_max"]
 
@@ -71,11 +74,6 @@ def _ridge_gaussian(
     return alpha @ Xs
 
 
-def _logistic_loss(eta: NDArray[np.float64], y: NDArray[np.float64]) -> float:
-    """Mean negative binomial log-likelihood at linear predictor ``eta``."""
-    return float(np.mean(np.logaddexp(0.0, eta) - y * eta))
-
-
 def _ridge_binomial(
     Xs: NDArray[np.float64], y: NDArray[np.float64], deltas: NDArray[np.float64]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -99,7 +97,7 @@ def _ridge_binomial(
         pen[0] = 0.0
 
         def f(b: NDArray[np.float64], pen: NDArray[np.float64] = pen) -> float:
-            return _logistic_loss(Z @ b, y) + 0.5 * float(pen @ b**2)
+            return logistic_loss(Z @ b, y) + 0.5 * float(pen @ b**2)
 
         def grad_hess(
             b: NDArray[np.float64], pen: NDArray[np.float64] = pen
@@ -112,97 +110,6 @@ def _ridge_binomial(
         beta = newton(f, grad_hess, beta, what="binomial ridge")
         intercept[i], coef[i] = beta[0], ((U / s) @ beta[1:]) @ Xs
     return coef, intercept
-
-
-def _lasso_gaussian(
-    Xs: NDArray[np.float64],
-    y: NDArray[np.float64],
-    deltas: NDArray[np.float64],
-    l1_ratio: float = 1.0,
-) -> NDArray[np.float64]:
-    """Lasso/elastic-net coefficients along ``deltas``, warm-started (largest first)."""
-    yc = y - y.mean()
-    coef = np.zeros((deltas.size, Xs.shape[1]))
-    w: NDArray[np.float64] | None = None
-    for i in np.argsort(-deltas):
-        w = coef[i] = lasso_ls(Xs, yc, float(deltas[i]), w, l1_ratio=l1_ratio)
-    return coef
-
-
-def _lasso_binomial(
-    Xs: NDArray[np.float64],
-    y: NDArray[np.float64],
-    deltas: NDArray[np.float64],
-    l1_ratio: float = 1.0,
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """L1 or elastic-net logistic regression by proximal Newton (glmnet's scheme).
-
-    Each outer step solves the weighted-least-squares lasso of the working
-    response by coordinate descent, then a backtracking line search on the
-    penalized objective guarantees descent.
-    """
-    p = Xs.shape[1]
-    coef = np.zeros((deltas.size, p))
-    intercept = np.zeros(deltas.size)
-    ybar = float(np.clip(y.mean(), 1e-6, 1 - 1e-6))
-    b0, w = np.log(ybar / (1 - ybar)), np.zeros(p)
-    for i in np.argsort(-deltas):
-        delta = float(deltas[i])
-        b0, w = _prox_newton_logistic(Xs, y, delta, b0, w, l1_ratio)
-        intercept[i], coef[i] = b0, w
-    return coef, intercept
-
-
-def _prox_newton_logistic(
-    Xs: NDArray[np.float64],
-    y: NDArray[np.float64],
-    delta: float,
-    b0: float,
-    w: NDArray[np.float64],
-    l1_ratio: float = 1.0,
-    max_iter: int = 100,
-) -> tuple[float, NDArray[np.float64]]:
-    """Minimize ``-(1/n) loglik(b0 + X w) + penalty(w)`` from ``(b0, w)``.
-
-    ``penalty = delta (a ||w||_1 + (1-a)/2 ||w||^2)`` with ``a = l1_ratio``.
-    """
-    l1, l2 = delta * l1_ratio, delta * (1.0 - l1_ratio)
-
-    def objective(b0: float, w: NDArray[np.float64]) -> float:
-        pen = l1 * float(np.abs(w).sum()) + 0.5 * l2 * float(w @ w)
-        return _logistic_loss(b0 + Xs @ w, y) + pen
-
-    n = Xs.shape[0]
-    fx = objective(b0, w)
-    for _ in range(max_iter):
-        eta = b0 + Xs @ w
-        mu = expit(eta)
-        d = np.maximum(mu * (1 - mu), 1e-10)
-        z = eta + (y - mu) / d
-        # Weighted lasso with intercept: centre with the IRLS weights, then
-        # scale rows by sqrt(d) and renormalize to the 1/(2n) convention.
-        xm = d @ Xs / d.sum()
-        zm = float(d @ z / d.sum())
-        sq = np.sqrt(d * n / d.sum())
-        A, b = (Xs - xm) * sq[:, None], (z - zm) * sq
-        w_new = lasso_ls(A, b, delta * n / d.sum(), w, l1_ratio=l1_ratio)
-        b0_new = zm - float(xm @ w_new)
-        t, f_new = 1.0, objective(b0_new, w_new)
-        while f_new > fx and t > 1e-10:
-            t /= 2
-            f_new = objective(b0 + t * (b0_new - b0), w + t * (w_new - w))
-        b0, w = b0 + t * (b0_new - b0), w + t * (w_new - w)
-        done = fx - f_new <= 1e-14 * max(1.0, abs(fx))
-        fx = f_new
-        if done:
-            return b0, w
-    warnings.warn(
-        f"The proximal Newton solver for the binomial penalized weights did not "
-        f"converge within {max_iter} iterations at delta={delta:.4g}.",
-        ConvergenceWarning,
-        stacklevel=4,
-    )
-    return b0, w
 
 
 def lasso_delta_max(
@@ -261,14 +168,14 @@ def _weights_path(
     if family == "gaussian":
         if method == "ridge":
             return _ridge_gaussian(Xs, y, deltas)
-        return _lasso_gaussian(Xs, y, deltas, a)
+        return enet_gaussian_path(Xs, y, deltas, a)
     if family == "cox":  # y holds the (time, event) columns of check_survival
         if method == "ridge":
             return cox_ridge_path(Xs, y[:, 0], y[:, 1] == 1, deltas)
         return cox_lasso_path(Xs, y[:, 0], y[:, 1] == 1, deltas, l1_ratio=a)
     if method == "ridge":
         return _ridge_binomial(Xs, y, deltas)[0]
-    return _lasso_binomial(Xs, y, deltas, a)[0]
+    return enet_binomial_path(Xs, y, deltas, a)[0]
 
 
 def _check_deltas(delta: Any, method: str, family: str) -> NDArray[np.float64]:
@@ -345,8 +252,15 @@ def compute_weights(
     Raises
     ------
     ValueError
-        For invalid data, a non-binary ``y`` with ``family="binomial"``, or an
-        invalid ``delta``.
+        For invalid data, a non-binary ``y`` with ``family="binomial"``, an
+        invalid ``delta``, or a Cox lasso/elastic net that diverges (``delta``
+        too small).
+
+    Warns
+    -----
+    ConvergenceWarning
+        If a lasso/elastic-net ``delta`` does not converge (the message names
+        ``delta``, ``max_iter`` and the last relative change).
 
     See Also
     --------
@@ -372,8 +286,12 @@ def compute_weights(
     unpenalized intercept), for the cox family the mean negative Breslow log
     partial likelihood, replaces the squared loss. This is glmnet's
     ``lambda`` on the same data (``standardize=FALSE``). One caveat of R:
-    glmnet's gaussian ridge rescales ``y`` to unit *population* variance
-    internally, so it reports the ridge at ``lambda / sd_pop(y)``.
+    glmnet's gaussian family rescales ``y`` to unit *population* variance
+    internally, which divides the ridge part of its penalty by
+    ``sd_pop(y)`` (its ridge is vcpcr's at ``lambda / sd_pop(y)``).
+
+    The ridge weights are exact; the lasso and elastic net stop at glmnet's
+    accuracy (a relative change of ``1e-7``), see ``docs/weights.md``.
 
     On standardized data ``X'X/n`` has (almost) unit diagonal, so ``delta``
     is on the scale of a squared correlation. The defaults were chosen on the
