@@ -204,7 +204,11 @@ class VCPCRCV(BaseEstimator):
             if K > Xs.shape[1]:
                 raise ValueError(f"n_features={Xs.shape[1]} must be >= n_clusters={K}.")
         delta_max = None
-        if self.weights in ("lasso", "enet", "glmnet_lasso"):
+        if isinstance(self.weights, str) and self.weights in (
+            "lasso",
+            "enet",
+            "glmnet_lasso",
+        ):
             a = ENET_L1_RATIO if self.weights == "enet" else 1.0
             delta_max = lasso_delta_max(Xs, target, self.family, l1_ratio=a)
         default = default_grid(self.weights, delta_max=delta_max)
