@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import make_blocks
-from numpy.testing import assert_allclose, assert_array_equal
+from numpy.testing import assert_allclose
 from sklearn.model_selection import KFold, StratifiedKFold
 
 from vcpcr import VCPCRCV
