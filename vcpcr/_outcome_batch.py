@@ -12,7 +12,8 @@ caller fits that design with the per-point adapter.
 
 * OLS: ``pinv(A) @ y`` with ``A = [1, M]``, the pseudo-inverse with
   statsmodels' cutoff (singular values below ``1e-15`` times the largest are
-  dropped), so rank-deficient designs get statsmodels' minimum-norm solution.
+  dropped). Rank-deficient designs (statsmodels' rank rule) are left to the
+  adapter, which warns about them (``SingularMatrixWarning``).
 * Logistic: statsmodels' ``Logit.fit(method="newton")`` iteration (pure
   Newton from zero, stopped when every coefficient moves by less than
   ``1e-8``). A converged fit is accepted only with a certificate that the MLE
@@ -59,10 +60,15 @@ def _with_intercept(M: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 def _full_rank(A: NDArray[np.float64]) -> NDArray[np.bool_]:
-    """Whether each design of the stack has full column rank."""
+    """Whether each design of the stack has full column rank.
+
+    statsmodels' rule (``OLS.rank``): every singular value above the largest
+    times ``n_columns * eps``.
+    """
     if A.shape[2] == 0:
         return np.ones(A.shape[0], dtype=bool)
-    return np.asarray(np.linalg.matrix_rank(A) == A.shape[2])
+    s = np.linalg.svd(A, compute_uv=False)
+    return np.asarray(s.min(axis=1) > s.max(axis=1) * A.shape[2] * np.finfo(float).eps)
 
 
 def _solve(H: NDArray[np.float64], g: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -93,11 +99,12 @@ def ols_batch(M: NDArray[np.float64], y: NDArray[np.float64]) -> BatchFit:
     Returns
     -------
     BatchFit
-        ``params`` of shape (n_designs, k + 1); every row is ok.
+        ``params`` of shape (n_designs, k + 1) (the minimum-norm solution
+        when rank-deficient); ``ok`` where the design has full rank.
     """
     A = _with_intercept(M)
     params = np.linalg.pinv(A, rcond=1e-15) @ y
-    return BatchFit(params, np.ones(M.shape[0], dtype=bool))
+    return BatchFit(params, _full_rank(A))
 
 
 def logit_batch(
