@@ -201,9 +201,10 @@ def test_batched_equals_per_point_path(case):
         n_clusters=(2, 4),
         family=family,
         weights="ridge",
+        lam_ratios=[0.001, 0.01, 0.1, 0.3, 1.0],
         scoring=scoring,
         n_init=2,
-        cv=folds(4, shuffle=True, random_state=2),
+        cv=folds(3, shuffle=True, random_state=2),
         refit=False,
         random_state=1,
     )
