@@ -278,9 +278,13 @@ def _score_grid(
     prepared: Prepared,
     Vs: list[NDArray[np.float64]],
     spec: FoldSpec,
+    scoring: str,
     test: tuple[NDArray[np.float64], Any],
 ) -> NDArray[np.float64]:
-    """Fit step 2 of all grid points on the training fold, score them together."""
+    """Fit step 2 of all grid points on the training fold, score them together.
+
+    ``scoring`` is one of the family's ``batch_scorings``.
+    """
     family = FAMILIES[spec.family]
     params = _fit_grid(family, Xs, prepared, Vs)
     raw = [
@@ -291,8 +295,9 @@ def _score_grid(
     intercept = np.array([b0 for _, b0 in raw])
     Xte, yte = test
     eta = coef @ Xte.T + intercept[:, None]
-    assert spec.batch_scoring is not None
-    scores = family.score_batch(spec.batch_scoring, eta, yte, prepared.classes)
+    scores = None
+    if np.all(np.isfinite(eta)):
+        scores = family.score_batch(scoring, eta, yte, prepared.classes)
     if scores is None:  # the scorer raises or warns on this fold: let it
         p = Xs.shape[1]
         return np.array(
@@ -323,7 +328,9 @@ def fit_fold(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SeparationWarning)
         if spec.batch_scoring is not None:
-            scores = _score_grid(Xs, mean, scale, prepared, Vs, spec, (Xte, yte))
+            scores = _score_grid(
+                Xs, mean, scale, prepared, Vs, spec, spec.batch_scoring, (Xte, yte)
+            )
         else:
             scores = np.array(
                 [
