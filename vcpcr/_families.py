@@ -8,6 +8,7 @@ describes the fit for ``summary()``. The estimator only dispatches.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -41,6 +42,10 @@ class Prepared(NamedTuple):
     outcome: NDArray[np.float64]
     weights_target: NDArray[np.float64]
     classes: NDArray[Any] | None = None
+
+
+#: A vectorized score (see :mod:`vcpcr._score_batch`): None where it declines.
+_Metric = Callable[..., NDArray[np.float64] | None]
 
 
 class BatchParams(NamedTuple):
@@ -88,7 +93,7 @@ class Family:
         return BatchParams(fit.params[:, 0], fit.params[:, 1:], fit.ok)
 
     #: Scorings that :meth:`score_batch` computes (scikit-learn scorer names).
-    batch_scorings: ClassVar[dict[str, Any]] = {
+    batch_scorings: ClassVar[dict[str, _Metric]] = {
         "neg_mean_squared_error": _score_batch.neg_mean_squared_error,
         "neg_root_mean_squared_error": _score_batch.neg_root_mean_squared_error,
         "neg_mean_absolute_error": _score_batch.neg_mean_absolute_error,
@@ -106,7 +111,7 @@ class Family:
         metric = self.batch_scorings.get(scoring)
         if metric is None:
             return None
-        return metric(eta, np.asarray(y, dtype=np.float64))  # type: ignore[no-any-return]
+        return metric(eta, np.asarray(y, dtype=np.float64))
 
     def table(self, result: Any, alpha: float) -> ParamTable:
         """Return the coefficient table of the summary."""
@@ -173,7 +178,7 @@ class Binomial(Family):
         fit = logit_batch(M, outcome)
         return BatchParams(fit.params[:, 0], fit.params[:, 1:], fit.ok)
 
-    batch_scorings: ClassVar[dict[str, Any]] = {
+    batch_scorings: ClassVar[dict[str, _Metric]] = {
         "neg_log_loss": _score_batch.neg_log_loss,
         "accuracy": _score_batch.accuracy,
         "roc_auc": _score_batch.roc_auc,
@@ -186,7 +191,7 @@ class Binomial(Family):
         metric = self.batch_scorings.get(scoring)
         if metric is None:
             return None
-        return metric(eta, np.asarray(y) == classes[1])  # type: ignore[no-any-return]
+        return metric(eta, np.asarray(y) == classes[1])
 
     @staticmethod
     def _firth(result: Any) -> bool:
@@ -271,16 +276,19 @@ class Cox(Family):
         return BatchParams(np.zeros(M.shape[0]), fit.params, fit.ok)
 
     #: The estimator's score (Harrell's concordance), the default of VCPCRCV.
-    batch_scorings: ClassVar[dict[str, Any]] = {"concordance": _score_batch.concordance}
+    batch_scorings: ClassVar[dict[str, _Metric]] = {
+        "concordance": _score_batch.concordance
+    }
 
     def score_batch(
         self, scoring: str, eta: NDArray[np.float64], y: Any, classes: Any
     ) -> NDArray[np.float64] | None:
         """Concordance of the risk scores ``exp(eta)`` (B, n) on the test fold."""
-        if scoring not in self.batch_scorings:
+        metric = self.batch_scorings.get(scoring)
+        if metric is None:
             return None
         time, event = check_survival(y)
-        return _score_batch.concordance(self.predict(eta, classes), time, event)
+        return metric(self.predict(eta, classes), time, event)
 
     def table(self, result: Any, alpha: float) -> ParamTable:
         """Coefficients with exp(coef), standard errors, z, p and CI."""
@@ -365,7 +373,7 @@ def validate_xy(
     estimators do.
     """
     if family != "cox":
-        return validate_data(  # type: ignore[no-any-return]
+        return validate_data(
             est,
             X,
             y,
