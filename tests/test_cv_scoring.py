@@ -416,3 +416,18 @@ def test_concordance_against_lifelines():
     ref = [concordance_index(time, -r, event) for r in risk]
     assert_allclose(got, ref, rtol=1e-14)
     assert sb.concordance(risk, time, np.zeros(time.size, dtype=bool)) is None
+
+
+def test_cox_batch_chunks_give_the_same_fits(monkeypatch):
+    """Large stacks are fitted in chunks (memory bound); results unchanged."""
+    import vcpcr._outcome_batch as ob
+
+    M = _designs(8, B=9, n=60)
+    rng = np.random.default_rng(9)
+    time = np.round(rng.exponential(size=60), 1) + 0.1
+    event = rng.uniform(size=60) > 0.3
+    whole = cox_batch(M, time, event)
+    monkeypatch.setattr(ob, "_COX_CHUNK", 60 * 9 * 2)  # two designs per chunk
+    chunked = cox_batch(M, time, event)
+    assert_array_equal(chunked.params, whole.params)
+    assert_array_equal(chunked.ok, whole.ok)

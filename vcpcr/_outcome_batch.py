@@ -175,6 +175,10 @@ def _not_separated(
     return np.asarray(np.isfinite(ratio) & (ratio < 0.5) & (lam.min(axis=1) > 1e-10))
 
 
+#: Designs per Cox chunk: at most this many elements in a (B, n, k, k) array.
+_COX_CHUNK = 2**22
+
+
 class _EfronLayout(NamedTuple):
     """The risk-set structure of a survival outcome (shared by all designs)."""
 
@@ -258,9 +262,19 @@ def cox_batch(
         ``params`` of shape (n_designs, k); ``ok`` where the iteration
         converged to a finite maximum.
     """
+    B, n, k = M.shape
+    chunk = max(1, _COX_CHUNK // max(1, n * k * k))
+    if B > chunk:  # bound the memory of the (B, n, k, k) risk-set sums
+        parts = [
+            cox_batch(M[s : s + chunk], time, event, max_iter=max_iter, tol=tol)
+            for s in range(0, B, chunk)
+        ]
+        return BatchFit(
+            np.concatenate([f.params for f in parts]),
+            np.concatenate([f.ok for f in parts]),
+        )
     lay = _efron_layout(time, event.astype(bool))
     Z = M[:, lay.order]
-    B, _, k = Z.shape
     b = np.zeros((B, k))
     active = _full_rank(Z) & (lay.events.size > 0)
     converged = np.zeros(B, dtype=bool)
