@@ -185,12 +185,6 @@ def main() -> None:
             ("VCPCRCV cox, default (enet)", "300 x 5,000", f"{t_enet:.1f}", "batched")
         )
 
-    threads = os.environ.get("OPENBLAS_NUM_THREADS", "unset")
-    print(f"VCPCRCV timings (seconds; OPENBLAS_NUM_THREADS={threads})")
-    widths = [max(len(r[i]) for r in rows) for i in range(3)]
-    for r in rows:
-        print(f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}  {r[3]}")
-
 
 if __name__ == "__main__":
     main()
