@@ -5,7 +5,10 @@
 SOS-NMF implementations kept bit-identical). The single engine sums in
 another order, so scores agree to rounding (rtol 1e-9: the outcome model and
 the scorer amplify a 1e-15 change of the memberships by at most ~1e6), and
-the clusters are the same (ARI 1).
+the clusters are the same (ARI 1). The default elastic-net weights now stop
+at glmnet's tolerance (1e-7 relative, #9: within 5e-6 x max|coef| of the
+exact solution the reference was made with), so the CV scores are compared at
+rtol 1e-5 (observed: 6e-7).
 """
 
 from __future__ import annotations
@@ -47,9 +50,9 @@ def test_cv_results_unchanged(family):
     ref, res = REF[family], cv.cv_results_
     assert_allclose(res["delta"], ref["delta"], rtol=1e-12)
     splits = res[[f"split{i}_test_score" for i in range(3)]].to_numpy()
-    assert_allclose(splits, ref["splits"], rtol=1e-9, atol=1e-12)
+    assert_allclose(splits, ref["splits"], rtol=1e-5, atol=1e-12)
     for column in COLUMNS:
-        assert_allclose(res[column], ref[column], rtol=1e-9, atol=1e-12)
+        assert_allclose(res[column], ref[column], rtol=1e-5, atol=1e-12)
     assert cv.best_index_ == ref["best_index"]
     labels = cv.best_estimator_.labels_
     assert adjusted_rand_score(labels, ref["best_labels"]) == 1.0
@@ -64,7 +67,8 @@ def test_liver_clusters_unchanged():
     assert np.array_equal(model.labels_ >= 0, np.asarray(ref["labels"]) >= 0)
     sel = model.labels_ >= 0
     total = model.membership_.to_numpy().sum(axis=1)[sel]
-    assert_allclose(total, ref["membership"], rtol=1e-9)
-    assert_allclose(model.objective_[-1], ref["objective"], rtol=1e-9)
-    assert_allclose(model.lam_, ref["lam"], rtol=1e-12)
+    # the elastic-net weights stop at glmnet's tolerance (see the module note)
+    assert_allclose(total, ref["membership"], rtol=1e-5)
+    assert_allclose(model.objective_[-1], ref["objective"], rtol=1e-5)
+    assert_allclose(model.lam_, ref["lam"], rtol=1e-5)
     assert model.best_init_ == ref["best_init"]

@@ -27,6 +27,7 @@ from vcpcr._tuning import (
     FoldResult,
     FoldSpec,
     Grid,
+    batch_scoring,
     check_fold_columns,
     default_grid,
     fit_fold,
@@ -299,6 +300,7 @@ class VCPCRCV(BaseEstimator):
             self.tol,
             VCPCR(family=self.family),
             self.scorer_,
+            batch_scoring(self.scoring, self.family),
         )
         results = self._run_folds(Xa, yv, folds, spec)
         self.cv_results_ = self._results_frame(grid, results)

@@ -8,14 +8,17 @@ describes the fit for ``summary()``. The estimator only dispatches.
 from __future__ import annotations
 
 import warnings
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 from sklearn.utils.validation import validate_data
 
+from vcpcr import _score_batch
 from vcpcr._outcome import fit_outcome
+from vcpcr._outcome_batch import cox_batch, logit_batch, ols_batch
 from vcpcr._scaling import constant_columns, standardize
 from vcpcr._summary import ParamTable
 from vcpcr._validation import check_array, check_survival
@@ -23,6 +26,7 @@ from vcpcr.exceptions import ConvergenceWarning, VCPCRWarning
 
 __all__ = [
     "FAMILIES",
+    "BatchParams",
     "Family",
     "Prepared",
     "check_identifiable",
@@ -73,6 +77,22 @@ class Prepared(NamedTuple):
     classes: NDArray[Any] | None = None
 
 
+#: A vectorized score (see :mod:`vcpcr._score_batch`): None where it declines.
+_Metric = Callable[..., NDArray[np.float64] | None]
+
+
+class BatchParams(NamedTuple):
+    """Step-2 fits of a stack of designs (see :meth:`Family.fit_batch`).
+
+    ``intercept`` (B,) and ``coef`` (B, k) as :meth:`Family.split_params`
+    returns them; rows with ``ok`` False must be fitted with :meth:`Family.fit`.
+    """
+
+    intercept: NDArray[np.float64]
+    coef: NDArray[np.float64]
+    ok: NDArray[np.bool_]
+
+
 class Family:
     """Gaussian family: OLS on the latent variables, R^2 as score."""
 
@@ -100,6 +120,32 @@ class Family:
         """Return the intercept and the cluster coefficients of a fit."""
         params = np.asarray(result.params, dtype=np.float64)
         return float(params[0]), params[1:]
+
+    def fit_batch(self, M: NDArray[np.float64], outcome: Any) -> BatchParams:
+        """Fit step 2 on every design ``M[b]`` (B, n, k) at once."""
+        fit = ols_batch(M, outcome)
+        return BatchParams(fit.params[:, 0], fit.params[:, 1:], fit.ok)
+
+    #: Scorings that :meth:`score_batch` computes (scikit-learn scorer names).
+    batch_scorings: ClassVar[dict[str, _Metric]] = {
+        "neg_mean_squared_error": _score_batch.neg_mean_squared_error,
+        "neg_root_mean_squared_error": _score_batch.neg_root_mean_squared_error,
+        "neg_mean_absolute_error": _score_batch.neg_mean_absolute_error,
+        "r2": _score_batch.r2,
+    }
+
+    def score_batch(
+        self, scoring: str, eta: NDArray[np.float64], y: Any, classes: Any
+    ) -> NDArray[np.float64] | None:
+        """Scores of the linear predictors ``eta`` (B, n) on the test fold ``y``.
+
+        None when ``scoring`` is not vectorized here, or where the scorer
+        would raise or warn on this fold (the caller then scores per point).
+        """
+        metric = self.batch_scorings.get(scoring)
+        if metric is None:
+            return None
+        return metric(eta, np.asarray(y, dtype=np.float64))
 
     def table(self, result: Any, alpha: float) -> ParamTable:
         """Return the coefficient table of the summary."""
@@ -160,6 +206,26 @@ class Binomial(Family):
             )
         y01 = (np.asarray(y) == classes[1]).astype(np.float64)
         return Prepared(y01, y01, classes)
+
+    def fit_batch(self, M: NDArray[np.float64], outcome: Any) -> BatchParams:
+        """Logit on every design at once; separated ones are left to :meth:`fit`."""
+        fit = logit_batch(M, outcome)
+        return BatchParams(fit.params[:, 0], fit.params[:, 1:], fit.ok)
+
+    batch_scorings: ClassVar[dict[str, _Metric]] = {
+        "neg_log_loss": _score_batch.neg_log_loss,
+        "accuracy": _score_batch.accuracy,
+        "roc_auc": _score_batch.roc_auc,
+    }
+
+    def score_batch(
+        self, scoring: str, eta: NDArray[np.float64], y: Any, classes: Any
+    ) -> NDArray[np.float64] | None:
+        """Scores of the log-odds ``eta`` (B, n) on the test labels ``y``."""
+        metric = self.batch_scorings.get(scoring)
+        if metric is None:
+            return None
+        return metric(eta, np.asarray(y) == classes[1])
 
     @staticmethod
     def _firth(result: Any) -> bool:
@@ -241,6 +307,26 @@ class Cox(Family):
     def split_params(self, result: Any) -> tuple[float, NDArray[np.float64]]:
         """No intercept: the baseline hazard absorbs it."""
         return 0.0, result.params_.to_numpy(dtype=np.float64)
+
+    def fit_batch(self, M: NDArray[np.float64], outcome: Any) -> BatchParams:
+        """Cox (Efron ties) on every design at once; no intercept."""
+        fit = cox_batch(M, outcome[:, 0], outcome[:, 1] > 0)
+        return BatchParams(np.zeros(M.shape[0]), fit.params, fit.ok)
+
+    #: The estimator's score (Harrell's concordance), the default of VCPCRCV.
+    batch_scorings: ClassVar[dict[str, _Metric]] = {
+        "concordance": _score_batch.concordance
+    }
+
+    def score_batch(
+        self, scoring: str, eta: NDArray[np.float64], y: Any, classes: Any
+    ) -> NDArray[np.float64] | None:
+        """Concordance of the risk scores ``exp(eta)`` (B, n) on the test fold."""
+        metric = self.batch_scorings.get(scoring)
+        if metric is None:
+            return None
+        time, event = check_survival(y)
+        return metric(self.predict(eta, classes), time, event)
 
     def table(self, result: Any, alpha: float) -> ParamTable:
         """Coefficients with exp(coef), standard errors, z, p and CI."""
@@ -346,7 +432,7 @@ def validate_xy(
     """
     X = missing_as_nan(X)
     if family != "cox":
-        return validate_data(  # type: ignore[no-any-return]
+        return validate_data(
             est,
             X,
             y,

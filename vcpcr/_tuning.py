@@ -1,10 +1,15 @@
 """The per-fold work of VCPCRCV: grid, batched clustering, outcome, scores.
 
-Per training fold: one standardization, one weights computation for all deltas,
-one batched SOS-NMF solve of every (K, start, delta, lam_ratio) problem
-(:func:`vcpcr._clustering.best_starts`); the best start of each grid point is
-the one with the lowest objective *on the training fold*; then the outcome
-model and the score on the test fold.
+Per training fold: one standardization, one weights computation for all
+deltas, one batched SOS-NMF solve of every (K, start, delta, lam_ratio)
+problem (:func:`vcpcr._clustering.best_starts`); the best start of each grid
+point is the one with the lowest objective *on the training fold*; then the
+outcome model and the score on the test fold. When the scoring is one the
+family computes vectorized (:attr:`vcpcr._families.Family.batch_scorings`),
+the outcome models of all grid points are fitted together
+(:meth:`~vcpcr._families.Family.fit_batch`, per point only where the batch
+cannot vouch for its fit) and scored together; a callable or other scorer
+gets a fitted-looking estimator per grid point.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ __all__ = [
     "FoldResult",
     "FoldSpec",
     "Grid",
+    "batch_scoring",
     "check_fold_columns",
     "default_grid",
     "fit_fold",
@@ -49,6 +55,14 @@ DEFAULT_SCORING = {
 def scoring_name(scoring: Any, family: str) -> str:
     """Return a display name of the scoring used for ``family``."""
     return str(scoring or DEFAULT_SCORING[family] or "concordance")
+
+
+def batch_scoring(scoring: Any, family: str) -> str | None:
+    """Name of the scoring if ``family`` scores it vectorized, else None."""
+    if scoring is not None and not isinstance(scoring, str):
+        return None  # a callable: the per-point estimator path
+    name = scoring_name(scoring, family)
+    return name if name in FAMILIES[family].batch_scorings else None
 
 
 def default_grid(weights: Any, *, delta_max: float | None = None) -> dict[str, Any]:
@@ -129,6 +143,7 @@ class FoldSpec(NamedTuple):
     tol: float
     template: VCPCR
     scoring: Any
+    batch_scoring: str | None = None  # see batch_scoring(); None: per point
 
 
 class FoldResult(NamedTuple):
@@ -214,6 +229,75 @@ def _score_point(
     return float(spec.scoring(model, *test))
 
 
+def _fit_grid(
+    family: Family,
+    Xs: NDArray[np.float64],
+    prepared: Prepared,
+    Vs: list[NDArray[np.float64]],
+) -> list[tuple[float, NDArray[np.float64]]]:
+    """Step 2 of every grid point: ``(intercept, cluster coefficients)``.
+
+    Batched per number of clusters; a point the batch cannot vouch for (e.g.
+    a separated logistic fit) is fitted by :meth:`Family.fit`, with its
+    warnings.
+    """
+    out: list[Any] = [None] * len(Vs)
+    ks = np.array([V.shape[1] for V in Vs])
+    for k in np.unique(ks):
+        idx = np.flatnonzero(ks == k)
+        # One product for the group: X [V_1 ... V_B], split into (B, n, k).
+        V = np.concatenate([Vs[i] for i in idx], axis=1)
+        M = (Xs @ V).reshape(Xs.shape[0], idx.size, k).transpose(1, 0, 2)
+        fit = family.fit_batch(M, prepared.outcome)
+        names = [f"cluster_{j + 1}" for j in range(k)]
+        for j, i in enumerate(idx):
+            if fit.ok[j]:
+                out[i] = (float(fit.intercept[j]), fit.coef[j])
+            else:
+                result = family.fit(M[j], prepared.outcome, names, "y")
+                out[i] = family.split_params(result)
+    return out
+
+
+def _score_grid(
+    Xs: NDArray[np.float64],
+    mean: NDArray[np.float64],
+    scale: NDArray[np.float64],
+    prepared: Prepared,
+    Vs: list[NDArray[np.float64]],
+    spec: FoldSpec,
+    scoring: str,
+    test: tuple[NDArray[np.float64], Any],
+) -> NDArray[np.float64]:
+    """Fit step 2 of all grid points on the training fold, score them together.
+
+    ``scoring`` is one of the family's ``batch_scorings``.
+    """
+    family = FAMILIES[spec.family]
+    params = _fit_grid(family, Xs, prepared, Vs)
+    raw = [
+        raw_coefficients(V, a0, a, mean, scale)
+        for V, (a0, a) in zip(Vs, params, strict=True)
+    ]
+    coef = np.stack([c for c, _ in raw])
+    intercept = np.array([b0 for _, b0 in raw])
+    Xte, yte = test
+    eta = coef @ Xte.T + intercept[:, None]
+    scores = None
+    if np.all(np.isfinite(eta)):
+        scores = family.score_batch(scoring, eta, yte, prepared.classes)
+    if scores is None:  # the scorer raises or warns on this fold: let it
+        p = Xs.shape[1]
+        return np.array(
+            [
+                spec.scoring(_frozen_model(spec, c, b0, prepared, p), Xte, yte)
+                for c, b0 in raw
+            ],
+            dtype=np.float64,
+        )
+    return scores
+
+
 def fit_fold(
     Xtr: NDArray[np.float64],
     ytr: Any,
@@ -228,22 +312,28 @@ def fit_fold(
     prepared = family.prepare(ytr)
     W = _fold_weights(Xs, prepared, spec)
     best, unconverged = solve_grid(Xs, W, spec, seed)
-    scores, sizes, n_clusters = [], [], []
+    Vs = [_membership(labels, v) for labels, v, _ in best]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SeparationWarning)
-        for labels, v, _ in best:
-            V = _membership(labels, v)
-            scores.append(_score_point(Xs, mean, scale, prepared, V, spec, (Xte, yte)))
-            sizes.append(float(np.sum(labels >= 0)))
-            n_clusters.append(float(V.shape[1]))
+        if spec.batch_scoring is not None:
+            scores = _score_grid(
+                Xs, mean, scale, prepared, Vs, spec, spec.batch_scoring, (Xte, yte)
+            )
+        else:
+            scores = np.array(
+                [
+                    _score_point(Xs, mean, scale, prepared, V, spec, (Xte, yte))
+                    for V in Vs
+                ]
+            )
     separated = sum(issubclass(c.category, SeparationWarning) for c in caught)
     for c in caught:
         if not issubclass(c.category, SeparationWarning):
             warnings.warn_explicit(c.message, c.category, c.filename, c.lineno)
     return FoldResult(
-        np.asarray(scores),
-        np.asarray(sizes),
-        np.asarray(n_clusters),
+        scores,
+        np.array([float(np.sum(labels >= 0)) for labels, _, _ in best]),
+        np.array([float(V.shape[1]) for V in Vs]),
         separated,
         unconverged,
     )

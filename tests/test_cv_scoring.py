@@ -1,0 +1,433 @@
+"""Batched step 2 of VCPCRCV: outcome fits and scores of all grid points at once.
+
+Three kinds of checks:
+
+* ``cv_results_`` of fixed seeded problems equal the values recorded with the
+  per-point estimator path before batching (``reference/cv_scores.json``,
+  written by ``reference/make_cv_scores.py``);
+* in the same run, the batched path equals the per-point path forced on by a
+  callable scorer (penalized weights, all families);
+* the batched fits equal statsmodels OLS / Logit and lifelines CoxPHFitter on
+  the same latent variables, and the vectorized scores equal scikit-learn's
+  metrics and lifelines' concordance index.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import statsmodels.api as sm
+from conftest import make_blocks
+from lifelines import CoxPHFitter
+from lifelines.utils import concordance_index
+from numpy.testing import assert_allclose, assert_array_equal
+from scipy.special import expit
+from sklearn.base import clone
+from sklearn.metrics import (
+    accuracy_score,
+    get_scorer,
+    log_loss,
+    mean_absolute_error,
+    mean_squared_error,
+    r2_score,
+    roc_auc_score,
+    root_mean_squared_error,
+)
+from sklearn.model_selection import KFold, StratifiedKFold
+
+from vcpcr import VCPCRCV
+from vcpcr import _score_batch as sb
+from vcpcr._outcome import detect_separation
+from vcpcr._outcome_batch import cox_batch, logit_batch, ols_batch
+from vcpcr._tuning import DEFAULT_SCORING, batch_scoring
+
+REF_DIR = Path(__file__).parent / "reference"
+REFERENCE = REF_DIR / "cv_scores.json"
+
+#: Columns of cv_results_ recorded.
+COLUMNS = [
+    "split0_test_score",
+    "split1_test_score",
+    "split2_test_score",
+    "mean_test_score",
+    "std_test_score",
+    "mean_size",
+    "mean_n_clusters",
+    "rank_test_score",
+]
+
+
+def make_problem(family: str) -> tuple[np.ndarray, object]:
+    """A seeded 60 x 40 block problem with a gaussian, binary or survival y."""
+    X, y, _, _ = make_blocks(n=60, seed=3)
+    rng = np.random.default_rng(4)
+    if family == "gaussian":
+        return X, y
+    if family == "binomial":
+        return X, np.where(y + rng.normal(scale=1.5, size=y.size) > 0, "yes", "no")
+    # Exponential times with hazard exp(y / 2), rounded to give tied times;
+    # about 30% censored.
+    time = np.round(rng.exponential(np.exp(-y / 2)), 1) + 0.1
+    event = rng.uniform(size=y.size) > 0.3
+    return X, pd.DataFrame({"time": time, "event": event})
+
+
+def fixed_weights(p: int) -> np.ndarray:
+    """Given (fixed) weights, so the cases do not depend on the weights solvers."""
+    return np.random.default_rng(5).uniform(0.2, 1.0, size=p)
+
+
+#: name -> (family, weights, scoring); weights None: fixed_weights.
+CASES = {
+    "gaussian_ridge_mse": ("gaussian", "ridge", None),
+    "gaussian_fixed_r2": ("gaussian", None, "r2"),
+    "gaussian_fixed_mae": ("gaussian", None, "neg_mean_absolute_error"),
+    "gaussian_fixed_rmse": ("gaussian", None, "neg_root_mean_squared_error"),
+    "binomial_fixed_logloss": ("binomial", None, None),
+    "binomial_fixed_accuracy": ("binomial", None, "accuracy"),
+    "binomial_fixed_auc": ("binomial", None, "roc_auc"),
+    "cox_fixed_concordance": ("cox", None, None),
+}
+
+
+def make_cv(case: str, **params: object) -> VCPCRCV:
+    """The VCPCRCV of a case (3 folds, 2 starts, K in (2, 3))."""
+    family, weights, scoring = CASES[case]
+    folds = StratifiedKFold if family == "binomial" else KFold
+    grid = {} if weights else {"lam_ratios": [0.0, 0.2, 0.4, 0.6, 0.8, 0.95, 1.0]}
+    cv = VCPCRCV(
+        n_clusters=(2, 3),
+        family=family,
+        weights=weights if weights else fixed_weights(40),
+        scoring=scoring,
+        n_init=2,
+        cv=folds(3, shuffle=True, random_state=1),
+        refit=False,
+        random_state=0,
+        **grid,
+    )
+    return cv.set_params(**params)
+
+
+def cv_results(case: str, **params: object) -> tuple[pd.DataFrame, list[str]]:
+    """cv_results_ of a case and the messages of the warnings it gave."""
+    X, y = make_problem(CASES[case][0])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = make_cv(case, **params).fit(X, y).cv_results_
+    return res, [f"{w.category.__name__}: {w.message}" for w in caught]
+
+
+#: Tolerance per family: gaussian is closed form on both paths; the logistic
+#: and Cox fits are Newton iterations stopped by different rules (statsmodels:
+#: step < 1e-8; lifelines: step norm < 1e-12), converged well below this.
+RTOL = {"gaussian": 1e-8, "binomial": 1e-8, "cox": 1e-8}
+
+
+def _ranks(mean: object) -> np.ndarray:
+    """Ranks of mean scores (as rank_test_score), scores within 1e-10 tied."""
+    m = np.asarray(mean, dtype=float)
+    above = m[None, :] > m[:, None] + 1e-10 * np.abs(m[:, None])
+    return 1 + above.sum(axis=1)
+
+
+def assert_same_ranks(res: pd.DataFrame, ref: pd.DataFrame, scoring: object) -> None:
+    """rank_test_score equal; for roc_auc equal up to rounding-level ties.
+
+    scikit-learn's AUC is a trapezoidal sum whose rounding differs by an ulp
+    or so between grid points with the same (rational) AUC, which breaks
+    their tie in rank_test_score at random; the vectorized AUC is the
+    correctly rounded rational. The orderings must agree beyond 1e-10.
+    """
+    if scoring == "roc_auc":
+        assert_array_equal(
+            _ranks(res["mean_test_score"]), _ranks(ref["mean_test_score"])
+        )
+    else:
+        assert_array_equal(res["rank_test_score"], ref["rank_test_score"])
+
+
+@pytest.mark.parametrize("case", list(CASES), ids=list(CASES))
+def test_cv_results_equal_recorded_values(case):
+    """cv_results_ equal the values recorded before batching (per-point path)."""
+    recorded = json.loads(REFERENCE.read_text())[case]
+    res, messages = cv_results(case)
+    assert messages == recorded["warnings"]
+    ref = pd.DataFrame({col: recorded[col] for col in COLUMNS})
+    assert_same_ranks(res, ref, CASES[case][2])
+    for col in COLUMNS[:-1]:
+        assert_allclose(
+            res[col].to_numpy(dtype=float),
+            np.asarray(recorded[col], dtype=float),
+            rtol=RTOL[CASES[case][0]],
+            atol=1e-12,
+            err_msg=f"{case}: {col}",
+        )
+
+
+# --------------------------------------------------------------------------
+# Same run: the batched path equals the per-point estimator path
+# --------------------------------------------------------------------------
+def _callable(scoring: str | None, family: str) -> object:
+    """A callable scorer equal to ``scoring``: forces the per-point path."""
+    name = scoring or DEFAULT_SCORING[family]
+    if name is None:
+        return lambda est, X, y: est.score(X, y)
+    return get_scorer(name)
+
+
+SAME_RUN = {
+    "gaussian_ridge_mse": ("gaussian", None),
+    "gaussian_ridge_r2": ("gaussian", "r2"),
+    "binomial_ridge_logloss": ("binomial", None),
+    "binomial_ridge_auc": ("binomial", "roc_auc"),
+    "binomial_ridge_accuracy": ("binomial", "accuracy"),
+    "cox_ridge_concordance": ("cox", None),
+}
+
+
+@pytest.mark.parametrize("case", list(SAME_RUN), ids=list(SAME_RUN))
+def test_batched_equals_per_point_path(case):
+    """Penalized (ridge) weights: batched scores == one estimator per grid point."""
+    family, scoring = SAME_RUN[case]
+    X, y = make_problem(family)
+    folds = StratifiedKFold if family == "binomial" else KFold
+    cv = VCPCRCV(
+        n_clusters=(2, 4),
+        family=family,
+        weights="ridge",
+        lam_ratios=[0.001, 0.01, 0.1, 0.3, 1.0],
+        scoring=scoring,
+        n_init=2,
+        cv=folds(3, shuffle=True, random_state=2),
+        refit=False,
+        random_state=1,
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        batched = cv.fit(X, y).cv_results_
+        per_point = clone(cv).set_params(scoring=_callable(scoring, family)).fit(X, y)
+    messages = [str(w.message) for w in caught]
+    assert messages[: len(messages) // 2] == messages[len(messages) // 2 :]
+    ref = per_point.cv_results_
+    assert_same_ranks(batched, ref, scoring)
+    pd.testing.assert_frame_equal(
+        batched.drop(columns="rank_test_score"),
+        ref.drop(columns="rank_test_score"),
+        check_exact=False,
+        rtol=1e-8,
+        atol=1e-12,
+    )
+
+
+def test_unsupported_scoring_name_uses_the_scorer(blocks):
+    """A scorer name without a vectorized version is scored per point, as given."""
+    X, y, _, _ = blocks
+    kf = KFold(3, shuffle=True, random_state=0)
+    cv = VCPCRCV(
+        n_clusters=2,
+        weights="ridge",
+        scoring="explained_variance",
+        cv=kf,
+        n_init=1,
+        lam_ratios=[0.1, 0.5],
+        refit=False,
+        random_state=0,
+    )
+    assert batch_scoring("explained_variance", "gaussian") is None
+    res = cv.fit(X, y).cv_results_
+    ref = clone(cv).set_params(scoring=get_scorer("explained_variance")).fit(X, y)
+    assert_array_equal(res["mean_test_score"], ref.cv_results_["mean_test_score"])
+
+
+def test_batch_scoring_names():
+    assert batch_scoring(None, "gaussian") == "neg_mean_squared_error"
+    assert batch_scoring(None, "binomial") == "neg_log_loss"
+    assert batch_scoring(None, "cox") == "concordance"
+    assert batch_scoring("roc_auc", "binomial") == "roc_auc"
+    assert batch_scoring("roc_auc", "gaussian") is None
+    assert batch_scoring(get_scorer("r2"), "gaussian") is None
+
+
+# --------------------------------------------------------------------------
+# Batched fits against statsmodels, lifelines and R
+# --------------------------------------------------------------------------
+def _designs(seed: int, B: int = 6, n: int = 50, k: int = 3) -> np.ndarray:
+    return np.random.default_rng(seed).normal(size=(B, n, k)) * [1.0, 3.0, 0.2]
+
+
+def test_ols_batch_against_statsmodels():
+    M = _designs(0)
+    M[1, :, 2] = 0.0  # an empty cluster: rank-deficient, pinv's min-norm fit
+    M[2, :, 1] = 2 * M[2, :, 0]  # collinear latent variables
+    y = np.random.default_rng(1).normal(size=M.shape[1]) + M[0, :, 0]
+    fit = ols_batch(M, y)
+    for b in range(M.shape[0]):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ref = sm.OLS(y, sm.add_constant(M[b], has_constant="add")).fit()
+        assert_allclose(fit.params[b], ref.params, rtol=1e-10, atol=1e-12)
+        assert fit.ok[b] == (not caught)  # rank-deficient: statsmodels warns
+    assert_array_equal(fit.ok, [True, False, False, True, True, True])
+
+
+def test_logit_batch_against_statsmodels():
+    M = _designs(2)
+    rng = np.random.default_rng(3)
+    y = (M[0] @ [1.0, 0.3, -2.0] + rng.logistic(size=M.shape[1]) > 0).astype(float)
+    fit = logit_batch(M, y)
+    assert fit.ok.all()
+    for b in range(M.shape[0]):
+        X = sm.add_constant(M[b], has_constant="add")
+        ref = sm.Logit(y, X).fit(method="newton", maxiter=100, disp=0)
+        assert_allclose(fit.params[b], ref.params, rtol=1e-10, atol=1e-12)
+
+
+def test_logit_batch_leaves_separated_fits_to_the_adapter():
+    """Separated or rank-deficient designs are not ok; the LP agrees."""
+    M = _designs(4)
+    rng = np.random.default_rng(5)
+    y = (M[0, :, 0] + rng.logistic(size=M.shape[1]) > 0).astype(float)
+    M[1, :, 0] = np.where(y > 0, 1.0, -1.0) * rng.uniform(0.1, 1, size=y.size)
+    M[2, :, 0] = np.where(y > 0, 1.0, -1.0) * rng.uniform(0.1, 1, size=y.size)
+    M[2, :5, 0] = 0.0  # quasi-complete: 5 samples on the boundary
+    M[3, :, 2] = 0.0  # empty cluster
+    fit = logit_batch(M, y)
+    assert_array_equal(fit.ok, [True, False, False, False, True, True])
+    for b in (1, 2):
+        assert detect_separation(sm.add_constant(M[b]), y).separated
+
+
+def _efron_reference() -> list[tuple[np.ndarray, np.ndarray, np.ndarray, dict]]:
+    """(M, time, event, R coxph Efron fit) of the committed R references."""
+    out = []
+    latent = pd.read_csv(REF_DIR / "data" / "cox_latent.csv")
+    ref = json.loads((REF_DIR / "cox_latent.json").read_text())
+    M = latent.filter(like="cluster_").to_numpy()
+    out.append((M, latent["time"].to_numpy(), latent["event"].to_numpy(), ref))
+    cox = json.loads((REF_DIR / "cox.json").read_text())
+    for name in ("cox_wide", "cox_tall"):
+        df = pd.read_csv(REF_DIR / "data" / f"{name}.csv")
+        efron = cox[name]["coxph"]["efron"]
+        efron = {
+            "coef": efron["coef"],
+            "loglik": [efron["loglik_null"], efron["loglik"]],
+        }
+        X = df[["x1", "x2", "x3"]].to_numpy()
+        out.append((X, df["time"].to_numpy(), df["event"].to_numpy(), efron))
+    return out
+
+
+@pytest.mark.reference
+def test_cox_batch_against_R_coxph_efron():
+    """R: coxph(Surv(time, event) ~ ..., ties = "efron") (cox_latent.R, cox.R):
+    the committed latent variables of a VC-PCR fit and raw x1..x3 of the Cox
+    reference sets, all with many tied times."""
+    for M, time, event, ref in _efron_reference():
+        fit = cox_batch(M[None], time, event > 0)
+        assert fit.ok.all()
+        assert_allclose(fit.params[0], ref["coef"], rtol=1e-8)
+
+
+def test_cox_batch_against_lifelines():
+    """lifelines stops at a score of ~1e-6 (precision=1e-12 is on its own
+    normalized scale), so coefficients agree to ~1e-7; the batch converges
+    to a score of ~1e-13 (checked against R above at 1e-8)."""
+    M = _designs(6, n=80)
+    rng = np.random.default_rng(7)
+    time = np.round(rng.exponential(np.exp(-M[0] @ [0.5, 0.1, 1.0])), 1) + 0.1
+    event = rng.uniform(size=time.size) > 0.3
+    M[4, :, 1] = 0.0  # an empty cluster: left to lifelines
+    fit = cox_batch(M, time, event)
+    assert_array_equal(fit.ok, [True, True, True, True, False, True])
+    for b in np.flatnonzero(fit.ok):
+        frame = pd.DataFrame(M[b], columns=["a", "b", "c"]).assign(T=time, E=event)
+        ref = CoxPHFitter().fit(
+            frame, "T", "E", fit_options={"precision": 1e-12, "r_precision": 1e-14}
+        )
+        assert_allclose(fit.params[b], ref.params_.to_numpy(), rtol=1e-6)
+
+
+# --------------------------------------------------------------------------
+# Vectorized scores against scikit-learn and lifelines
+# --------------------------------------------------------------------------
+def _predictions(seed: int, n: int = 30, B: int = 5) -> np.ndarray:
+    eta = np.random.default_rng(seed).normal(size=(B, n))
+    eta[:, :6] = np.round(eta[:, :6], 0)  # ties in the predictions
+    eta[1] = 0.0  # all tied
+    eta[2, 0] = 40.0  # probability 1 in float: log-loss clipping
+    return eta
+
+
+@pytest.mark.parametrize(
+    ("name", "metric"),
+    [
+        ("neg_mean_squared_error", mean_squared_error),
+        ("neg_root_mean_squared_error", root_mean_squared_error),
+        ("neg_mean_absolute_error", mean_absolute_error),
+        ("r2", r2_score),
+    ],
+    ids=["mse", "rmse", "mae", "r2"],
+)
+def test_regression_scores_against_sklearn(name, metric):
+    eta = _predictions(0)
+    y = np.random.default_rng(1).normal(size=eta.shape[1])
+    got = getattr(sb, name)(eta, y)
+    sign = 1 if name == "r2" else -1
+    assert_allclose(got, [sign * metric(y, e) for e in eta], rtol=1e-12)
+
+
+def test_classification_scores_against_sklearn():
+    eta = _predictions(2)
+    labels = np.where(
+        np.random.default_rng(3).uniform(size=eta.shape[1]) > 0.4, "b", "a"
+    )
+    event = labels == "b"
+    proba = [np.column_stack([1 - expit(e), expit(e)]) for e in eta]
+    assert_allclose(
+        sb.neg_log_loss(eta, event), [-log_loss(labels, p) for p in proba], rtol=1e-12
+    )
+    assert_allclose(
+        sb.roc_auc(eta, event), [roc_auc_score(labels, e) for e in eta], rtol=1e-12
+    )
+    pred = [np.where(e > 0, "b", "a") for e in eta]
+    assert_allclose(
+        sb.accuracy(eta, event), [accuracy_score(labels, p) for p in pred], rtol=1e-12
+    )
+    one_class = np.ones(eta.shape[1], dtype=bool)
+    assert sb.neg_log_loss(eta, one_class) is None  # scikit-learn raises
+    assert sb.roc_auc(eta, one_class) is None
+    assert sb.r2(eta, np.ones(eta.shape[1])) is None
+
+
+def test_concordance_against_lifelines():
+    eta = _predictions(4, n=40)
+    rng = np.random.default_rng(5)
+    time = np.round(rng.exponential(size=eta.shape[1]), 1)  # tied times
+    event = rng.uniform(size=time.size) > 0.3
+    event[:4], time[:4] = [True, False, True, False], [0.5, 0.5, 0.5, 0.5]
+    risk = np.exp(eta)
+    got = sb.concordance(risk, time, event)
+    ref = [concordance_index(time, -r, event) for r in risk]
+    assert_allclose(got, ref, rtol=1e-14)
+    assert sb.concordance(risk, time, np.zeros(time.size, dtype=bool)) is None
+
+
+def test_cox_batch_chunks_give_the_same_fits(monkeypatch):
+    """Large stacks are fitted in chunks (memory bound); results unchanged."""
+    import vcpcr._outcome_batch as ob
+
+    M = _designs(8, B=9, n=60)
+    rng = np.random.default_rng(9)
+    time = np.round(rng.exponential(size=60), 1) + 0.1
+    event = rng.uniform(size=60) > 0.3
+    whole = cox_batch(M, time, event)
+    monkeypatch.setattr(ob, "_COX_CHUNK", 60 * 9 * 2)  # two designs per chunk
+    chunked = cox_batch(M, time, event)
+    assert_array_equal(chunked.params, whole.params)
+    assert_array_equal(chunked.ok, whole.ok)

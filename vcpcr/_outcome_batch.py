@@ -1,0 +1,307 @@
+"""Step 2 for a stack of designs: OLS, logistic and Cox fits of many M at once.
+
+Cross-validation fits the outcome model on the latent variables of every grid
+point of a fold: the same response, ``B`` designs ``M[b]`` of shape
+``(n_samples, k)``. These solvers fit them together (stacked normal
+equations, one Newton iteration for the whole stack) and say, per design,
+whether the fit is certainly the one the per-point adapter of
+:mod:`vcpcr._outcome` / :class:`vcpcr._families.Cox` would return. Where it
+is not (a rank-deficient design, a logistic fit without a certificate that
+the data are not separated, a Newton iteration that did not converge) the
+caller fits that design with the per-point adapter.
+
+* OLS: ``pinv(A) @ y`` with ``A = [1, M]``, the pseudo-inverse with
+  statsmodels' cutoff (singular values below ``1e-15`` times the largest are
+  dropped). Rank-deficient designs (statsmodels' rank rule) are left to the
+  adapter, which warns about them (``SingularMatrixWarning``).
+* Logistic: statsmodels' ``Logit.fit(method="newton")`` iteration (pure
+  Newton from zero, stopped when every coefficient moves by less than
+  ``1e-8``). A converged fit is accepted only with a certificate that the MLE
+  exists: at the fit the score is ``g = A_s' lam`` with ``A_s = diag(2y - 1)
+  A`` and ``lam_i = expit(-(2 y_i - 1) eta_i) > 0``; correcting ``lam`` by
+  the smallest relative ``delta`` with ``A_s' delta = g`` gives ``A_s'(lam -
+  delta) = 0``, and if ``lam - delta > 0`` no direction ``d`` has ``A_s d >=
+  0, != 0`` (Stiemke's lemma), i.e. the data are not (quasi-)separated and
+  the per-point adapter would not have switched to Firth's estimate. At a
+  separated "fit" (coefficients run off, the score underflows to ~1e-16) the
+  certificate fails, as it must. In floating point it is required with
+  margin: ``|delta_i| < lam_i / 2`` and every ``lam_i > 1e-10`` (a fit that
+  predicts some sample with probability within 1e-10 of certainty goes to
+  the per-point adapter, which decides by its linear program).
+* Cox: Newton on Efron's partial likelihood (lifelines' tie method), with
+  step halving, from zero; accepted when the step falls below ``1e-10``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.special import expit
+
+__all__ = ["BatchFit", "cox_batch", "logit_batch", "ols_batch"]
+
+
+class BatchFit(NamedTuple):
+    """Parameters of a stack of fits and which of them are trustworthy.
+
+    ``params[b]`` is ``(intercept, coefficients...)`` (OLS, logistic) or the
+    coefficients (Cox); rows with ``ok[b]`` False must be refitted per point.
+    """
+
+    params: NDArray[np.float64]
+    ok: NDArray[np.bool_]
+
+
+def _with_intercept(M: NDArray[np.float64]) -> NDArray[np.float64]:
+    ones = np.ones((*M.shape[:2], 1))
+    return np.concatenate([ones, M], axis=2)
+
+
+def _full_rank(A: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Whether each design of the stack has full column rank.
+
+    statsmodels' rule (``OLS.rank``): every singular value above the largest
+    times ``n_columns * eps``.
+    """
+    if A.shape[2] == 0:
+        return np.ones(A.shape[0], dtype=bool)
+    s = np.linalg.svd(A, compute_uv=False)
+    return np.asarray(s.min(axis=1) > s.max(axis=1) * A.shape[2] * np.finfo(float).eps)
+
+
+def _solve(H: NDArray[np.float64], g: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``H[b]^{-1} g[b]`` for a stack; NaN rows where ``H[b]`` is singular."""
+    try:
+        out = np.asarray(np.linalg.solve(H, g[..., None])[..., 0], dtype=np.float64)
+        return out
+    except np.linalg.LinAlgError:
+        out = np.full_like(g, np.nan)
+        for b in range(H.shape[0]):
+            try:
+                out[b] = np.linalg.solve(H[b], g[b])
+            except np.linalg.LinAlgError:
+                pass
+        return out
+
+
+def ols_batch(M: NDArray[np.float64], y: NDArray[np.float64]) -> BatchFit:
+    """Least squares of ``y`` on ``[1, M[b]]`` for every ``b`` (statsmodels' pinv).
+
+    Parameters
+    ----------
+    M : ndarray of shape (n_designs, n_samples, k)
+        Latent variables of each design.
+    y : ndarray of shape (n_samples,)
+        Response.
+
+    Returns
+    -------
+    BatchFit
+        ``params`` of shape (n_designs, k + 1) (the minimum-norm solution
+        when rank-deficient); ``ok`` where the design has full rank.
+    """
+    A = _with_intercept(M)
+    params = np.linalg.pinv(A, rcond=1e-15) @ y
+    return BatchFit(params, _full_rank(A))
+
+
+def logit_batch(
+    M: NDArray[np.float64],
+    y: NDArray[np.float64],
+    *,
+    max_iter: int = 100,
+    tol: float = 1e-8,
+) -> BatchFit:
+    """Logistic regressions of 0/1 ``y`` on ``[1, M[b]]`` by one Newton iteration.
+
+    Parameters
+    ----------
+    M : ndarray of shape (n_designs, n_samples, k)
+        Latent variables of each design.
+    y : ndarray of shape (n_samples,)
+        Binary response (0/1).
+    max_iter : int, default=100
+        Newton steps (statsmodels' ``maxiter`` of the per-point fit).
+    tol : float, default=1e-8
+        Convergence when every coefficient moves by less (statsmodels' rule).
+
+    Returns
+    -------
+    BatchFit
+        ``params`` of shape (n_designs, k + 1); ``ok`` where the iteration
+        converged and the MLE is certified to exist (see the module notes).
+    """
+    A = _with_intercept(M)
+    B, _, k1 = A.shape
+    b = np.zeros((B, k1))
+    active = _full_rank(A)
+    converged = np.zeros(B, dtype=bool)
+    for _ in range(max_iter):
+        idx = np.flatnonzero(active & ~converged)
+        if idx.size == 0:
+            break
+        Ai = A[idx]
+        with np.errstate(over="ignore"):
+            mu = expit(np.einsum("bnk,bk->bn", Ai, b[idx]))
+        g = np.einsum("bnk,bn->bk", Ai, y - mu)
+        H = np.einsum("bnk,bn,bnl->bkl", Ai, mu * (1 - mu), Ai)
+        step = _solve(H, g)
+        bad = ~np.all(np.isfinite(step), axis=1)
+        active[idx[bad]] = False
+        step[bad] = 0.0
+        b[idx] += step
+        converged[idx] = ~bad & np.all(np.abs(step) < tol, axis=1)
+    ok = active & converged & _not_separated(A, y, b)
+    return BatchFit(b, ok)
+
+
+def _not_separated(
+    A: NDArray[np.float64], y: NDArray[np.float64], b: NDArray[np.float64]
+) -> NDArray[np.bool_]:
+    """Certificate that the logistic MLE exists (see the module notes)."""
+    s = 2 * y - 1
+    lam = expit(-s * np.einsum("bnk,bk->bn", A, b))
+    g = np.einsum("bnk,bn->bk", A, s * lam)
+    # delta = L^2 A_s (A_s' L^2 A_s)^{-1} g (L = diag(lam)) solves A_s' delta = g
+    # with the smallest sum (delta_i / lam_i)^2: lam - delta > 0 iff every
+    # |delta_i| / lam_i = lam_i |(A c)_i| < 1.
+    gram = np.einsum("bnk,bn,bnl->bkl", A, lam**2, A)
+    c = _solve(gram, g)
+    ratio = np.max(lam * np.abs(np.einsum("bnk,bk->bn", A, c)), axis=1)
+    # lam >= 1e-10 keeps every lam_i far above the rounding error of g (a
+    # perfectly predicted point with lam_i ~ 1e-200 would be invisible in g).
+    return np.asarray(np.isfinite(ratio) & (ratio < 0.5) & (lam.min(axis=1) > 1e-10))
+
+
+#: Designs per Cox chunk: at most this many elements in a (B, n, k, k) array.
+_COX_CHUNK = 2**22
+
+
+class _EfronLayout(NamedTuple):
+    """The risk-set structure of a survival outcome (shared by all designs)."""
+
+    order: NDArray[np.intp]  # samples sorted by time
+    events: NDArray[np.intp]  # sorted positions of the events, grouped by time
+    starts: NDArray[np.intp]  # first entry of each event time in ``events``
+    first: NDArray[np.intp]  # first sorted position at risk at each event time
+    tie_group: NDArray[np.intp]  # event time of each Efron term (one per event)
+    tie_frac: NDArray[np.float64]  # l / d_j of each Efron term
+
+
+def _efron_layout(time: NDArray[np.float64], event: NDArray[np.bool_]) -> _EfronLayout:
+    order = np.argsort(time, kind="stable")
+    t, e = time[order], event[order]
+    events = np.flatnonzero(e)
+    uniq, starts, counts = np.unique(t[events], return_index=True, return_counts=True)
+    first = np.searchsorted(t, uniq, side="left")
+    tie_group = np.repeat(np.arange(uniq.size), counts)
+    tie_frac = (np.arange(events.size) - starts[tie_group]) / counts[tie_group]
+    return _EfronLayout(order, events, starts, first, tie_group, tie_frac)
+
+
+def _efron(
+    eta: NDArray[np.float64], Z: NDArray[np.float64], lay: _EfronLayout
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Log partial likelihood (Efron ties), its gradient and Hessian per design.
+
+    ``eta`` (B, n) and ``Z`` (B, n, k) are in time order.
+    """
+    shift = eta.max(axis=1, keepdims=True)
+    r = np.exp(eta - shift)
+    rZ = r[..., None] * Z
+    rZZ = rZ[..., None] * Z[:, :, None, :]
+
+    def at_risk(a: NDArray[np.float64]) -> NDArray[np.float64]:
+        return np.flip(np.cumsum(np.flip(a, axis=1), axis=1), axis=1)[:, lay.first]
+
+    def tied(a: NDArray[np.float64]) -> NDArray[np.float64]:
+        return np.add.reduceat(a[:, lay.events], lay.starts, axis=1)
+
+    g, c = lay.tie_group, lay.tie_frac
+    phi = at_risk(r)[:, g] - c * tied(r)[:, g]
+    psi = at_risk(rZ)[:, g] - c[:, None] * tied(rZ)[:, g]
+    psi2 = at_risk(rZZ)[:, g] - c[:, None, None] * tied(rZZ)[:, g]
+    ll = eta[:, lay.events].sum(axis=1) - np.sum(np.log(phi) + shift, axis=1)
+    mean = psi / phi[..., None]
+    grad = Z[:, lay.events].sum(axis=1) - mean.sum(axis=1)
+    hess = -np.sum(
+        psi2 / phi[..., None, None] - mean[..., :, None] * mean[..., None, :], axis=1
+    )
+    return ll, grad, hess
+
+
+def cox_batch(
+    M: NDArray[np.float64],
+    time: NDArray[np.float64],
+    event: NDArray[np.bool_],
+    *,
+    max_iter: int = 50,
+    tol: float = 1e-10,
+) -> BatchFit:
+    """Cox regressions (Efron ties) of ``(time, event)`` on every ``M[b]``.
+
+    Parameters
+    ----------
+    M : ndarray of shape (n_designs, n_samples, k)
+        Latent variables of each design.
+    time : ndarray of shape (n_samples,)
+        Follow-up times.
+    event : ndarray of shape (n_samples,)
+        Whether each follow-up ended with the event.
+    max_iter : int, default=50
+        Newton steps.
+    tol : float, default=1e-10
+        Convergence when every coefficient moves by less than ``tol`` times
+        ``1 + max |coefficient|``.
+
+    Returns
+    -------
+    BatchFit
+        ``params`` of shape (n_designs, k); ``ok`` where the iteration
+        converged to a finite maximum.
+    """
+    B, n, k = M.shape
+    chunk = max(1, _COX_CHUNK // max(1, n * k * k))
+    if B > chunk:  # bound the memory of the (B, n, k, k) risk-set sums
+        parts = [
+            cox_batch(M[s : s + chunk], time, event, max_iter=max_iter, tol=tol)
+            for s in range(0, B, chunk)
+        ]
+        return BatchFit(
+            np.concatenate([f.params for f in parts]),
+            np.concatenate([f.ok for f in parts]),
+        )
+    lay = _efron_layout(time, event.astype(bool))
+    Z = M[:, lay.order]
+    b = np.zeros((B, k))
+    active = _full_rank(Z) & (lay.events.size > 0)
+    converged = np.zeros(B, dtype=bool)
+    if k == 0:
+        return BatchFit(b, active)
+    ll = _efron(np.zeros(Z.shape[:2]), Z, lay)[0]
+    for _ in range(max_iter):
+        idx = np.flatnonzero(active & ~converged)
+        if idx.size == 0:
+            break
+        Zi, bi = Z[idx], b[idx]
+        _, grad, hess = _efron(np.einsum("bnk,bk->bn", Zi, bi), Zi, lay)
+        step = _solve(-hess, grad)
+        bad = ~np.all(np.isfinite(step), axis=1)
+        step[bad] = 0.0
+        # Step halving until the partial likelihood does not decrease.
+        t = np.ones(idx.size)
+        for _ in range(30):
+            new = bi + t[:, None] * step
+            ll_new = _efron(np.einsum("bnk,bk->bn", Zi, new), Zi, lay)[0]
+            worse = ~(ll_new >= ll[idx] - 1e-12 * np.abs(ll[idx]))
+            if not worse.any():
+                break
+            t[worse] /= 2
+        b[idx], ll[idx] = new, ll_new
+        size = np.max(np.abs(t[:, None] * step), axis=1) / (1 + np.abs(new).max(axis=1))
+        active[idx[bad | worse]] = False
+        converged[idx] = ~bad & ~worse & (size < tol)
+    ok = active & converged & np.all(np.isfinite(b), axis=1)
+    return BatchFit(b, ok)
