@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numbers
 import textwrap
+import time
 import warnings
 from typing import Any
 
@@ -17,10 +18,11 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, clone
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import check_cv
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from vcpcr._families import FAMILIES, Prepared, validate_xy
-from vcpcr._model import VCPCR
+from vcpcr._model import VCPCR, cap_n_clusters
 from vcpcr._sos_nmf import standardize
 from vcpcr._tuning import (
     DEFAULT_SCORING,
@@ -45,6 +47,24 @@ from vcpcr.exceptions import ConvergenceWarning, SeparationWarning, VCPCRWarning
 __all__ = ["VCPCRCV"]
 
 
+def _estimator_has(attr: str) -> Any:
+    """``available_if`` check: the tuned VCPCR has ``attr`` (as GridSearchCV)."""
+
+    def check(self: VCPCRCV) -> bool:
+        if not self.refit:
+            raise AttributeError(
+                f"This VCPCRCV was initialized with refit=False: {attr} is available "
+                f"only after refitting on the best parameters. Set refit=True."
+            )
+        if hasattr(self, "best_estimator_"):
+            getattr(self.best_estimator_, attr)
+        else:
+            getattr(VCPCR(family=self.family), attr)
+        return True
+
+    return check
+
+
 class VCPCRCV(BaseEstimator):
     r"""VC-PCR with hyperparameters chosen by cross-validation.
 
@@ -55,7 +75,8 @@ class VCPCRCV(BaseEstimator):
     Parameters
     ----------
     n_clusters : int or sequence of int, default=(4, 5, 6)
-        Candidate numbers of clusters.
+        Candidate numbers of clusters; values above the number of features
+        are capped at it (with a warning).
     family : {"gaussian", "binomial", "cox"}, default="gaussian"
         Outcome model (see :class:`VCPCR`).
     weights : str or array-like, default="enet"
@@ -105,7 +126,10 @@ class VCPCRCV(BaseEstimator):
         One row per grid point: ``n_clusters``, ``delta``, ``lam_ratio``,
         ``split<i>_test_score``, ``mean_test_score``, ``std_test_score``,
         ``mean_size`` (selected variables), ``mean_n_clusters``,
-        ``rank_test_score``.
+        ``rank_test_score``, ``params`` (dicts, as ``GridSearchCV``),
+        ``mean_fit_time`` and ``std_fit_time`` (seconds per grid point and
+        fold: a fold solves all grid points at once, so each is charged an
+        equal share of the fold's wall time, scoring included).
     best_index_ : int
         Row of ``cv_results_`` chosen by ``selection``.
     best_params_ : dict
@@ -114,6 +138,8 @@ class VCPCRCV(BaseEstimator):
         Its mean test score.
     best_estimator_ : VCPCR
         The refitted model (when ``refit=True``).
+    n_iter_ : int
+        SOS-NMF iterations of ``best_estimator_`` (when ``refit=True``).
     scorer_ : callable
         The scorer used.
     n_splits_ : int
@@ -201,8 +227,9 @@ class VCPCRCV(BaseEstimator):
             raise ValueError("n_clusters must hold at least one value.")
         for K in Ks:
             check_scalar(K, "n_clusters", numbers.Integral, owner=owner, min_val=1)
-            if K > Xs.shape[1]:
-                raise ValueError(f"n_features={Xs.shape[1]} must be >= n_clusters={K}.")
+        p = Xs.shape[1]
+        cap_n_clusters(int(max(Ks)), p, owner)  # warns when some K > p
+        Ks = tuple(dict.fromkeys(min(int(K), p) for K in Ks))
         delta_max = None
         if self.weights in ("lasso", "enet", "glmnet_lasso"):
             a = ENET_L1_RATIO if self.weights == "enet" else 1.0
@@ -308,6 +335,7 @@ class VCPCRCV(BaseEstimator):
         self.best_score_ = float(row["mean_test_score"])
         if self.refit:
             self.best_estimator_ = self._refit_estimator().fit(X, y)
+            self.n_iter_ = self.best_estimator_.n_iter_
         return self
 
     def _run_folds(
@@ -324,14 +352,16 @@ class VCPCRCV(BaseEstimator):
         ]
         ys = np.asarray(y)
         jobs = (
-            delayed(fit_fold)(X[tr], ys[tr], X[te], ys[te], spec, seed)
+            delayed(_timed_fit_fold)(X[tr], ys[tr], X[te], ys[te], spec, seed)
             for (tr, te), seed in zip(folds, seeds, strict=True)
         )
         out = Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs)
         bar = tqdm(
             out, total=len(folds), desc="VCPCRCV folds", disable=not self.verbose
         )
-        return list(bar)
+        timed = list(bar)
+        self._fold_times = np.array([seconds for _, seconds in timed])
+        return [result for result, _ in timed]
 
     def _results_frame(self, grid: Grid, results: list[FoldResult]) -> pd.DataFrame:
         points = grid.points()
@@ -349,6 +379,14 @@ class VCPCRCV(BaseEstimator):
         ).mean(axis=1)
         rank = frame["mean_test_score"].rank(ascending=False, method="min")
         frame["rank_test_score"] = rank.astype(int)
+        # As GridSearchCV; a fold solves all grid points at once, so each point
+        # is charged an equal share of its fold's wall time (scoring included).
+        frame["params"] = [
+            {"n_clusters": K, "delta": d, "lam_ratio": r} for K, d, r in points
+        ]
+        per_point = self._fold_times / len(points)
+        frame["mean_fit_time"] = per_point.mean()
+        frame["std_fit_time"] = per_point.std()
         return frame
 
     def _warn_fold_issues(self, results: list[FoldResult], n_points: int) -> None:
@@ -421,6 +459,7 @@ class VCPCRCV(BaseEstimator):
         """
         return self._best().predict(X)
 
+    @available_if(_estimator_has("predict_proba"))
     def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
         """Class probabilities of ``best_estimator_`` (binomial family).
 
@@ -436,6 +475,75 @@ class VCPCRCV(BaseEstimator):
         """
         return self._best().predict_proba(X)
 
+    @available_if(_estimator_has("decision_function"))
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Log-odds of ``best_estimator_`` (binomial family).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or DataFrame
+            New data.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Linear predictor.
+        """
+        return self._best().decision_function(X)
+
+    @available_if(_estimator_has("predict_survival_function"))
+    def predict_survival_function(self, X: ArrayLike, **kwargs: Any) -> Any:
+        """Survival functions of ``best_estimator_`` (cox family).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or DataFrame
+            New data.
+        **kwargs
+            See :meth:`VCPCR.predict_survival_function`.
+
+        Returns
+        -------
+        ndarray or pandas.DataFrame
+            See :meth:`VCPCR.predict_survival_function`.
+        """
+        return self._best().predict_survival_function(X, **kwargs)
+
+    @available_if(_estimator_has("predict_cumulative_hazard"))
+    def predict_cumulative_hazard(self, X: ArrayLike, **kwargs: Any) -> Any:
+        """Cumulative hazards of ``best_estimator_`` (cox family).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or DataFrame
+            New data.
+        **kwargs
+            See :meth:`VCPCR.predict_cumulative_hazard`.
+
+        Returns
+        -------
+        ndarray or pandas.DataFrame
+            See :meth:`VCPCR.predict_cumulative_hazard`.
+        """
+        return self._best().predict_cumulative_hazard(X, **kwargs)
+
+    @available_if(_estimator_has("get_prediction"))
+    def get_prediction(self, X: ArrayLike) -> Any:
+        """statsmodels prediction results of ``best_estimator_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or DataFrame
+            New data.
+
+        Returns
+        -------
+        statsmodels prediction results
+            See :meth:`VCPCR.get_prediction`.
+        """
+        return self._best().get_prediction(X)
+
+    @available_if(_estimator_has("transform"))
     def transform(self, X: ArrayLike) -> NDArray[np.float64]:
         """Cluster latent variables of ``best_estimator_``.
 
@@ -450,6 +558,26 @@ class VCPCRCV(BaseEstimator):
             Latent variables.
         """
         return self._best().transform(X)
+
+    @available_if(_estimator_has("transform"))
+    def fit_transform(
+        self, X: ArrayLike, y: ArrayLike | None = None
+    ) -> NDArray[np.float64]:
+        """Fit, then return the latent variables of ``best_estimator_`` on ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or DataFrame
+            Training data.
+        y : array-like of shape (n_samples,), optional
+            Response; omitted with ``formula``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_clusters_)
+            Latent variables.
+        """
+        return self.fit(X, y).transform(X)
 
     def score(self, X: ArrayLike, y: ArrayLike | None = None) -> float:
         """``scorer_`` of ``best_estimator_`` on ``(X, y)`` (higher is better).
@@ -526,3 +654,10 @@ def _design_view(model: VCPCR) -> VCPCR:
     view = clone(model).set_params(formula=None)
     view.__dict__.update({k: v for k, v in vars(model).items() if k.endswith("_")})
     return view
+
+
+def _timed_fit_fold(*args: Any) -> tuple[FoldResult, float]:
+    """Run :func:`fit_fold` and return its result with its wall time (seconds)."""
+    start = time.perf_counter()
+    result = fit_fold(*args)
+    return result, time.perf_counter() - start

@@ -33,6 +33,20 @@ from vcpcr.exceptions import VCPCRWarning
 __all__ = ["VCPCR"]
 
 
+def cap_n_clusters(n_clusters: int, n_features: int, owner: str) -> int:
+    """Return ``min(n_clusters, n_features)``, warning when it caps."""
+    if n_clusters <= n_features:
+        return n_clusters
+    warnings.warn(
+        f"{owner}: n_clusters={n_clusters} is larger than the number of features "
+        f"({n_features}); using n_clusters={n_features}. Pass n_clusters <= "
+        f"{n_features} to silence this warning.",
+        VCPCRWarning,
+        stacklevel=4,
+    )
+    return n_features
+
+
 def _is_binomial(est: VCPCR) -> bool:
     return est.family == "binomial"
 
@@ -61,7 +75,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
     n_clusters : int, default=5
         Number of clusters ``K`` of the random initial partitions. Clusters
         that empty during the iterations are dropped, so the fit may have
-        fewer.
+        fewer. Capped (with a warning) at the number of features.
     family : {"gaussian", "binomial", "cox"}, default="gaussian"
         Outcome model: OLS regression, logistic regression (``y`` with two
         labels; the estimator is then a scikit-learn classifier) or Cox
@@ -253,8 +267,8 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         return FAMILIES[self.family]
 
     # ------------------------------------------------------------ validation
-    def _check_params(self, n_features: int) -> None:
-        """Validate the constructor parameters (called by ``fit``)."""
+    def _check_params(self, n_features: int) -> int:
+        """Validate the constructor parameters; return the number of clusters."""
         owner = type(self).__name__
         integral, real = numbers.Integral, numbers.Real
         check_scalar(self.n_clusters, "n_clusters", integral, owner=owner, min_val=1)
@@ -266,10 +280,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             check_choice(self.weights, "weights", METHODS, owner=owner)
         if self.delta is not None:
             check_scalar(self.delta, "delta", real, owner=owner, min_val=0.0)
-        if self.n_clusters > n_features:
-            raise ValueError(
-                f"n_features={n_features} must be >= n_clusters={self.n_clusters}."
-            )
+        return cap_n_clusters(int(self.n_clusters), n_features, owner)
 
     def _resolve_formula(self, X: Any, y: Any) -> tuple[Any, Any, str]:
         """Return ``(X, y, yname)``, evaluating ``formula`` on ``X`` if given."""
@@ -313,9 +324,13 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         Raises
         ------
         ValueError
-            For NaN/infinite/constant columns, fewer than 3 samples,
-            ``n_clusters > n_features``, a constant ``y``, or a ``y`` that is
-            not binary with ``family="binomial"``.
+            For NaN/infinite/constant columns, fewer than 3 samples, a constant
+            ``y``, or a ``y`` that is not binary with ``family="binomial"``.
+
+        Warns
+        -----
+        VCPCRWarning
+            When ``n_clusters > n_features``: ``n_features`` clusters are used.
         """
         check_choice(self.family, "family", tuple(FAMILIES), owner="VCPCR")
         X, y, self.yname_ = self._resolve_formula(X, y)
@@ -324,7 +339,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         Xa = check_array(
             Xv, "X", feature_names=names, min_samples=3, allow_constant=False
         )
-        self._check_params(Xa.shape[1])
+        n_clusters = self._check_params(Xa.shape[1])
         prepared = self._family.prepare(yv)
         if prepared.classes is not None:
             self.classes_ = prepared.classes
@@ -332,7 +347,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         Xs, self.mean_, self.scale_ = standardize(Xa)
         self.weights_ = self._compute_weights(Xs, prepared.weights_target)
         starts = initial_partitions(
-            self.init, self.n_clusters, self.n_init, Xs.shape[1], self.random_state
+            self.init, n_clusters, self.n_init, Xs.shape[1], self.random_state
         )
         best, self.best_init_, self.lam_max_ = best_start(
             Xs, self.weights_, starts, float(self.lam_ratio), self.max_iter, self.tol

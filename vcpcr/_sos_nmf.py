@@ -23,7 +23,6 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
 from vcpcr._validation import check_array, check_random_state, check_scalar
-from vcpcr.exceptions import ConvergenceWarning
 
 __all__ = ["SOSNMFResult", "lambda_max", "random_partition", "sos_nmf", "standardize"]
 
@@ -282,6 +281,9 @@ def _sos_nmf_single(
 
 def _warn_status(status: _Status, max_iter: int, tol: float, stacklevel: int) -> None:
     """Issue a ConvergenceWarning for a run that stopped without converging."""
+    # Imported here: the class derives from scikit-learn's (see vcpcr.exceptions).
+    from vcpcr.exceptions import ConvergenceWarning
+
     if status.reason == "max_iter":
         warnings.warn(
             f"SOS-NMF did not converge within max_iter={max_iter} iterations: the "
