@@ -112,6 +112,13 @@ def test_refit_is_vcpcr_with_best_params(fitted_cv):
 def test_summary_says_how_chosen(fitted_cv):
     text = fitted_cv[0].summary().as_text()
     assert "chosen by 3-fold CV" in text
+    # the tuning note is added to the model's notes, not in place of them
+    assert "[1] Standard errors are conditional on the estimated" in text
+    assert "[3] Tuning:" in text
+    assert "Tuning:" in fitted_cv[0].summary().as_latex()
+    frames = fitted_cv[0].summary2()
+    assert "conditional on the estimated clusters" in str(frames)
+    assert "Tuning:" in str(frames)
     assert "VC-PCR Results" in text
     assert max(len(line) for line in text.splitlines()) <= 80
 

@@ -17,10 +17,10 @@ from vcpcr.exceptions import SeparationWarning, VCPCRWarning
 
 if TYPE_CHECKING:
     from vcpcr._cv import VCPCRCV
-    from vcpcr.exceptions import ConvergenceWarning
     from vcpcr._formula import Surv
     from vcpcr._model import VCPCR
     from vcpcr._weights import compute_weights
+    from vcpcr.exceptions import ConvergenceWarning
 
 __version__ = "0.1.0"
 

@@ -7,7 +7,6 @@ grid point is refitted on all data as a :class:`VCPCR`.
 from __future__ import annotations
 
 import numbers
-import textwrap
 import time
 import warnings
 from typing import Any
@@ -529,7 +528,7 @@ class VCPCRCV(BaseEstimator):
 
     @available_if(_estimator_has("get_prediction"))
     def get_prediction(self, X: ArrayLike) -> Any:
-        """statsmodels prediction results of ``best_estimator_``.
+        """Return the statsmodels prediction results of ``best_estimator_``.
 
         Parameters
         ----------
@@ -616,18 +615,36 @@ class VCPCRCV(BaseEstimator):
         statsmodels.iolib.summary.Summary
             The summary.
         """
-        smry = self._best().summary(alpha)
+        return self._best()._summary(alpha, extra_notes=[self._tuning_note()])
+
+    def summary2(self, alpha: float = 0.05) -> Any:
+        """``summary2()`` of ``best_estimator_`` plus how its parameters were chosen.
+
+        Parameters
+        ----------
+        alpha : float, default=0.05
+            Significance level of the confidence intervals.
+
+        Returns
+        -------
+        statsmodels.iolib.summary2.Summary
+            The summary; its ``tables`` are DataFrames (see
+            :meth:`VCPCR.summary2`).
+        """
+        return self._best()._summary(
+            alpha, extra_notes=[self._tuning_note()], frames=True
+        )
+
+    def _tuning_note(self) -> str:
         p = self.best_params_
         delta = "" if p["delta"] is None else f", delta={p['delta']:.3g}"
         scoring = scoring_name(self.scoring, self.family)
-        text = (
+        return (
             f"Tuning: n_clusters={p['n_clusters']}{delta}, "
             f"lam_ratio={p['lam_ratio']:.3g} chosen by {self.n_splits_}-fold CV "
             f"(selection='{self.selection}') among {len(self.cv_results_)} grid "
             f"points x {self.n_init} starts; mean {scoring} = {self.best_score_:.4g}."
         )
-        smry.add_extra_txt([textwrap.fill(text, width=78)])
-        return smry
 
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
         """CV score against mean model size (see :func:`vcpcr.plotting.plot_cv`).

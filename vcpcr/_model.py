@@ -17,11 +17,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from vcpcr._clustering import best_start, initial_partitions, order_clusters
 from vcpcr._families import FAMILIES, Family, raw_coefficients, validate_xy
-from vcpcr._report import SummaryMixin
 from vcpcr._sos_nmf import (
     SOSNMFResult,
     standardize,
 )
+from vcpcr._summary import SummaryMixin
 from vcpcr._validation import (
     check_array,
     check_choice,

@@ -32,7 +32,8 @@ class SeparationWarning(VCPCRWarning):
     """
 
 
-_CONVERGENCE_DOC = """An iterative solver stopped before meeting its convergence criterion.
+_CONVERGENCE_DOC = """\
+    An iterative solver stopped before meeting its convergence criterion.
 
     The message states the iteration limit and the last relative change of the
     objective, so that the user can judge whether to raise ``max_iter``.
@@ -51,6 +52,10 @@ def _convergence_warning() -> type[VCPCRWarning]:
         {"__doc__": _CONVERGENCE_DOC, "__module__": __name__},
     )
     return cast("type[VCPCRWarning]", cls)
+
+
+# Declared for type checkers and linters; bound by ``__getattr__`` on first use.
+ConvergenceWarning: type[VCPCRWarning]
 
 
 def __getattr__(name: str) -> Any:
