@@ -46,8 +46,8 @@ def test_n_clusters_capped_at_n_features_with_warning(blocks):
     assert record[0].filename == __file__
     assert model.n_clusters_ <= 3
     assert "(of 10)" in model.summary().as_text()
+    cv = VCPCRCV(n_clusters=(2, 5, 6), cv=3, n_init=1, random_state=0)
     with pytest.warns(VCPCRWarning, match="using n_clusters=3") as record:
-        cv = VCPCRCV(n_clusters=(2, 5, 6), cv=3, n_init=1, random_state=0)
         cv.fit(X[:, :3], y)
     assert record[0].filename == __file__
     assert sorted(set(cv.cv_results_["n_clusters"])) == [2, 3]
@@ -61,9 +61,7 @@ def test_cv_delegates_like_grid_search(blocks, binary_blocks):
     assert hasattr(VCPCRCV(family="cox"), "predict_survival_function")
     assert not hasattr(VCPCRCV(refit=False), "transform")
     X, y, _ = binary_blocks
-    cv = VCPCRCV(
-        n_clusters=(2,), family="binomial", lam_ratios=[0.3], cv=3, n_init=1
-    )
+    cv = VCPCRCV(n_clusters=(2,), family="binomial", lam_ratios=[0.3], cv=3, n_init=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SeparationWarning)
         M = cv.set_params(random_state=0).fit_transform(X, y)
