@@ -41,7 +41,12 @@ from vcpcr._validation import (
     check_scalar,
 )
 from vcpcr._weights import ENET_L1_RATIO, METHODS, lasso_delta_max
-from vcpcr.exceptions import ConvergenceWarning, SeparationWarning, VCPCRWarning
+from vcpcr.exceptions import (
+    ConvergenceWarning,
+    SeparationWarning,
+    VCPCRWarning,
+    user_stacklevel,
+)
 
 __all__ = ["VCPCRCV"]
 
@@ -139,6 +144,10 @@ class VCPCRCV(BaseEstimator):
         The refitted model (when ``refit=True``).
     n_iter_ : int
         SOS-NMF iterations of ``best_estimator_`` (when ``refit=True``).
+    n_separated_fits_ : int
+        Number of fold x grid fits whose outcome was (quasi-)separated, where
+        Firth's estimates were used (binomial); a ``SeparationWarning`` is
+        issued only when they are the majority.
     scorer_ : callable
         The scorer used.
     n_splits_ : int
@@ -392,19 +401,25 @@ class VCPCRCV(BaseEstimator):
         total = n_points * len(results)
         separated = sum(r.n_separated for r in results)
         unconverged = sum(r.n_unconverged for r in results)
-        if separated:
+        self.n_separated_fits_ = separated
+        # Separation in some small training folds is routine, and handled by
+        # Firth's estimate (the count is in the summary); warn only when most
+        # of the scores compare Firth fits.
+        if 2 * separated > total:
             warnings.warn(
                 f"The outcome was (quasi-)separated in {separated} of {total} "
-                f"fold x grid fits; Firth's estimates were used there.",
+                f"fold x grid fits, so most CV scores are those of Firth's "
+                f"estimates. Consider fewer clusters (n_clusters) or a larger "
+                f"lam_ratio.",
                 SeparationWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
         if unconverged:
             warnings.warn(
                 f"SOS-NMF did not converge within max_iter={self.max_iter} in "
                 f"{unconverged} of {total} fold x grid fits (tol={self.tol:g}).",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
 
     def _select(self) -> int:
@@ -416,7 +431,7 @@ class VCPCRCV(BaseEstimator):
             warnings.warn(
                 f"{bad} grid point(s) have a non-finite mean score and are ignored.",
                 VCPCRWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
         best = int(np.nanargmax(np.where(np.isfinite(mean), mean, np.nan)))
         return best if self.selection == "min" else one_se_index(res, self.n_splits_)
@@ -644,6 +659,12 @@ class VCPCRCV(BaseEstimator):
             f"lam_ratio={p['lam_ratio']:.3g} chosen by {self.n_splits_}-fold CV "
             f"(selection='{self.selection}') among {len(self.cv_results_)} grid "
             f"points x {self.n_init} starts; mean {scoring} = {self.best_score_:.4g}."
+            + (
+                f" Firth's estimates were used in {self.n_separated_fits_} of "
+                f"{len(self.cv_results_) * self.n_splits_} fold fits (separation)."
+                if self.n_separated_fits_
+                else ""
+            )
         )
 
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:

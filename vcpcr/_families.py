@@ -8,6 +8,8 @@ describes the fit for ``summary()``. The estimator only dispatches.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -280,21 +282,65 @@ def validate_xy(
     Sets ``est.n_features_in_`` (and ``feature_names_in_``) as scikit-learn
     estimators do.
     """
+    _check_not_survival(est, y, family)
     if family != "cox":
-        return validate_data(  # type: ignore[no-any-return]
-            est,
-            X,
-            y,
-            dtype=np.float64,
-            ensure_all_finite=False,
-            y_numeric=family == "gaussian",
-        )
+        with _hint_non_numeric(est, X):
+            return validate_data(  # type: ignore[no-any-return]
+                est,
+                X,
+                y,
+                dtype=np.float64,
+                ensure_all_finite=False,
+                y_numeric=family == "gaussian",
+            )
     if y is None:
         raise ValueError(
             f"{type(est).__name__} requires y to be passed, but the target y is "
             f"None. For family='cox' give (time, event), e.g. vcpcr.Surv(time, event)."
         )
-    Xv = validate_data(est, X, dtype=np.float64, ensure_all_finite=False)
+    with _hint_non_numeric(est, X):
+        Xv = validate_data(est, X, dtype=np.float64, ensure_all_finite=False)
     if len(y) != Xv.shape[0]:
         raise ValueError(f"X has {Xv.shape[0]} rows but y has {len(y)}.")
     return Xv, y
+
+
+def _check_not_survival(est: Any, y: Any, family: str) -> None:
+    """Raise, naming ``family="cox"``, for a survival outcome of another family."""
+    if family == "cox" or y is None:
+        return
+    arr = np.asarray(y) if not hasattr(y, "dtype") else y
+    structured = getattr(getattr(arr, "dtype", None), "names", None)
+    if structured or (getattr(arr, "ndim", 1) == 2 and arr.shape[1] == 2):
+        raise ValueError(
+            f"y looks like a survival outcome (two columns: time and event), but "
+            f"{type(est).__name__} has family={family!r}. Use family='cox' for "
+            f"survival data, or pass a 1-d y."
+        )
+
+
+@contextmanager
+def _hint_non_numeric(est: Any, X: Any) -> Iterator[None]:
+    """Re-raise scikit-learn's "could not convert" error with the fix."""
+    try:
+        yield
+    except ValueError as exc:
+        if "could not convert" not in str(exc):
+            raise
+        columns = getattr(X, "columns", None)
+        dtypes = getattr(X, "dtypes", None)
+        bad = (
+            [
+                str(c)
+                for c, t in zip(columns, dtypes, strict=True)
+                if t.kind not in "biuf"
+            ]
+            if columns is not None and dtypes is not None
+            else []
+        )
+        where = f" (non-numeric columns: {bad[:5]})" if bad else ""
+        raise ValueError(
+            f"X must be numeric{where}: {exc}. Encode the categorical columns "
+            f"(e.g. pandas.get_dummies or sklearn's OneHotEncoder), or use "
+            f"{type(est).__name__}(formula='y ~ .'), which encodes them."
+        ) from exc

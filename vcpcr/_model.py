@@ -28,7 +28,7 @@ from vcpcr._validation import (
     check_scalar,
 )
 from vcpcr._weights import DEFAULT_DELTA, METHODS, compute_weights
-from vcpcr.exceptions import VCPCRWarning
+from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
 __all__ = ["VCPCR"]
 
@@ -42,7 +42,7 @@ def cap_n_clusters(n_clusters: int, n_features: int, owner: str) -> int:
         f"({n_features}); using n_clusters={n_features}. Pass n_clusters <= "
         f"{n_features} to silence this warning.",
         VCPCRWarning,
-        stacklevel=4,
+        stacklevel=user_stacklevel(),
     )
     return n_features
 
@@ -395,7 +395,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
                 f"All {self.weights} weights are zero at delta={delta:g}: no variable "
                 f"can be selected and the model predicts a constant. Lower delta.",
                 VCPCRWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
         return w
 
@@ -410,7 +410,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
                 f"No variable was selected (lam_ratio={self.lam_ratio}); the model "
                 f"predicts a constant. Lower lam_ratio.",
                 VCPCRWarning,
-                stacklevel=4,
+                stacklevel=user_stacklevel(),
             )
 
     def _set_coefficients(self) -> None:

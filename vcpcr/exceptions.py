@@ -15,9 +15,13 @@ access (PEP 562); it is an ordinary class from then on::
 
 from __future__ import annotations
 
+import inspect
+from pathlib import Path
 from typing import Any, cast
 
-__all__ = ["ConvergenceWarning", "SeparationWarning", "VCPCRWarning"]
+__all__ = ["ConvergenceWarning", "SeparationWarning", "VCPCRWarning", "user_stacklevel"]
+
+_PACKAGE = str(Path(__file__).resolve().parent) + "/"
 
 
 class VCPCRWarning(UserWarning):
@@ -65,3 +69,25 @@ def __getattr__(name: str) -> Any:
         globals()[name] = cls
         return cls
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def user_stacklevel() -> int:
+    """Return the ``stacklevel`` that points a warning at the first frame outside vcpcr.
+
+    Call it as ``warnings.warn(..., stacklevel=user_stacklevel())`` so that a
+    warning names the user's line, however deep in vcpcr it is issued.
+
+    Returns
+    -------
+    int
+        The number of vcpcr frames on the stack above (and including) the
+        caller of ``warnings.warn``.
+    """
+    frame = inspect.currentframe()
+    level = 0
+    while frame is not None and str(
+        Path(frame.f_code.co_filename).resolve()
+    ).startswith(_PACKAGE):
+        frame = frame.f_back
+        level += 1
+    return max(level, 1)
