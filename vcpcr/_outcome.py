@@ -144,7 +144,7 @@ def firth_logit(
     f = penalized(b)
     for it in range(1, max_iter + 1):  # noqa: B007 (it is returned)
         score, cov, step = _firth_step(X, y, b)
-        size = float(np.sqrt(max(score @ cov @ score, 0.0)))
+        size = float(np.sqrt(max(float(score @ cov @ score), 0.0)))
         # Step halving; the slack lets rounding-level changes of f through, as
         # f is flat to O(step^2) near the optimum.
         t, slack = 1.0, 1e-12 * max(1.0, abs(f))
