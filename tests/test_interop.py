@@ -5,9 +5,12 @@ intervals, survival predictions in scikit-survival's layout."""
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
+from numpy.testing import assert_allclose
 
 from vcpcr import VCPCR, VCPCRCV, SeparationWarning
 from vcpcr._outcome import firth_logit
@@ -109,3 +112,144 @@ def test_string_column_without_formula_names_the_fix(blocks_df):
         ValueError, match=r"non-numeric columns: \['strain'\].*formula="
     ):
         VCPCR().fit(X, y)
+
+
+# ----------------------------------------------------------------- survival
+@pytest.fixture(scope="module")
+def cox_model():
+    pytest.importorskip("lifelines")
+    data = pd.read_csv(Path(__file__).parent / "reference" / "data" / "cox_wide.csv")
+    X = data.filter(regex=r"^x\d+$")
+    Y = data[["time", "event"]]
+    INIT = np.arange(X.shape[1]) % 4
+    model = VCPCR(n_clusters=4, family="cox", weights="ridge", init=INIT, lam_ratio=0.2)
+    return model.fit(X, Y), X, Y
+
+
+def _sksurv_y(Y):
+    from sksurv.util import Surv as SksurvSurv
+
+    return SksurvSurv.from_arrays(Y["event"].astype(bool), Y["time"])
+
+
+def test_survival_function_matches_scikit_survival(cox_model):
+    """Step functions and arrays as sksurv's CoxPHSurvivalAnalysis (Efron ties,
+    Breslow baseline) fitted on the same latent variables."""
+    pytest.importorskip("sksurv")
+    from sksurv.functions import StepFunction as SksurvStepFunction
+    from sksurv.linear_model import CoxPHSurvivalAnalysis
+
+    model, X, Y = cox_model
+    M = model.transform(X)
+    ref = CoxPHSurvivalAnalysis(ties="efron", tol=1e-12).fit(M, _sksurv_y(Y))
+    assert_allclose(model.unique_times_, ref.unique_times_)
+    new = X.iloc[:6]
+    for method in ("predict_survival_function", "predict_cumulative_hazard_function"):
+        got = getattr(model, method)(new, return_array=True)
+        want = getattr(ref, method)(model.transform(new), return_array=True)
+        assert got.shape == (6, model.unique_times_.size)
+        assert_allclose(got, want, rtol=1e-6, atol=1e-10)
+        fns = getattr(model, method)(new)
+        assert fns.shape == (6,)
+        assert all(isinstance(fn, SksurvStepFunction) for fn in fns)
+        t = np.linspace(model.unique_times_[0], model.unique_times_[-1], 7)
+        ref_fns = getattr(ref, method)(model.transform(new))
+        assert_allclose(fns[2](t), ref_fns[2](t), rtol=1e-6)
+    # the linear predictor differs from sksurv's uncentred one by a constant
+    diff = model.predict_log_partial_hazard(new) - ref.predict(model.transform(new))
+    assert_allclose(diff, diff[0], atol=1e-6)
+    assert_allclose(np.exp(model.predict_log_partial_hazard(new)), model.predict(new))
+    assert_allclose(
+        model.predict_cumulative_hazard(new, return_array=True),
+        -np.log(model.predict_survival_function(new, return_array=True)),
+        rtol=1e-12,
+    )
+
+
+def test_integrated_brier_score_takes_return_array(cox_model):
+    pytest.importorskip("sksurv")
+    from sksurv.metrics import integrated_brier_score
+
+    model, X, Y = cox_model
+    y = _sksurv_y(Y)
+    times = np.quantile(Y["time"][Y["event"] == 1], [0.1, 0.3, 0.5, 0.7])
+    surv = model.predict_survival_function(X, return_array=True, times=times)
+    assert surv.shape == (len(X), times.size)
+    score = integrated_brier_score(y, y, surv, times)
+    # better than the uninformative S = 0.5 and than the Kaplan-Meier curve
+    assert 0 < score < integrated_brier_score(y, y, np.full_like(surv, 0.5), times)
+    fns = model.predict_survival_function(X)
+    assert_allclose(np.vstack([fn(times) for fn in fns]), surv, rtol=1e-12)
+
+
+def test_survival_frame_is_lifelines(cox_model):
+    model, X, _ = cox_model
+    M = pd.DataFrame(model.transform(X.iloc[:4]), columns=model.get_feature_names_out())
+    times = [0.5, 1.0, 2.0]
+    frame = model.predict_survival_function(X.iloc[:4], times=times, return_frame=True)
+    pd.testing.assert_frame_equal(
+        frame, model.result_.predict_survival_function(M, times=times)
+    )
+    assert frame.shape == (3, 4)
+
+
+def test_own_step_function_equals_scikit_survivals():
+    pytest.importorskip("sksurv")
+    from sksurv.functions import StepFunction as SksurvStepFunction
+
+    from vcpcr._survival import StepFunction
+
+    x = np.array([1.0, 2.0, 4.0])
+    y = np.array([0.9, 0.5, 0.2])
+    ours, ref = StepFunction(x, y), SksurvStepFunction(x, y)
+    z = np.array([0.0, 1.0, 1.5, 2.0, 3.9, 4.0])
+    assert_allclose(ours(z), ref(z))
+    assert ours.domain == ref.domain
+    for bad in (-1.0, 4.5):
+        with pytest.raises(ValueError, match="x must be within"):
+            ours(bad)
+        with pytest.raises(ValueError, match="x must be within"):
+            ref(bad)
+
+
+def test_step_functions_without_scikit_survival(cox_model, monkeypatch):
+    import sys
+
+    from vcpcr._survival import StepFunction
+
+    model, X, _ = cox_model
+    monkeypatch.setitem(sys.modules, "sksurv.functions", None)  # import fails
+    fns = model.predict_survival_function(X.iloc[:2])
+    assert all(type(fn) is StepFunction for fn in fns)
+    t = model.unique_times_[[0, 5, -1]]
+    assert_allclose(
+        np.vstack([fn(t) for fn in fns]),
+        model.predict_survival_function(X.iloc[:2], return_array=True, times=t),
+    )
+
+
+def test_lifelines_conveniences(cox_model, capsys):
+    model, X, Y = cox_model
+    names = list(model.cluster_coef_.index)
+    model.print_summary()
+    out = capsys.readouterr().out
+    assert "duration col = 'time'" in out
+    assert "event col = 'event'" in out
+    assert "_time" not in out
+    assert all(name in out for name in names)
+    assert model.concordance_index_ == pytest.approx(model.score(X, Y))
+    M = pd.DataFrame(model.transform(X.iloc[:5]), columns=names)
+    assert_allclose(
+        model.predict_median(X.iloc[:5]),
+        model.result_.predict_median(M).to_numpy().ravel(),
+    )
+    # result_ works with the latent variables, as a lifelines user expects
+    assert model.result_.predict_survival_function(M).shape[1] == 5
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    ax = model.plot()
+    assert sorted(t.get_text() for t in ax.get_yticklabels()) == sorted(names)
+    assert not hasattr(VCPCR(), "print_summary")
+    assert not hasattr(VCPCR(family="binomial"), "predict_median")

@@ -55,8 +55,8 @@ def test_cluster_coef_equals_lifelines_on_transform(model):
 
 def test_survival_predictions(model):
     times = [0.5, 1.0, 2.0, 4.0]
-    surv = model.predict_survival_function(X.iloc[:5], times=times)
-    cumhaz = model.predict_cumulative_hazard(X.iloc[:5], times=times)
+    surv = model.predict_survival_function(X.iloc[:5], times=times, return_frame=True)
+    cumhaz = model.predict_cumulative_hazard(X.iloc[:5], times=times, return_frame=True)
     assert surv.shape == (4, 5)
     assert np.all(np.diff(surv.to_numpy(), axis=0) <= 0)
     assert_allclose(surv.to_numpy(), np.exp(-cumhaz.to_numpy()), rtol=1e-12)

@@ -253,7 +253,7 @@ class Cox(Family):
         return float(concordance_index(time, -prediction, event))
 
 
-_TIME, _EVENT = "_time", "_event"
+_TIME, _EVENT = "time", "event"  # the cluster columns are cluster_<k>
 
 FAMILIES: dict[str, Family] = {
     "gaussian": Family(),

@@ -152,12 +152,18 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         SOS-NMF objective per iteration of the kept start.
     best_init_ : int
         Index of the kept start.
-    result_ : statsmodels results
-        The untouched step-2 fit (``OLS`` or ``Logit`` results).
+    result_ : statsmodels results or lifelines.CoxPHFitter
+        The untouched step-2 fit (``OLS`` or ``Logit`` results, or the fitted
+        ``CoxPHFitter`` with columns ``time`` and ``event``).
     mean_, scale_ : ndarray of shape (n_features,)
         Column means and standard deviations (``ddof=1``) used to standardize.
     classes_ : ndarray of shape (2,)
         Class labels (binomial); ``classes_[1]`` is the "event".
+    unique_times_ : ndarray
+        Distinct training times (cox), at which the survival predictions are
+        evaluated by default (scikit-survival's name and choice).
+    concordance_index_ : float
+        Harrell's concordance of the training fit (cox; lifelines' name).
     n_features_in_ : int
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of str
@@ -358,6 +364,9 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             M, prepared.outcome, list(self.membership_.columns), self.yname_
         )
         self._set_coefficients()
+        if self.family == "cox":
+            self.unique_times_ = np.unique(prepared.outcome[:, 0])
+            self.concordance_index_ = float(self.result_.concordance_index_)
         return self
 
     def _feature_names(self, p: int) -> list[str]:
@@ -449,7 +458,10 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples,)
             gaussian: the response; binomial: the class label; cox: the
-            partial hazard ``exp(X @ coef_ + intercept_)`` (relative risk).
+            partial hazard ``exp(X @ coef_ + intercept_)`` (relative risk, as
+            lifelines' ``predict_partial_hazard``; scikit-survival's
+            ``predict`` returns the log of it, here
+            :meth:`predict_log_partial_hazard`).
         """
         eta = self._linear_predictor(X)
         return self._family.predict(eta, getattr(self, "classes_", None))
@@ -457,49 +469,176 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
     def _latent_frame(self, X: ArrayLike) -> pd.DataFrame:
         return pd.DataFrame(self.transform(X), columns=self.membership_.columns)
 
+    def _survival(
+        self, X: ArrayLike, kind: str, return_array: bool, times: Any, frame: bool
+    ) -> Any:
+        """Survival or cumulative-hazard predictions in the requested layout."""
+        M = self._latent_frame(X)
+        if frame:
+            method = f"predict_{kind}"
+            return getattr(self.result_, method)(M, times=times)
+        from vcpcr._survival import evaluate_baseline, step_functions
+
+        grid = (
+            self.unique_times_
+            if times is None
+            else check_array(times, "times", ensure_2d=False)
+        )
+        if np.any(np.diff(grid) <= 0):
+            raise ValueError("times must be strictly increasing.")
+        H0 = evaluate_baseline(self.result_.baseline_cumulative_hazard_, grid)
+        risk = self.result_.predict_partial_hazard(M).to_numpy(dtype=np.float64)
+        values = risk[:, None] * H0[None, :]
+        if kind == "survival_function":
+            values = np.exp(-values)
+        return values if return_array else step_functions(grid, values)
+
     @available_if(_is_cox)
     def predict_survival_function(
-        self, X: ArrayLike, times: ArrayLike | None = None
-    ) -> pd.DataFrame:
-        """Survival functions S(t | x) (cox family only).
+        self,
+        X: ArrayLike,
+        return_array: bool = False,
+        *,
+        times: ArrayLike | None = None,
+        return_frame: bool = False,
+    ) -> Any:
+        """Survival functions S(t | x) (cox family only), as scikit-survival.
+
+        ``S(t | x) = exp(-H0(t) exp(eta(x)))`` with Breslow's baseline
+        cumulative hazard ``H0``, a step function that jumps at event times.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
             New data.
+        return_array : bool, default=False
+            ``False``: one step function per sample
+            (``sksurv.functions.StepFunction`` when scikit-survival is
+            installed). ``True``: an array of shape ``(n_samples, n_times)``
+            at ``unique_times_`` (or ``times``), e.g. for
+            ``sksurv.metrics.integrated_brier_score``.
         times : array-like of float, optional
-            Times at which to evaluate (default: the training event times).
+            Increasing times at which to evaluate (default: ``unique_times_``,
+            the distinct training times).
+        return_frame : bool, default=False
+            Return lifelines' layout instead: a DataFrame with one row per
+            time and one column per sample (lifelines'
+            ``predict_survival_function`` on the latent variables).
 
         Returns
         -------
-        pandas.DataFrame
-            One column per sample, one row per time (lifelines' layout).
+        ndarray or pandas.DataFrame
+            Step functions of shape (n_samples,), an array of shape
+            (n_samples, n_times), or lifelines' DataFrame.
         """
-        return self.result_.predict_survival_function(
-            self._latent_frame(X), times=times
-        )
+        return self._survival(X, "survival_function", return_array, times, return_frame)
 
     @available_if(_is_cox)
     def predict_cumulative_hazard(
-        self, X: ArrayLike, times: ArrayLike | None = None
-    ) -> pd.DataFrame:
-        """Cumulative hazards H(t | x) (cox family only).
+        self,
+        X: ArrayLike,
+        return_array: bool = False,
+        *,
+        times: ArrayLike | None = None,
+        return_frame: bool = False,
+    ) -> Any:
+        """Cumulative hazards H(t | x) (cox family only), as scikit-survival.
+
+        ``H(t | x) = H0(t) exp(eta(x))`` with Breslow's ``H0``.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
             New data.
+        return_array : bool, default=False
+            Step functions (``False``) or an array of shape
+            ``(n_samples, n_times)`` (``True``); see
+            :meth:`predict_survival_function`.
         times : array-like of float, optional
-            Times at which to evaluate (default: the training event times).
+            Increasing times at which to evaluate (default: ``unique_times_``).
+        return_frame : bool, default=False
+            Return lifelines' DataFrame (rows: times, columns: samples).
 
         Returns
         -------
-        pandas.DataFrame
-            One column per sample, one row per time (lifelines' layout).
+        ndarray or pandas.DataFrame
+            Step functions, an array of shape (n_samples, n_times), or
+            lifelines' DataFrame.
         """
-        return self.result_.predict_cumulative_hazard(
-            self._latent_frame(X), times=times
-        )
+        return self._survival(X, "cumulative_hazard", return_array, times, return_frame)
+
+    #: scikit-survival's name of :meth:`predict_cumulative_hazard`.
+    predict_cumulative_hazard_function = predict_cumulative_hazard
+
+    @available_if(_is_cox)
+    def predict_log_partial_hazard(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Linear predictor ``eta = X @ coef_ + intercept_`` (cox family only).
+
+        lifelines' name; ``predict`` returns ``exp(eta)``. ``eta`` is centred
+        at the training means, so it differs from scikit-survival's
+        ``predict`` (``X @ coef``) by a constant, which leaves rankings and
+        concordance unchanged.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New data.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Log relative risk.
+        """
+        return self._linear_predictor(X)
+
+    @available_if(_is_cox)
+    def predict_median(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Median survival times (cox family only; lifelines' ``predict_median``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New data.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The first time at which S(t | x) <= 0.5; ``inf`` if S stays above.
+        """
+        median = self.result_.predict_median(self._latent_frame(X))
+        return np.asarray(median, dtype=np.float64).reshape(-1)
+
+    @available_if(_is_cox)
+    def print_summary(self, **kwargs: Any) -> None:
+        """Print lifelines' summary of the Cox model (cox family only).
+
+        The covariates are the cluster latent variables, named as in
+        :meth:`summary`.
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to ``lifelines.CoxPHFitter.print_summary`` (e.g.
+            ``decimals``, ``style``).
+        """
+        self.result_.print_summary(**kwargs)
+
+    @available_if(_is_cox)
+    def plot(self, **kwargs: Any) -> Any:
+        """Coefficients and confidence intervals (cox family; lifelines' ``plot``).
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to ``lifelines.CoxPHFitter.plot`` (e.g. ``hazard_ratios``,
+            ``ax``).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes.
+        """
+        return self.result_.plot(**kwargs)
 
     @available_if(_is_binomial)
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
