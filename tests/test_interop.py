@@ -253,3 +253,52 @@ def test_lifelines_conveniences(cox_model, capsys):
     assert sorted(t.get_text() for t in ax.get_yticklabels()) == sorted(names)
     assert not hasattr(VCPCR(), "print_summary")
     assert not hasattr(VCPCR(family="binomial"), "predict_median")
+
+
+# --------------------------------------------------------- prediction intervals
+def test_get_prediction_gaussian_equals_statsmodels(blocks_df):
+    import statsmodels.api as sm
+
+    X, y, _, _ = blocks_df
+    model = VCPCR(n_clusters=3, n_init=2, random_state=0).fit(X, y)
+    new = X.iloc[:7]
+    frame = model.get_prediction(new).summary_frame(alpha=0.1)
+    # independent: statsmodels OLS refitted on [1, M] by hand
+    M = sm.add_constant(model.transform(X))
+    ref = sm.OLS(y.to_numpy(), M).fit()
+    want = ref.get_prediction(sm.add_constant(model.transform(new), has_constant="add"))
+    want = want.summary_frame(alpha=0.1)
+    assert list(frame.columns) == list(want.columns)
+    assert "obs_ci_lower" in frame.columns
+    assert_allclose(frame.to_numpy(), want.to_numpy(), rtol=1e-10)
+    assert_allclose(frame["mean"], model.predict(new), rtol=1e-10)
+    assert list(frame.index) == list(range(7))
+
+
+def test_get_prediction_binomial_gives_probability_intervals(binary_blocks):
+    import statsmodels.api as sm
+
+    X, y, _ = binary_blocks
+    model = VCPCR(n_clusters=3, family="binomial", lam_ratio=0.5, n_init=2)
+    model.set_params(random_state=0).fit(X, y)
+    assert model.result_.mle_retvals.get("method") != "firth"
+    frame = model.get_prediction(X[:5]).summary_frame(alpha=0.05)
+    ref = sm.Logit(
+        (y == model.classes_[1]).astype(float), sm.add_constant(model.transform(X))
+    ).fit(disp=0)
+    want = ref.get_prediction(
+        sm.add_constant(model.transform(X[:5]), has_constant="add")
+    )
+    assert_allclose(frame.to_numpy(), want.summary_frame().to_numpy(), rtol=1e-6)
+    assert_allclose(frame["predicted"], model.predict_proba(X[:5])[:, 1], rtol=1e-6)
+    assert np.all(frame["ci_lower"] < frame["predicted"])
+
+
+def test_get_prediction_through_cv(blocks):
+    X, y, _, _ = blocks
+    assert not hasattr(VCPCRCV(family="cox"), "get_prediction")
+    cv = VCPCRCV(n_clusters=(2,), lam_ratios=[0.3], cv=3, n_init=1, random_state=0)
+    cv.fit(X, y)
+    assert_allclose(
+        cv.get_prediction(X[:3]).predicted, cv.best_estimator_.predict(X[:3])
+    )

@@ -55,6 +55,10 @@ def _is_cox(est: VCPCR) -> bool:
     return est.family == "cox"
 
 
+def _is_not_cox(est: VCPCR) -> bool:
+    return est.family != "cox"
+
+
 class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
     r"""Variable Cluster Principal Component Regression.
 
@@ -639,6 +643,36 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             The axes.
         """
         return self.result_.plot(**kwargs)
+
+    @available_if(_is_not_cox)
+    def get_prediction(self, X: ArrayLike) -> Any:
+        """Return statsmodels' prediction results on new data (gaussian, binomial).
+
+        ``result_.get_prediction`` on the latent variables of ``X`` (with the
+        intercept), so that ``summary_frame(alpha=...)`` gives the predicted
+        mean with its confidence interval and, for gaussian models, the
+        prediction interval (``obs_ci_lower``, ``obs_ci_upper``); binomial
+        models give the probability of ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New data.
+
+        Returns
+        -------
+        statsmodels prediction results
+            With ``predicted``, ``se``, ``conf_int(alpha)`` and
+            ``summary_frame(alpha)``.
+
+        Notes
+        -----
+        The intervals are conditional on the estimated clusters, as the
+        standard errors of :meth:`summary`.
+        """
+        exog = self._latent_frame(X)
+        exog.insert(0, "const", 1.0)
+        return self.result_.get_prediction(exog)
 
     @available_if(_is_binomial)
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
