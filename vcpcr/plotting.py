@@ -166,10 +166,11 @@ def plot_clusters(
     colors = _cluster_colors(model.n_clusters_)
     left.imshow(colors[labels][:, None, :], aspect="auto", interpolation="nearest")
     bounds = np.flatnonzero(np.diff(labels)) + 0.5
+    lw = 1.2 if n <= 100 else 0.6
     for b in bounds:
-        ax.axhline(b, color="white", lw=1.2)
-        ax.axvline(b, color="white", lw=1.2)
-        left.axhline(b, color="white", lw=1.2)
+        ax.axhline(b, color="white", lw=lw)
+        ax.axvline(b, color="white", lw=lw)
+        left.axhline(b, color="white", lw=lw)
     top.bar(np.arange(n), V[order, labels], width=1.0, color="0.4")
     top.set_xlim(-0.5, n - 0.5)
     top.set_title("membership degree", fontsize="small")
