@@ -9,6 +9,12 @@ import pandas as pd
 
 __all__ = ["load_liver"]
 
+# pandas 3 parses floats exactly by default (and deprecates the option);
+# pandas 2 needs "round_trip" for the shortest repr to give the same double.
+_EXACT_FLOATS = (
+    {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
+)
+
 DESCR = """\
 Female mouse liver gene expression (Ghazalpour et al., 2006)
 =============================================================
@@ -105,9 +111,7 @@ def load_liver(*, return_X_y: bool = False, gene_symbols: bool = False) -> Any:
 
     files = resources.files("vcpcr.datasets") / "data"
     with (files / "liver.csv.gz").open("rb") as fh:
-        frame = pd.read_csv(
-            fh, compression="gzip", index_col=0, float_precision="round_trip"
-        )
+        frame = pd.read_csv(fh, compression="gzip", index_col=0, **_EXACT_FLOATS)
     frame.index.name = "mouse"
     with (files / "liver_annotation.csv.gz").open("rb") as fh:
         annotation = pd.read_csv(fh, compression="gzip", index_col=0, dtype=str)
