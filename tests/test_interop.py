@@ -302,3 +302,13 @@ def test_get_prediction_through_cv(blocks):
     assert_allclose(
         cv.get_prediction(X[:3]).predicted, cv.best_estimator_.predict(X[:3])
     )
+
+
+def test_sos_nmf_convergence_warning_points_at_the_users_line(blocks):
+    from vcpcr import ConvergenceWarning
+
+    X, y, _, _ = blocks
+    model = VCPCR(lam_ratio=0.01, max_iter=1, n_init=1)
+    with pytest.warns(ConvergenceWarning, match="max_iter=1") as record:
+        model.set_params(random_state=0).fit(X, y)
+    assert record[0].filename == __file__

@@ -22,6 +22,7 @@ from vcpcr._sos_nmf import (
     random_partition,
 )
 from vcpcr._validation import check_choice, check_random_state
+from vcpcr.exceptions import user_stacklevel
 
 __all__ = ["Clusters", "best_start", "initial_partitions", "order_clusters"]
 
@@ -57,7 +58,7 @@ def best_start(
         for s in starts
     ]
     best = int(np.argmin([r.objective[-1] for r, _ in runs]))
-    _warn_status(runs[best][1], max_iter, tol, stacklevel=4)
+    _warn_status(runs[best][1], max_iter, tol, stacklevel=user_stacklevel())
     return runs[best][0]._replace(lam_max=lam_max), best, lam_max
 
 
