@@ -158,3 +158,18 @@ def test_cv_for_cox():
     assert cv.best_score_ == res["mean_test_score"].max() > 0.6
     assert "mean concordance" in cv.summary().as_text()
     assert_array_equal(cv.predict(X), cv.best_estimator_.predict(X))
+    best = cv.best_estimator_
+    for method in (
+        "predict_log_partial_hazard",
+        "predict_median",
+        "predict_survival_function",
+        "predict_cumulative_hazard_function",
+    ):
+        got, want = getattr(cv, method)(X[:4]), getattr(best, method)(X[:4])
+        if method.endswith("function"):
+            times = best.unique_times_[:5]
+            got = np.vstack([fn(times) for fn in got])
+            want = np.vstack([fn(times) for fn in want])
+        assert_allclose(got, want, rtol=1e-12)
+    assert not hasattr(cv, "predict_proba")
+    assert not hasattr(cv, "get_prediction")

@@ -541,6 +541,41 @@ class VCPCRCV(BaseEstimator):
         """
         return self._best().predict_cumulative_hazard(X, **kwargs)
 
+    @available_if(_estimator_has("predict_log_partial_hazard"))
+    def predict_log_partial_hazard(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Linear predictor of ``best_estimator_`` (cox family).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or DataFrame
+            New data.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            See :meth:`VCPCR.predict_log_partial_hazard`.
+        """
+        return self._best().predict_log_partial_hazard(X)
+
+    @available_if(_estimator_has("predict_median"))
+    def predict_median(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Median survival times of ``best_estimator_`` (cox family).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or DataFrame
+            New data.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            See :meth:`VCPCR.predict_median`.
+        """
+        return self._best().predict_median(X)
+
+    #: scikit-survival's name of :meth:`predict_cumulative_hazard`.
+    predict_cumulative_hazard_function = predict_cumulative_hazard
+
     @available_if(_estimator_has("get_prediction"))
     def get_prediction(self, X: ArrayLike) -> Any:
         """Return the statsmodels prediction results of ``best_estimator_``.
