@@ -31,6 +31,7 @@ cv.fit(frame)
 print(cv.summary())
 
 model = cv.best_estimator_
-surv = model.predict_survival_function(frame.iloc[:3], times=[1000, 3000, 5000])
-print("\nPredicted metastasis-free survival (rows: days, columns: patients):")
-print(surv.round(3))
+# As scikit-survival: one step function per patient (or return_array=True).
+days = [1000, 3000, 5000]
+for i, fn in enumerate(model.predict_survival_function(frame.iloc[:3])):
+    print(f"patient {i}: metastasis-free survival at {days} days:", fn(days).round(3))

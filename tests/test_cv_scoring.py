@@ -157,7 +157,10 @@ def test_cv_results_equal_recorded_values(case):
     """cv_results_ equal the values recorded before batching (per-point path)."""
     recorded = json.loads(REFERENCE.read_text())[case]
     res, messages = cv_results(case)
-    assert messages == recorded["warnings"]
+    # Since #11 VCPCRCV reports separated folds in n_separated_fits_ and warns
+    # only when most fold fits are separated; the recorded run warned always.
+    expected = [m for m in recorded["warnings"] if not m.startswith("Separation")]
+    assert messages == expected
     ref = pd.DataFrame({col: recorded[col] for col in COLUMNS})
     assert_same_ranks(res, ref, CASES[case][2])
     for col in COLUMNS[:-1]:
@@ -216,9 +219,10 @@ def test_batched_equals_per_point_path(case):
     assert messages[: len(messages) // 2] == messages[len(messages) // 2 :]
     ref = per_point.cv_results_
     assert_same_ranks(batched, ref, scoring)
+    timing = ["rank_test_score", "mean_fit_time", "std_fit_time"]
     pd.testing.assert_frame_equal(
-        batched.drop(columns="rank_test_score"),
-        ref.drop(columns="rank_test_score"),
+        batched.drop(columns=timing),
+        ref.drop(columns=timing),
         check_exact=False,
         rtol=1e-8,
         atol=1e-12,

@@ -9,6 +9,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+
+pytest.importorskip("lifelines")  # the survival extra; the core CI job lacks it
+
 from lifelines import CoxPHFitter
 from lifelines.utils import concordance_index
 from numpy.testing import assert_allclose, assert_array_equal
@@ -55,8 +58,8 @@ def test_cluster_coef_equals_lifelines_on_transform(model):
 
 def test_survival_predictions(model):
     times = [0.5, 1.0, 2.0, 4.0]
-    surv = model.predict_survival_function(X.iloc[:5], times=times)
-    cumhaz = model.predict_cumulative_hazard(X.iloc[:5], times=times)
+    surv = model.predict_survival_function(X.iloc[:5], times=times, return_frame=True)
+    cumhaz = model.predict_cumulative_hazard(X.iloc[:5], times=times, return_frame=True)
     assert surv.shape == (4, 5)
     assert np.all(np.diff(surv.to_numpy(), axis=0) <= 0)
     assert_allclose(surv.to_numpy(), np.exp(-cumhaz.to_numpy()), rtol=1e-12)
@@ -155,3 +158,18 @@ def test_cv_for_cox():
     assert cv.best_score_ == res["mean_test_score"].max() > 0.6
     assert "mean concordance" in cv.summary().as_text()
     assert_array_equal(cv.predict(X), cv.best_estimator_.predict(X))
+    best = cv.best_estimator_
+    for method in (
+        "predict_log_partial_hazard",
+        "predict_median",
+        "predict_survival_function",
+        "predict_cumulative_hazard_function",
+    ):
+        got, want = getattr(cv, method)(X[:4]), getattr(best, method)(X[:4])
+        if method.endswith("function"):
+            times = best.unique_times_[:5]
+            got = np.vstack([fn(times) for fn in got])
+            want = np.vstack([fn(times) for fn in want])
+        assert_allclose(got, want, rtol=1e-12)
+    assert not hasattr(cv, "predict_proba")
+    assert not hasattr(cv, "get_prediction")

@@ -40,6 +40,8 @@ def test_plot_cv(models, tmp_path):
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert "min" in labels
     assert "1se" in labels
+    assert "other (K, delta)" in labels  # the grey lines are named once
+    assert labels.count("other (K, delta)") == 1
     assert _saved(ax, tmp_path / "cv.png") > 5000
     ax = plot_cv(cv, x="lam_ratio")
     assert ax.get_xscale() == "log"
@@ -54,6 +56,22 @@ def test_plot_clusters(models, tmp_path):
     assert ax.images[0].get_array().shape == (n_sel, n_sel)
     corr = ax.images[0].get_array()
     assert np.allclose(np.diag(corr), 1.0)
+    model = cv.best_estimator_
+    # a legend names every cluster colour, in summary()'s names
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == list(model.membership_.columns)
+    # the cluster strip shows, row by row, the legend colour of the row's cluster
+    strip = next(a for a in ax.figure.axes if a is not ax and a.images)
+    rows = strip.images[0].get_array()[:, 0, :]
+    patches = ax.get_legend().legend_handles
+    sizes = [len(m) for m in model.clusters_.values()]
+    starts = np.cumsum([0, *sizes[:-1]])
+    for k, start in enumerate(starts):
+        assert np.allclose(rows[start], patches[k].get_facecolor())
+    # variable names label the rows (few variables), white lines part clusters
+    ticks = [t.get_text() for t in strip.get_yticklabels()]
+    assert ticks == [m for members in model.clusters_.values() for m in members]
+    assert len(ax.lines) == 2 * (model.n_clusters_ - 1)
     assert _saved(ax, tmp_path / "clusters.png") > 5000
 
 

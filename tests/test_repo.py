@@ -70,3 +70,20 @@ def test_mypy_clean(tmp_path):
         text=True,
     )
     assert res.returncode == 0, res.stdout + res.stderr
+
+
+@pytest.mark.slow
+def test_readme_use_example_prints_what_the_readme_shows():
+    """The README's "Use" snippet, run, prints the summary pasted under it."""
+    text = (ROOT / "README.md").read_text()
+    use = text[text.index("## Use") :]
+    code = use[use.index("```python\n") + 10 :]
+    code = code[: code.index("```")]
+    shown = use[use.index("```text\n") + 8 :]
+    shown = shown[: shown.index("```")]
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    printed = [line.rstrip() for line in out.splitlines()]
+    for line in shown.splitlines():
+        assert line.rstrip() in printed, line

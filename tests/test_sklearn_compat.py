@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -13,20 +14,104 @@ from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from vcpcr import VCPCR
+from vcpcr import VCPCR, VCPCRCV
+from vcpcr.exceptions import SeparationWarning, VCPCRWarning
 
 # VC-PCR keeps a few clusters of the many variables, so on scikit-learn's
 # generic data set (one informative feature among ten, R^2 target 0.5) it is
-# tagged `poor_score`; no check is expected to fail.
-ESTIMATORS = [VCPCR(n_clusters=2), VCPCR(n_clusters=2, family="binomial")]
+# tagged `poor_score`; no check is expected to fail. The defaults are checked:
+# n_clusters=5 is capped, with a warning, on the checks' 1- to 3-feature data.
+ESTIMATORS = [
+    VCPCR(),
+    VCPCR(family="binomial"),
+    VCPCRCV(n_clusters=(2,)),
+]
 
 
 # scikit-learn's classification checks use well-separated blobs, on which the
 # binomial outcome model correctly warns about separation and uses Firth.
 @pytest.mark.filterwarnings("ignore::vcpcr.exceptions.SeparationWarning")
+@pytest.mark.filterwarnings("ignore:.*is larger than the number of features")
+# On the checks' pure-noise data, CV may rightly choose to select nothing.
+@pytest.mark.filterwarnings("ignore:No variable was selected")
+# The default delta grid is relative to the whole data's delta_max; on noise,
+# a training fold's own delta_max can be lower, so its top delta zeroes the
+# weights there, and VCPCRCV says so.
+@pytest.mark.filterwarnings("ignore:.*weights are zero")
 @parametrize_with_checks(ESTIMATORS)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+def test_n_clusters_capped_at_n_features_with_warning(blocks):
+    X, y, _, _ = blocks
+    with pytest.warns(VCPCRWarning, match="using n_clusters=3") as record:
+        model = VCPCR(n_clusters=10, n_init=2, random_state=0).fit(X[:, :3], y)
+    assert record[0].filename == __file__
+    assert model.n_clusters_ <= 3
+    assert "(of 10)" in model.summary().as_text()
+    cv = VCPCRCV(n_clusters=(2, 5, 6), cv=3, n_init=1, random_state=0)
+    with pytest.warns(VCPCRWarning, match="using n_clusters=3") as record:
+        cv.fit(X[:, :3], y)
+    assert record[0].filename == __file__
+    assert sorted(set(cv.cv_results_["n_clusters"])) == [2, 3]
+
+
+def test_cv_delegates_like_grid_search(blocks, binary_blocks):
+    assert not hasattr(VCPCRCV(), "predict_proba")
+    assert not hasattr(VCPCRCV(), "decision_function")
+    assert not hasattr(VCPCRCV(), "predict_survival_function")
+    assert hasattr(VCPCRCV(family="binomial"), "predict_proba")
+    assert hasattr(VCPCRCV(family="cox"), "predict_survival_function")
+    assert not hasattr(VCPCRCV(refit=False), "transform")
+    X, y, _ = binary_blocks
+    cv = VCPCRCV(n_clusters=(2,), family="binomial", lam_ratios=[0.3], cv=3, n_init=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SeparationWarning)
+        M = cv.set_params(random_state=0).fit_transform(X, y)
+    best = cv.best_estimator_
+    assert_allclose(M, best.transform(X))
+    assert_allclose(cv.predict_proba(X), best.predict_proba(X))
+    assert_allclose(cv.decision_function(X), best.decision_function(X))
+    assert cv.n_iter_ == best.n_iter_
+
+
+def test_cv_results_params_and_times_as_grid_search(blocks):
+    X, y, _, _ = blocks
+    cv = VCPCRCV(
+        n_clusters=(2, 3), lam_ratios=[0.2, 0.5], cv=3, n_init=1, random_state=0
+    ).fit(X, y)
+    res = cv.cv_results_
+    for row, params in zip(res.itertuples(), res["params"], strict=True):
+        assert params == {
+            "n_clusters": row.n_clusters,
+            "delta": row.delta,
+            "lam_ratio": row.lam_ratio,
+        }
+    assert res["params"][cv.best_index_] == cv.best_params_
+    assert (res["mean_fit_time"] > 0).all()
+    assert (res["std_fit_time"] >= 0).all()
+    # the GridSearchCV idiom works
+    assert res.loc[res["rank_test_score"] == 1, "params"].iloc[0] is not None
+
+
+def test_convergence_warning_is_sklearns():
+    from sklearn.exceptions import ConvergenceWarning as SklearnConvergenceWarning
+
+    import vcpcr
+    from vcpcr.exceptions import ConvergenceWarning
+
+    assert issubclass(ConvergenceWarning, SklearnConvergenceWarning)
+    assert issubclass(ConvergenceWarning, VCPCRWarning)
+    assert vcpcr.ConvergenceWarning is ConvergenceWarning
+    assert pickle.loads(pickle.dumps(ConvergenceWarning("x"))).args == ("x",)
+    # scikit-learn's usual filter silences vcpcr's solver warnings
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 12))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.simplefilter("ignore", SklearnConvergenceWarning)
+        vcpcr.sos_nmf(X, n_clusters=3, max_iter=1, random_state=0)
 
 
 def test_estimator_type_follows_family():

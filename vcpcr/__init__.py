@@ -13,17 +13,19 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from vcpcr._sos_nmf import SOSNMFResult, lambda_max, random_partition, sos_nmf
-from vcpcr.exceptions import ConvergenceWarning, SeparationWarning, VCPCRWarning
+from vcpcr.exceptions import SeparationWarning, VCPCRWarning
 
 if TYPE_CHECKING:
     from vcpcr._cv import VCPCRCV
     from vcpcr._formula import Surv
     from vcpcr._model import VCPCR
     from vcpcr._weights import compute_weights
+    from vcpcr.exceptions import ConvergenceWarning
 
 __version__ = "0.1.0"
 
 _LAZY = {
+    "ConvergenceWarning": "vcpcr.exceptions",
     "VCPCR": "vcpcr._model",
     "VCPCRCV": "vcpcr._cv",
     "Surv": "vcpcr._formula",

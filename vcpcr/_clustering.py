@@ -27,6 +27,7 @@ from vcpcr._sos_nmf import (
     warn_unconverged,
 )
 from vcpcr._validation import check_choice, check_random_state
+from vcpcr.exceptions import user_stacklevel
 
 __all__ = [
     "BestStarts",
@@ -142,7 +143,7 @@ def best_starts(
     if warn:
         for b in kept[~batch.converged[kept]].tolist():
             reason, rel = str(batch.reason[b]), float(batch.rel_change[b])
-            warn_unconverged(reason, rel, max_iter, tol, stacklevel=3)
+            warn_unconverged(reason, rel, max_iter, tol, stacklevel=user_stacklevel())
     return BestStarts(kept, start[kept], lam, lam_max, batch)
 
 

@@ -7,7 +7,7 @@ grid point is refitted on all data as a :class:`VCPCR`.
 from __future__ import annotations
 
 import numbers
-import textwrap
+import time
 import warnings
 from typing import Any
 
@@ -17,10 +17,11 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, clone
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import check_cv
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from vcpcr._families import FAMILIES, Prepared, validate_xy
-from vcpcr._model import VCPCR
+from vcpcr._model import VCPCR, cap_n_clusters
 from vcpcr._scaling import standardize
 from vcpcr._tuning import (
     DEFAULT_SCORING,
@@ -43,9 +44,32 @@ from vcpcr._validation import (
     check_weights,
 )
 from vcpcr._weights import ENET_L1_RATIO, METHODS, lasso_delta_max
-from vcpcr.exceptions import ConvergenceWarning, SeparationWarning, VCPCRWarning
+from vcpcr.exceptions import (
+    ConvergenceWarning,
+    SeparationWarning,
+    VCPCRWarning,
+    user_stacklevel,
+)
 
 __all__ = ["VCPCRCV"]
+
+
+def _estimator_has(attr: str) -> Any:
+    """``available_if`` check: the tuned VCPCR has ``attr`` (as GridSearchCV)."""
+
+    def check(self: VCPCRCV) -> bool:
+        if not self.refit:
+            raise AttributeError(
+                f"This VCPCRCV was initialized with refit=False: {attr} is available "
+                f"only after refitting on the best parameters. Set refit=True."
+            )
+        if hasattr(self, "best_estimator_"):
+            getattr(self.best_estimator_, attr)
+        else:
+            getattr(VCPCR(family=self.family), attr)
+        return True
+
+    return check
 
 
 class VCPCRCV(BaseEstimator):
@@ -58,7 +82,8 @@ class VCPCRCV(BaseEstimator):
     Parameters
     ----------
     n_clusters : int or sequence of int, default=(4, 5, 6)
-        Candidate numbers of clusters.
+        Candidate numbers of clusters; values above the number of features
+        are capped at it (with a warning).
     family : {"gaussian", "binomial", "cox"}, default="gaussian"
         Outcome model (see :class:`VCPCR`).
     weights : str or array-like, default="enet"
@@ -108,7 +133,10 @@ class VCPCRCV(BaseEstimator):
         One row per grid point: ``n_clusters``, ``delta``, ``lam_ratio``,
         ``split<i>_test_score``, ``mean_test_score``, ``std_test_score``,
         ``mean_size`` (selected variables), ``mean_n_clusters``,
-        ``rank_test_score``.
+        ``rank_test_score``, ``params`` (dicts, as ``GridSearchCV``),
+        ``mean_fit_time`` and ``std_fit_time`` (seconds per grid point and
+        fold: a fold solves all grid points at once, so each is charged an
+        equal share of the fold's wall time, scoring included).
     best_index_ : int
         Row of ``cv_results_`` chosen by ``selection``.
     best_params_ : dict
@@ -117,6 +145,12 @@ class VCPCRCV(BaseEstimator):
         Its mean test score.
     best_estimator_ : VCPCR
         The refitted model (when ``refit=True``).
+    n_iter_ : int
+        SOS-NMF iterations of ``best_estimator_`` (when ``refit=True``).
+    n_separated_fits_ : int
+        Number of fold x grid fits whose outcome was (quasi-)separated, where
+        Firth's estimates were used (binomial); a ``SeparationWarning`` is
+        issued only when they are the majority.
     scorer_ : callable
         The scorer used.
     n_splits_ : int
@@ -204,8 +238,9 @@ class VCPCRCV(BaseEstimator):
             raise ValueError("n_clusters must hold at least one value.")
         for K in Ks:
             check_scalar(K, "n_clusters", numbers.Integral, owner=owner, min_val=1)
-            if K > Xs.shape[1]:
-                raise ValueError(f"n_features={Xs.shape[1]} must be >= n_clusters={K}.")
+        p = Xs.shape[1]
+        cap_n_clusters(int(max(Ks)), p, owner)  # warns when some K > p
+        Ks = tuple(dict.fromkeys(min(int(K), p) for K in Ks))
         delta_max = None
         if isinstance(self.weights, str) and self.weights in (
             "lasso",
@@ -316,6 +351,7 @@ class VCPCRCV(BaseEstimator):
         self.best_score_ = float(row["mean_test_score"])
         if self.refit:
             self.best_estimator_ = self._refit_estimator().fit(X, y)
+            self.n_iter_ = self.best_estimator_.n_iter_
         return self
 
     def _run_folds(
@@ -332,7 +368,7 @@ class VCPCRCV(BaseEstimator):
         ]
         ys = np.asarray(y)
         jobs = (
-            delayed(fit_fold)(X[tr], ys[tr], X[te], ys[te], spec, seed)
+            delayed(_timed_fit_fold)(X[tr], ys[tr], X[te], ys[te], spec, seed)
             for (tr, te), seed in zip(folds, seeds, strict=True)
         )
         with warnings.catch_warnings(record=True) as caught:
@@ -341,9 +377,10 @@ class VCPCRCV(BaseEstimator):
             bar = tqdm(
                 out, total=len(folds), desc="VCPCRCV folds", disable=not self.verbose
             )
-            results = list(bar)
+            timed = list(bar)
         _reissue_once(caught, len(folds) * len(spec.grid.points()))
-        return results
+        self._fold_times = np.array([seconds for _, seconds in timed])
+        return [result for result, _ in timed]
 
     def _results_frame(self, grid: Grid, results: list[FoldResult]) -> pd.DataFrame:
         points = grid.points()
@@ -363,25 +400,39 @@ class VCPCRCV(BaseEstimator):
         # Non-finite mean scores rank last (as in GridSearchCV), not NaN.
         rank = finite.rank(ascending=False, method="min", na_option="bottom")
         frame["rank_test_score"] = rank.astype(int)
+        # As GridSearchCV; a fold solves all grid points at once, so each point
+        # is charged an equal share of its fold's wall time (scoring included).
+        frame["params"] = [
+            {"n_clusters": K, "delta": d, "lam_ratio": r} for K, d, r in points
+        ]
+        per_point = self._fold_times / len(points)
+        frame["mean_fit_time"] = per_point.mean()
+        frame["std_fit_time"] = per_point.std()
         return frame
 
     def _warn_fold_issues(self, results: list[FoldResult], n_points: int) -> None:
         total = n_points * len(results)
         separated = sum(r.n_separated for r in results)
         unconverged = sum(r.n_unconverged for r in results)
-        if separated:
+        self.n_separated_fits_ = separated
+        # Separation in some small training folds is routine, and handled by
+        # Firth's estimate (the count is in the summary); warn only when most
+        # of the scores compare Firth fits.
+        if 2 * separated > total:
             warnings.warn(
                 f"The outcome was (quasi-)separated in {separated} of {total} "
-                f"fold x grid fits; Firth's estimates were used there.",
+                f"fold x grid fits, so most CV scores are those of Firth's "
+                f"estimates. Consider fewer clusters (n_clusters) or a larger "
+                f"lam_ratio.",
                 SeparationWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
         if unconverged:
             warnings.warn(
                 f"SOS-NMF did not converge within max_iter={self.max_iter} in "
                 f"{unconverged} of {total} fold x grid fits (tol={self.tol:g}).",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
 
     def _select(self) -> int:
@@ -400,7 +451,7 @@ class VCPCRCV(BaseEstimator):
             warnings.warn(
                 f"{bad} grid point(s) have a non-finite mean score and are ignored.",
                 VCPCRWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
         best = int(np.nanargmax(np.where(np.isfinite(mean), mean, np.nan)))
         return best if self.selection == "min" else one_se_index(res, self.n_splits_)
@@ -442,6 +493,7 @@ class VCPCRCV(BaseEstimator):
         """
         return self._best().predict(X)
 
+    @available_if(_estimator_has("predict_proba"))
     def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
         """Class probabilities of ``best_estimator_`` (binomial family).
 
@@ -457,6 +509,110 @@ class VCPCRCV(BaseEstimator):
         """
         return self._best().predict_proba(X)
 
+    @available_if(_estimator_has("decision_function"))
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Log-odds of ``best_estimator_`` (binomial family).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or DataFrame
+            New data.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Linear predictor.
+        """
+        return self._best().decision_function(X)
+
+    @available_if(_estimator_has("predict_survival_function"))
+    def predict_survival_function(self, X: ArrayLike, **kwargs: Any) -> Any:
+        """Survival functions of ``best_estimator_`` (cox family).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or DataFrame
+            New data.
+        **kwargs
+            See :meth:`VCPCR.predict_survival_function`.
+
+        Returns
+        -------
+        ndarray or pandas.DataFrame
+            See :meth:`VCPCR.predict_survival_function`.
+        """
+        return self._best().predict_survival_function(X, **kwargs)
+
+    @available_if(_estimator_has("predict_cumulative_hazard"))
+    def predict_cumulative_hazard(self, X: ArrayLike, **kwargs: Any) -> Any:
+        """Cumulative hazards of ``best_estimator_`` (cox family).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or DataFrame
+            New data.
+        **kwargs
+            See :meth:`VCPCR.predict_cumulative_hazard`.
+
+        Returns
+        -------
+        ndarray or pandas.DataFrame
+            See :meth:`VCPCR.predict_cumulative_hazard`.
+        """
+        return self._best().predict_cumulative_hazard(X, **kwargs)
+
+    @available_if(_estimator_has("predict_log_partial_hazard"))
+    def predict_log_partial_hazard(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Linear predictor of ``best_estimator_`` (cox family).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or DataFrame
+            New data.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            See :meth:`VCPCR.predict_log_partial_hazard`.
+        """
+        return self._best().predict_log_partial_hazard(X)
+
+    @available_if(_estimator_has("predict_median"))
+    def predict_median(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Median survival times of ``best_estimator_`` (cox family).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or DataFrame
+            New data.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            See :meth:`VCPCR.predict_median`.
+        """
+        return self._best().predict_median(X)
+
+    #: scikit-survival's name of :meth:`predict_cumulative_hazard`.
+    predict_cumulative_hazard_function = predict_cumulative_hazard
+
+    @available_if(_estimator_has("get_prediction"))
+    def get_prediction(self, X: ArrayLike) -> Any:
+        """Return the statsmodels prediction results of ``best_estimator_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or DataFrame
+            New data.
+
+        Returns
+        -------
+        statsmodels prediction results
+            See :meth:`VCPCR.get_prediction`.
+        """
+        return self._best().get_prediction(X)
+
+    @available_if(_estimator_has("transform"))
     def transform(self, X: ArrayLike) -> NDArray[np.float64]:
         """Cluster latent variables of ``best_estimator_``.
 
@@ -471,6 +627,26 @@ class VCPCRCV(BaseEstimator):
             Latent variables.
         """
         return self._best().transform(X)
+
+    @available_if(_estimator_has("transform"))
+    def fit_transform(
+        self, X: ArrayLike, y: ArrayLike | None = None
+    ) -> NDArray[np.float64]:
+        """Fit, then return the latent variables of ``best_estimator_`` on ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or DataFrame
+            Training data.
+        y : array-like of shape (n_samples,), optional
+            Response; omitted with ``formula``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_clusters_)
+            Latent variables.
+        """
+        return self.fit(X, y).transform(X)
 
     def score(self, X: ArrayLike, y: ArrayLike | None = None) -> float:
         """``scorer_`` of ``best_estimator_`` on ``(X, y)`` (higher is better).
@@ -509,18 +685,42 @@ class VCPCRCV(BaseEstimator):
         statsmodels.iolib.summary.Summary
             The summary.
         """
-        smry = self._best().summary(alpha)
+        return self._best()._summary(alpha, extra_notes=[self._tuning_note()])
+
+    def summary2(self, alpha: float = 0.05) -> Any:
+        """``summary2()`` of ``best_estimator_`` plus how its parameters were chosen.
+
+        Parameters
+        ----------
+        alpha : float, default=0.05
+            Significance level of the confidence intervals.
+
+        Returns
+        -------
+        statsmodels.iolib.summary2.Summary
+            The summary; its ``tables`` are DataFrames (see
+            :meth:`VCPCR.summary2`).
+        """
+        return self._best()._summary(
+            alpha, extra_notes=[self._tuning_note()], frames=True
+        )
+
+    def _tuning_note(self) -> str:
         p = self.best_params_
         delta = "" if p["delta"] is None else f", delta={p['delta']:.3g}"
         scoring = scoring_name(self.scoring, self.family)
-        text = (
+        return (
             f"Tuning: n_clusters={p['n_clusters']}{delta}, "
             f"lam_ratio={p['lam_ratio']:.3g} chosen by {self.n_splits_}-fold CV "
             f"(selection='{self.selection}') among {len(self.cv_results_)} grid "
             f"points x {self.n_init} starts; mean {scoring} = {self.best_score_:.4g}."
+            + (
+                f" Firth's estimates were used in {self.n_separated_fits_} of "
+                f"{len(self.cv_results_) * self.n_splits_} fold fits (separation)."
+                if self.n_separated_fits_
+                else ""
+            )
         )
-        smry.add_extra_txt([textwrap.fill(text, width=78)])
-        return smry
 
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
         """CV score against mean model size (see :func:`vcpcr.plotting.plot_cv`).
@@ -619,3 +819,10 @@ def _design_view(model: VCPCR) -> VCPCR:
     view = clone(model).set_params(formula=None)
     view.__dict__.update({k: v for k, v in vars(model).items() if k.endswith("_")})
     return view
+
+
+def _timed_fit_fold(*args: Any) -> tuple[FoldResult, float]:
+    """Run :func:`fit_fold` and return its result with its wall time (seconds)."""
+    start = time.perf_counter()
+    result = fit_fold(*args)
+    return result, time.perf_counter() - start

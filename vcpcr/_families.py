@@ -8,7 +8,8 @@ describes the fit for ``summary()``. The estimator only dispatches.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -381,7 +382,7 @@ class Cox(Family):
         return float(concordance_index(time, -prediction, event))
 
 
-_TIME, _EVENT = "_time", "_event"
+_TIME, _EVENT = "time", "event"  # the cluster columns are cluster_<k>
 
 
 def _reissue_lifelines(caught: list[warnings.WarningMessage]) -> None:
@@ -417,8 +418,14 @@ def missing_as_nan(X: Any) -> Any:
     scikit-learn's float conversion fails on ``pd.NA`` ("float() argument
     must be ... not 'NAType'"); as NaN it is reported as missing, by column.
     """
-    if isinstance(X, pd.DataFrame) and any(d.kind == "O" for d in X.dtypes):
-        return X.astype(object).where(X.notna(), np.nan)
+    if not isinstance(X, pd.DataFrame):
+        return X
+    obj = [i for i, d in enumerate(X.dtypes) if d.kind == "O"]
+    if not obj:
+        return X
+    X = X.copy()  # only the object columns change (numeric dtypes are kept)
+    part = X.iloc[:, obj]
+    X.iloc[:, obj] = part.where(part.notna(), np.nan)
     return X
 
 
@@ -431,21 +438,65 @@ def validate_xy(
     estimators do.
     """
     X = missing_as_nan(X)
+    _check_not_survival(est, y, family)
     if family != "cox":
-        return validate_data(
-            est,
-            X,
-            y,
-            dtype=np.float64,
-            ensure_all_finite=False,
-            y_numeric=family == "gaussian",
-        )
+        with _hint_non_numeric(est, X):
+            return validate_data(  # type: ignore[no-any-return]
+                est,
+                X,
+                y,
+                dtype=np.float64,
+                ensure_all_finite=False,
+                y_numeric=family == "gaussian",
+            )
     if y is None:
         raise ValueError(
             f"{type(est).__name__} requires y to be passed, but the target y is "
             f"None. For family='cox' give (time, event), e.g. vcpcr.Surv(time, event)."
         )
-    Xv = validate_data(est, X, dtype=np.float64, ensure_all_finite=False)
+    with _hint_non_numeric(est, X):
+        Xv = validate_data(est, X, dtype=np.float64, ensure_all_finite=False)
     if len(y) != Xv.shape[0]:
         raise ValueError(f"X has {Xv.shape[0]} rows but y has {len(y)}.")
     return Xv, y
+
+
+def _check_not_survival(est: Any, y: Any, family: str) -> None:
+    """Raise, naming ``family="cox"``, for a survival outcome of another family."""
+    if family == "cox" or y is None:
+        return
+    arr = np.asarray(y) if not hasattr(y, "dtype") else y
+    structured = getattr(getattr(arr, "dtype", None), "names", None)
+    if structured or (getattr(arr, "ndim", 1) == 2 and arr.shape[1] == 2):
+        raise ValueError(
+            f"y looks like a survival outcome (two columns: time and event), but "
+            f"{type(est).__name__} has family={family!r}. Use family='cox' for "
+            f"survival data, or pass a 1-d y."
+        )
+
+
+@contextmanager
+def _hint_non_numeric(est: Any, X: Any) -> Iterator[None]:
+    """Re-raise scikit-learn's "could not convert" error with the fix."""
+    try:
+        yield
+    except ValueError as exc:
+        if "could not convert" not in str(exc):
+            raise
+        columns = getattr(X, "columns", None)
+        dtypes = getattr(X, "dtypes", None)
+        bad = (
+            [
+                str(c)
+                for c, t in zip(columns, dtypes, strict=True)
+                if t.kind not in "biuf"
+            ]
+            if columns is not None and dtypes is not None
+            else []
+        )
+        where = f" (non-numeric columns: {bad[:5]})" if bad else ""
+        raise ValueError(
+            f"X must be numeric{where}: {exc}. Encode the categorical columns "
+            f"(e.g. pandas.get_dummies or sklearn's OneHotEncoder), or use "
+            f"{type(est).__name__}(formula='y ~ .'), which encodes them."
+        ) from exc

@@ -37,7 +37,7 @@ from formulaic.parser.types import Factor, Token
 from formulaic.transforms import TRANSFORMS
 from numpy.typing import ArrayLike
 
-from vcpcr.exceptions import VCPCRWarning
+from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
 __all__ = ["DesignSpec", "FormulaResult", "Surv", "parse_formula", "transform_new"]
 
@@ -510,7 +510,7 @@ def _drop_missing(
             f"{_show(counts)}; impute them or leave those columns out."
         )
     msg = f"Dropped {n_dropped} of {len(data)} rows with missing values in "
-    warnings.warn(msg + f"{_show(counts)}.", VCPCRWarning, stacklevel=4)
+    warnings.warn(msg + f"{_show(counts)}.", VCPCRWarning, stacklevel=user_stacklevel())
     return data.loc[~rows], n_dropped
 
 

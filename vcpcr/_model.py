@@ -11,15 +11,15 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils._tags import ClassifierTags, RegressorTags, Tags
+from sklearn.utils import ClassifierTags, RegressorTags, Tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from vcpcr._clustering import best_starts, initial_partitions, order_clusters
 from vcpcr._families import FAMILIES, Family, missing_as_nan, validate_xy
-from vcpcr._report import SummaryMixin
 from vcpcr._scaling import raw_coefficients, standardize
 from vcpcr._sos_nmf import SOSNMFResult, single_result
+from vcpcr._summary import SummaryMixin
 from vcpcr._validation import (
     check_array,
     check_choice,
@@ -28,9 +28,23 @@ from vcpcr._validation import (
     check_weights,
 )
 from vcpcr._weights import METHODS, weights_for_grid
-from vcpcr.exceptions import VCPCRWarning
+from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
 __all__ = ["VCPCR"]
+
+
+def cap_n_clusters(n_clusters: int, n_features: int, owner: str) -> int:
+    """Return ``min(n_clusters, n_features)``, warning when it caps."""
+    if n_clusters <= n_features:
+        return n_clusters
+    warnings.warn(
+        f"{owner}: n_clusters={n_clusters} is larger than the number of features "
+        f"({n_features}); using n_clusters={n_features}. Pass n_clusters <= "
+        f"{n_features} to silence this warning.",
+        VCPCRWarning,
+        stacklevel=user_stacklevel(),
+    )
+    return n_features
 
 
 def _is_binomial(est: VCPCR) -> bool:
@@ -39,6 +53,10 @@ def _is_binomial(est: VCPCR) -> bool:
 
 def _is_cox(est: VCPCR) -> bool:
     return est.family == "cox"
+
+
+def _is_not_cox(est: VCPCR) -> bool:
+    return est.family != "cox"
 
 
 class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
@@ -61,7 +79,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
     n_clusters : int, default=5
         Number of clusters ``K`` of the random initial partitions. Clusters
         that empty during the iterations are dropped, so the fit may have
-        fewer.
+        fewer. Capped (with a warning) at the number of features.
     family : {"gaussian", "binomial", "cox"}, default="gaussian"
         Outcome model: OLS regression, logistic regression (``y`` with two
         labels; the estimator is then a scikit-learn classifier) or Cox
@@ -140,12 +158,18 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         SOS-NMF objective per iteration of the kept start.
     best_init_ : int
         Index of the kept start.
-    result_ : statsmodels results
-        The untouched step-2 fit (``OLS`` or ``Logit`` results).
+    result_ : statsmodels results or lifelines.CoxPHFitter
+        The untouched step-2 fit (``OLS`` or ``Logit`` results, or the fitted
+        ``CoxPHFitter`` with columns ``time`` and ``event``).
     mean_, scale_ : ndarray of shape (n_features,)
         Column means and standard deviations (``ddof=1``) used to standardize.
     classes_ : ndarray of shape (2,)
         Class labels (binomial); ``classes_[1]`` is the "event".
+    unique_times_ : ndarray
+        Distinct training times (cox), at which the survival predictions are
+        evaluated by default (scikit-survival's name and choice).
+    concordance_index_ : float
+        Harrell's concordance of the training fit (cox; lifelines' name).
     n_features_in_ : int
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of str
@@ -255,8 +279,8 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         return FAMILIES[self.family]
 
     # ------------------------------------------------------------ validation
-    def _check_params(self, n_features: int) -> None:
-        """Validate the constructor parameters (called by ``fit``)."""
+    def _check_params(self, n_features: int) -> int:
+        """Validate the constructor parameters; return the number of clusters."""
         owner = type(self).__name__
         integral, real = numbers.Integral, numbers.Real
         check_scalar(self.n_clusters, "n_clusters", integral, owner=owner, min_val=1)
@@ -267,10 +291,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         check_weights(self.weights, n_features, owner=owner, methods=METHODS)
         if self.delta is not None:
             check_scalar(self.delta, "delta", real, owner=owner, min_val=0.0)
-        if self.n_clusters > n_features:
-            raise ValueError(
-                f"n_features={n_features} must be >= n_clusters={self.n_clusters}."
-            )
+        return cap_n_clusters(int(self.n_clusters), n_features, owner)
 
     def _resolve_formula(self, X: Any, y: Any) -> tuple[Any, Any, str]:
         """Return ``(X, y, yname)``, evaluating ``formula`` on ``X`` if given."""
@@ -314,9 +335,13 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         Raises
         ------
         ValueError
-            For NaN/infinite/constant columns, fewer than 3 samples,
-            ``n_clusters > n_features``, a constant ``y``, or a ``y`` that is
-            not binary with ``family="binomial"``.
+            For NaN/infinite/constant columns, fewer than 3 samples, a constant
+            ``y``, or a ``y`` that is not binary with ``family="binomial"``.
+
+        Warns
+        -----
+        VCPCRWarning
+            When ``n_clusters > n_features``: ``n_features`` clusters are used.
         """
         check_choice(self.family, "family", tuple(FAMILIES), owner="VCPCR")
         X, y, self.yname_ = self._resolve_formula(X, y)
@@ -325,7 +350,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         Xa = check_array(
             Xv, "X", feature_names=names, min_samples=3, allow_constant=False
         )
-        self._check_params(Xa.shape[1])
+        n_clusters = self._check_params(Xa.shape[1])
         prepared = self._family.prepare(yv)
         if prepared.classes is not None:
             self.classes_ = prepared.classes
@@ -333,7 +358,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         Xs, self.mean_, self.scale_ = standardize(Xa)
         self.weights_ = self._compute_weights(Xs, prepared.weights_target)
         starts = initial_partitions(
-            self.init, self.n_clusters, self.n_init, Xs.shape[1], self.random_state
+            self.init, n_clusters, self.n_init, Xs.shape[1], self.random_state
         )
         res = best_starts(
             Xs,
@@ -357,6 +382,9 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             M, prepared.outcome, list(self.membership_.columns), self.yname_
         )
         self._set_coefficients()
+        if self.family == "cox":
+            self.unique_times_ = np.unique(prepared.outcome[:, 0])
+            self.concordance_index_ = float(self.result_.concordance_index_)
         return self
 
     def _feature_names(self, p: int) -> list[str]:
@@ -370,7 +398,12 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
     ) -> NDArray[np.float64]:
         """Step 0 on the standardized data."""
         return weights_for_grid(
-            Xs, target, self.weights, [self.delta], self.family, stacklevel=3
+            Xs,
+            target,
+            self.weights,
+            [self.delta],
+            self.family,
+            stacklevel=user_stacklevel(),
         )[0]
 
     def _set_clusters(self, res: SOSNMFResult, names: list[str]) -> None:
@@ -384,7 +417,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
                 f"No variable was selected (lam_ratio={self.lam_ratio}); the model "
                 f"predicts a constant. Lower lam_ratio.",
                 VCPCRWarning,
-                stacklevel=4,
+                stacklevel=user_stacklevel(),
             )
 
     def _set_coefficients(self) -> None:
@@ -427,7 +460,10 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples,)
             gaussian: the response; binomial: the class label; cox: the
-            partial hazard ``exp(X @ coef_ + intercept_)`` (relative risk).
+            partial hazard ``exp(X @ coef_ + intercept_)`` (relative risk, as
+            lifelines' ``predict_partial_hazard``; scikit-survival's
+            ``predict`` returns the log of it, here
+            :meth:`predict_log_partial_hazard`).
         """
         eta = self._linear_predictor(X)
         return self._family.predict(eta, getattr(self, "classes_", None))
@@ -435,51 +471,204 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
     def _latent_frame(self, X: ArrayLike) -> pd.DataFrame:
         return pd.DataFrame(self.transform(X), columns=self.membership_.columns)
 
+    def _survival(
+        self, X: ArrayLike, kind: str, return_array: bool, times: Any, frame: bool
+    ) -> Any:
+        """Survival or cumulative-hazard predictions in the requested layout."""
+        check_is_fitted(self)
+        times = check_times(times)
+        M = self._latent_frame(X)
+        if frame:
+            method = f"predict_{kind}"
+            return getattr(self.result_, method)(M, times=times)
+        from vcpcr._survival import evaluate_baseline, step_functions
+
+        grid = self.unique_times_ if times is None else times
+        if np.any(np.diff(grid) <= 0):
+            raise ValueError("times must be strictly increasing.")
+        H0 = evaluate_baseline(self.result_.baseline_cumulative_hazard_, grid)
+        risk = self.result_.predict_partial_hazard(M).to_numpy(dtype=np.float64)
+        values = risk[:, None] * H0[None, :]
+        if kind == "survival_function":
+            values = np.exp(-values)
+        return values if return_array else step_functions(grid, values)
+
     @available_if(_is_cox)
     def predict_survival_function(
-        self, X: ArrayLike, times: ArrayLike | None = None
-    ) -> pd.DataFrame:
-        """Survival functions S(t | x) (cox family only).
+        self,
+        X: ArrayLike,
+        return_array: bool = False,
+        *,
+        times: ArrayLike | None = None,
+        return_frame: bool = False,
+    ) -> Any:
+        """Survival functions S(t | x) (cox family only), as scikit-survival.
+
+        ``S(t | x) = exp(-H0(t) exp(eta(x)))`` with Breslow's baseline
+        cumulative hazard ``H0``, a step function that jumps at event times.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
             New data.
+        return_array : bool, default=False
+            ``False``: one step function per sample
+            (``sksurv.functions.StepFunction`` when scikit-survival is
+            installed). ``True``: an array of shape ``(n_samples, n_times)``
+            at ``unique_times_`` (or ``times``), e.g. for
+            ``sksurv.metrics.integrated_brier_score``.
         times : array-like of float, optional
-            Times at which to evaluate (default: the training event times).
+            Increasing times at which to evaluate (default: ``unique_times_``,
+            the distinct training times).
+        return_frame : bool, default=False
+            Return lifelines' layout instead: a DataFrame with one row per
+            time and one column per sample (lifelines'
+            ``predict_survival_function`` on the latent variables).
 
         Returns
         -------
-        pandas.DataFrame
-            One column per sample, one row per time (lifelines' layout).
+        ndarray or pandas.DataFrame
+            Step functions of shape (n_samples,), an array of shape
+            (n_samples, n_times), or lifelines' DataFrame.
         """
-        check_is_fitted(self)
-        return self.result_.predict_survival_function(
-            self._latent_frame(X), times=check_times(times)
-        )
+        return self._survival(X, "survival_function", return_array, times, return_frame)
 
     @available_if(_is_cox)
     def predict_cumulative_hazard(
-        self, X: ArrayLike, times: ArrayLike | None = None
-    ) -> pd.DataFrame:
-        """Cumulative hazards H(t | x) (cox family only).
+        self,
+        X: ArrayLike,
+        return_array: bool = False,
+        *,
+        times: ArrayLike | None = None,
+        return_frame: bool = False,
+    ) -> Any:
+        """Cumulative hazards H(t | x) (cox family only), as scikit-survival.
+
+        ``H(t | x) = H0(t) exp(eta(x))`` with Breslow's ``H0``.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
             New data.
+        return_array : bool, default=False
+            Step functions (``False``) or an array of shape
+            ``(n_samples, n_times)`` (``True``); see
+            :meth:`predict_survival_function`.
         times : array-like of float, optional
-            Times at which to evaluate (default: the training event times).
+            Increasing times at which to evaluate (default: ``unique_times_``).
+        return_frame : bool, default=False
+            Return lifelines' DataFrame (rows: times, columns: samples).
 
         Returns
         -------
-        pandas.DataFrame
-            One column per sample, one row per time (lifelines' layout).
+        ndarray or pandas.DataFrame
+            Step functions, an array of shape (n_samples, n_times), or
+            lifelines' DataFrame.
         """
-        check_is_fitted(self)
-        return self.result_.predict_cumulative_hazard(
-            self._latent_frame(X), times=check_times(times)
-        )
+        return self._survival(X, "cumulative_hazard", return_array, times, return_frame)
+
+    #: scikit-survival's name of :meth:`predict_cumulative_hazard`.
+    predict_cumulative_hazard_function = predict_cumulative_hazard
+
+    @available_if(_is_cox)
+    def predict_log_partial_hazard(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Linear predictor ``eta = X @ coef_ + intercept_`` (cox family only).
+
+        lifelines' name; ``predict`` returns ``exp(eta)``. ``eta`` is centred
+        at the training means, so it differs from scikit-survival's
+        ``predict`` (``X @ coef``) by a constant, which leaves rankings and
+        concordance unchanged.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New data.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Log relative risk.
+        """
+        return self._linear_predictor(X)
+
+    @available_if(_is_cox)
+    def predict_median(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Median survival times (cox family only; lifelines' ``predict_median``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New data.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The first time at which S(t | x) <= 0.5; ``inf`` if S stays above.
+        """
+        median = self.result_.predict_median(self._latent_frame(X))
+        return np.asarray(median, dtype=np.float64).reshape(-1)
+
+    @available_if(_is_cox)
+    def print_summary(self, **kwargs: Any) -> None:
+        """Print lifelines' summary of the Cox model (cox family only).
+
+        The covariates are the cluster latent variables, named as in
+        :meth:`summary`.
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to ``lifelines.CoxPHFitter.print_summary`` (e.g.
+            ``decimals``, ``style``).
+        """
+        self.result_.print_summary(**kwargs)
+
+    @available_if(_is_cox)
+    def plot(self, **kwargs: Any) -> Any:
+        """Coefficients and confidence intervals (cox family; lifelines' ``plot``).
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to ``lifelines.CoxPHFitter.plot`` (e.g. ``hazard_ratios``,
+            ``ax``).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes.
+        """
+        return self.result_.plot(**kwargs)
+
+    @available_if(_is_not_cox)
+    def get_prediction(self, X: ArrayLike) -> Any:
+        """Return statsmodels' prediction results on new data (gaussian, binomial).
+
+        ``result_.get_prediction`` on the latent variables of ``X`` (with the
+        intercept), so that ``summary_frame(alpha=...)`` gives the predicted
+        mean with its confidence interval and, for gaussian models, the
+        prediction interval (``obs_ci_lower``, ``obs_ci_upper``); binomial
+        models give the probability of ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New data.
+
+        Returns
+        -------
+        statsmodels prediction results
+            With ``predicted``, ``se``, ``conf_int(alpha)`` and
+            ``summary_frame(alpha)``.
+
+        Notes
+        -----
+        The intervals are conditional on the estimated clusters, as the
+        standard errors of :meth:`summary`.
+        """
+        exog = self._latent_frame(X)
+        exog.insert(0, "const", 1.0)
+        return self.result_.get_prediction(exog)
 
     @available_if(_is_binomial)
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:

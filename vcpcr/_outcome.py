@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 from scipy.optimize import linprog
 from scipy.special import expit
 
-from vcpcr.exceptions import ConvergenceWarning, SeparationWarning
+from vcpcr.exceptions import ConvergenceWarning, SeparationWarning, user_stacklevel
 
 __all__ = ["Separation", "detect_separation", "firth_logit", "fit_outcome"]
 
@@ -92,14 +92,19 @@ def detect_separation(X: NDArray[np.float64], y: NDArray[np.float64]) -> Separat
 
 
 def firth_logit(
-    X: NDArray[np.float64], y: NDArray[np.float64], max_iter: int = 200
+    X: NDArray[np.float64],
+    y: NDArray[np.float64],
+    max_iter: int = 200,
+    tol: float = 1e-10,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], int]:
     """Firth's bias-reduced logistic regression (Jeffreys-prior penalty).
 
-    Maximizes ``loglik(b) + 0.5 log det I(b)`` by Newton steps on the modified
-    score ``X'(y - pi + h (1/2 - pi))`` with step halving, as in Heinze and
-    Schemper (2002); this equals R ``brglm2``'s ``type = "AS_mean"`` for the
-    logit link. The estimate is finite even under separation.
+    Maximizes ``loglik(b) + 0.5 log det I(b)``, whose gradient is the modified
+    score ``U* = X'(y - pi + h (1/2 - pi))`` (Heinze and Schemper, 2002), by
+    Newton steps with step halving (Fisher-scoring steps ``I^-1 U*`` where
+    the Hessian is not negative definite); this equals R ``brglm2``'s
+    ``type = "AS_mean"`` for the logit link. The estimate is finite even
+    under separation.
 
     Parameters
     ----------
@@ -108,7 +113,14 @@ def firth_logit(
     y : ndarray of shape (n_samples,)
         Binary outcome (0/1).
     max_iter : int, default=200
-        Maximum number of Newton steps.
+        Maximum number of steps.
+    tol : float, default=1e-10
+        Convergence threshold on ``sqrt(U*' I^-1 U*)``, the length of the
+        scoring step in the metric of the Fisher information, i.e. roughly
+        the distance to the estimate in units of its standard errors. Unlike
+        a relative step, it does not depend on the scale of the latent
+        variables, and it stays meaningful when separation makes the
+        coefficients large.
 
     Returns
     -------
@@ -117,7 +129,7 @@ def firth_logit(
     cov : ndarray of shape (n_params, n_params)
         Inverse Fisher information at the estimate.
     n_iter : int
-        Newton steps taken.
+        Steps taken.
     """
 
     def penalized(b: NDArray[np.float64]) -> float:
@@ -131,30 +143,58 @@ def firth_logit(
     b = np.zeros(X.shape[1])
     f = penalized(b)
     for it in range(1, max_iter + 1):  # noqa: B007 (it is returned)
-        mu = expit(X @ b)
-        wt = mu * (1 - mu)
-        info = (X.T * wt) @ X
-        cov = np.linalg.inv(info)
-        h = np.einsum("ij,jk,ik->i", X, cov, X) * wt
-        step = cov @ (X.T @ (y - mu + h * (0.5 - mu)))
+        score, cov, step = _firth_step(X, y, b)
+        size = float(np.sqrt(max(float(score @ cov @ score), 0.0)))
         # Step halving; the slack lets rounding-level changes of f through, as
         # f is flat to O(step^2) near the optimum.
         t, slack = 1.0, 1e-12 * max(1.0, abs(f))
         while (f_new := penalized(b + t * step)) < f - slack and t > 1e-8:
             t /= 2
-        size = float(np.abs(t * step).max() / (1 + np.abs(b).max()))
         b, f = b + t * step, f_new
-        if size <= 1e-12:
+        if size <= tol:
             break
     else:
         warnings.warn(
             f"Firth's logistic regression did not converge within {max_iter} "
-            f"iterations (last relative step {size:.3g}).",
+            f"iterations: the last step was {size:.3g} standard errors "
+            f"(tol={tol:g}).",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     mu = expit(X @ b)
     return b, np.linalg.inv((X.T * (mu * (1 - mu))) @ X), it
+
+
+def _firth_step(
+    X: NDArray[np.float64], y: NDArray[np.float64], b: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Return the modified score, the inverse Fisher information and a step.
+
+    The step is Newton's on the penalized log-likelihood when its Hessian is
+    negative definite (quadratic convergence), else Fisher scoring's
+    ``I^-1 U*`` (always an ascent direction, but only linearly convergent, very
+    slowly so under separation). With ``Q = X I^-1 X'``, ``h_i = w_i Q_ii`` and
+    ``w' = w (1 - 2 pi)``, the Hessian is ``-I + X' D`` where row ``i`` of
+    ``D`` is ``(1/2 - pi_i) dh_i/db - h_i w_i x_i`` and ``dh_i/db =
+    w'_i Q_ii x_i - w_i sum_j Q_ij^2 w'_j x_j``.
+    """
+    mu = expit(X @ b)
+    w = mu * (1 - mu)
+    info = (X.T * w) @ X
+    cov = np.linalg.inv(info)
+    Q = X @ cov @ X.T
+    q = np.diag(Q)
+    h = w * q
+    score = X.T @ (y - mu + h * (0.5 - mu))
+    dw = w * (1 - 2 * mu)
+    dh = (dw * q)[:, None] * X - w[:, None] * ((Q**2) @ (dw[:, None] * X))
+    hessian = -info + X.T @ ((0.5 - mu)[:, None] * dh - (h * w)[:, None] * X)
+    try:
+        chol = np.linalg.cholesky(-(hessian + hessian.T) / 2)
+    except np.linalg.LinAlgError:
+        return score, cov, cov @ score
+    step = np.linalg.solve(chol.T, np.linalg.solve(chol, score))
+    return score, cov, step
 
 
 def _logit_results(
@@ -203,7 +243,7 @@ def _fit_logit(y: pd.Series, X: pd.DataFrame) -> tuple[Any, Separation]:
         f"are infinite or unstable. Using Firth's bias-reduced estimate, which is "
         f"finite (result_.mle_retvals['method'] == 'firth').",
         SeparationWarning,
-        stacklevel=4,
+        stacklevel=user_stacklevel(),
     )
     params, cov, n_iter = firth_logit(Xa, ya)
     return _logit_results(y, X, params, cov, n_iter), sep

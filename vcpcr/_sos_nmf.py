@@ -31,7 +31,6 @@ from numpy.typing import ArrayLike, NDArray
 
 from vcpcr._scaling import standardize
 from vcpcr._validation import check_array, check_random_state, check_scalar
-from vcpcr.exceptions import ConvergenceWarning
 
 __all__ = [
     "BatchResult",
@@ -796,6 +795,9 @@ def warn_unconverged(
     The one place the package reports a non-converged SOS-NMF run:
     :func:`sos_nmf` and the best start of :class:`vcpcr.VCPCR`.
     """
+    # Imported here: the class derives from scikit-learn's (see vcpcr.exceptions).
+    from vcpcr.exceptions import ConvergenceWarning
+
     if reason == "max_iter":
         warnings.warn(
             f"SOS-NMF did not converge within max_iter={max_iter} iterations: the "

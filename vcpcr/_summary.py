@@ -1,17 +1,41 @@
-"""Build statsmodels ``Summary`` tables from plain arrays (knows nothing of VCPCR)."""
+"""``summary()`` and ``summary2()`` of a fitted VC-PCR estimator.
+
+The tables are built from plain arrays (:class:`ParamTable`, composition rows,
+header rows), so that each family only describes its own fit; the
+:class:`SummaryMixin` of ``VCPCR`` gathers them.
+"""
 
 from __future__ import annotations
 
+import numbers
 import textwrap
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
+import pandas as pd
 from numpy.typing import NDArray
+from sklearn.utils.validation import check_is_fitted
+from statsmodels.iolib import summary2 as sm_summary2
 from statsmodels.iolib.summary import Summary, summary_params
 from statsmodels.iolib.table import SimpleTable
 
-__all__ = ["ParamTable", "build_summary", "composition_rows"]
+from vcpcr._validation import check_scalar
+from vcpcr._weights import DEFAULT_DELTA
+
+__all__ = [
+    "POST_SELECTION_NOTE",
+    "ParamTable",
+    "SummaryMixin",
+    "VCPCRSummary",
+    "build_summary",
+    "composition_rows",
+]
+
+POST_SELECTION_NOTE = (
+    "Standard errors are conditional on the estimated clusters: they do not "
+    "account for the selection and clustering of the variables."
+)
 
 
 class ParamTable(NamedTuple):
@@ -107,6 +131,29 @@ def composition_rows(
     return rows
 
 
+class VCPCRSummary(Summary):
+    """statsmodels' ``Summary`` whose ``as_latex`` typesets each table alone.
+
+    statsmodels merges all tables into one ``tabular``, which fails when they
+    have different numbers of columns (its docstring recommends
+    ``as_latex_tabular`` per table); this does exactly that.
+    """
+
+    def as_latex(self) -> str:
+        """Return the tables (one ``tabular`` each) and the notes as LaTeX.
+
+        Returns
+        -------
+        str
+            LaTeX source.
+        """
+        latex = "\n\n".join(table.as_latex_tabular() for table in self.tables)
+        if self.extra_txt is not None:
+            extra = self.extra_txt.replace("\n", " \\newline\n ")
+            latex = latex + "\n\n" + extra.replace("_", "\\_")
+        return latex
+
+
 def build_summary(
     *,
     title: str,
@@ -139,10 +186,11 @@ def build_summary(
 
     Returns
     -------
-    statsmodels.iolib.summary.Summary
-        The summary; ``print`` it, or use ``as_text()`` / ``as_html()``.
+    VCPCRSummary
+        The summary; ``print`` it, or use ``as_text()``, ``as_html()`` or
+        ``as_latex()``.
     """
-    smry = Summary()
+    smry = VCPCRSummary()
     fmt_left = [(k, [_fmt(v)]) for k, v in left]
     fmt_right = [(k, [_fmt(v)]) for k, v in right]
     smry.add_table_2cols(
@@ -171,3 +219,185 @@ def build_summary(
     if numbered:
         smry.add_extra_txt(["Notes:", *numbered])
     return smry
+
+
+def params_frame(params: ParamTable, alpha: float) -> pd.DataFrame:
+    """Return the coefficient table as a DataFrame (statsmodels' column names)."""
+    stat = "t" if params.use_t else "z"
+    columns: dict[str, NDArray[np.float64]] = {"Coef.": params.params}
+    columns.update(dict(params.extra))
+    columns.update(
+        {
+            "Std.Err.": params.bse,
+            stat: params.stat,
+            f"P>|{stat}|": params.pvalues,
+            f"[{alpha / 2:g}": params.conf_int[:, 0],
+            f"{1 - alpha / 2:g}]": params.conf_int[:, 1],
+        }
+    )
+    return pd.DataFrame(columns, index=list(params.names))
+
+
+def build_summary2(
+    *,
+    title: str,
+    info: Sequence[tuple[str, Any]],
+    params: ParamTable,
+    composition: list[list[str]],
+    notes: Sequence[str],
+    alpha: float = 0.05,
+) -> sm_summary2.Summary:
+    """Assemble a statsmodels ``summary2.Summary`` whose tables are DataFrames.
+
+    Parameters
+    ----------
+    title : str
+        Title line.
+    info : sequence of (label, value)
+        Header rows.
+    params : ParamTable
+        Coefficient table.
+    composition : list of list of str
+        Rows of the cluster composition table (see :func:`composition_rows`).
+    notes : sequence of str
+        Notes printed at the end.
+    alpha : float, default=0.05
+        Level of the confidence intervals.
+
+    Returns
+    -------
+    statsmodels.iolib.summary2.Summary
+        ``tables[0]``: header, ``tables[1]``: coefficients, ``tables[2]``:
+        cluster composition (when there are clusters).
+    """
+    smry = sm_summary2.Summary()
+    smry.add_dict({k: _fmt(v) for k, v in info})
+    smry.add_df(params_frame(params, alpha), float_format="%.4f")
+    if composition:
+        frame = pd.DataFrame(
+            [r[1:] for r in composition],
+            index=[r[0] for r in composition],
+            columns=["size", "top members (membership degree)"],
+        )
+        frame["size"] = frame["size"].astype(int)
+        smry.add_df(frame, float_format="%d")
+    smry.add_title(title)
+    for i, note in enumerate(notes, start=1):
+        smry.add_text(f"[{i}] {note}")
+    return smry
+
+
+class SummaryMixin:
+    """Adds ``summary()`` and ``summary2()``; relies on ``VCPCR``'s attributes."""
+
+    def summary(self, alpha: float = 0.05) -> VCPCRSummary:
+        """Summary of the fit: header, cluster coefficients, composition, notes.
+
+        Parameters
+        ----------
+        alpha : float, default=0.05
+            Significance level of the confidence intervals.
+
+        Returns
+        -------
+        VCPCRSummary
+            A statsmodels ``Summary``: print it, or call ``as_text()``,
+            ``as_html()`` or ``as_latex()``.
+        """
+        return self._summary(alpha)
+
+    def summary2(self, alpha: float = 0.05) -> sm_summary2.Summary:
+        """Return the summary as DataFrames, as statsmodels' ``summary2()``.
+
+        Parameters
+        ----------
+        alpha : float, default=0.05
+            Significance level of the confidence intervals.
+
+        Returns
+        -------
+        statsmodels.iolib.summary2.Summary
+            ``tables[0]``: header, ``tables[1]``: coefficients (``Coef.``,
+            ``Std.Err.``, ``t`` or ``z``, p-value, confidence bounds),
+            ``tables[2]``: cluster composition; printable as well.
+        """
+        return self._summary(alpha, frames=True)
+
+    def _summary(
+        self, alpha: float, extra_notes: Sequence[str] = (), frames: bool = False
+    ) -> Any:
+        """Build either summary; ``extra_notes`` follow the model's notes."""
+        check_is_fitted(self)
+        check_scalar(
+            alpha,
+            "alpha",
+            numbers.Real,
+            owner=f"{type(self).__name__}.summary",
+            min_val=0.0,
+            max_val=1.0,
+            include_min=False,
+            include_max=False,
+        )
+        est: Any = self
+        family, res = est._family, est.result_
+        members = {
+            c: [(m, float(est.membership_.at[m, c])) for m in est.clusters_[c]]
+            for c in est.membership_.columns
+        }
+        notes = [
+            POST_SELECTION_NOTE,
+            "Regressors are the cluster latent variables M = X V with X "
+            "standardized (mean 0, sd 1); coef_ gives per-variable effects.",
+            *family.notes(res),
+            *extra_notes,
+        ]
+        common = {
+            "title": "VC-PCR Results",
+            "params": family.table(res, alpha),
+            "composition": composition_rows(members),
+            "notes": notes,
+            "alpha": alpha,
+        }
+        if frames:
+            info = [*self._summary_left(), *self._summary_right()]
+            return build_summary2(info=info, **common)
+        return build_summary(
+            yname=est.yname_,
+            left=self._summary_left(),
+            right=self._summary_right(),
+            **common,
+        )
+
+    def _weights_description(self) -> str:
+        est: Any = self
+        if not isinstance(est.weights, str):
+            return "user-supplied"
+        if est.weights == "identity":
+            return "identity"
+        delta = DEFAULT_DELTA[est.weights] if est.delta is None else est.delta
+        return f"{est.weights} (delta={delta:.3g})"
+
+    def _summary_left(self) -> list[tuple[str, Any]]:
+        est: Any = self
+        return [
+            ("Dep. Variable:", est.yname_),
+            ("Model:", "VC-PCR"),
+            ("Family:", est._family.describe(est.result_)),
+            ("Weights:", self._weights_description()),
+            ("No. Observations:", int(est.n_samples_fit_)),
+            ("No. Variables:", int(est.n_features_in_)),
+            ("Selected:", int((est.labels_ >= 0).sum())),
+        ]
+
+    def _summary_right(self) -> list[tuple[str, Any]]:
+        est: Any = self
+        state = "converged" if est.converged_ else "not converged"
+        starts = est.n_init if isinstance(est.init, str) else 1
+        return [
+            ("Clusters:", f"{est.n_clusters_} (of {est.n_clusters})"),
+            ("Lambda ratio:", float(est.lam_ratio)),
+            ("Lambda:", float(est.lam_)),
+            ("Starts:", f"{starts} (best: {est.best_init_ + 1})"),
+            ("Iterations:", f"{est.n_iter_} ({state})"),
+            *est._family.statistics(est.result_),
+        ]

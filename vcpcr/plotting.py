@@ -37,10 +37,10 @@ def plot_cv(cv: Any, ax: Any = None, *, x: str = "mean_size") -> Any:
     """Plot the CV score against model size or ``lam_ratio``, as ``plot.cv.glmnet``.
 
     The curve of the chosen ``(n_clusters, delta)`` is drawn with error bars
-    (one standard error over the folds), the other combinations as thin
-    lines; dashed lines mark the best point (``min``) and the sparsest point
-    within one standard error of it (``1se``). Scorers named ``neg_*`` are
-    plotted as the positive loss.
+    (one standard error over the folds), the other combinations as thin grey
+    lines (one legend entry); dashed lines mark the best point (``min``) and
+    the sparsest point within one standard error of it (``1se``). Scorers
+    named ``neg_*`` are plotted as the positive loss.
 
     Parameters
     ----------
@@ -65,6 +65,7 @@ def plot_cv(cv: Any, ax: Any = None, *, x: str = "mean_size") -> Any:
     ax = _axes(ax, figsize=(6, 4))
     delta = res["delta"].fillna(-1.0)
     chosen = res.iloc[cv.best_index_]
+    other_label = "other (K, delta)" if res["delta"].notna().any() else "other K"
     for (K, d), part in res.assign(_d=delta).groupby(["n_clusters", "_d"]):
         is_best = K == chosen["n_clusters"] and d == (
             -1.0 if pd.isna(chosen["delta"]) else chosen["delta"]
@@ -85,7 +86,8 @@ def plot_cv(cv: Any, ax: Any = None, *, x: str = "mean_size") -> Any:
                 zorder=3,
             )
         else:
-            ax.plot(part[x], y, color="0.75", lw=0.8, zorder=1)
+            ax.plot(part[x], y, color="0.75", lw=0.8, zorder=1, label=other_label)
+            other_label = "_nolegend_"  # one legend entry for all grey lines
     for idx, tag, style in (
         (int(np.nanargmax(res["mean_test_score"])), "min", "--"),
         (one_se_index(res, cv.n_splits_), "1se", ":"),
@@ -109,12 +111,22 @@ def _design(model: Any, X: Any) -> NDArray[np.float64]:
     return np.asarray(model._check_input(X), dtype=np.float64)
 
 
-def plot_clusters(model: Any, X: Any, ax: Any = None, *, cmap: str = "viridis") -> Any:
+def plot_clusters(
+    model: Any,
+    X: Any,
+    ax: Any = None,
+    *,
+    cmap: str = "viridis",
+    max_labels: int = 60,
+) -> Any:
     """Heatmap of the absolute correlations of the selected variables.
 
     Variables are ordered by cluster and, within a cluster, by decreasing
-    membership degree (as the paper's Figures 1 and 3). A bar on the left
-    gives the cluster, a bar on top the membership degree.
+    membership degree (as the paper's Figures 1 and 3). A strip on the left
+    gives the cluster (colours named in the legend, ``cluster_1..K`` as in
+    ``summary()``), white lines separate the clusters, and a bar on top gives
+    the membership degree. Variable names label the rows and columns when
+    there are at most ``max_labels`` of them.
 
     Parameters
     ----------
@@ -126,12 +138,16 @@ def plot_clusters(model: Any, X: Any, ax: Any = None, *, cmap: str = "viridis") 
         Axes for the heatmap (default: a new figure).
     cmap : str, default="viridis"
         Colour map of the heatmap.
+    max_labels : int, default=60
+        Largest number of selected variables whose names are written.
 
     Returns
     -------
     matplotlib.axes.Axes
         The heatmap's axes.
     """
+    from matplotlib.patches import Patch
+    from matplotlib.ticker import MaxNLocator
     from mpl_toolkits.axes_grid1 import make_axes_locatable
 
     check_is_fitted(model)
@@ -142,30 +158,63 @@ def plot_clusters(model: Any, X: Any, ax: Any = None, *, cmap: str = "viridis") 
         raise ValueError("The model selected no variable: nothing to plot.")
     degree = V[sel, model.labels_[sel]]
     order = sel[np.lexsort((-degree, model.labels_[sel]))]
+    labels = model.labels_[order]
+    n = order.size
     corr = np.abs(np.corrcoef(_design(model, X)[:, order], rowvar=False))
-    ax = _axes(ax, figsize=(6.5, 6))
+    ax = _axes(ax, figsize=(7.5, 6.5))
     image = ax.imshow(corr, cmap=cmap, vmin=0, vmax=1, interpolation="nearest")
     divider = make_axes_locatable(ax)
     left = divider.append_axes("left", size="4%", pad=0.05)
     top = divider.append_axes("top", size="8%", pad=0.05)
-    left.imshow(
-        model.labels_[order][:, None],
-        aspect="auto",
-        cmap="tab20",
-        interpolation="nearest",
-    )
-    top.bar(
-        np.arange(order.size), V[order, model.labels_[order]], width=1.0, color="0.4"
-    )
-    top.set_xlim(-0.5, order.size - 0.5)
-    top.set_ylabel("membership", fontsize="small")
-    for a in (left, top):
-        a.set_xticks([])
-    left.set_yticks([])
+    colors = _cluster_colors(model.n_clusters_)
+    left.imshow(colors[labels][:, None, :], aspect="auto", interpolation="nearest")
+    bounds = np.flatnonzero(np.diff(labels)) + 0.5
+    lw = 1.2 if n <= 100 else 0.6
+    for b in bounds:
+        ax.axhline(b, color="white", lw=lw)
+        ax.axvline(b, color="white", lw=lw)
+        left.axhline(b, color="white", lw=lw)
+    top.bar(np.arange(n), V[order, labels], width=1.0, color="0.4")
+    top.set_xlim(-0.5, n - 0.5)
+    top.set_title("membership degree", fontsize="small")
+    top.yaxis.set_major_locator(MaxNLocator(2))
+    top.tick_params(axis="y", labelsize="x-small")
+    top.set_xticks([])
+    left.set_xticks([])
     ax.set_yticks([])
-    ax.set_xlabel(f"{order.size} selected variables, by cluster ({model.n_clusters_})")
+    names = list(model.membership_.index[order])
+    if n <= max_labels:
+        size = float(np.clip(400 / n, 4, 8))
+        left.set_yticks(np.arange(n), names, fontsize=size)
+        ax.set_xticks(np.arange(n), names, fontsize=size, rotation=90)
+    else:
+        left.set_yticks([])
+        ax.xaxis.set_major_locator(MaxNLocator(6, integer=True))
+    ax.set_xlabel(f"{n} selected variables, by cluster ({model.n_clusters_})")
     ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="|correlation|")
+    handles = [
+        Patch(facecolor=colors[k], label=name)
+        for k, name in enumerate(model.membership_.columns)
+    ]
+    ax.legend(
+        handles=handles,
+        loc="upper left",
+        bbox_to_anchor=(1.3, 1.0),
+        frameon=False,
+        fontsize="small",
+        title="cluster",
+        ncol=1 + len(handles) // 25,
+    )
     return ax
+
+
+def _cluster_colors(n_clusters: int) -> NDArray[np.float64]:
+    """One RGBA colour per cluster (tab10, then tab20; repeats beyond 20)."""
+    import matplotlib as mpl
+
+    name = "tab10" if n_clusters <= 10 else "tab20"
+    palette = mpl.colormaps[name]
+    return np.array([palette(k % palette.N) for k in range(max(n_clusters, 1))])
 
 
 def plot_path(

@@ -9,6 +9,12 @@ import pandas as pd
 
 __all__ = ["load_liver"]
 
+# pandas 3 parses floats exactly by default (and deprecates the option);
+# pandas 2 needs "round_trip" for the shortest repr to give the same double.
+_EXACT_FLOATS = (
+    {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
+)
+
 DESCR = """\
 Female mouse liver gene expression (Ghazalpour et al., 2006)
 =============================================================
@@ -49,7 +55,17 @@ network analysis. BMC Bioinformatics 9: 559.
 """
 
 
-def load_liver(*, return_X_y: bool = False) -> Any:
+def _symbol_names(columns: pd.Index, annotation: pd.DataFrame) -> list[str]:
+    """Gene symbol of each probe where known and unique, else the probe ID."""
+    symbols = annotation["geneSymbol"].reindex(columns)
+    counts = symbols.value_counts()
+    return [
+        s if isinstance(s, str) and counts[s] == 1 else probe
+        for probe, s in zip(columns, symbols, strict=True)
+    ]
+
+
+def load_liver(*, return_X_y: bool = False, gene_symbols: bool = False) -> Any:
     """Load the paper's Liver data: 131 mice x 2785 liver expression probes.
 
     The response is body weight divided by body length (g/cm). See ``DESCR``
@@ -59,15 +75,20 @@ def load_liver(*, return_X_y: bool = False) -> Any:
     ----------
     return_X_y : bool, default=False
         Return ``(X, y)`` instead of a Bunch.
+    gene_symbols : bool, default=False
+        Name the columns of ``data`` (and ``frame``) by gene symbol where the
+        annotation gives one that no other probe shares, else by probe ID;
+        ``annotation`` stays indexed by probe ID (``probe_ids`` lists them in
+        column order).
 
     Returns
     -------
     sklearn.utils.Bunch or tuple of (pandas.DataFrame, pandas.Series)
         A Bunch with ``data`` (DataFrame 131 x 2785), ``target`` (Series
         ``weight_per_length``), ``frame`` (target, weight, length and probes),
-        ``feature_names``, ``target_names``, ``annotation`` (DataFrame indexed
-        by probe: ``geneSymbol``, ``LocusLinkID``) and ``DESCR``; or
-        ``(data, target)``.
+        ``feature_names``, ``probe_ids``, ``target_names``, ``annotation``
+        (DataFrame indexed by probe: ``geneSymbol``, ``LocusLinkID``) and
+        ``DESCR``; or ``(data, target)``.
 
     References
     ----------
@@ -82,17 +103,22 @@ def load_liver(*, return_X_y: bool = False) -> Any:
     ((131, 2785), 'weight_per_length')
     >>> round(float(y.mean()), 3)
     3.73
+    >>> X, y = load_liver(return_X_y=True, gene_symbols=True)
+    >>> list(X.columns[:3])
+    ['1700007N18Rik', 'Mast2', 'Ankrd32']
     """
     from sklearn.utils import Bunch
 
     files = resources.files("vcpcr.datasets") / "data"
     with (files / "liver.csv.gz").open("rb") as fh:
-        frame = pd.read_csv(
-            fh, compression="gzip", index_col=0, float_precision="round_trip"
-        )
+        frame = pd.read_csv(fh, compression="gzip", index_col=0, **_EXACT_FLOATS)
     frame.index.name = "mouse"
     with (files / "liver_annotation.csv.gz").open("rb") as fh:
         annotation = pd.read_csv(fh, compression="gzip", index_col=0, dtype=str)
+    probes = list(frame.columns[3:])
+    if gene_symbols:
+        names = _symbol_names(frame.columns[3:], annotation)
+        frame.columns = [*frame.columns[:3], *names]
     target = frame["weight_per_length"]
     data = frame.iloc[:, 3:]
     if return_X_y:
@@ -102,6 +128,7 @@ def load_liver(*, return_X_y: bool = False) -> Any:
         target=target,
         frame=frame,
         feature_names=list(data.columns),
+        probe_ids=probes,
         target_names=["weight_per_length"],
         annotation=annotation,
         DESCR=DESCR,

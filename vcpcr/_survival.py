@@ -1,0 +1,124 @@
+"""Survival predictions of the Cox family in scikit-survival's layout.
+
+``VCPCR(family="cox")`` fits lifelines' ``CoxPHFitter`` on the cluster latent
+variables; its predictions are ``S(t | x) = exp(-H0(t) exp(eta(x)))`` with
+Breslow's baseline cumulative hazard ``H0`` (a step function that jumps at
+the event times). As scikit-survival, they are returned as one step function
+per sample or as an array ``(n_samples, n_times)``; scikit-survival is
+optional, so its ``StepFunction`` is used when installed and an equivalent
+small class otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = ["StepFunction", "evaluate_baseline", "step_functions"]
+
+
+class StepFunction:
+    r"""A right-continuous step function, as ``sksurv.functions.StepFunction``.
+
+    ``f(z) = a * y_i + b`` for ``x_i <= z < x_{i+1}``; used only when
+    scikit-survival is not installed.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_points,)
+        Jump points, in ascending order.
+    y : ndarray of shape (n_points,)
+        Values from each jump point on.
+    a : float, default=1.0
+        Factor applied to ``y``.
+    b : float, default=0.0
+        Offset added to ``a * y``.
+    domain : tuple of (float or None, float or None), default=(0, None)
+        Where the function may be evaluated; ``None`` is the first or last
+        ``x``.
+    """
+
+    def __init__(
+        self,
+        x: NDArray[np.float64],
+        y: NDArray[np.float64],
+        *,
+        a: float = 1.0,
+        b: float = 0.0,
+        domain: tuple[float | None, float | None] = (0, None),
+    ) -> None:
+        self.x, self.y, self.a, self.b = np.asarray(x), np.asarray(y), a, b
+        lower = self.x[0] if domain[0] is None else domain[0]
+        upper = self.x[-1] if domain[1] is None else domain[1]
+        self.domain = (float(lower), float(upper))
+
+    def __call__(self, z: ArrayLike) -> NDArray[np.float64]:
+        """Evaluate the function.
+
+        Parameters
+        ----------
+        z : float or array-like
+            Points within ``domain``.
+
+        Returns
+        -------
+        ndarray
+            The values (before the first jump: the first value).
+        """
+        z = np.atleast_1d(np.asarray(z, dtype=np.float64))
+        if np.min(z) < self.domain[0] or np.max(z) > self.domain[1]:
+            raise ValueError(
+                f"x must be within [{self.domain[0]:f}; {self.domain[1]:f}]"
+            )
+        i = np.clip(np.searchsorted(self.x, z, side="right") - 1, 0, None)
+        return self.a * self.y[i] + self.b
+
+    def __repr__(self) -> str:
+        """Return ``StepFunction(x=..., y=..., a=..., b=...)``."""
+        return f"StepFunction(x={self.x!r}, y={self.y!r}, a={self.a!r}, b={self.b!r})"
+
+
+def _step_function_class() -> Any:
+    try:
+        from sksurv.functions import StepFunction as SksurvStepFunction
+    except ImportError:
+        return StepFunction
+    return SksurvStepFunction
+
+
+def evaluate_baseline(baseline: Any, times: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Breslow's baseline cumulative hazard (a lifelines frame) at ``times``.
+
+    The step function is right-continuous and zero before the first time.
+    """
+    knots = baseline.index.to_numpy(dtype=np.float64)
+    values = baseline.iloc[:, 0].to_numpy(dtype=np.float64)
+    i = np.searchsorted(knots, times, side="right") - 1
+    return np.where(i >= 0, values[np.clip(i, 0, None)], 0.0)
+
+
+def step_functions(
+    times: NDArray[np.float64], values: NDArray[np.float64]
+) -> NDArray[np.object_]:
+    """One step function per row of ``values`` (jumps at ``times``).
+
+    Parameters
+    ----------
+    times : ndarray of shape (n_times,)
+        Jump points (ascending).
+    values : ndarray of shape (n_samples, n_times)
+        Value of each sample's function from each jump point on.
+
+    Returns
+    -------
+    ndarray of object, shape (n_samples,)
+        ``sksurv.functions.StepFunction`` instances (or :class:`StepFunction`
+        without scikit-survival).
+    """
+    cls = _step_function_class()
+    out = np.empty(values.shape[0], dtype=object)
+    for i, row in enumerate(values):
+        out[i] = cls(times, row)
+    return out
