@@ -12,10 +12,17 @@ from threadpoolctl import threadpool_limits
 from vcpcr._sos_nmf import random_partition
 from vcpcr._validation import check_random_state
 from vcpcr.baselines._base import BaselineRegressor
-from vcpcr.baselines._cd import cd_quadratic_lasso
+from vcpcr.baselines._cd import cd_quadratic_lasso, lasso_path
 from vcpcr.exceptions import ConvergenceWarning
 
-__all__ = ["CEN", "cen_gram", "cen_objective", "kmeans_columns", "within_ss"]
+__all__ = [
+    "CEN",
+    "cen_gram",
+    "cen_objective",
+    "cen_path",
+    "kmeans_columns",
+    "within_ss",
+]
 
 
 def _onehot(labels: NDArray[np.intp], K: int) -> NDArray[np.float64]:
@@ -97,6 +104,69 @@ def kmeans_columns(
             break
         labels = new
     return labels
+
+
+def cen_path(
+    Xs: NDArray[np.float64],
+    ys: NDArray[np.float64],
+    labels0: NDArray[np.intp],
+    alphas: ArrayLike,
+    gamma: float,
+    *,
+    tol: float = 1e-10,
+    max_iter: int = 100,
+) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
+    """CEN from one initial partition, warm-started along the lasso penalties.
+
+    From the largest ``alpha`` down, each penalty runs the alternation of
+    :class:`CEN` (the coefficients for a fixed partition, then Lloyd's
+    k-means of ``x_j b_j`` from the current partition, until the partition
+    is fixed or after ``max_iter`` alternations) from the partition
+    ``labels0`` and the coefficients of the previous penalty (zeros for the
+    first). The coefficient step is :func:`vcpcr.baselines._cd.lasso_path`
+    on CEN's quadratic form (:func:`cen_gram`), stopped when the duality
+    gap is below ``tol * y'y``.
+
+    Parameters
+    ----------
+    Xs, ys : ndarray
+        Standardized data.
+    labels0 : ndarray of int of shape (n_features,)
+        Initial partition (labels ``0..K-1``).
+    alphas : array-like of shape (n_alphas,)
+        Lasso penalties, ``> 0``, in any order.
+    gamma : float
+        Weight of the k-means penalty.
+    tol, max_iter : float and int
+        Duality-gap tolerance of each coefficient step; maximum number of
+        alternations per penalty.
+
+    Returns
+    -------
+    coef : ndarray of shape (n_alphas, n_features)
+        Coefficients (standardized scale), in the order of ``alphas``.
+    labels : ndarray of int of shape (n_alphas, n_features)
+        Final partition of each penalty (all variables).
+    """
+    alphas = np.asarray(alphas, dtype=np.float64).reshape(-1)
+    n, p = Xs.shape
+    G, Xy = Xs.T @ Xs, Xs.T @ ys
+    coef = np.zeros((alphas.size, p))
+    labels_out = np.zeros((alphas.size, p), dtype=np.intp)
+    b = np.zeros(p)
+    for r in np.argsort(-alphas, kind="stable"):
+        labels = labels0
+        for _ in range(max_iter):
+            Q = cen_gram(G, labels, gamma, n) * n
+            b = lasso_path(
+                Xs, ys, alphas[r : r + 1], gram=Q, Xy=Xy, coef_init=b, tol=tol
+            )[0]
+            new = kmeans_columns(Xs * b, labels)
+            if np.array_equal(new, labels):
+                break
+            labels = new
+        coef[r], labels_out[r] = b, labels
+    return coef, labels_out
 
 
 class _Run:
