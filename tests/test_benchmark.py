@@ -291,7 +291,7 @@ def test_cen_fit_from_zero_equals_the_estimator(blocks):
     Xs, ys = _standardized(X, y)
     p = X.shape[1]
     start = random_partition(p, 4, np.random.default_rng(7))
-    coef, labels = cen_path(Xs, ys, start, [0.05], 1.0, tol=1e-14, max_iter=100)
+    coef, labels, *_ = cen_path(Xs, ys, start, [0.05], 1.0, tol=1e-14, max_iter=100)
     b, labels = coef[0], labels[0]
     model = CEN(4, alpha=0.05, gamma=1.0, n_init=1, tol=1e-10, random_state=7)
     model.fit(Xs, ys)

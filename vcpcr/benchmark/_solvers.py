@@ -153,7 +153,7 @@ def _solve_cen(
     for s, t in np.argwhere(mask.any(axis=2)):
         K, gamma = int(method.tuned[t][0]), float(method.tuned[t][1])
         path = _path_order(alphas, mask[s, t])
-        coef, labels = cen_path(
+        coef, labels, *_ = cen_path(
             Xs, ys, starts[K][s], alphas[path], gamma, tol=tol, max_iter=max_iter
         )
         out.coef[s, t, path] = coef
