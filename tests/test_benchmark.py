@@ -286,7 +286,7 @@ def test_crl_path_equals_the_estimator(blocks, clustering):
     assert_allclose(coef[0], ols[groups] / np.bincount(groups)[groups], rtol=1e-9)
 
 
-def test_cen_fit_from_zero_equals_the_estimator(blocks):
+def test_cen_path_from_zero_equals_the_estimator(blocks):
     X, y, _, _ = blocks
     Xs, ys = _standardized(X, y)
     p = X.shape[1]
@@ -299,10 +299,12 @@ def test_cen_fit_from_zero_equals_the_estimator(blocks):
     assert_array_equal(np.where(b != 0, labels, -1), model.labels_)
 
 
-def test_srr_fit_from_zero_equals_the_estimator(blocks):
+def test_srr_path_from_zero_equals_the_estimator(blocks):
     X, y, _, _ = blocks
     Xs, ys = _standardized(X, y)
-    (B,) = srr_path(Xs, ys, 3, [0.05], 0.5, tol=1e-14, cycle_tol=1e-10, max_iter=1000)
+    ((B,), *_) = srr_path(
+        Xs, ys, 3, [0.05], 0.5, tol=1e-14, cycle_tol=1e-10, max_iter=1000
+    )
     model = SRR(3, alpha=0.05, lambda_div=0.5, n_alphas=1, tol=1e-10).fit(Xs, ys)
     assert_allclose(B.T, model.model_coef_, rtol=1e-6, atol=1e-8)
 

@@ -173,7 +173,7 @@ def _solve_srr(
     for s, t in np.argwhere(mask.any(axis=2)):
         K, lam = int(method.tuned[t][0]), float(method.tuned[t][1])
         path = _path_order(alphas, mask[s, t])
-        B = srr_path(
+        B, *_ = srr_path(
             Xs,
             ys,
             K,
