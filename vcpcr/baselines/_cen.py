@@ -112,7 +112,7 @@ class CENPath(NamedTuple):
 
     coef: NDArray[np.float64]  # (n_alphas, n_features)
     labels: NDArray[np.intp]  # (n_alphas, n_features), the final partitions
-    objective: list[NDArray[np.float64]]  # after each coefficient/k-means step
+    objective: list[NDArray[np.float64]]  # after each b-/C-step (exact only)
     n_iter: NDArray[np.intp]  # alternations
     converged: NDArray[np.bool_]  # the partition stopped changing
 
@@ -143,7 +143,8 @@ def cen_path(
     ``exact=True`` with :func:`vcpcr.baselines._cd.cd_quadratic_lasso`,
     stopped when no coefficient moves by more than ``tol`` (:class:`CEN`: a
     duality gap cannot certify coefficients below about ``1e-8`` in
-    floating point, the KKT conditions of this solver hold exactly).
+    floating point, the KKT conditions of this solver hold exactly; the
+    objective is then recorded after every step).
 
     Parameters
     ----------
@@ -190,9 +191,10 @@ def cen_path(
                 b = lasso_path(
                     Xs, ys, alphas[r : r + 1], gram=Q * n, Xy=Xy, coef_init=b, tol=tol
                 )[0]
-            history.append(cen_objective(Xs, ys, b, labels, alpha, gamma))
             new = kmeans_columns(Xs * b, labels)
-            history.append(cen_objective(Xs, ys, b, new, alpha, gamma))
+            if exact:
+                history.append(cen_objective(Xs, ys, b, labels, alpha, gamma))
+                history.append(cen_objective(Xs, ys, b, new, alpha, gamma))
             out.n_iter[r] = it
             if np.array_equal(new, labels):
                 out.converged[r] = True

@@ -121,13 +121,16 @@ def srr_path(
         for cycle in range(1, max_iter + 1):
             old = B.copy()
             for g in range(n_models):
-                pen = srr_penalties(B, g, alpha, lambda_div)
                 if exact:
+                    pen = srr_penalties(B, g, alpha, lambda_div)
                     fit = cd_quadratic_lasso(Q, c, pen, B[:, g], tol=cycle_tol**2)
                     B[:, g] = fit.coef
                     history.append(srr_objective(Q, c, yy, B, alpha, lambda_div))
                     continue
-                scale = pen / alpha
+                A = np.abs(B)
+                A[:, g] = 0.0
+                # the weights over alpha, summed as the study did before #12 (same bits)
+                scale = 1.0 + 2.0 * lambda_div * A.sum(axis=1) / alpha
                 with warnings.catch_warnings():  # inexact block solves are fine
                     warnings.simplefilter("ignore", SkConvergenceWarning)
                     u = lasso_path(
