@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.utils._tags import RegressorTags, Tags
+from sklearn.utils import RegressorTags, Tags
 from threadpoolctl import threadpool_limits
 
 from vcpcr._sos_nmf import random_partition
