@@ -29,8 +29,11 @@ Path functions
 crl_path, cen_path, srr_path
     Warm-started solutions along a path of lasso penalties on standardized
     data (in the style of :func:`sklearn.linear_model.enet_path`), used by
-    the estimators and by the paper study :mod:`vcpcr.benchmark`; all solve
-    their lasso problems with :func:`lasso_path`.
+    the estimators and by the paper study :mod:`vcpcr.benchmark`. Their
+    lasso problems go through :func:`lasso_path` (scikit-learn's public
+    ``enet_path``), except with ``exact=True`` (what :class:`CEN` and
+    :class:`SRR` use): a coordinate descent stopped on coefficient changes,
+    which a duality-gap stop cannot certify below about ``1e-8``.
 cluster_variables
     CRL's step-1 clustering of the variables.
 """
