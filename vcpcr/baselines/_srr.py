@@ -33,10 +33,21 @@ def srr_objective(
     lambda_div: float,
 ) -> float:
     """SRR objective for ``Q = X'X/n``, ``c = X'y/n``, ``yy = y'y/(2n)``."""
-    loss = 0.5 * np.sum(B * (Q @ B)) - float(c @ B.sum(axis=1)) + B.shape[1] * yy
+    loss = 0.5 * np.sum(B * (Q @ B), axis=0) - c @ B
+    return _objective(B, loss, yy, alpha, lambda_div)
+
+
+def _objective(
+    B: NDArray[np.float64],
+    loss: NDArray[np.float64],
+    yy: float,
+    alpha: float,
+    lambda_div: float,
+) -> float:
+    """:func:`srr_objective` from the squared-loss parts ``loss`` (per model)."""
     A = np.abs(B)
     div = float(np.sum(A.sum(axis=1) ** 2 - np.sum(A * A, axis=1)))
-    return float(loss + alpha * A.sum() + lambda_div * div)
+    return float(loss.sum() + B.shape[1] * yy + alpha * A.sum() + lambda_div * div)
 
 
 class SRRPath(NamedTuple):
@@ -117,7 +128,10 @@ def srr_path(
     B = np.zeros((p, n_models)) if coef_init is None else np.array(coef_init)
     for r in np.argsort(-alphas, kind="stable"):
         alpha = float(alphas[r])
-        history = [srr_objective(Q, c, yy, B, alpha, lambda_div)] if exact else []
+        # Squared-loss part of each model, b'Qb/2 - c'b = -b'(c + r)/2 with
+        # r = c - Qb, kept up to date from the block solves' residuals.
+        loss = -0.5 * np.sum(B * (2 * c[:, None] - Q @ B), axis=0)
+        history = [_objective(B, loss, yy, alpha, lambda_div)] if exact else []
         for cycle in range(1, max_iter + 1):
             old = B.copy()
             for g in range(n_models):
@@ -125,7 +139,8 @@ def srr_path(
                     pen = srr_penalties(B, g, alpha, lambda_div)
                     fit = cd_quadratic_lasso(Q, c, pen, B[:, g], tol=cycle_tol**2)
                     B[:, g] = fit.coef
-                    history.append(srr_objective(Q, c, yy, B, alpha, lambda_div))
+                    loss[g] = -0.5 * float(fit.coef @ (c + fit.residual))
+                    history.append(_objective(B, loss, yy, alpha, lambda_div))
                     continue
                 A = np.abs(B)
                 A[:, g] = 0.0
