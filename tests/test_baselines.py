@@ -141,6 +141,8 @@ BAD_PARAMS = {
     "n_models=0": (SRR(n_models=0), ValueError, "'n_models' parameter of SRR"),
     "lambda_div<0": (SRR(lambda_div=-0.1), ValueError, "'lambda_div'"),
     "n_init float": (CRL(n_init=2.5), TypeError, "'n_init' parameter of CRL"),
+    "init": (CRL(init="kmeans++"), ValueError, "'init' parameter of CRL.*'random'"),
+    "init labels": (CRL(3, init=np.zeros(20, int)), ValueError, "0..2 used; got"),
     "max_iter=0": (SRR(max_iter=0), ValueError, "'max_iter' parameter of SRR"),
 }
 
@@ -233,6 +235,21 @@ def test_crl_recovers_blocks_and_selects_active_ones(clustering):
     sizes = np.bincount(est.cluster_labels_)
     expect = est.cluster_coef_[est.cluster_labels_] / sizes[est.cluster_labels_]
     assert_allclose(std_coef(est), expect, rtol=1e-12)
+
+
+def test_crl_random_init_ends_at_a_lloyd_fixed_point():
+    X, y, blocks, _ = block_data(n=60, rho=0.5, n_noise=5)
+    est = CRL(4, init="random", n_init=3, random_state=0).fit(X, y)
+    Xs, _ = standardized(X, y)
+    labels = est.cluster_labels_
+    centers = np.stack([Xs[:, labels == k].mean(axis=1) for k in range(4)])
+    d2 = ((Xs.T[:, None, :] - centers[None]) ** 2).sum(axis=2)
+    assert_array_equal(np.argmin(d2, axis=1), labels)
+    # A partition as init is one Lloyd run from it: the true blocks (noise
+    # variables spread over them) stay a partition with the blocks together.
+    start = np.where(blocks >= 0, blocks, np.arange(blocks.size) % 4)
+    fixed = CRL(4, init=start, alpha=0.1).fit(X, y).cluster_labels_
+    assert adjusted_rand_score(fixed[blocks >= 0], blocks[blocks >= 0]) == 1.0
 
 
 @pytest.mark.parametrize("clustering", ["kmeans", "ward", "hclustcc"])

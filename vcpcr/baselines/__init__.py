@@ -23,13 +23,37 @@ SRR
     models made diverse by a penalty on shared variables, averaged.
 hclustvar
     Hierarchical clustering of variables as ``ClustOfVar::hclustvar``.
+
+Path functions
+--------------
+crl_path, cen_path, srr_path
+    Warm-started solutions along a path of lasso penalties on standardized
+    data (in the style of :func:`sklearn.linear_model.enet_path`), used by
+    the estimators and by the paper study :mod:`vcpcr.benchmark`. Their
+    lasso problems go through :func:`lasso_path` (scikit-learn's public
+    ``enet_path``), except with ``exact=True`` (what :class:`CEN` and
+    :class:`SRR` use): a coordinate descent stopped on coefficient changes,
+    which a duality-gap stop cannot certify below about ``1e-8``.
+cluster_variables
+    CRL's step-1 clustering of the variables.
 """
 
 from __future__ import annotations
 
-from vcpcr.baselines._cen import CEN
-from vcpcr.baselines._crl import CRL
+from vcpcr.baselines._cd import lasso_path
+from vcpcr.baselines._cen import CEN, cen_path
+from vcpcr.baselines._crl import CRL, cluster_variables, crl_path
 from vcpcr.baselines._hclustvar import hclustvar
-from vcpcr.baselines._srr import SRR
+from vcpcr.baselines._srr import SRR, srr_path
 
-__all__ = ["CEN", "CRL", "SRR", "hclustvar"]
+__all__ = [
+    "CEN",
+    "CRL",
+    "SRR",
+    "cen_path",
+    "cluster_variables",
+    "crl_path",
+    "hclustvar",
+    "lasso_path",
+    "srr_path",
+]

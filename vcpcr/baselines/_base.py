@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils._tags import Tags
+from sklearn.utils import Tags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from vcpcr._scaling import constant_columns, raw_coefficients, standardize

@@ -19,6 +19,12 @@ then check the optimality (KKT) conditions of all the zero coordinates in one
 vectorized step and add the violators. It stops when the active set has
 converged and no zero coordinate violates its condition, so every returned
 solution satisfies the KKT conditions of the zero coordinates exactly.
+
+:func:`lasso_path` is the warm-started path solver of the study and of
+:class:`~vcpcr.baselines.CRL`: scikit-learn's public
+:func:`sklearn.linear_model.enet_path` (compiled coordinate descent, stopped
+on the duality gap), optionally given a quadratic form ``Q`` in place of
+``X'X``.
 """
 
 from __future__ import annotations
@@ -26,9 +32,11 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+import sklearn
 from numpy.typing import NDArray
+from sklearn.linear_model import enet_path
 
-__all__ = ["CDResult", "cd_quadratic_lasso", "soft_threshold"]
+__all__ = ["CDResult", "cd_quadratic_lasso", "lasso_path", "soft_threshold"]
 
 
 class CDResult(NamedTuple):
@@ -131,3 +139,76 @@ def cd_quadratic_lasso(
             active = active[b[active] != 0.0]
         r = c - Q @ b  # refresh: removes the drift of the in-place updates
     return CDResult(b, r, sweeps, False)
+
+
+def lasso_path(
+    X: NDArray[np.float64],
+    y: NDArray[np.float64],
+    alphas: NDArray[np.float64],
+    *,
+    gram: NDArray[np.float64] | None = None,
+    Xy: NDArray[np.float64] | None = None,
+    coef_init: NDArray[np.float64] | None = None,
+    tol: float = 1e-10,
+    max_iter: int = 100_000,
+) -> NDArray[np.float64]:
+    r"""Warm-started lasso path ``1/(2n)||y - X b||^2 + alpha ||b||_1``.
+
+    :func:`sklearn.linear_model.enet_path` with ``l1_ratio=1`` and no
+    intercept, traced from the largest ``alpha`` down (each solution starts
+    from the previous one; the first from ``coef_init``, zeros if omitted).
+    Each solve stops when the duality gap is below ``tol * y'y`` or after
+    ``max_iter`` sweeps (scikit-learn's ConvergenceWarning then says so).
+
+    With ``gram=Q`` and ``Xy=q`` the smooth part is
+    ``(b'Qb/2 - q'b + y'y/2) / n`` instead: ``Q`` need not be ``X'X``. Any
+    ``Q = A'A`` with ``q = A'z`` and ``z'z = y'y`` (an augmented
+    least-squares problem, as those of :class:`~vcpcr.baselines.CEN` and
+    :class:`~vcpcr.baselines.SRR`) has the same coordinate updates and
+    duality gap; ``X`` then only gives ``n``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Design matrix.
+    y : ndarray of shape (n_samples,)
+        Response.
+    alphas : ndarray of shape (n_alphas,)
+        Penalties, all ``> 0``, in any order.
+    gram, Xy : ndarray of shape (n_features, n_features) and (n_features,)
+        Optional quadratic form ``Q`` and linear term ``q``.
+    coef_init : ndarray of shape (n_features,), optional
+        Start of the largest penalty.
+    tol, max_iter : float and int
+        Stopping rule of each solve.
+
+    Returns
+    -------
+    ndarray of shape (n_alphas, n_features)
+        The solutions, in the order of ``alphas``.
+    """
+    alphas = np.asarray(alphas, dtype=np.float64)
+    order = np.argsort(-alphas, kind="stable")
+    init = None if coef_init is None else np.array(coef_init, dtype=np.float64)
+    precompute: NDArray[np.float64] | bool = False
+    if gram is not None:
+        precompute = np.ascontiguousarray(gram)
+        Xy = np.ascontiguousarray(Xy)
+    # The arguments are built here: scikit-learn's parameter validation costs
+    # more than a typical warm-started solve.
+    with sklearn.config_context(skip_parameter_validation=True):
+        _, coefs, _ = enet_path(
+            np.asfortranarray(X),
+            y,
+            l1_ratio=1.0,
+            alphas=alphas[order],
+            precompute=precompute,
+            Xy=Xy,
+            coef_init=init,
+            check_input=False,
+            tol=tol,
+            max_iter=max_iter,
+        )
+    out = np.empty((alphas.size, coefs.shape[0]))
+    out[order] = coefs.T
+    return out

@@ -7,36 +7,137 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.utils._tags import RegressorTags, Tags
+from sklearn.utils import RegressorTags, Tags
 from threadpoolctl import threadpool_limits
 
+from vcpcr._sos_nmf import random_partition
 from vcpcr._validation import check_choice, check_random_state
 from vcpcr.baselines._base import BaselineRegressor
+from vcpcr.baselines._cd import lasso_path
 from vcpcr.baselines._hclustvar import hclustvar
 from vcpcr.exceptions import ConvergenceWarning
 
-__all__ = ["CRL"]
+__all__ = ["CRL", "cluster_variables", "crl_path"]
 
 CLUSTERINGS = ("kmeans", "ward", "hclustcc")
+INITS = ("k-means++", "random")
 
 
-def _lasso(Z: NDArray[np.float64], y: NDArray[np.float64], alpha: float) -> NDArray:
-    """``argmin 1/(2n)||y - Z a||^2 + alpha ||a||_1`` (scikit-learn's solver)."""
-    from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
-    from sklearn.linear_model import Lasso
+def cluster_variables(
+    Xs: NDArray[np.float64],
+    K: int,
+    clustering: str = "kmeans",
+    *,
+    init: str | NDArray[np.intp] = "k-means++",
+    n_init: int = 10,
+    random_state: Any = None,
+) -> NDArray[np.intp]:
+    """CRL's step 1: labels ``0..K-1`` of the columns of standardized ``Xs``.
 
-    model = Lasso(alpha=alpha, fit_intercept=False, tol=1e-10, max_iter=100_000)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", SkConvergenceWarning)
-        model.fit(Z, y)
-    if any(issubclass(c.category, SkConvergenceWarning) for c in caught):
-        warnings.warn(
-            f"The lasso on the cluster representatives did not reach a duality "
-            f"gap of 1e-10 at alpha={alpha:.4g} within max_iter=100000 passes.",
-            ConvergenceWarning,
-            stacklevel=4,
+    ``clustering`` and ``init`` are those of :class:`CRL`; ``init`` may also
+    be a partition of the variables (labels ``0..K-1``), whose centroids
+    start one run of Lloyd's algorithm.
+    """
+    p = Xs.shape[1]
+    if K in (1, p):  # trivial partitions, whatever the method
+        return np.zeros(p, dtype=np.intp) if K == 1 else np.arange(p)
+    if clustering == "hclustcc":
+        return hclustvar(Xs, K)
+    if clustering == "ward":
+        from sklearn.cluster import AgglomerativeClustering
+
+        ward = AgglomerativeClustering(n_clusters=K, linkage="ward")
+        return np.asarray(ward.fit(Xs.T).labels_, dtype=np.intp)
+    from sklearn.cluster import KMeans
+
+    rng = check_random_state(random_state)
+    if isinstance(init, str) and init == "k-means++":
+        seed = int(rng.integers(2**31 - 1))
+        km = KMeans(n_clusters=K, n_init=n_init, random_state=seed)
+        with threadpool_limits(limits=1):  # threads only slow down p x n k-means
+            km.fit(Xs.T)
+        return np.asarray(km.labels_, dtype=np.intp)
+    starts = (
+        [random_partition(p, K, rng) for _ in range(n_init)]
+        if isinstance(init, str)
+        else [np.asarray(init, dtype=np.intp)]
+    )
+    best, best_inertia = np.zeros(p, dtype=np.intp), np.inf
+    for start in starts:
+        # As R's kmeans(t(X), centers, algorithm = "Lloyd", iter.max = 100).
+        _, start = np.unique(start, return_inverse=True)
+        H = np.zeros((p, int(start.max()) + 1))
+        H[np.arange(p), start] = 1.0
+        km = KMeans(
+            H.shape[1],
+            init=(Xs @ H / H.sum(axis=0)).T,
+            n_init=1,
+            max_iter=100,
+            tol=0.0,
+            algorithm="lloyd",
         )
-    return np.asarray(model.coef_, dtype=np.float64)
+        with threadpool_limits(limits=1):
+            km.fit(Xs.T)
+        if km.inertia_ < best_inertia:
+            best, best_inertia = np.asarray(km.labels_, dtype=np.intp), km.inertia_
+    return best
+
+
+def crl_path(
+    Xs: NDArray[np.float64],
+    ys: NDArray[np.float64],
+    groups: NDArray[np.intp],
+    alphas: ArrayLike,
+) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
+    """CRL's step 2 for a fixed clustering, along the lasso penalties.
+
+    The lasso of ``ys`` on the cluster averages, warm-started from the
+    largest penalty down (:func:`vcpcr.baselines._cd.lasso_path`, duality
+    gap below ``1e-10 * y'y``); ``alpha = 0`` is least squares (minimum
+    norm).
+
+    Parameters
+    ----------
+    Xs, ys : ndarray
+        Standardized data.
+    groups : ndarray of int of shape (n_features,)
+        Clusters of the variables.
+    alphas : array-like of shape (n_alphas,)
+        Lasso penalties (glmnet's parametrization), ``>= 0``.
+
+    Returns
+    -------
+    coef : ndarray of shape (n_alphas, n_features)
+        ``b_j = a_k / |C_k|`` for ``j`` in cluster ``k``.
+    labels : ndarray of int of shape (n_alphas, n_features)
+        The cluster of the variables of selected clusters, -1 otherwise.
+    """
+    from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
+
+    alphas = np.asarray(alphas, dtype=np.float64).reshape(-1)
+    _, groups = np.unique(groups, return_inverse=True)
+    sizes = np.bincount(groups).astype(np.float64)
+    onehot = np.zeros((groups.size, sizes.size))
+    onehot[np.arange(groups.size), groups] = 1.0
+    Z = (Xs @ onehot) / sizes
+    a = np.zeros((alphas.size, sizes.size))
+    pos = alphas > 0
+    if pos.any():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", SkConvergenceWarning)
+            a[pos] = lasso_path(Z, ys, alphas[pos], tol=1e-10, max_iter=100_000)
+        if any(issubclass(c.category, SkConvergenceWarning) for c in caught):
+            warnings.warn(
+                "The lasso on the cluster representatives did not reach a "
+                "duality gap of 1e-10 within max_iter=100000 passes.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+    if not pos.all():
+        a[~pos] = np.linalg.lstsq(Z, ys, rcond=None)[0]
+    coef = a[:, groups] / sizes[groups]
+    labels = np.where(a[:, groups] != 0.0, groups, -1).astype(np.intp)
+    return coef, labels
 
 
 class CRL(BaselineRegressor):
@@ -61,9 +162,17 @@ class CRL(BaselineRegressor):
     alpha : float, default=0.1
         Lasso penalty :math:`\delta` in glmnet's parametrization (see Notes);
         larger values select fewer clusters.
+    init : {"k-means++", "random"} or ndarray of shape (n_features,), \
+default="k-means++"
+        Start of each k-means run: scikit-learn's k-means++ seeding, or the
+        centroids of a random partition (every cluster non-empty) followed
+        by at most 100 Lloyd iterations, as R's ``kmeans(t(X), centers,
+        algorithm = "Lloyd")`` of the VC-PCR paper's code (its CRL-kmeans);
+        an array is that partition itself (labels ``0..n_clusters-1``, one
+        Lloyd run). Ignored by the hierarchical clusterings.
     n_init : int, default=10
-        Number of k-means runs with different k-means++ seeds; the lowest
-        inertia is kept. Ignored by the hierarchical clusterings, which are
+        Number of k-means runs from different starts; the lowest inertia is
+        kept. Ignored by the hierarchical clusterings, which are
         deterministic.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds k-means.
@@ -123,8 +232,9 @@ class CRL(BaselineRegressor):
     standardized columns under Euclidean distance, i.e. R's
     ``hclust(dist(t(X)), "ward.D2")``, where :math:`\lVert x_j - x_l\rVert^2
     = 2(n-1)(1 - r_{jl})` is a signed-correlation distance. ``"kmeans"`` uses
-    scikit-learn's k-means++ (R's ``kmeans`` draws random centres and uses
-    Hartigan-Wong).
+    scikit-learn's k-means++ by default (R's ``kmeans`` draws random centres
+    and uses Hartigan-Wong); ``init="random"`` is the paper code's Lloyd
+    run from a random partition.
 
     References
     ----------
@@ -156,12 +266,14 @@ class CRL(BaselineRegressor):
         *,
         clustering: str = "kmeans",
         alpha: float = 0.1,
+        init: str | ArrayLike = "k-means++",
         n_init: int = 10,
         random_state: Any = None,
     ) -> None:
         self.n_clusters = n_clusters
         self.clustering = clustering
         self.alpha = alpha
+        self.init = init
         self.n_init = n_init
         self.random_state = random_state
 
@@ -174,26 +286,23 @@ class CRL(BaselineRegressor):
         tags.regressor_tags = RegressorTags(poor_score=True)
         return tags
 
-    def _cluster(self, Xs: NDArray[np.float64], K: int) -> NDArray[np.intp]:
-        """Step 1: labels ``0..K-1`` of the variables."""
-        p = Xs.shape[1]
-        if K in (1, p):  # trivial partitions, whatever the method
-            return np.zeros(p, dtype=np.intp) if K == 1 else np.arange(p)
-        if self.clustering == "hclustcc":
-            return hclustvar(Xs, K)
-        if self.clustering == "ward":
-            from sklearn.cluster import AgglomerativeClustering
-
-            ward = AgglomerativeClustering(n_clusters=K, linkage="ward")
-            return np.asarray(ward.fit(Xs.T).labels_, dtype=np.intp)
-        from sklearn.cluster import KMeans
-
-        rng = check_random_state(self.random_state)
-        seed = int(rng.integers(2**31 - 1))
-        km = KMeans(n_clusters=K, n_init=self.n_init, random_state=seed)
-        with threadpool_limits(limits=1):  # threads only slow down p x n k-means
-            km.fit(Xs.T)
-        return np.asarray(km.labels_, dtype=np.intp)
+    def _check_init(self, K: int, p: int) -> str | NDArray[np.intp]:
+        """``init`` as a choice of :data:`INITS` or a partition of the variables."""
+        if isinstance(self.init, str):
+            return check_choice(self.init, "init", INITS, owner="CRL")
+        labels = np.asarray(self.init)
+        if (
+            labels.shape != (p,)
+            or not np.issubdtype(labels.dtype, np.integer)
+            or not np.array_equal(np.unique(labels), np.arange(K))
+        ):
+            raise ValueError(
+                f"The 'init' parameter of CRL must be 'k-means++', 'random' or "
+                f"an integer array of shape (n_features,) = ({p},) with every "
+                f"label 0..n_clusters-1 = 0..{K - 1} used; got "
+                f"{labels!r:.80} instead."
+            )
+        return labels.astype(np.intp)
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> CRL:
         """Cluster the variables, then fit the lasso on the representatives.
@@ -222,17 +331,23 @@ class CRL(BaselineRegressor):
         check_choice(self.clustering, "clustering", CLUSTERINGS, owner="CRL")
         self._check_real("alpha")
         self._check_int("n_init")
-        groups = self._cluster(Xs, K)
+        init = self._check_init(K, p)
+        groups = cluster_variables(
+            Xs,
+            K,
+            self.clustering,
+            init=init,
+            n_init=int(self.n_init),
+            random_state=self.random_state,
+        )
         _, groups = np.unique(groups, return_inverse=True)
         sizes = np.bincount(groups).astype(np.float64)
-        onehot = np.zeros((p, sizes.size))
-        onehot[np.arange(p), groups] = 1.0
-        Z = (Xs @ onehot) / sizes
-        self.alpha_max_ = float(np.abs(Z.T @ ys).max() / n)
-        a = _lasso(Z, ys, float(self.alpha))
+        self.alpha_max_ = float(
+            np.abs(np.bincount(groups, Xs.T @ ys) / sizes).max() / n
+        )
+        coef, labels = crl_path(Xs, ys, groups, [float(self.alpha)])
         self.cluster_labels_ = groups.astype(np.intp)
-        self.cluster_coef_ = a
-        selected = a[groups] != 0.0
-        self.labels_ = np.where(selected, groups, -1).astype(np.intp)
-        self._set_coef(a[groups] / sizes[groups])
+        self.cluster_coef_ = np.bincount(groups, weights=coef[0])
+        self.labels_ = labels[0]
+        self._set_coef(coef[0])
         return self

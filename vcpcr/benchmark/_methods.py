@@ -321,7 +321,8 @@ def get_methods(names: str | list[str] = "all", profile: str = "full") -> list[M
       parametrization, ``alpha = 0`` is least squares):
       ``linspace(0, 1, 10)**2`` as the R code; tuned ``K``. CRL-kmeans runs
       Lloyd's k-means from the centroids of each random start (R's
-      ``kmeans(..., centers, algorithm = "Lloyd")``); Ward and
+      ``kmeans(..., centers, algorithm = "Lloyd")``), i.e.
+      ``CRL(clustering="kmeans", init=start)``'s clustering; Ward and
       ClustOfVar clustering are deterministic (one start).
     * CEN (traced lasso ``alpha``, tuned ``K`` and the k-means weight
       ``gamma``): the R code's grids :math:`\delta` in ``10**linspace(-2, 2, 10)``
