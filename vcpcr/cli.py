@@ -212,8 +212,8 @@ def _add_demo_parser(sub: Any) -> None:
     p.add_argument(
         "--jobs",
         type=_jobs,
-        default=None,
-        help="CV folds fitted in parallel, -1 for all cores (default: sequential)",
+        default=-1,
+        help="CV folds fitted in parallel; 1 for sequential (default: -1, all cores)",
     )
     p.add_argument(
         "--seed",
