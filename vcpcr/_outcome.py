@@ -283,7 +283,8 @@ def fit_outcome(
     exog.insert(0, "const", 1.0)
     endog = pd.Series(y, name=yname)
     if family == "gaussian":
-        import statsmodels.api as sm
+        # the model's own module: statsmodels.api imports all of statsmodels (1 s)
+        from statsmodels.regression.linear_model import OLS
 
-        return sm.OLS(endog, exog).fit(), None
+        return OLS(endog, exog).fit(), None
     return _fit_logit(endog, exog)
