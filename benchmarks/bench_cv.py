@@ -24,7 +24,7 @@ Prints one table:
    lam_ratios = 90 grid points x 5 starts x 5 folds, batched and per point
    (the estimator's concordance as a callable).
 4. with ``--cox-enet``: the same cohort with the default elastic-net weights
-   (their Cox solver is being rewritten under #9 point 1; slow here).
+   (Cox weights by scikit-survival's Coxnet, #9).
 
 Times are wall-clock seconds of one run (``n_jobs=None``: folds in sequence).
 """
