@@ -231,9 +231,14 @@ def test_identity_and_lasso_grids(blocks):
 def test_plot_renders(fitted_cv, tmp_path):
     mpl = pytest.importorskip("matplotlib")
     mpl.use("Agg")
-    ax = fitted_cv[0].plot()
+    cv = fitted_cv[0]
+    ax = cv.plot()
     ax.figure.savefig(tmp_path / "cv.png")
     assert (tmp_path / "cv.png").stat().st_size > 1000
+    # the "min" marker sits at the chosen point's mean model size
+    (line,) = [line for line in ax.lines if line.get_label() == "min"]
+    best = cv.cv_results_["mean_size"].iloc[cv.best_index_]
+    assert_array_equal(line.get_xdata(), [best, best])
 
 
 @pytest.mark.parametrize(
