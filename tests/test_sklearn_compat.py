@@ -92,7 +92,8 @@ def test_cv_results_params_and_times_as_grid_search(blocks):
     assert (res["mean_fit_time"] > 0).all()
     assert (res["std_fit_time"] >= 0).all()
     # the GridSearchCV idiom works
-    assert res.loc[res["rank_test_score"] == 1, "params"].iloc[0] is not None
+    top = res.loc[res["rank_test_score"] == 1, "params"]
+    assert list(top) == [cv.best_params_]
 
 
 def test_convergence_warning_is_sklearns():
