@@ -94,8 +94,9 @@ def test_version_and_python_m(capsys):
 
 @pytest.mark.parametrize("command", ["demo", "benchmark"])
 def test_every_option_has_help(capsys, command):
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit) as exc:
         main([command, "--help"])
+    assert exc.value.code == 0
     text = capsys.readouterr().out
     head, options = text.split("options:\n")
     assert len(head.split("\n\n")) >= 3, "the command has no description"

@@ -139,7 +139,7 @@ def test_breslow_extreme_linear_predictor_stays_finite():
     assert_allclose(grad.sum(), 0.0, rtol=0, atol=1e-12)
     ref = _brute_force(eta - eta.max(), time, event)  # shift-invariant
     assert_allclose(grad, ref[1], rtol=1e-10, atol=1e-14)
-    assert np.all(diag >= 0)
+    assert_allclose(diag, np.diag(ref[2]), rtol=1e-10, atol=1e-14)
 
 
 def test_breslow_against_statsmodels_phreg():
@@ -236,6 +236,28 @@ def test_cox_enet_against_R_glmnet(dataset):
     assert_allclose(
         cox_lasso_delta_max(Xs, time, event) / a, ref["lambda_max"], rtol=1e-10
     )
+
+
+@pytest.mark.reference
+@pytest.mark.parametrize("dataset", DATASETS, ids=DATASETS)
+def test_default_cox_weights_of_VCPCR_against_R_glmnet(dataset):
+    """VCPCR(family="cox")'s weights (elastic net, l1_ratio 0.05, absolute
+    delta 0.5, through the estimator): cox.R's enet "default" fit."""
+    pytest.importorskip("lifelines")  # the estimator's step 2
+    from vcpcr import VCPCR
+    from vcpcr._weights import DEFAULT_DELTA
+
+    X, Xs, time, event = _load(dataset)
+    ref = COX[dataset]["enet"]["default"]
+    assert ref["delta"] == DEFAULT_DELTA["enet"]
+    y = np.column_stack([time, event])
+    model = VCPCR(family="cox", n_init=1, random_state=0).fit(X, y)
+    one = {
+        "coef": [ref["coef"]],
+        "delta": [ref["delta"]],
+        "objective": [ref["objective"]],
+    }
+    _check_against_R(model.weights_[None, :], one, Xs, time, event, 0.05)
 
 
 @pytest.mark.reference
@@ -459,4 +481,9 @@ def test_check_survival_accepts_informative_edge_cases():
     time, event = check_survival([[0.0, 1], [0.0, 0], [0.0, 1]])
     assert_allclose(time, 0.0, rtol=0, atol=0)
     Xs = standardize(np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 2.0]]))[0]
-    assert cox_lasso_delta_max(Xs, time, event) > 0
+    # max_j |x_j'm| / n with m the null martingale residuals: the one time has
+    # 2 events among 3 at risk, so m = event - 2/3.
+    m = np.array([1.0, 0.0, 1.0]) - 2 / 3
+    expected = np.abs(Xs.T @ m).max() / 3
+    assert expected > 0.1
+    assert_allclose(cox_lasso_delta_max(Xs, time, event), expected, rtol=1e-12)

@@ -12,7 +12,7 @@ from conftest import make_blocks
 from numpy.testing import assert_allclose, assert_array_equal
 from single_sos_nmf import sos_nmf_single
 from sklearn.base import clone
-from sklearn.metrics import get_scorer
+from sklearn.metrics import get_scorer, log_loss, roc_auc_score
 from sklearn.model_selection import KFold
 
 from vcpcr import VCPCR, VCPCRCV, compute_weights, lambda_max, random_partition
@@ -187,11 +187,31 @@ def test_binomial_formula_and_custom_scoring(blocks_df):
     )
     cv.fit(df)
     assert_array_equal(cv.classes_, ["down", "up"])
-    assert cv.cv_results_["mean_test_score"].max() <= 0  # neg_log_loss
-    assert cv.predict_proba(df).shape == (len(df), 2)
-    assert np.isfinite(cv.score(df))
+    # The default score is scikit-learn's negated log-loss of the same fold
+    # models' probabilities (a callable scorer scores each fold model as is).
+    by_hand = clone(cv).set_params(
+        scoring=lambda est, X, y: (
+            -log_loss(y, est.predict_proba(X), labels=est.classes_)
+        )
+    )
+    splits = [f"split{i}_test_score" for i in range(3)]
+    assert_allclose(
+        cv.cv_results_[splits], by_hand.fit(df).cv_results_[splits], rtol=1e-8
+    )
+    proba = cv.predict_proba(df)
+    assert_allclose(proba, cv.best_estimator_.predict_proba(df), rtol=1e-12)
+    assert cv.score(df) == pytest.approx(-log_loss(df["status"], proba), rel=1e-10)
+    # scoring="roc_auc": scikit-learn's AUC of the fold models' P(up)
     auc = clone(cv).set_params(scoring="roc_auc").fit(df)
-    assert 0 <= auc.best_score_ <= 1
+    by_hand.set_params(
+        scoring=lambda est, X, y: roc_auc_score(y, est.predict_proba(X)[:, 1])
+    )
+    ref = by_hand.fit(df).cv_results_
+    assert_allclose(auc.cv_results_[splits], ref[splits], rtol=1e-10)
+    assert auc.best_score_ == pytest.approx(ref["mean_test_score"].max(), rel=1e-10)
+    assert auc.score(df) == pytest.approx(
+        roc_auc_score(df["status"], auc.predict_proba(df)[:, 1]), rel=1e-12
+    )
 
 
 def test_identity_and_lasso_grids(blocks):
@@ -211,9 +231,14 @@ def test_identity_and_lasso_grids(blocks):
 def test_plot_renders(fitted_cv, tmp_path):
     mpl = pytest.importorskip("matplotlib")
     mpl.use("Agg")
-    ax = fitted_cv[0].plot()
+    cv = fitted_cv[0]
+    ax = cv.plot()
     ax.figure.savefig(tmp_path / "cv.png")
     assert (tmp_path / "cv.png").stat().st_size > 1000
+    # the "min" marker sits at the chosen point's mean model size
+    (line,) = [line for line in ax.lines if line.get_label() == "min"]
+    best = cv.cv_results_["mean_size"].iloc[cv.best_index_]
+    assert_array_equal(line.get_xdata(), [best, best])
 
 
 @pytest.mark.parametrize(

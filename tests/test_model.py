@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import re
 import warnings
 
 import numpy as np
@@ -13,7 +14,8 @@ from conftest import make_blocks
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.metrics import adjusted_rand_score
 
-from vcpcr import VCPCR, ConvergenceWarning, SeparationWarning, VCPCRWarning
+from vcpcr import VCPCR, ConvergenceWarning, SeparationWarning, VCPCRWarning, sos_nmf
+from vcpcr._sos_nmf import standardize
 
 
 @pytest.fixture
@@ -125,9 +127,26 @@ def test_deterministic_and_init_array(blocks):
     b = VCPCR(random_state=3).fit(X, y)
     assert_array_equal(a.coef_, b.coef_)
     assert_array_equal(a.labels_, b.labels_)
+    # A given partition is the one start (n_init does not apply): the fit is
+    # sos_nmf from that partition on the standardized, weighted data.
     init = np.arange(X.shape[1]) % 3
-    c = VCPCR(n_clusters=3, init=init, n_init=7).fit(X, y)
+    c = VCPCR(n_clusters=3, init=init, n_init=7, lam_ratio=0.3).fit(X, y)
+    ref = sos_nmf(
+        standardize(X)[0],
+        weights=c.weights_,
+        init=init,
+        lam_ratio=0.3,
+        standardize=False,
+    )
     assert c.best_init_ == 0
+    assert c.lam_max_ == pytest.approx(ref.lam_max, rel=1e-12)
+    assert c.lam_ == pytest.approx(ref.lam, rel=1e-12)
+    assert_allclose(c.objective_, ref.objective, rtol=1e-10)
+    assert_array_equal(c.labels_ >= 0, ref.labels >= 0)
+    sel = ref.labels >= 0
+    assert adjusted_rand_score(c.labels_[sel], ref.labels[sel]) == 1.0
+    degree = c.membership_.to_numpy().max(axis=1)
+    assert_allclose(degree, ref.V.max(axis=1), rtol=1e-10, atol=1e-14)
 
 
 def test_best_start_has_lowest_objective(blocks):
@@ -139,8 +158,6 @@ def test_best_start_has_lowest_objective(blocks):
     ]
     # Each start alone has its own lam_max, so compare at the model's common lam.
     from single_sos_nmf import sos_nmf_single
-
-    from vcpcr._sos_nmf import standardize
 
     Xs = standardize(X)[0]
     finals = [
@@ -184,7 +201,17 @@ def test_nothing_selected_predicts_mean(blocks):
     assert model.n_clusters_ == 0
     assert_allclose(model.predict(X), y.mean())
     assert model.transform(X).shape == (X.shape[0], 0)
-    model.summary()
+    # The summary is that of the intercept-only OLS (statsmodels on a constant).
+    ref = sm.OLS(y, np.ones((y.size, 1))).fit()
+    assert_allclose(model.result_.params, ref.params, rtol=1e-12)
+    assert_allclose(model.result_.bse, ref.bse, rtol=1e-12)
+    text = model.summary().as_text()
+    assert re.search(r"Clusters: +0 \(of 5\)", text)
+    assert re.search(r"Selected: +0 ", text)
+    rows = [line.split()[0] for line in text.splitlines() if line[:1].isalpha()]
+    assert "const" in rows
+    assert not any(row.startswith("cluster_") for row in rows)
+    assert "Cluster composition" not in text
 
 
 def test_convergence_warning(blocks):

@@ -154,7 +154,16 @@ def test_cv_for_cox():
     )
     cv.fit(X, Y)
     res = cv.cv_results_
-    assert res["mean_test_score"].between(0, 1).all()
+
+    # The default score is lifelines' (Harrell's) concordance index of the
+    # same fold models' risks (a callable scorer scores each fold model as is).
+    def harrell(est, Xte, yte):
+        risk = est.predict_log_partial_hazard(Xte)
+        return concordance_index(yte[:, 0], -risk, yte[:, 1])
+
+    ref = clone(cv).set_params(scoring=harrell, refit=False).fit(X, Y).cv_results_
+    splits = [f"split{i}_test_score" for i in range(3)]
+    assert_allclose(res[splits], ref[splits], rtol=1e-8)
     assert cv.best_score_ == res["mean_test_score"].max() > 0.6
     assert "mean concordance" in cv.summary().as_text()
     assert_array_equal(cv.predict(X), cv.best_estimator_.predict(X))

@@ -5,10 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+import statsmodels.api as sm
 import statsmodels.formula.api as smf
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
-from sklearn.model_selection import GridSearchCV, KFold
+from sklearn.metrics import accuracy_score
+from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
 
 from vcpcr import VCPCR, VCPCRWarning
 
@@ -87,10 +89,17 @@ def test_binary_outcome_formula(frame):
         formula="I(status == 'dead') ~ . - weight - diet",
     )
     model.fit(frame)
-    assert set(model.classes_) == {0, 1}
+    assert_array_equal(model.classes_, [0, 1])
+    dead = (frame["status"] == "dead").to_numpy().astype(int)
+    # The formula's outcome is status == 'dead': the Logit on the latent
+    # variables of that 0/1 outcome, its probabilities, and its accuracy.
+    M = model.transform(frame)
+    ref = sm.Logit(dead, sm.add_constant(M)).fit(disp=0)
+    assert_allclose(model.result_.params, ref.params, rtol=1e-8)
     proba = model.predict_proba(frame)
-    assert proba.shape == (len(frame), 2)
-    assert 0 <= model.score(frame) <= 1
+    assert_allclose(proba[:, 1], ref.predict(), rtol=1e-8)
+    assert_array_equal(model.predict(frame), (proba[:, 1] > 0.5).astype(int))
+    assert model.score(frame) == accuracy_score(dead, model.predict(frame))
 
 
 def test_two_level_column_outcome(frame):
@@ -136,5 +145,17 @@ def test_clone_and_grid_search_with_formula(frame):
         model, {"lam_ratio": [0.3, 0.6]}, cv=KFold(3, shuffle=True, random_state=0)
     )
     grid.fit(frame)
-    assert grid.best_params_["lam_ratio"] in (0.3, 0.6)
-    assert np.isfinite(grid.score(frame))
+    # The same search by an explicit loop of cross_val_score on the same folds.
+    means = {
+        r: cross_val_score(
+            clone(model).set_params(lam_ratio=r),
+            frame,
+            cv=KFold(3, shuffle=True, random_state=0),
+        ).mean()
+        for r in (0.3, 0.6)
+    }
+    best = max(means, key=means.__getitem__)
+    assert grid.best_params_ == {"lam_ratio": best}
+    assert grid.best_score_ == pytest.approx(means[best], rel=1e-12)
+    refit = clone(model).set_params(lam_ratio=best).fit(frame)
+    assert grid.score(frame) == pytest.approx(refit.score(frame), rel=1e-12)

@@ -181,7 +181,22 @@ def test_initial_lambda_max_matches_solver_and_lambda_max():
             assert_allclose(lm[d, i], res.lam_max, rtol=1e-10, atol=0)
             one = lambda_max(Xs, init, weights=W[d], standardize=False)
             assert_allclose(lm[d, i], one, rtol=1e-12, atol=0)
-    assert np.all(lm >= 0)
+            assert_allclose(lm[d, i], _lam_max_by_hand(Xs, W[d], init), rtol=1e-12)
+
+
+def _lam_max_by_hand(Xs, w, init):
+    """DESIGN.md step 1: ``max_jk w_j cor(u_k, x_j)``, ``u_k`` the standardized
+    mean of cluster k's weighted columns (a column of sd 0 left unscaled)."""
+    n = Xs.shape[0]
+    XW = Xs * w
+    s = []
+    for k in range(int(init.max()) + 1):
+        u = XW[:, init == k].mean(axis=1)
+        u = u - u.mean()
+        sd = u.std(ddof=1)
+        u = u / sd if sd > 0 else u
+        s.append(w * (Xs.T @ u) / (n - 1))
+    return np.max(s)
 
 
 @pytest.mark.parametrize("max_memory", [1, 60_000], ids=["one-per-chunk", "small"])

@@ -13,7 +13,7 @@ from scipy.special import expit
 
 from vcpcr import compute_weights
 from vcpcr._sos_nmf import standardize
-from vcpcr._weights import lasso_delta_max
+from vcpcr._weights import DEFAULT_DELTA, lasso_delta_max
 from vcpcr.exceptions import ConvergenceWarning
 
 REF = Path(__file__).parent / "reference"
@@ -64,6 +64,31 @@ def test_weights_against_R_glmnet(dataset, method):
     assert_allclose(W, coef, rtol=0, atol=ATOL[method] * np.abs(coef).max())
     if method != "ridge":  # same support
         assert np.array_equal(W != 0, coef != 0)
+
+
+@pytest.mark.reference
+@pytest.mark.filterwarnings("ignore::vcpcr.exceptions.SeparationWarning")
+@pytest.mark.parametrize(
+    "dataset", ["gauss_wide", "gauss_tall", "binom_wide", "binom_tall"]
+)
+def test_default_weights_of_VCPCR_against_R_glmnet(dataset):
+    """VCPCR()'s weights (elastic net, l1_ratio 0.05, absolute delta 0.5, the
+    estimator's own route: standardization, y target) are glmnet's at that
+    delta: glmnet_enet.R's "default" fit (thresh = 1e-30)."""
+    from vcpcr import VCPCR
+
+    X, y = _load(dataset)
+    ref = GLMNET_ENET[dataset]["default"]
+    family = GLMNET[dataset]["family"]
+    assert VCPCR().weights == "enet"
+    assert VCPCR().delta is None  # None: DEFAULT_DELTA
+    assert ref["delta"] == DEFAULT_DELTA["enet"]
+    model = VCPCR(family=family, n_init=1, random_state=0).fit(X, y)
+    coef = np.asarray(ref["coef"])
+    assert_allclose(
+        model.weights_, coef, rtol=0, atol=ATOL["enet"] * np.abs(coef).max()
+    )
+    assert np.array_equal(model.weights_ != 0, coef != 0)
 
 
 @pytest.mark.reference

@@ -26,7 +26,8 @@
 ##     Deltas: ridge c(0.01, 0.1, 1); lasso c(0.5, 0.2, 0.1) * lambda_max,
 ##     lambda_max = glmnet(X, Surv, family = "cox", standardize = FALSE)$lambda[1].
 ##     Elastic net (alpha = 0.05): objective -(1/n) logPL + delta (alpha ||w||_1
-##     + (1 - alpha)/2 ||w||^2); deltas c(0.5, 0.1, 0.02) * its lambda_max;
+##     + (1 - alpha)/2 ||w||^2); deltas c(0.5, 0.1, 0.02) * its lambda_max,
+##     and `default`: vcpcr's default absolute delta = 0.5 (VCPCR(family="cox"));
 ##     KKT checked as for the lasso.
 ##
 ## (2) survival::coxph on the first three columns x1, x2, x3, RAW
@@ -62,6 +63,7 @@ RIDGE_DELTAS <- c(0.01, 0.1, 1)
 LASSO_FRACS  <- c(0.5, 0.2, 0.1)
 ENET_ALPHA   <- 0.05
 ENET_FRACS   <- c(0.5, 0.1, 0.02)
+ENET_DEFAULT <- 0.5   # vcpcr's DEFAULT_DELTA["enet"]: VCPCR(family="cox")'s weights
 
 TOL_PATH   <- 1e-6   # single lambda vs warm-start path (relative)
 TOL_KKT    <- 1e-6   # relative gradient / KKT violation
@@ -253,10 +255,25 @@ run_glmnet <- function(name, d) {
   cat(sprintf("%-9s enet : single vs path %.3g | KKT %.3g | nonzeros %s\n",
               name, max(gf$rel_diff_single_vs_path), max(kkt), paste(nz, collapse = "/")))
   if (max(kkt) > TOL_KKT) stop(sprintf("%s enet: KKT violation %.3g", name, max(kkt)))
+  ## vcpcr's default absolute delta, one single-lambda fit
+  wd <- glmnet_cox(X, time, event, alpha = ENET_ALPHA, ENET_DEFAULT)$single[, 1]
+  l1 <- ENET_ALPHA * ENET_DEFAULT; l2 <- (1 - ENET_ALPHA) * ENET_DEFAULT
+  b <- breslow(X, time, event, wd)
+  g <- -b$grad / n + l2 * wd
+  act <- wd != 0
+  v_act <- if (any(act)) max(abs(g[act] + l1 * sign(wd[act]))) else 0
+  v_ina <- if (any(!act)) max(0, max(abs(g[!act])) - l1) else 0
+  kkt_def <- max(v_act, v_ina) / l1
+  cat(sprintf("%-9s enet : default delta %g | KKT %.3g | nonzeros %d\n",
+              name, ENET_DEFAULT, kkt_def, sum(act)))
+  if (kkt_def > TOL_KKT) stop(sprintf("%s enet default: KKT violation %.3g", name, kkt_def))
   out$enet <- list(alpha = ENET_ALPHA, delta = deltas, lambda_max = lambda_max_enet,
                    delta_fraction = ENET_FRACS,
                    coef = lapply(seq_along(deltas), function(k) W[, k]),
-                   n_nonzero = nz, objective = obj, kkt_rel = kkt, n = n, p = p)
+                   n_nonzero = nz, objective = obj, kkt_rel = kkt, n = n, p = p,
+                   default = list(delta = ENET_DEFAULT, coef = wd, kkt_rel = kkt_def,
+                                  objective = -b$loglik / n + l1 * sum(abs(wd)) +
+                                    l2 / 2 * sum(wd^2)))
   out
 }
 

@@ -30,6 +30,9 @@
 ## maxit, so the recorded numbers are the exact solution, not glmnet's default
 ## early stop.  Checks (stop() on failure): single-lambda fits agree with a
 ## warm-start decreasing path; KKT conditions of the objective above.
+##
+## Each data set also records `default`: the fit at vcpcr's default absolute
+## delta = 0.5 (what VCPCR() uses), so the default weights have a reference.
 
 suppressPackageStartupMessages({
   library(glmnet)
@@ -50,6 +53,7 @@ THRESH     <- 1e-30
 MAXIT      <- 1e8
 ALPHA      <- 0.05
 ENET_FRACS <- c(0.5, 0.1, 0.02)
+DEFAULT_DELTA <- 0.5  # vcpcr's DEFAULT_DELTA["enet"]: VCPCR()'s weights
 TOL_PATH   <- 1e-6   # max relative diff single lambda vs warm-start path
 TOL_KKT    <- 1e-6   # KKT violation relative to delta
 TOL_LMAX   <- 1e-10  # our lambda_max vs glmnet's first lambda (relative)
@@ -124,6 +128,16 @@ run_dataset <- function(name, family) {
               name, max(pa), max(kkt), paste(nnz, collapse = "/")))
   if (max(kkt) > TOL_KKT) stop(sprintf("%s enet: KKT violation %.3g", name, max(kkt)))
 
+  ## vcpcr's default: delta = DEFAULT_DELTA (absolute), one single-lambda fit
+  lam_def <- DEFAULT_DELTA * (ALPHA + (1 - ALPHA) * ys)
+  fd <- fit_enet(X, y, family, lam_def, ALPHA * DEFAULT_DELTA / lam_def)
+  stopifnot(fd$jerr == 0)
+  bd <- as.numeric(coef(fd))
+  kkt_def <- kkt_enet(X, y, family, bd[1], bd[-1], DEFAULT_DELTA)
+  cat(sprintf("%-11s enet  default delta %g: KKT %.3g, nonzeros %d\n",
+              name, DEFAULT_DELTA, kkt_def, sum(bd[-1] != 0)))
+  if (kkt_def > TOL_KKT) stop(sprintf("%s default: KKT violation %.3g", name, kkt_def))
+
   list(family = family, n = n, p = p, alpha = ALPHA,
        delta = deltas, lambda_glmnet = lambdas, alpha_glmnet = alpha_glmnet,
        ys = ys, lambda_max = lambda_max,
@@ -132,7 +146,11 @@ run_dataset <- function(name, family) {
        coef = lapply(seq_along(deltas), function(k) single[-1, k]),
        n_nonzero = nnz, rel_diff_single_vs_path = pa, kkt_rel = kkt,
        objective = sapply(seq_along(deltas), function(k)
-         objective(X, y, family, single[1, k], single[-1, k], deltas[k])))
+         objective(X, y, family, single[1, k], single[-1, k], deltas[k])),
+       default = list(delta = DEFAULT_DELTA, lambda_glmnet = lam_def,
+                      intercept = bd[1], coef = bd[-1], kkt_rel = kkt_def,
+                      objective = objective(X, y, family, bd[1], bd[-1],
+                                            DEFAULT_DELTA)))
 }
 
 res <- list(
