@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from importlib.util import find_spec
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -9,6 +11,13 @@ import pytest
 # The scripts that regenerate the reference data write files when imported;
 # --doctest-modules must not collect them.
 collect_ignore_glob = ["reference/*.py"]
+
+#: The survival extra (lifelines for step 2, scikit-survival for the Cox
+#: elastic-net weights); CI also runs the suite without it, on newest pandas.
+HAVE_SURVIVAL = find_spec("lifelines") is not None and find_spec("sksurv") is not None
+needs_survival = pytest.mark.skipif(
+    not HAVE_SURVIVAL, reason="needs the survival extra: pip install 'vcpcr[survival]'"
+)
 
 
 def make_blocks(n=60, n_blocks=4, block_size=5, n_noise=20, rho=0.8, seed=0):

@@ -13,6 +13,7 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_less
 from scipy.optimize import approx_fprime, check_grad, minimize
 
+from conftest import needs_survival
 from vcpcr._cox import (
     breslow,
     cox_lasso_delta_max,
@@ -212,6 +213,7 @@ def _check_against_R(W, ref, Xs, time, event, a):
         assert obj <= loss + pen <= obj * (1 + OBJ_RTOL)
 
 
+@needs_survival
 @pytest.mark.reference
 @pytest.mark.parametrize("dataset", DATASETS, ids=DATASETS)
 def test_cox_lasso_against_R_glmnet(dataset):
@@ -223,6 +225,7 @@ def test_cox_lasso_against_R_glmnet(dataset):
     _check_against_R(W, ref, Xs, time, event, 1.0)
 
 
+@needs_survival
 @pytest.mark.reference
 @pytest.mark.parametrize("dataset", DATASETS, ids=DATASETS)
 def test_cox_enet_against_R_glmnet(dataset):
@@ -321,6 +324,7 @@ def test_cox_ridge_path_any_order_and_tiny_delta():
     assert_array_less(1e-5, norms)
 
 
+@needs_survival
 def test_cox_lasso_path_kkt_and_delta_max():
     Xs, time, event = _wide_data(seed=3, n=80, p=300)
     dmax = cox_lasso_delta_max(Xs, time, event)
@@ -338,6 +342,7 @@ def test_cox_lasso_path_kkt_and_delta_max():
     assert set(np.flatnonzero(W[2])) >= {0, 20}
 
 
+@needs_survival
 def test_cox_lasso_diverging_fit_is_a_clear_error():
     Xs, time, event = _wide_data(seed=3, n=80, p=300)
     dmax = cox_lasso_delta_max(Xs, time, event)
@@ -345,6 +350,7 @@ def test_cox_lasso_diverging_fit_is_a_clear_error():
         cox_lasso_path(Xs, time, event, dmax * np.array([0.999, 0.5, 0.2, 0.05, 0.01]))
 
 
+@needs_survival
 def test_cox_lasso_warns_when_not_converged():
     Xs, time, event = _wide_data(seed=5)
     dmax = cox_lasso_delta_max(Xs, time, event)

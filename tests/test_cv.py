@@ -8,13 +8,13 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
-from conftest import make_blocks
 from numpy.testing import assert_allclose, assert_array_equal
 from single_sos_nmf import sos_nmf_single
 from sklearn.base import clone
 from sklearn.metrics import get_scorer, log_loss, roc_auc_score
 from sklearn.model_selection import KFold
 
+from conftest import make_blocks
 from vcpcr import VCPCR, VCPCRCV, compute_weights, lambda_max, random_partition
 from vcpcr._sos_nmf import standardize
 from vcpcr._tuning import FoldSpec, Grid, fit_fold

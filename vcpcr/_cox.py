@@ -326,6 +326,7 @@ CoxnetSurvivalAnalysis`, a C++ port of glmnet's Cox coordinate descent
     >>> (cox_lasso_path(X, time, event, [0.9 * dmax, 0.5 * dmax]) != 0).sum(1)
     array([1, 8])
     """
+    X, _, d = _check_path_input(Xs, time, event, deltas)
     try:
         from sksurv.linear_model import CoxnetSurvivalAnalysis
         from sksurv.util import Surv
@@ -336,7 +337,6 @@ CoxnetSurvivalAnalysis`, a C++ port of glmnet's Cox coordinate descent
         ) from None
     from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 
-    X, _, d = _check_path_input(Xs, time, event, deltas)
     t = np.asarray(time, dtype=np.float64)
     e = np.asarray(event, dtype=bool)
     order = np.argsort(-d, kind="stable")
