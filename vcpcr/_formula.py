@@ -37,9 +37,18 @@ from formulaic.parser.types import Factor, Token
 from formulaic.transforms import TRANSFORMS
 from numpy.typing import ArrayLike
 
+from vcpcr._validation import check_choice
 from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
-__all__ = ["DesignSpec", "FormulaResult", "Surv", "parse_formula", "transform_new"]
+__all__ = [
+    "DesignSpec",
+    "FormulaResult",
+    "Resolved",
+    "Surv",
+    "parse_formula",
+    "resolve_formula",
+    "transform_new",
+]
 
 _MISSING_CHOICES = ("raise", "drop")
 _NUMERIC = set("biuf")  # dtype kinds used as numbers (bool, int, uint, float)
@@ -266,6 +275,67 @@ def parse_formula(
     if fast is not None:
         return _parse_fast(formula, data, fast, lhs_vars, missing)
     return _parse_slow(formula, data, missing)
+
+
+class Resolved(NamedTuple):
+    """The estimator's data after :func:`resolve_formula`.
+
+    ``spec`` is the encoding to re-apply to new data (None without formula).
+    """
+
+    X: Any
+    y: Any
+    yname: str
+    spec: DesignSpec | None
+
+
+def resolve_formula(
+    formula: str | None, X: Any, y: Any, *, missing: str, owner: str
+) -> Resolved:
+    """Return the estimator's ``(X, y)``, evaluating ``formula`` on ``X`` if given.
+
+    Without a formula, ``X`` and ``y`` pass through and the response is named
+    after ``y`` (its ``name``; ``Surv(time, event)`` for a two-column frame;
+    else ``"y"``). With one, ``X`` is the DataFrame holding every column and
+    ``y`` must be None.
+
+    Parameters
+    ----------
+    formula : str or None
+        The estimator's ``formula`` parameter.
+    X : array-like or DataFrame
+        The data passed to ``fit``.
+    y : array-like or None
+        The response passed to ``fit``.
+    missing : {"raise", "drop"}
+        The estimator's ``missing`` parameter (see :func:`parse_formula`).
+    owner : str
+        The estimator's class name, for error messages.
+
+    Returns
+    -------
+    Resolved
+        ``(X, y, yname, spec)``.
+
+    Raises
+    ------
+    ValueError
+        With a formula and a ``y``, or a bad ``missing``.
+    """
+    if formula is None:
+        name = getattr(y, "name", None)
+        columns = list(getattr(y, "columns", []))
+        if name is None and len(columns) == 2:  # a survival outcome frame
+            name = f"Surv({columns[0]}, {columns[1]})"
+        return Resolved(X, y, str(name) if name is not None else "y", None)
+    check_choice(missing, "missing", _MISSING_CHOICES, owner=owner)
+    if y is not None:
+        raise ValueError(
+            "With formula=..., pass one DataFrame holding every column to fit "
+            "(fit(df)) and no y: the formula names the outcome."
+        )
+    parsed = parse_formula(formula, X, missing=missing)
+    return Resolved(parsed.X, parsed.y, parsed.yname, parsed.spec)
 
 
 def transform_new(spec: DesignSpec, data: pd.DataFrame) -> pd.DataFrame:

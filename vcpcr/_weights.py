@@ -26,6 +26,7 @@ from scipy.special import expit
 
 from vcpcr._cox import cox_lasso_delta_max, cox_lasso_path, cox_ridge_path
 from vcpcr._enet import enet_binomial_path, enet_gaussian_path, logistic_loss
+from vcpcr._families import FAMILIES
 from vcpcr._glmnet import glmnet_weights
 from vcpcr._numerics import newton, spectrum
 from vcpcr._scaling import constant_columns, relative_weights
@@ -43,7 +44,6 @@ from vcpcr.exceptions import VCPCRWarning
 __all__ = ["DEFAULT_DELTA", "compute_weights", "lasso_delta_max"]
 
 METHODS = ("enet", "ridge", "lasso", "identity", "glmnet_ridge", "glmnet_lasso")
-FAMILIES = ("gaussian", "binomial", "cox")
 
 #: glmnet's ``alpha`` of the ``"enet"`` weights (see :func:`compute_weights`).
 ENET_L1_RATIO = 0.05
@@ -139,7 +139,7 @@ def lasso_delta_max(
     float
         ``delta_max``.
     """
-    check_choice(family, "family", FAMILIES, owner="lasso_delta_max")
+    check_choice(family, "family", tuple(FAMILIES), owner="lasso_delta_max")
     if family == "cox":
         time, event = check_survival(y)
         return cox_lasso_delta_max(Xs, time, event) / l1_ratio
@@ -320,7 +320,7 @@ def compute_weights(
     ((5,), True)
     """
     check_choice(method, "method", METHODS, owner="compute_weights")
-    check_choice(family, "family", FAMILIES, owner="compute_weights")
+    check_choice(family, "family", tuple(FAMILIES), owner="compute_weights")
     check_scalar(l1_ratio, "l1_ratio", numbers.Real, owner="compute_weights",
                  min_val=0.0, max_val=1.0, include_min=False)  # fmt: skip
     Xa = check_array(X, "X", min_samples=2, allow_constant=not standardize)

@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import brentq
 from scipy.special import expit
 
+from vcpcr._families import FAMILIES
 from vcpcr._validation import (
     check_array,
     check_choice,
@@ -33,7 +34,6 @@ __all__ = [
     "paper_covariance",
 ]
 
-FAMILIES = ("gaussian", "binomial", "cox")
 
 _PAPER_BLOCK_SIZES = (5,) * 10
 _PAPER_BLOCK_COEFS = (1.0, 0.0, -1.0, 0.0, 1.0, 0.0, -1.0, 0.0, 0.0, 0.0)
@@ -388,7 +388,7 @@ def make_block_data(
     check_scalar(n_samples, "n_samples", numbers.Integral, owner=owner, min_val=1)
     check_scalar(n_noise, "n_noise", numbers.Integral, owner=owner, min_val=0)
     check_scalar(rho, "rho", numbers.Real, owner=owner, min_val=0.0, max_val=1.0)
-    check_choice(family, "family", FAMILIES, owner=owner)
+    check_choice(family, "family", tuple(FAMILIES), owner=owner)
     if not isinstance(return_cov, bool | np.bool_):
         raise TypeError(
             f"The 'return_cov' parameter of {owner} must be a bool. "
