@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from vcpcr._numerics import newton, spectrum
+from vcpcr._ridge import newton, spectrum
 from vcpcr.exceptions import ConvergenceWarning
 
 __all__ = [

@@ -18,9 +18,13 @@ from numpy.typing import NDArray
 from sklearn.utils import ClassifierTags, RegressorTags, Tags
 
 from vcpcr import _score_batch
+from vcpcr._cox import cox_lasso_delta_max, cox_lasso_path, cox_ridge_path
+from vcpcr._enet import enet_binomial_path, enet_gaussian_path
 from vcpcr._outcome import fit_cox, fit_logit, fit_ols
 from vcpcr._outcome_batch import cox_batch, logit_batch, ols_batch
-from vcpcr._scaling import constant_columns, standardize
+from vcpcr._ridge import ridge_binomial_path, ridge_gaussian_path
+from vcpcr._scaling import constant_columns
+from vcpcr._scaling import standardize as standardize_columns
 from vcpcr._validation import check_array, check_survival
 
 if TYPE_CHECKING:  # the summary module sits above (it reads the weights' defaults)
@@ -100,7 +104,8 @@ class Family(abc.ABC):
     """An outcome family: everything that differs between outcome types.
 
     A family turns the user's ``y`` into the step-2 outcome and the step-0
-    weights target, fits its outcome model (its own adapter of
+    weights target, computes its step-0 weights (its ridge and elastic-net
+    solvers), fits its outcome model (its own adapter of
     :mod:`vcpcr._outcome`), fits and scores a stack of designs at once for
     :class:`VCPCRCV`, describes the fit for ``summary()`` and sets the
     estimator's scikit-learn tags. To add a family, subclass this and add an
@@ -122,6 +127,42 @@ class Family(abc.ABC):
     batch_scorings: ClassVar[dict[str, _Metric]]
     #: How to build CV folds that :meth:`fold_problem` accepts.
     fold_hint: ClassVar[str] = ""
+    #: Whether ridge weights with ``delta = 0`` are defined (the gaussian
+    #: minimum-norm least squares; the other losses need a penalty).
+    unpenalized_ridge: ClassVar[bool] = False
+    #: Whether the paper's early-stopped glmnet weights are available.
+    glmnet_weights: ClassVar[bool] = False
+
+    # ---------------------------------------------------------------- step 0
+    @abc.abstractmethod
+    def weights_response(self, y: Any, *, standardize: bool) -> NDArray[np.float64]:
+        """Validate the ``y`` of :func:`vcpcr.compute_weights`; return its target.
+
+        ``standardize`` says whether :func:`vcpcr.compute_weights` standardizes
+        its data (the gaussian response is then standardized too).
+        """
+
+    @abc.abstractmethod
+    def lasso_delta_max(self, Xs: NDArray[np.float64], target: Any) -> float:
+        """Smallest lasso penalty with all weights zero, on standardized data."""
+
+    @abc.abstractmethod
+    def ridge_weights(
+        self, Xs: NDArray[np.float64], target: Any, deltas: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """Ridge weights for every delta (rows)."""
+
+    @abc.abstractmethod
+    def enet_weights(
+        self,
+        Xs: NDArray[np.float64],
+        target: Any,
+        deltas: NDArray[np.float64],
+        l1_ratio: float,
+    ) -> NDArray[np.float64]:
+        """Elastic-net (lasso: ``l1_ratio=1``) weights for every delta (rows)."""
+
+    # ---------------------------------------------------------------- step 2
 
     @abc.abstractmethod
     def prepare(self, y: Any) -> Prepared:
@@ -200,6 +241,10 @@ class Family(abc.ABC):
 class _StatsmodelsFamily(Family):
     """A family whose step 2 is a statsmodels model with an intercept."""
 
+    def lasso_delta_max(self, Xs: NDArray[np.float64], target: Any) -> float:
+        """``max_j |x_j'(y - ybar)| / n`` (binomial: at the null model)."""
+        return float(np.abs(Xs.T @ (target - target.mean())).max() / Xs.shape[0])
+
     def split_params(self, result: Any) -> tuple[float, NDArray[np.float64]]:
         """Return the intercept and the cluster coefficients of a fit."""
         params = np.asarray(result.params, dtype=np.float64)
@@ -233,6 +278,34 @@ class Gaussian(_StatsmodelsFamily):
         "r2": _score_batch.r2,
     }
 
+    unpenalized_ridge = True
+    glmnet_weights = True
+
+    def weights_response(self, y: Any, *, standardize: bool) -> NDArray[np.float64]:
+        """Return the numeric response (standardized if ``standardize``)."""
+        ya = check_array(y, "y", ensure_2d=False)
+        if not standardize:
+            return ya
+        if constant_columns(ya[:, None]).size:
+            raise ValueError("y is constant; it cannot be standardized.")
+        return standardize_columns(ya)[0]
+
+    def ridge_weights(
+        self, Xs: NDArray[np.float64], target: Any, deltas: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """Closed-form ridge for every delta."""
+        return ridge_gaussian_path(Xs, target, deltas)
+
+    def enet_weights(
+        self,
+        Xs: NDArray[np.float64],
+        target: Any,
+        deltas: NDArray[np.float64],
+        l1_ratio: float,
+    ) -> NDArray[np.float64]:
+        """Coordinate descent along the path of deltas."""
+        return enet_gaussian_path(Xs, target, deltas, l1_ratio)
+
     def prepare(self, y: Any) -> Prepared:
         """Validate the numeric response."""
         yf = check_array(y, "y", ensure_2d=False)
@@ -241,7 +314,7 @@ class Gaussian(_StatsmodelsFamily):
                 f"y is constant (all values {yf[0]!r}, up to rounding); a "
                 f"regression needs a varying response."
             )
-        return Prepared(yf, standardize(yf)[0])
+        return Prepared(yf, standardize_columns(yf)[0])
 
     def fit(
         self, M: NDArray[np.float64], outcome: Any, names: list[str], yname: str
@@ -302,6 +375,36 @@ class Binomial(_StatsmodelsFamily):
         "roc_auc": _score_batch.roc_auc,
     }
     fold_hint = "stratified folds (StratifiedKFold)"
+
+    def weights_response(self, y: Any, *, standardize: bool) -> NDArray[np.float64]:
+        """Return 0/1 labels with both classes present."""
+        ya = check_array(y, "y", ensure_2d=False)
+        if not np.all((ya == 0) | (ya == 1)):
+            raise ValueError(
+                f"y must be 0/1 for family='binomial'; got values "
+                f"{np.unique(ya)[:5].tolist()}."
+            )
+        if np.unique(ya).size < 2:
+            raise ValueError(
+                "y has a single class; binomial weights need both 0 and 1."
+            )
+        return ya
+
+    def ridge_weights(
+        self, Xs: NDArray[np.float64], target: Any, deltas: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """Ridge logistic regression for every delta (Newton in the row space)."""
+        return ridge_binomial_path(Xs, target, deltas)[0]
+
+    def enet_weights(
+        self,
+        Xs: NDArray[np.float64],
+        target: Any,
+        deltas: NDArray[np.float64],
+        l1_ratio: float,
+    ) -> NDArray[np.float64]:
+        """Proximal Newton coordinate descent along the path of deltas."""
+        return enet_binomial_path(Xs, target, deltas, l1_ratio)[0]
 
     def prepare(self, y: Any) -> Prepared:
         """Map two class labels to 0/1 (``classes[1]`` is the event)."""
@@ -406,6 +509,33 @@ class Cox(Family):
         "folds stratified on the event indicator, e.g. cv=list("
         "StratifiedKFold(k, shuffle=True).split(X, event))"
     )
+
+    def weights_response(self, y: Any, *, standardize: bool) -> NDArray[np.float64]:
+        """Return the ``(time, event)`` columns of a survival outcome."""
+        time, event = check_survival(y)
+        return np.column_stack([time, event.astype(np.float64)])
+
+    def lasso_delta_max(self, Xs: NDArray[np.float64], target: Any) -> float:
+        """From the gradient of the partial likelihood at zero."""
+        time, event = check_survival(target)
+        return cox_lasso_delta_max(Xs, time, event)
+
+    def ridge_weights(
+        self, Xs: NDArray[np.float64], target: Any, deltas: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """Ridge Cox for every delta (Newton in the row space)."""
+        return cox_ridge_path(Xs, target[:, 0], target[:, 1] == 1, deltas)
+
+    def enet_weights(
+        self,
+        Xs: NDArray[np.float64],
+        target: Any,
+        deltas: NDArray[np.float64],
+        l1_ratio: float,
+    ) -> NDArray[np.float64]:
+        """Coxnet along the path of deltas."""
+        time, event = target[:, 0], target[:, 1] == 1
+        return cox_lasso_path(Xs, time, event, deltas, l1_ratio=l1_ratio)
 
     def prepare(self, y: Any) -> Prepared:
         """Validate a survival outcome into ``(time, event)`` columns."""

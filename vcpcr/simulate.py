@@ -495,7 +495,8 @@ def _check_family_args(family: str, **kw: Any) -> dict[str, Any]:
                 kw[name], name, numbers.Real, owner=owner, min_val=lo, max_val=hi,
                 include_min=inc_lo, include_max=inc_hi,
             )  # fmt: skip
-    if family == "gaussian" and kw["snr"] is None and kw["noise_sd"] is None:
+    noise_given = kw["snr"] is not None or kw["noise_sd"] is not None
+    if "snr" in _FAMILY_ARGS[family] and not noise_given:  # the default noise
         kw["snr"] = 10.0
     return {k: (None if v is None else float(v)) for k, v in kw.items()}
 
