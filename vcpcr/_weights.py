@@ -257,8 +257,15 @@ def compute_weights(
     """
     check_choice(method, "method", METHODS, owner="compute_weights")
     check_choice(family, "family", tuple(FAMILIES), owner="compute_weights")
-    check_scalar(l1_ratio, "l1_ratio", numbers.Real, owner="compute_weights",
-                 min_val=0.0, max_val=1.0, include_min=False)  # fmt: skip
+    check_scalar(
+        l1_ratio,
+        "l1_ratio",
+        numbers.Real,
+        owner="compute_weights",
+        min_val=0.0,
+        max_val=1.0,
+        include_min=False,
+    )
     Xa = check_array(X, "X", min_samples=2, allow_constant=not standardize)
     ya = FAMILIES[family].weights_response(y, standardize=standardize)
     check_y_length(Xa.shape[0], ya)

@@ -492,9 +492,15 @@ def _check_family_args(family: str, **kw: Any) -> dict[str, Any]:
     for name, (lo, hi, inc_lo, inc_hi) in _FAMILY_BOUNDS.items():
         if kw[name] is not None:
             check_scalar(
-                kw[name], name, numbers.Real, owner=owner, min_val=lo, max_val=hi,
-                include_min=inc_lo, include_max=inc_hi,
-            )  # fmt: skip
+                kw[name],
+                name,
+                numbers.Real,
+                owner=owner,
+                min_val=lo,
+                max_val=hi,
+                include_min=inc_lo,
+                include_max=inc_hi,
+            )
     noise_given = kw["snr"] is not None or kw["noise_sd"] is not None
     if "snr" in _FAMILY_ARGS[family] and not noise_given:  # the default noise
         kw["snr"] = 10.0
