@@ -684,6 +684,25 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         p1 = expit(self._linear_predictor(X))
         return np.column_stack([1 - p1, p1])
 
+    def standardized_design(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Return the data as steps 0 and 1 see it: ``(X - mean_) / scale_``.
+
+        With ``formula``, ``X`` is first encoded as in ``fit``
+        (``model_spec_``), so the columns are those of ``membership_.index``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or DataFrame
+            New data (with ``formula``: a DataFrame with the columns it uses).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features_in_)
+            The design matrix standardized with the training means and
+            standard deviations.
+        """
+        return (self._check_input(X) - self.mean_) / self.scale_
+
     def transform(self, X: ArrayLike) -> NDArray[np.float64]:
         """Latent variables ``M = X V`` (standardized ``X``), one per cluster.
 
@@ -699,8 +718,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         ndarray of shape (n_samples, n_clusters_)
             The latent variables.
         """
-        Xa = self._check_input(X)
-        return ((Xa - self.mean_) / self.scale_) @ self.membership_.to_numpy()
+        return self.standardized_design(X) @ self.membership_.to_numpy()
 
     def get_feature_names_out(self, input_features: Any = None) -> NDArray[np.object_]:
         """Names of the latent variables produced by :meth:`transform`.
