@@ -27,12 +27,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
-from formulaic import Formula, ModelSpec, model_matrix
+from formulaic import FactorValues, Formula, ModelSpec, SimpleFormula, model_matrix
 from formulaic.errors import DataMismatchWarning, FormulaicError
-from formulaic.formula import SimpleFormula
-from formulaic.materializers.types import FactorValues
-from formulaic.parser.algos.sanitize_tokens import sanitize_tokens
-from formulaic.parser.algos.tokenize import tokenize
+from formulaic.parser import DefaultFormulaParser
 from formulaic.parser.types import Factor, Token
 from formulaic.transforms import TRANSFORMS
 from numpy.typing import ArrayLike
@@ -56,6 +53,8 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _SHOW = 10  # how many column names an error message lists
 _SIGNS = ((Token.Kind.OPERATOR, "+"), (Token.Kind.OPERATOR, "-"))
 _NAME = Token.Kind.NAME
+# formulaic's public parser, tokens only: no intercept inserted ("0" is "-1").
+_TOKENIZER = DefaultFormulaParser(include_intercept=False)
 _FIX = {
     "raise": "drop or impute them, or pass missing='drop'.",
     "predict": "impute them (rows cannot be dropped at prediction time).",
@@ -455,7 +454,7 @@ def _show(items: list[Any] | dict[str, Any]) -> str:
 def _split_tokens(formula: str) -> tuple[list[Token], list[Token]]:
     """Tokenize as formulaic does; split at the top-level ``~`` (or ``~-``...)."""
     try:
-        tokens = list(sanitize_tokens(tokenize(formula)))
+        tokens = list(_TOKENIZER.get_tokens(formula))
     except FormulaicError as e:
         raise ValueError(f"Invalid formula {formula!r}: {_ANSI.sub('', str(e))}") from e
     depth = 0
