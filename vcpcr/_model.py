@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -49,19 +50,19 @@ def cap_n_clusters(n_clusters: int, n_features: int, owner: str) -> int:
     return n_features
 
 
-def _is_classifier(est: VCPCR) -> bool:
-    family = FAMILIES.get(est.family)
-    return family is not None and family.estimator_type == "classifier"
+def _family_has(test: Callable[[Family], bool]) -> Callable[[VCPCR], bool]:
+    """``available_if`` check: the estimator's family passes ``test``."""
+
+    def check(est: VCPCR) -> bool:
+        family = FAMILIES.get(est.family)
+        return family is not None and test(family)
+
+    return check
 
 
-def _is_survival(est: VCPCR) -> bool:
-    family = FAMILIES.get(est.family)
-    return family is not None and family.survival
-
-
-def _is_not_survival(est: VCPCR) -> bool:
-    family = FAMILIES.get(est.family)
-    return family is not None and not family.survival
+_is_classifier = _family_has(lambda f: f.estimator_type == "classifier")
+_is_survival = _family_has(lambda f: f.survival)
+_is_not_survival = _family_has(lambda f: not f.survival)
 
 
 class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):

@@ -312,16 +312,8 @@ def fit_logit(
 ) -> tuple[Any, Separation]:
     """Logit of the 0/1 ``y`` on ``M`` with an intercept (Firth if separated).
 
-    Parameters
-    ----------
-    M : ndarray of shape (n_samples, n_clusters)
-        Latent variables.
-    y : ndarray of shape (n_samples,)
-        Binary outcome (0/1).
-    names : list of str
-        Names of the columns of ``M``.
-    yname : str
-        Name of the response.
+    The arguments are those of :func:`fit_ols`, with ``y`` the binary
+    outcome (0/1).
 
     Returns
     -------
