@@ -13,7 +13,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from vcpcr import SeparationWarning
-from vcpcr._outcome import detect_separation, firth_logit, fit_outcome
+from vcpcr._outcome import detect_separation, firth_logit, fit_logit, fit_ols
 
 REF = Path(__file__).parent / "reference"
 with open(REF / "firth_logistic.json") as fh:
@@ -44,7 +44,7 @@ def test_logit_against_R_glm():
     M, y = _load("firth_regular")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        res, sep = fit_outcome("binomial", M, y, names=["x1", "x2"], yname="y")
+        res, sep = fit_logit(M, y, names=["x1", "x2"], yname="y")
     ref = FIRTH["firth_regular"]["glm"]
     assert not sep.separated
     assert_allclose(res.params, ref["coef"], rtol=1e-8)
@@ -60,7 +60,7 @@ def test_logit_against_R_glm():
 def test_separation_falls_back_to_firth(name, complete):
     M, y = _load(name)
     with pytest.warns(SeparationWarning, match="separation.*Firth"):
-        res, sep = fit_outcome("binomial", M, y, names=["x1", "x2"], yname="y")
+        res, sep = fit_logit(M, y, names=["x1", "x2"], yname="y")
     assert sep.separated
     assert sep.complete == complete
     assert res.mle_retvals["method"] == "firth"
@@ -96,9 +96,8 @@ def test_ols_adapter_matches_statsmodels():
     rng = np.random.default_rng(0)
     M = rng.normal(size=(30, 3))
     y = 2 + M @ [1.0, -1.0, 0.0] + rng.normal(size=30)
-    res, sep = fit_outcome("gaussian", M, y, names=["a", "b", "c"], yname="resp")
+    res = fit_ols(M, y, names=["a", "b", "c"], yname="resp")
     ref = sm.OLS(y, sm.add_constant(M)).fit()
-    assert sep is None
     assert_allclose(res.params, ref.params, rtol=1e-12)
     assert list(res.model.exog_names) == ["const", "a", "b", "c"]
     assert res.model.endog_names == "resp"

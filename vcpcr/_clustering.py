@@ -1,4 +1,10 @@
-"""Step 1: random starts, the best of them, and the clusters for display.
+"""Step 1 as the estimators run it: starts, the best of them, ordered clusters.
+
+Above the solver (:mod:`vcpcr._sos_nmf`, which solves given problems), this
+module is the clustering step of VC-PCR: it draws the initial partitions
+(:func:`initial_partitions`), keeps the best restart of every grid point
+(:func:`best_starts`) and turns the kept solution into the estimators'
+ordered clusters (:func:`order_clusters`).
 
 One restart driver, :func:`best_starts`, serves :class:`vcpcr.VCPCR`,
 :class:`vcpcr.VCPCRCV` (per fold, through :mod:`vcpcr._tuning`),

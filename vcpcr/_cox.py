@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from vcpcr._numerics import newton, spectrum
+from vcpcr._ridge import newton, spectrum
 from vcpcr.exceptions import ConvergenceWarning
 
 __all__ = [
@@ -313,18 +313,7 @@ CoxnetSurvivalAnalysis`, a C++ port of glmnet's Cox coordinate descent
     active sets), called through its public API with ``alphas = deltas``
     and ``normalize=False``: the same objective and stopping rule as R's
     ``glmnet(X, Surv(time, event), family = "cox", lambda = deltas,
-    standardize = FALSE)``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from vcpcr._cox import cox_lasso_delta_max, cox_lasso_path
-    >>> rng = np.random.default_rng(0)
-    >>> X, event = rng.normal(size=(40, 100)), np.ones(40, bool)
-    >>> time = rng.exponential(np.exp(-X[:, 0]))
-    >>> dmax = cox_lasso_delta_max(X, time, event)
-    >>> (cox_lasso_path(X, time, event, [0.9 * dmax, 0.5 * dmax]) != 0).sum(1)
-    array([1, 8])
+    standardize = FALSE)``. Tested against R glmnet in ``tests/test_cox.py``.
     """
     X, _, d = _check_path_input(Xs, time, event, deltas)
     try:

@@ -20,11 +20,12 @@ from sklearn.model_selection import check_cv
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from vcpcr._families import FAMILIES, Prepared, validate_xy
+from vcpcr._families import FAMILIES, Family, Prepared
+from vcpcr._formula import resolve_formula
+from vcpcr._input import validate_xy
 from vcpcr._model import VCPCR, cap_n_clusters
 from vcpcr._scaling import standardize
 from vcpcr._tuning import (
-    DEFAULT_SCORING,
     FoldResult,
     FoldSpec,
     Grid,
@@ -40,7 +41,6 @@ from vcpcr._validation import (
     check_choice,
     check_random_state,
     check_scalar,
-    check_survival,
     check_weights,
 )
 from vcpcr._weights import ENET_L1_RATIO, METHODS, lasso_delta_max
@@ -282,9 +282,12 @@ class VCPCRCV(BaseEstimator):
 
     def _data(self, X: Any, y: Any) -> tuple[NDArray[np.float64], Any, Prepared]:
         """Design matrix and response (through the formula, if any)."""
-        probe = VCPCR(family=self.family, formula=self.formula, missing=self.missing)
-        Xd, yd, self.yname_ = probe._resolve_formula(X, y)
-        Xv, yv = validate_xy(self, Xd, yd, self.family)
+        resolved = resolve_formula(
+            self.formula, X, y, missing=self.missing, owner="VCPCRCV"
+        )
+        self.yname_ = resolved.yname
+        family = FAMILIES[self.family]
+        Xv, yv = validate_xy(self, resolved.X, resolved.y, family)
         names = getattr(self, "feature_names_in_", None)
         Xa = check_array(
             Xv,
@@ -293,7 +296,7 @@ class VCPCRCV(BaseEstimator):
             min_samples=3,
             allow_constant=False,
         )
-        prepared = FAMILIES[self.family].prepare(yv)
+        prepared = family.prepare(yv)
         if prepared.classes is not None:
             self.classes_ = prepared.classes
         return Xa, yv, prepared
@@ -317,14 +320,15 @@ class VCPCRCV(BaseEstimator):
         Xa, yv, prepared = self._data(X, y)
         check_weights(self.weights, Xa.shape[1], owner="VCPCRCV", methods=METHODS)
         grid = self._grid(standardize(Xa)[0], prepared.weights_target)
-        binomial = self.family == "binomial"
-        folds = list(check_cv(self.cv, yv, classifier=binomial).split(Xa, yv))
+        family = FAMILIES[self.family]
+        classifier = family.estimator_type == "classifier"
+        folds = list(check_cv(self.cv, yv, classifier=classifier).split(Xa, yv))
         check_fold_columns(Xa, folds)
-        _check_folds(self.family, yv, folds, max(grid.n_clusters))
+        _check_folds(family, yv, folds, max(grid.n_clusters))
         self.n_splits_ = len(folds)
         self.scorer_ = check_scoring(
             VCPCR(family=self.family),
-            scoring=self.scoring or DEFAULT_SCORING[self.family],
+            scoring=self.scoring or family.default_scoring,
         )
         spec = FoldSpec(
             self.family,
@@ -762,36 +766,7 @@ def _reissue_once(caught: list[warnings.WarningMessage], total: int) -> None:
         )
 
 
-def _fold_problem(family: str, y: Any, train: Any, test: Any) -> str | None:
-    """Say what makes a CV fold unusable for ``family``, or None."""
-    if family == "binomial":
-        ya = np.asarray(y)
-        classes = np.unique(ya)
-        for part, idx in (("training", train), ("test", test)):
-            missing = np.setdiff1d(classes, np.unique(ya[idx]))
-            if missing.size:
-                return (
-                    f"its {part} part ({len(idx)} rows) has no sample of class "
-                    f"{missing[:1].tolist()[0]!r} (which has "
-                    f"{int(np.sum(ya == missing[0]))} sample(s) in y)"
-                )
-        return None
-    if family == "cox":
-        time, event = check_survival(y)
-        for part, idx in (("training", train), ("test", test)):
-            if not event[idx].any():
-                return (
-                    f"its {part} part ({len(idx)} rows) has no event (y has "
-                    f"{int(event.sum())} events in {event.size} rows)"
-                )
-        try:
-            check_survival(np.column_stack([time[train], event[train]]))
-        except ValueError as exc:
-            return f"its training part ({len(train)} rows) is unusable: {exc}"
-    return None
-
-
-def _check_folds(family: str, y: Any, folds: list[Any], max_k: int) -> None:
+def _check_folds(family: Family, y: Any, folds: list[Any], max_k: int) -> None:
     """Raise a ValueError naming the first CV fold that cannot be fitted or scored."""
     for i, (train, test) in enumerate(folds):
         if max_k + 1 >= len(train):
@@ -800,17 +775,11 @@ def _check_folds(family: str, y: Any, folds: list[Any], max_k: int) -> None:
                 f"{max_k} (the outcome model needs n_clusters + 1 < rows). Use "
                 f"smaller n_clusters or fewer folds (cv)."
             )
-        problem = _fold_problem(family, y, train, test)
+        problem = family.fold_problem(y, train, test)
         if problem is not None:
-            hint = (
-                "stratified folds (StratifiedKFold)"
-                if family == "binomial"
-                else "folds stratified on the event indicator, e.g. cv=list("
-                "StratifiedKFold(k, shuffle=True).split(X, event))"
-            )
             raise ValueError(
                 f"CV fold {i} of {len(folds)}: {problem}. Use fewer folds (cv) "
-                f"or {hint}."
+                f"or {family.fold_hint}."
             )
 
 

@@ -27,19 +27,25 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
-from formulaic import Formula, ModelSpec, model_matrix
+from formulaic import FactorValues, Formula, ModelSpec, SimpleFormula, model_matrix
 from formulaic.errors import DataMismatchWarning, FormulaicError
-from formulaic.formula import SimpleFormula
-from formulaic.materializers.types import FactorValues
-from formulaic.parser.algos.sanitize_tokens import sanitize_tokens
-from formulaic.parser.algos.tokenize import tokenize
+from formulaic.parser import DefaultFormulaParser
 from formulaic.parser.types import Factor, Token
 from formulaic.transforms import TRANSFORMS
 from numpy.typing import ArrayLike
 
+from vcpcr._validation import check_choice
 from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
-__all__ = ["DesignSpec", "FormulaResult", "Surv", "parse_formula", "transform_new"]
+__all__ = [
+    "DesignSpec",
+    "FormulaResult",
+    "Resolved",
+    "Surv",
+    "parse_formula",
+    "resolve_formula",
+    "transform_new",
+]
 
 _MISSING_CHOICES = ("raise", "drop")
 _NUMERIC = set("biuf")  # dtype kinds used as numbers (bool, int, uint, float)
@@ -47,6 +53,8 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _SHOW = 10  # how many column names an error message lists
 _SIGNS = ((Token.Kind.OPERATOR, "+"), (Token.Kind.OPERATOR, "-"))
 _NAME = Token.Kind.NAME
+# formulaic's public parser, tokens only: no intercept inserted ("0" is "-1").
+_TOKENIZER = DefaultFormulaParser(include_intercept=False)
 _FIX = {
     "raise": "drop or impute them, or pass missing='drop'.",
     "predict": "impute them (rows cannot be dropped at prediction time).",
@@ -268,6 +276,67 @@ def parse_formula(
     return _parse_slow(formula, data, missing)
 
 
+class Resolved(NamedTuple):
+    """The estimator's data after :func:`resolve_formula`.
+
+    ``spec`` is the encoding to re-apply to new data (None without formula).
+    """
+
+    X: Any
+    y: Any
+    yname: str
+    spec: DesignSpec | None
+
+
+def resolve_formula(
+    formula: str | None, X: Any, y: Any, *, missing: str, owner: str
+) -> Resolved:
+    """Return the estimator's ``(X, y)``, evaluating ``formula`` on ``X`` if given.
+
+    Without a formula, ``X`` and ``y`` pass through and the response is named
+    after ``y`` (its ``name``; ``Surv(time, event)`` for a two-column frame;
+    else ``"y"``). With one, ``X`` is the DataFrame holding every column and
+    ``y`` must be None.
+
+    Parameters
+    ----------
+    formula : str or None
+        The estimator's ``formula`` parameter.
+    X : array-like or DataFrame
+        The data passed to ``fit``.
+    y : array-like or None
+        The response passed to ``fit``.
+    missing : {"raise", "drop"}
+        The estimator's ``missing`` parameter (see :func:`parse_formula`).
+    owner : str
+        The estimator's class name, for error messages.
+
+    Returns
+    -------
+    Resolved
+        ``(X, y, yname, spec)``.
+
+    Raises
+    ------
+    ValueError
+        With a formula and a ``y``, or a bad ``missing``.
+    """
+    if formula is None:
+        name = getattr(y, "name", None)
+        columns = list(getattr(y, "columns", []))
+        if name is None and len(columns) == 2:  # a survival outcome frame
+            name = f"Surv({columns[0]}, {columns[1]})"
+        return Resolved(X, y, str(name) if name is not None else "y", None)
+    check_choice(missing, "missing", _MISSING_CHOICES, owner=owner)
+    if y is not None:
+        raise ValueError(
+            "With formula=..., pass one DataFrame holding every column to fit "
+            "(fit(df)) and no y: the formula names the outcome."
+        )
+    parsed = parse_formula(formula, X, missing=missing)
+    return Resolved(parsed.X, parsed.y, parsed.yname, parsed.spec)
+
+
 def transform_new(spec: DesignSpec, data: pd.DataFrame) -> pd.DataFrame:
     """Build the design matrix of new data with the encoding stored in ``spec``.
 
@@ -385,7 +454,7 @@ def _show(items: list[Any] | dict[str, Any]) -> str:
 def _split_tokens(formula: str) -> tuple[list[Token], list[Token]]:
     """Tokenize as formulaic does; split at the top-level ``~`` (or ``~-``...)."""
     try:
-        tokens = list(sanitize_tokens(tokenize(formula)))
+        tokens = list(_TOKENIZER.get_tokens(formula))
     except FormulaicError as e:
         raise ValueError(f"Invalid formula {formula!r}: {_ANSI.sub('', str(e))}") from e
     depth = 0

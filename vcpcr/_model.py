@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -11,12 +12,14 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils import ClassifierTags, RegressorTags, Tags
+from sklearn.utils import Tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from vcpcr._clustering import best_starts, initial_partitions, order_clusters
-from vcpcr._families import FAMILIES, Family, missing_as_nan, validate_xy
+from vcpcr._families import FAMILIES, Family
+from vcpcr._formula import resolve_formula, transform_new
+from vcpcr._input import missing_as_nan, validate_xy
 from vcpcr._scaling import raw_coefficients, standardize
 from vcpcr._sos_nmf import SOSNMFResult, single_result
 from vcpcr._summary import SummaryMixin
@@ -47,16 +50,19 @@ def cap_n_clusters(n_clusters: int, n_features: int, owner: str) -> int:
     return n_features
 
 
-def _is_binomial(est: VCPCR) -> bool:
-    return est.family == "binomial"
+def _family_has(test: Callable[[Family], bool]) -> Callable[[VCPCR], bool]:
+    """``available_if`` check: the estimator's family passes ``test``."""
+
+    def check(est: VCPCR) -> bool:
+        family = FAMILIES.get(est.family)
+        return family is not None and test(family)
+
+    return check
 
 
-def _is_cox(est: VCPCR) -> bool:
-    return est.family == "cox"
-
-
-def _is_not_cox(est: VCPCR) -> bool:
-    return est.family != "cox"
+_is_classifier = _family_has(lambda f: f.estimator_type == "classifier")
+_is_survival = _family_has(lambda f: f.survival)
+_is_not_survival = _family_has(lambda f: not f.survival)
 
 
 class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
@@ -258,20 +264,12 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ tags
     def __sklearn_tags__(self) -> Tags:
-        """Classifier tags for the binomial family, regressor tags otherwise."""
+        """Return the family's tags (its ``estimator_type`` and its own tags)."""
         tags = super().__sklearn_tags__()
         tags.target_tags.required = self.formula is None
-        if self.family == "binomial":
-            tags.estimator_type = "classifier"
-            tags.classifier_tags = ClassifierTags(multi_class=False)
-        elif self.family == "cox":
-            tags.estimator_type = None
-        else:
-            tags.estimator_type = "regressor"
-            # A sparse cluster model scores below the R^2 = 0.5 that
-            # scikit-learn's generic check expects on its one-informative-
-            # feature data set (documented expected failure).
-            tags.regressor_tags = RegressorTags(poor_score=True)
+        family = FAMILIES.get(self.family)
+        if family is not None:  # an unknown family is reported by fit
+            family.update_tags(tags)
         return tags
 
     @property
@@ -292,26 +290,6 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         if self.delta is not None:
             check_scalar(self.delta, "delta", real, owner=owner, min_val=0.0)
         return cap_n_clusters(int(self.n_clusters), n_features, owner)
-
-    def _resolve_formula(self, X: Any, y: Any) -> tuple[Any, Any, str]:
-        """Return ``(X, y, yname)``, evaluating ``formula`` on ``X`` if given."""
-        if self.formula is None:
-            name = getattr(y, "name", None)
-            columns = list(getattr(y, "columns", []))
-            if name is None and len(columns) == 2:  # a survival outcome frame
-                name = f"Surv({columns[0]}, {columns[1]})"
-            return X, y, str(name) if name is not None else "y"
-        from vcpcr._formula import parse_formula
-
-        check_choice(self.missing, "missing", ("raise", "drop"), owner="VCPCR")
-        if y is not None:
-            raise ValueError(
-                "With formula=..., pass one DataFrame holding every column to fit "
-                "(fit(df)) and no y: the formula names the outcome."
-            )
-        parsed = parse_formula(self.formula, X, missing=self.missing)
-        self.model_spec_ = parsed.spec
-        return parsed.X, parsed.y, parsed.yname
 
     # ------------------------------------------------------------------- fit
     def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> VCPCR:
@@ -344,8 +322,13 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             When ``n_clusters > n_features``: ``n_features`` clusters are used.
         """
         check_choice(self.family, "family", tuple(FAMILIES), owner="VCPCR")
-        X, y, self.yname_ = self._resolve_formula(X, y)
-        Xv, yv = validate_xy(self, X, y, self.family)
+        resolved = resolve_formula(
+            self.formula, X, y, missing=self.missing, owner="VCPCR"
+        )
+        if resolved.spec is not None:
+            self.model_spec_ = resolved.spec
+        self.yname_ = resolved.yname
+        Xv, yv = validate_xy(self, resolved.X, resolved.y, self._family)
         names = self._feature_names(Xv.shape[1])
         Xa = check_array(
             Xv, "X", feature_names=names, min_samples=3, allow_constant=False
@@ -382,9 +365,10 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             M, prepared.outcome, list(self.membership_.columns), self.yname_
         )
         self._set_coefficients()
-        if self.family == "cox":
-            self.unique_times_ = np.unique(prepared.outcome[:, 0])
-            self.concordance_index_ = float(self.result_.concordance_index_)
+        for name, value in self._family.fitted_attributes(
+            prepared.outcome, self.result_
+        ).items():
+            setattr(self, name, value)
         return self
 
     def _feature_names(self, p: int) -> list[str]:
@@ -433,8 +417,6 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         """Validate new data (encoded by the stored formula, if any)."""
         check_is_fitted(self)
         if self.formula is not None:
-            from vcpcr._formula import transform_new
-
             X = transform_new(self.model_spec_, X)
         Xv = validate_data(
             self,
@@ -493,7 +475,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             values = np.exp(-values)
         return values if return_array else step_functions(grid, values)
 
-    @available_if(_is_cox)
+    @available_if(_is_survival)
     def predict_survival_function(
         self,
         X: ArrayLike,
@@ -533,7 +515,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         """
         return self._survival(X, "survival_function", return_array, times, return_frame)
 
-    @available_if(_is_cox)
+    @available_if(_is_survival)
     def predict_cumulative_hazard(
         self,
         X: ArrayLike,
@@ -570,7 +552,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
     #: scikit-survival's name of :meth:`predict_cumulative_hazard`.
     predict_cumulative_hazard_function = predict_cumulative_hazard
 
-    @available_if(_is_cox)
+    @available_if(_is_survival)
     def predict_log_partial_hazard(self, X: ArrayLike) -> NDArray[np.float64]:
         """Linear predictor ``eta = X @ coef_ + intercept_`` (cox family only).
 
@@ -591,7 +573,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         """
         return self._linear_predictor(X)
 
-    @available_if(_is_cox)
+    @available_if(_is_survival)
     def predict_median(self, X: ArrayLike) -> NDArray[np.float64]:
         """Median survival times (cox family only; lifelines' ``predict_median``).
 
@@ -608,7 +590,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         median = self.result_.predict_median(self._latent_frame(X))
         return np.asarray(median, dtype=np.float64).reshape(-1)
 
-    @available_if(_is_cox)
+    @available_if(_is_survival)
     def print_summary(self, **kwargs: Any) -> None:
         """Print lifelines' summary of the Cox model (cox family only).
 
@@ -623,7 +605,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         """
         self.result_.print_summary(**kwargs)
 
-    @available_if(_is_cox)
+    @available_if(_is_survival)
     def plot(self, **kwargs: Any) -> Any:
         """Coefficients and confidence intervals (cox family; lifelines' ``plot``).
 
@@ -640,7 +622,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         """
         return self.result_.plot(**kwargs)
 
-    @available_if(_is_not_cox)
+    @available_if(_is_not_survival)
     def get_prediction(self, X: ArrayLike) -> Any:
         """Return statsmodels' prediction results on new data (gaussian, binomial).
 
@@ -670,7 +652,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         exog.insert(0, "const", 1.0)
         return self.result_.get_prediction(exog)
 
-    @available_if(_is_binomial)
+    @available_if(_is_classifier)
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """Log-odds of ``classes_[1]`` (binomial family only).
 
@@ -686,7 +668,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         """
         return self._linear_predictor(X)
 
-    @available_if(_is_binomial)
+    @available_if(_is_classifier)
     def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
         """Class probabilities (binomial family only).
 
@@ -703,6 +685,25 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         p1 = expit(self._linear_predictor(X))
         return np.column_stack([1 - p1, p1])
 
+    def standardized_design(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Return the data as steps 0 and 1 see it: ``(X - mean_) / scale_``.
+
+        With ``formula``, ``X`` is first encoded as in ``fit``
+        (``model_spec_``), so the columns are those of ``membership_.index``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or DataFrame
+            New data (with ``formula``: a DataFrame with the columns it uses).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features_in_)
+            The design matrix standardized with the training means and
+            standard deviations.
+        """
+        return (self._check_input(X) - self.mean_) / self.scale_
+
     def transform(self, X: ArrayLike) -> NDArray[np.float64]:
         """Latent variables ``M = X V`` (standardized ``X``), one per cluster.
 
@@ -718,8 +719,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         ndarray of shape (n_samples, n_clusters_)
             The latent variables.
         """
-        Xa = self._check_input(X)
-        return ((Xa - self.mean_) / self.scale_) @ self.membership_.to_numpy()
+        return self.standardized_design(X) @ self.membership_.to_numpy()
 
     def get_feature_names_out(self, input_features: Any = None) -> NDArray[np.object_]:
         """Names of the latent variables produced by :meth:`transform`.

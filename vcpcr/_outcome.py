@@ -1,9 +1,11 @@
 """Step 2 of VC-PCR: the outcome model on the cluster latent variables.
 
-Adapters that return the untouched statsmodels results object:
+Adapters that return the untouched statsmodels results object or lifelines
+fitter, one per family (each :class:`vcpcr._families.Family` calls its own):
 
-* gaussian: ``statsmodels.OLS`` with an intercept;
-* binomial: ``statsmodels.Logit``; when the outcome is (quasi-)completely
+* :func:`fit_ols`: ``statsmodels.OLS`` with an intercept;
+* :func:`fit_cox`: ``lifelines.CoxPHFitter`` (Efron ties, converged fully);
+* :func:`fit_logit`: ``statsmodels.Logit``; when the outcome is (quasi-)completely
   separated (detected exactly by a linear program) the maximum-likelihood
   estimate does not exist, and Firth's bias-reduced estimate is returned
   instead, wrapped in a genuine :class:`statsmodels.discrete.discrete_model.
@@ -22,9 +24,21 @@ from numpy.typing import NDArray
 from scipy.optimize import linprog
 from scipy.special import expit
 
-from vcpcr.exceptions import ConvergenceWarning, SeparationWarning, user_stacklevel
+from vcpcr.exceptions import (
+    ConvergenceWarning,
+    SeparationWarning,
+    VCPCRWarning,
+    user_stacklevel,
+)
 
-__all__ = ["Separation", "detect_separation", "firth_logit", "fit_outcome"]
+__all__ = [
+    "Separation",
+    "detect_separation",
+    "firth_logit",
+    "fit_cox",
+    "fit_logit",
+    "fit_ols",
+]
 
 
 class Separation(NamedTuple):
@@ -249,24 +263,30 @@ def _fit_logit(y: pd.Series, X: pd.DataFrame) -> tuple[Any, Separation]:
     return _logit_results(y, X, params, cov, n_iter), sep
 
 
-def fit_outcome(
-    family: str,
+def _design(
+    M: NDArray[np.float64], y: NDArray[np.float64], names: list[str], yname: str
+) -> tuple[pd.Series, pd.DataFrame]:
+    """Response and design (intercept first) as statsmodels names them."""
+    exog = pd.DataFrame(M, columns=names)
+    exog.insert(0, "const", 1.0)
+    return pd.Series(y, name=yname), exog
+
+
+def fit_ols(
     M: NDArray[np.float64],
     y: NDArray[np.float64],
     *,
     names: list[str],
     yname: str,
-) -> tuple[Any, Separation | None]:
-    """Fit the step-2 model of ``y`` on the latent variables ``M`` (+ intercept).
+) -> Any:
+    """OLS of ``y`` on the latent variables ``M`` with an intercept.
 
     Parameters
     ----------
-    family : {"gaussian", "binomial"}
-        The outcome model.
     M : ndarray of shape (n_samples, n_clusters)
         Latent variables (standardized data times memberships).
     y : ndarray of shape (n_samples,)
-        Response (original scale for gaussian, 0/1 for binomial).
+        Response on its original scale.
     names : list of str
         Names of the columns of ``M``.
     yname : str
@@ -274,17 +294,109 @@ def fit_outcome(
 
     Returns
     -------
-    result : statsmodels results
-        ``RegressionResultsWrapper`` (OLS) or ``BinaryResultsWrapper`` (Logit).
-    separation : Separation or None
-        The separation diagnosis (binomial only).
+    statsmodels.regression.linear_model.RegressionResultsWrapper
+        The untouched results.
     """
-    exog = pd.DataFrame(M, columns=names)
-    exog.insert(0, "const", 1.0)
-    endog = pd.Series(y, name=yname)
-    if family == "gaussian":
-        # the model's own module: statsmodels.api imports all of statsmodels (1 s)
-        from statsmodels.regression.linear_model import OLS
+    # the model's own module: statsmodels.api imports all of statsmodels (1 s)
+    from statsmodels.regression.linear_model import OLS
 
-        return OLS(endog, exog).fit(), None
+    endog, exog = _design(M, y, names, yname)
+    return OLS(endog, exog).fit()
+
+
+def fit_logit(
+    M: NDArray[np.float64],
+    y: NDArray[np.float64],
+    *,
+    names: list[str],
+    yname: str,
+) -> tuple[Any, Separation]:
+    """Logit of the 0/1 ``y`` on ``M`` with an intercept (Firth if separated).
+
+    The arguments are those of :func:`fit_ols`, with ``y`` the binary
+    outcome (0/1).
+
+    Returns
+    -------
+    result : statsmodels.discrete.discrete_model.BinaryResultsWrapper
+        The maximum-likelihood fit, or Firth's estimate wrapped in the same
+        class (``result.mle_retvals["method"] == "firth"``).
+    separation : Separation
+        The separation diagnosis.
+    """
+    endog, exog = _design(M, y, names, yname)
     return _fit_logit(endog, exog)
+
+
+_TIME, _EVENT = "time", "event"  # the cluster columns are cluster_<k>
+
+
+def fit_cox(
+    M: NDArray[np.float64], outcome: NDArray[np.float64], *, names: list[str]
+) -> Any:
+    """Cox proportional hazards (Efron ties) of ``outcome`` on ``M``.
+
+    Parameters
+    ----------
+    M : ndarray of shape (n_samples, n_clusters)
+        Latent variables (no intercept: the baseline hazard absorbs it).
+    outcome : ndarray of shape (n_samples, 2)
+        ``(time, event)`` columns.
+    names : list of str
+        Names of the columns of ``M``.
+
+    Returns
+    -------
+    lifelines.CoxPHFitter
+        The untouched fitter, with duration column ``time`` and event column
+        ``event``.
+
+    Raises
+    ------
+    ImportError
+        If lifelines is not installed.
+    """
+    try:
+        from lifelines import CoxPHFitter
+    except ImportError:
+        raise ImportError(
+            "family='cox' requires lifelines: pip install 'vcpcr[survival]'"
+        ) from None
+    frame = pd.DataFrame(M, columns=names)
+    frame[_TIME], frame[_EVENT] = outcome[:, 0], outcome[:, 1]
+    # lifelines' default tolerance (1e-7 on the step) leaves ~1e-5 relative
+    # error; converge fully, as R's coxph does. The latent variables' scale
+    # follows the weights' (small for penalized Cox weights); lifelines
+    # standardizes its columns internally, so its absolute "variance <
+    # 1e-4" warning is spurious here.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.filterwarnings("ignore", message=r".*have very low variance")
+        fitter = CoxPHFitter().fit(
+            frame,
+            duration_col=_TIME,
+            event_col=_EVENT,
+            fit_options={"precision": 1e-12, "r_precision": 1e-14},
+        )
+    _reissue_lifelines(caught)
+    return fitter
+
+
+def _reissue_lifelines(caught: list[warnings.WarningMessage]) -> None:
+    """Re-issue lifelines' warnings on the latent variables in vcpcr's terms."""
+    for c in caught:
+        text = " ".join(str(c.message).split())
+        converge = "converge" in text.lower() or "ConvergenceWarning" in (
+            c.category.__name__
+        )
+        warnings.warn(
+            f"The Cox outcome model (lifelines CoxPHFitter on the cluster latent "
+            f"variables) warned: {text}"
+            + (
+                " Fewer clusters (n_clusters) or a larger lam_ratio usually help."
+                if converge
+                else ""
+            ),
+            ConvergenceWarning if converge else VCPCRWarning,
+            stacklevel=5,
+        )

@@ -19,11 +19,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, clone
 
 from vcpcr._clustering import best_starts
 from vcpcr._families import FAMILIES, Family, Prepared
-from vcpcr._model import VCPCR
 from vcpcr._scaling import constant_columns, raw_coefficients, standardize
 from vcpcr._sos_nmf import random_partition
 from vcpcr._weights import weights_for_grid
@@ -44,17 +43,14 @@ __all__ = [
 ]
 
 
-#: Default scorer per family (scikit-learn scorer names; higher is better).
-DEFAULT_SCORING = {
-    "gaussian": "neg_mean_squared_error",
-    "binomial": "neg_log_loss",
-    "cox": None,  # the estimator's score: Harrell's concordance index
-}
+#: Default scorer per family (scikit-learn scorer names; higher is better;
+#: None: the estimator's score, e.g. Harrell's concordance index for cox).
+DEFAULT_SCORING = {name: f.default_scoring for name, f in FAMILIES.items()}
 
 
 def scoring_name(scoring: Any, family: str) -> str:
     """Return a display name of the scoring used for ``family``."""
-    return str(scoring or DEFAULT_SCORING[family] or "concordance")
+    return str(scoring or FAMILIES[family].scoring_name)
 
 
 def batch_scoring(scoring: Any, family: str) -> str | None:
@@ -101,8 +97,8 @@ def default_grid(weights: Any, *, delta_max: float | None = None) -> dict[str, A
     ratios = 10 ** np.linspace(-3, 0, 10)
     if isinstance(weights, str) and weights in ("ridge", "glmnet_ridge"):
         top = 0 if weights == "ridge" else -2
-        return {"deltas": 10 ** np.linspace(-4, top, 3 if top == 0 else 5),
-                "lam_ratios": ratios}  # fmt: skip
+        deltas = 10 ** np.linspace(-4, top, 3 if top == 0 else 5)
+        return {"deltas": deltas, "lam_ratios": ratios}
     if isinstance(weights, str) and weights in ("enet", "lasso", "glmnet_lasso"):
         if delta_max is None:
             raise ValueError(f"delta_max is required for the {weights} grid.")
@@ -141,7 +137,7 @@ class FoldSpec(NamedTuple):
     n_init: int
     max_iter: int
     tol: float
-    template: VCPCR
+    template: BaseEstimator  # an unfitted VCPCR of the family (see _frozen_model)
     scoring: Any
     batch_scoring: str | None = None  # see batch_scoring(); None: per point
 
@@ -201,8 +197,18 @@ def _frozen_model(
     intercept: float,
     prepared: Prepared,
     n_features: int,
-) -> VCPCR:
-    """Return a fitted-looking VCPCR predicting ``X @ coef + intercept``."""
+) -> Any:
+    """Return a fitted-looking VCPCR predicting ``X @ coef + intercept``.
+
+    The per-point scorer (a callable or a scoring the family does not
+    vectorize) needs an estimator. This clones ``spec.template``, the
+    unfitted VCPCR that VCPCRCV passes in (so this module never imports the
+    estimator), and sets the fitted attributes its ``predict``,
+    ``predict_proba``, ``decision_function`` and ``score`` read on design
+    matrices: ``coef_``, ``intercept_``, ``n_features_in_`` and ``classes_``.
+    It is the one place that writes an estimator's fitted attributes from
+    outside ``fit``, documented as such.
+    """
     model = clone(spec.template)
     model.coef_, model.intercept_, model.n_features_in_ = coef, intercept, n_features
     if prepared.classes is not None:

@@ -12,6 +12,11 @@ Every solver takes a whole vector of ``delta`` values: the ridge costs one SVD
 for all of them (exact solution); the lasso and elastic net warm-start along
 the path at glmnet's accuracy (gaussian and binomial: :mod:`vcpcr._enet`;
 cox: scikit-survival's Coxnet, see :func:`vcpcr._cox.cox_lasso_path`).
+
+This module holds the weight schemes and the one route to them
+(:func:`weights_for_grid`); each family's solvers are its own
+(:meth:`vcpcr._families.Family.ridge_weights`, ``enet_weights``,
+``lasso_delta_max``), looked up in :data:`vcpcr._families.FAMILIES`.
 """
 
 from __future__ import annotations
@@ -22,19 +27,15 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import expit
 
-from vcpcr._cox import cox_lasso_delta_max, cox_lasso_path, cox_ridge_path
-from vcpcr._enet import enet_binomial_path, enet_gaussian_path, logistic_loss
+from vcpcr._families import FAMILIES
 from vcpcr._glmnet import glmnet_weights
-from vcpcr._numerics import newton, spectrum
-from vcpcr._scaling import constant_columns, relative_weights
+from vcpcr._scaling import relative_weights
 from vcpcr._scaling import standardize as _standardize
 from vcpcr._validation import (
     check_array,
     check_choice,
     check_scalar,
-    check_survival,
     check_weights,
     check_y_length,
 )
@@ -43,7 +44,6 @@ from vcpcr.exceptions import VCPCRWarning
 __all__ = ["DEFAULT_DELTA", "compute_weights", "lasso_delta_max"]
 
 METHODS = ("enet", "ridge", "lasso", "identity", "glmnet_ridge", "glmnet_lasso")
-FAMILIES = ("gaussian", "binomial", "cox")
 
 #: glmnet's ``alpha`` of the ``"enet"`` weights (see :func:`compute_weights`).
 ENET_L1_RATIO = 0.05
@@ -57,59 +57,6 @@ DEFAULT_DELTA = {
     "glmnet_ridge": 0.0036,
     "glmnet_lasso": 0.0004,
 }
-
-
-def _ridge_gaussian(
-    Xs: NDArray[np.float64], y: NDArray[np.float64], deltas: NDArray[np.float64]
-) -> NDArray[np.float64]:
-    """Ridge coefficients for every delta from one spectral decomposition.
-
-    ``w(delta) = X' U diag(1 / (s^2 + n delta)) U'y`` (the dual form, with
-    ``X = U S V'``); ``delta = 0`` gives the minimum-norm least-squares fit.
-    """
-    n = Xs.shape[0]
-    U, s = spectrum(Xs)
-    Uty = U.T @ (y - y.mean())
-    alpha = (Uty / (s**2 + n * deltas[:, None])) @ U.T
-    return alpha @ Xs
-
-
-def _ridge_binomial(
-    Xs: NDArray[np.float64], y: NDArray[np.float64], deltas: NDArray[np.float64]
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Ridge logistic regression for every delta, solved in the row space of X.
-
-    The ridge solution lies in the row space of ``X`` (``w = V theta`` with
-    ``X = U S V'``), so Newton's method runs on ``r = rank(X) <= n``
-    coordinates whatever ``p`` is; one decomposition serves every delta.
-    """
-    n = Xs.shape[0]
-    U, s = spectrum(Xs)
-    Z = np.hstack([np.ones((n, 1)), U * s])
-    r = Z.shape[1]
-    coef = np.zeros((deltas.size, Xs.shape[1]))
-    intercept = np.zeros(deltas.size)
-    ybar = float(np.clip(y.mean(), 1e-6, 1 - 1e-6))
-    beta = np.zeros(r)
-    beta[0] = np.log(ybar / (1 - ybar))
-    for i in np.argsort(-deltas):
-        pen = np.full(r, float(deltas[i]))
-        pen[0] = 0.0
-
-        def f(b: NDArray[np.float64], pen: NDArray[np.float64] = pen) -> float:
-            return logistic_loss(Z @ b, y) + 0.5 * float(pen @ b**2)
-
-        def grad_hess(
-            b: NDArray[np.float64], pen: NDArray[np.float64] = pen
-        ) -> tuple[NDArray[np.float64], ...]:
-            mu = expit(Z @ b)
-            g = Z.T @ (mu - y) / n + pen * b
-            H = (Z.T * (mu * (1 - mu))) @ Z / n + np.diag(pen)
-            return g, H
-
-        beta = newton(f, grad_hess, beta, what="binomial ridge")
-        intercept[i], coef[i] = beta[0], ((U / s) @ beta[1:]) @ Xs
-    return coef, intercept
 
 
 def lasso_delta_max(
@@ -139,11 +86,8 @@ def lasso_delta_max(
     float
         ``delta_max``.
     """
-    check_choice(family, "family", FAMILIES, owner="lasso_delta_max")
-    if family == "cox":
-        time, event = check_survival(y)
-        return cox_lasso_delta_max(Xs, time, event) / l1_ratio
-    return float(np.abs(Xs.T @ (y - y.mean())).max() / Xs.shape[0]) / l1_ratio
+    check_choice(family, "family", tuple(FAMILIES), owner="lasso_delta_max")
+    return FAMILIES[family].lasso_delta_max(Xs, y) / l1_ratio
 
 
 def _weights_path(
@@ -160,22 +104,14 @@ def _weights_path(
     """
     if method == "identity":
         return np.ones((deltas.size, Xs.shape[1]))
+    fam = FAMILIES[family]
     if method.startswith("glmnet_"):  # the paper's early-stopped glmnet call
-        if family != "gaussian":
+        if not fam.glmnet_weights:
             raise ValueError(f"weights={method!r} needs family='gaussian'.")
         return glmnet_weights(Xs, y, deltas, alpha=float(method == "glmnet_lasso"))
-    a = l1_ratio if method == "enet" else 1.0
-    if family == "gaussian":
-        if method == "ridge":
-            return _ridge_gaussian(Xs, y, deltas)
-        return enet_gaussian_path(Xs, y, deltas, a)
-    if family == "cox":  # y holds the (time, event) columns of check_survival
-        if method == "ridge":
-            return cox_ridge_path(Xs, y[:, 0], y[:, 1] == 1, deltas)
-        return cox_lasso_path(Xs, y[:, 0], y[:, 1] == 1, deltas, l1_ratio=a)
     if method == "ridge":
-        return _ridge_binomial(Xs, y, deltas)[0]
-    return enet_binomial_path(Xs, y, deltas, a)[0]
+        return fam.ridge_weights(Xs, y, deltas)
+    return fam.enet_weights(Xs, y, deltas, l1_ratio if method == "enet" else 1.0)
 
 
 def _check_deltas(delta: Any, method: str, family: str) -> NDArray[np.float64]:
@@ -190,7 +126,7 @@ def _check_deltas(delta: Any, method: str, family: str) -> NDArray[np.float64]:
             f"delta must be a finite number or a 1-d array of them. Got {delta!r}."
         )
     positive = method in ("lasso", "enet") or (
-        method == "ridge" and family != "gaussian"
+        method == "ridge" and not FAMILIES[family].unpenalized_ridge
     )
     if np.any(arr < 0) or (positive and np.any(arr == 0)):
         bound = "> 0" if positive else ">= 0"
@@ -320,32 +256,24 @@ def compute_weights(
     ((5,), True)
     """
     check_choice(method, "method", METHODS, owner="compute_weights")
-    check_choice(family, "family", FAMILIES, owner="compute_weights")
-    check_scalar(l1_ratio, "l1_ratio", numbers.Real, owner="compute_weights",
-                 min_val=0.0, max_val=1.0, include_min=False)  # fmt: skip
+    check_choice(family, "family", tuple(FAMILIES), owner="compute_weights")
+    check_scalar(
+        l1_ratio,
+        "l1_ratio",
+        numbers.Real,
+        owner="compute_weights",
+        min_val=0.0,
+        max_val=1.0,
+        include_min=False,
+    )
     Xa = check_array(X, "X", min_samples=2, allow_constant=not standardize)
-    if family == "cox":
-        time, event = check_survival(y)
-        ya = np.column_stack([time, event.astype(np.float64)])
-    else:
-        ya = check_array(y, "y", ensure_2d=False)
+    ya = FAMILIES[family].weights_response(y, standardize=standardize)
     check_y_length(Xa.shape[0], ya)
-    if family == "binomial" and not np.all((ya == 0) | (ya == 1)):
-        raise ValueError(
-            f"y must be 0/1 for family='binomial'; got values "
-            f"{np.unique(ya)[:5].tolist()}."
-        )
-    if family == "binomial" and np.unique(ya).size < 2:
-        raise ValueError("y has a single class; binomial weights need both 0 and 1.")
     scalar = delta is None or isinstance(delta, numbers.Real)
     deltas = _check_deltas(
         DEFAULT_DELTA[method] if delta is None else delta, method, family
     )
     Xs = _standardize(Xa)[0] if standardize else Xa
-    if family == "gaussian" and standardize:
-        if constant_columns(ya[:, None]).size:
-            raise ValueError("y is constant; it cannot be standardized.")
-        ya = _standardize(ya)[0]
     W = _weights_path(Xs, ya, method, deltas, family, float(l1_ratio))
     return W[0] if scalar else W
 

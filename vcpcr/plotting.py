@@ -106,11 +106,6 @@ def plot_cv(cv: Any, ax: Any = None, *, x: str = "mean_size") -> Any:
     return ax
 
 
-def _design(model: Any, X: Any) -> NDArray[np.float64]:
-    """Return the model's design matrix for ``X`` (with its formula, if any)."""
-    return np.asarray(model._check_input(X), dtype=np.float64)
-
-
 def plot_clusters(
     model: Any,
     X: Any,
@@ -160,7 +155,8 @@ def plot_clusters(
     order = sel[np.lexsort((-degree, model.labels_[sel]))]
     labels = model.labels_[order]
     n = order.size
-    corr = np.abs(np.corrcoef(_design(model, X)[:, order], rowvar=False))
+    Xs = model.standardized_design(X)  # correlations do not depend on scaling
+    corr = np.abs(np.corrcoef(Xs[:, order], rowvar=False))
     ax = _axes(ax, figsize=(7.5, 6.5))
     image = ax.imshow(corr, cmap=cmap, vmin=0, vmax=1, interpolation="nearest")
     divider = make_axes_locatable(ax)
@@ -306,7 +302,7 @@ def _model_path(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", VCPCRWarning)
         probe.fit(X, y)
-    Xs = (_design(probe, X) - probe.mean_) / probe.scale_
+    Xs = probe.standardized_design(X)
     grid = Grid((model.n_clusters,), [None], ratios)
     spec = FoldSpec(
         model.family,

@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import brentq
 from scipy.special import expit
 
+from vcpcr._families import FAMILIES
 from vcpcr._validation import (
     check_array,
     check_choice,
@@ -33,7 +34,6 @@ __all__ = [
     "paper_covariance",
 ]
 
-FAMILIES = ("gaussian", "binomial", "cox")
 
 _PAPER_BLOCK_SIZES = (5,) * 10
 _PAPER_BLOCK_COEFS = (1.0, 0.0, -1.0, 0.0, 1.0, 0.0, -1.0, 0.0, 0.0, 0.0)
@@ -388,7 +388,7 @@ def make_block_data(
     check_scalar(n_samples, "n_samples", numbers.Integral, owner=owner, min_val=1)
     check_scalar(n_noise, "n_noise", numbers.Integral, owner=owner, min_val=0)
     check_scalar(rho, "rho", numbers.Real, owner=owner, min_val=0.0, max_val=1.0)
-    check_choice(family, "family", FAMILIES, owner=owner)
+    check_choice(family, "family", tuple(FAMILIES), owner=owner)
     if not isinstance(return_cov, bool | np.bool_):
         raise TypeError(
             f"The 'return_cov' parameter of {owner} must be a bool. "
@@ -492,10 +492,17 @@ def _check_family_args(family: str, **kw: Any) -> dict[str, Any]:
     for name, (lo, hi, inc_lo, inc_hi) in _FAMILY_BOUNDS.items():
         if kw[name] is not None:
             check_scalar(
-                kw[name], name, numbers.Real, owner=owner, min_val=lo, max_val=hi,
-                include_min=inc_lo, include_max=inc_hi,
-            )  # fmt: skip
-    if family == "gaussian" and kw["snr"] is None and kw["noise_sd"] is None:
+                kw[name],
+                name,
+                numbers.Real,
+                owner=owner,
+                min_val=lo,
+                max_val=hi,
+                include_min=inc_lo,
+                include_max=inc_hi,
+            )
+    noise_given = kw["snr"] is not None or kw["noise_sd"] is not None
+    if "snr" in _FAMILY_ARGS[family] and not noise_given:  # the default noise
         kw["snr"] = 10.0
     return {k: (None if v is None else float(v)) for k, v in kw.items()}
 

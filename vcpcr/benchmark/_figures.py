@@ -58,9 +58,13 @@ def _draw(ax: Any, panel: pd.DataFrame, metric: str, order: Sequence[str]) -> No
         if line.empty:
             continue
         ax.plot(
-            line["s"], line[metric], label=line["label"].iloc[0], lw=1.3, ms=4,
+            line["s"],
+            line[metric],
+            label=line["label"].iloc[0],
+            lw=1.3,
+            ms=4,
             **_style(method, order),
-        )  # fmt: skip
+        )
 
 
 def plot_study(

@@ -231,19 +231,33 @@ def _vcpcr(name: str, profile: Profile) -> Method:
     if scheme == "identity":
         tuned: tuple[tuple[float, ...], ...] = tuple((float(K),) for K in Ks)
         return Method(
-            name, label, "vcpcr", "lam_ratio", g["identity_ratio"], ("K",), tuned,
-            profile.n_starts, {"weights": scheme, "relative_delta": False},
-        )  # fmt: skip
+            name,
+            label,
+            "vcpcr",
+            "lam_ratio",
+            g["identity_ratio"],
+            ("K",),
+            tuned,
+            profile.n_starts,
+            {"weights": scheme, "relative_delta": False},
+        )
     lasso, relative = "lasso" in scheme, "lasso" in scheme or scheme == "enet"
-    deltas = g["enet_delta" if scheme == "enet" else
-               "lasso_delta" if lasso else "ridge_delta"]  # fmt: skip
+    deltas = g[
+        "enet_delta" if scheme == "enet" else "lasso_delta" if lasso else "ridge_delta"
+    ]
     ratios = g.get("lasso_ratio", g["vcpcr_ratio"]) if lasso else g["vcpcr_ratio"]
     tuned = tuple((float(K), d) for K, d in product(Ks, deltas))
     return Method(
-        name, label, "vcpcr", "lam_ratio", ratios,
-        ("K", "delta_ratio" if relative else "delta"), tuned,
-        profile.n_starts, {"weights": scheme, "relative_delta": relative},
-    )  # fmt: skip
+        name,
+        label,
+        "vcpcr",
+        "lam_ratio",
+        ratios,
+        ("K", "delta_ratio" if relative else "delta"),
+        tuned,
+        profile.n_starts,
+        {"weights": scheme, "relative_delta": relative},
+    )
 
 
 def _competitor(name: str, profile: Profile) -> Method:
@@ -254,23 +268,42 @@ def _competitor(name: str, profile: Profile) -> Method:
         method = clustering[name.split("-", 1)[1]]
         starts = profile.n_starts if method == "kmeans" else 1
         return Method(
-            name, label, "crl", "alpha", g["crl_alpha"], ("K",),
-            tuple((float(K),) for K in Ks), starts, {"clustering": method},
-        )  # fmt: skip
+            name,
+            label,
+            "crl",
+            "alpha",
+            g["crl_alpha"],
+            ("K",),
+            tuple((float(K),) for K in Ks),
+            starts,
+            {"clustering": method},
+        )
     if name == "cen":
         return Method(
-            name, label, "cen", "alpha", g["cen_alpha"], ("K", "gamma"),
+            name,
+            label,
+            "cen",
+            "alpha",
+            g["cen_alpha"],
+            ("K", "gamma"),
             tuple((float(K), gm) for K, gm in product(Ks, g["cen_gamma"])),
-            profile.n_starts, {"tol": 1e-5, "max_iter": 100},
-        )  # fmt: skip
+            profile.n_starts,
+            {"tol": 1e-5, "max_iter": 100},
+        )
     return Method(
-        name, label, "srr", "alpha", g["srr_alpha"], ("n_models", "lambda_div"),
+        name,
+        label,
+        "srr",
+        "alpha",
+        g["srr_alpha"],
+        ("n_models", "lambda_div"),
         tuple(
             (float(K), lam)
             for K, lam in product(g.get("srr_models", Ks), g["srr_lambda"])
         ),
-        1, {"tol": 1e-5, "cycle_tol": 1e-4, "max_iter": 100},
-    )  # fmt: skip
+        1,
+        {"tol": 1e-5, "cycle_tol": 1e-4, "max_iter": 100},
+    )
 
 
 def get_methods(names: str | list[str] = "all", profile: str = "full") -> list[Method]:

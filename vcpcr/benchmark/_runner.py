@@ -79,8 +79,12 @@ class SimulatedSetting:
 
     def columns(self) -> dict[str, Any]:
         """Return the setting columns of the data set's rows."""
-        return {"n": self.n, "rho": self.rho, "config": self.config,
-                "replicate": self.replicate}  # fmt: skip
+        return {
+            "n": self.n,
+            "rho": self.rho,
+            "config": self.config,
+            "replicate": self.replicate,
+        }
 
     def seed_sequence(self, purpose: int) -> np.random.SeedSequence:
         """Seed of one purpose (0 data, 1 folds, 2 starts) of this data set."""
@@ -94,9 +98,11 @@ class SimulatedSetting:
         from vcpcr.simulate import make_paper_data
 
         data = make_paper_data(
-            self.n, self.rho, self.config,
+            self.n,
+            self.rho,
+            self.config,
             random_state=np.random.default_rng(self.seed_sequence(0)),
-        )  # fmt: skip
+        )
         return data.X, data.y, data.coef, data.labels
 
 
@@ -132,21 +138,28 @@ def run_unit(unit: Unit, out: Path) -> float:
     X, y, coef, labels = unit.data.load()
     prof = unit.profile
     folds = nested_folds(
-        len(y), prof.n_outer, prof.n_inner,
+        len(y),
+        prof.n_outer,
+        prof.n_inner,
         random_state=np.random.default_rng(unit.data.seed_sequence(1)),
-    )  # fmt: skip
+    )
     starts = draw_starts(
-        np.shape(X)[1], tuple(prof.grids["K"]), prof.n_starts,
+        np.shape(X)[1],
+        tuple(prof.grids["K"]),
+        prof.n_starts,
         np.random.default_rng(unit.data.seed_sequence(2)),
-    )  # fmt: skip
+    )
     with threadpool_limits(limits=1), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         frame = nested_cv(
             X, y, unit.method, folds, starts, coef_true=coef, labels_true=labels
         )
     elapsed, cpu = time.perf_counter() - tic, time.process_time() - cpu
-    head = {"method": unit.method.name, "label": unit.method.label,
-            **unit.data.columns()}  # fmt: skip
+    head = {
+        "method": unit.method.name,
+        "label": unit.method.label,
+        **unit.data.columns(),
+    }
     frame = pd.concat([pd.DataFrame(head, index=frame.index), frame], axis=1).assign(
         unit_time=elapsed, unit_cpu=cpu, n_warnings=len(caught)
     )
@@ -230,9 +243,13 @@ def run_units(
     out = Path(out)
     todo = [u for u in units if not u.path(out).exists()]
     with tqdm(
-        total=len(units), initial=len(units) - len(todo), desc="benchmark",
-        unit="unit", disable=not progress, dynamic_ncols=True,
-    ) as bar:  # fmt: skip
+        total=len(units),
+        initial=len(units) - len(todo),
+        desc="benchmark",
+        unit="unit",
+        disable=not progress,
+        dynamic_ncols=True,
+    ) as bar:
         for unit in _execute(todo, out, n_jobs):
             bar.set_postfix_str(f"{unit.method.name} {unit.data.key}", refresh=False)
             bar.update(1)
@@ -284,8 +301,16 @@ class StudyResult(NamedTuple):
     files: list[Path]
 
 
-SUMMARY_COLUMNS = ("label", "point", "traced_value", "s", "msep",
-                   "mcc_clustering", "mcc_support", "n_replicates")  # fmt: skip
+SUMMARY_COLUMNS = (
+    "label",
+    "point",
+    "traced_value",
+    "s",
+    "msep",
+    "mcc_clustering",
+    "mcc_support",
+    "n_replicates",
+)
 
 
 def write_outputs(
@@ -296,8 +321,12 @@ def write_outputs(
     curve = curves(results, keys)
     summary = summarize(curve, keys)
     files = []
-    for name, frame in (("folds", folds), ("results", results), ("curves", curve),
-                        ("summary", summary)):  # fmt: skip
+    for name, frame in (
+        ("folds", folds),
+        ("results", results),
+        ("curves", curve),
+        ("summary", summary),
+    ):
         path = out / f"{prefix}{name}.csv"
         frame.to_csv(path, index=False)
         files.append(path)

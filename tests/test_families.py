@@ -1,0 +1,110 @@
+"""Tests of the family registry: the estimators ask the family, never its name."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import make_blocks
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.model_selection import KFold, StratifiedKFold
+
+from vcpcr import VCPCR, VCPCRCV, Surv, compute_weights
+from vcpcr._families import FAMILIES
+
+
+def _outcome(family):
+    """Data of ``make_blocks`` with a response of ``family``."""
+    X, y, _, _ = make_blocks(n=90, seed=3)
+    rng = np.random.default_rng(4)
+    if family == "binomial":
+        noisy = y + 2 * rng.normal(size=y.size)
+        return X, np.where(noisy > 0, "case", "control")
+    if family == "cox":
+        time = np.exp(-0.5 * y + rng.normal(scale=0.5, size=y.size))
+        return X, Surv(time, rng.uniform(size=y.size) < 0.8)
+    return X, y
+
+
+def _renamed(monkeypatch, name):
+    """Register a copy of family ``name`` under another name."""
+    original = FAMILIES[name]
+    copy = type(f"Renamed{type(original).__name__}", (type(original),), {})()
+    copy.name = f"{name}_copy"
+    monkeypatch.setitem(FAMILIES, copy.name, copy)
+    return copy.name
+
+
+@pytest.mark.parametrize("name", ["gaussian", "binomial", "cox"])
+def test_a_registered_family_works_under_any_name(monkeypatch, name):
+    """A family registered under a new name gives the very same fit: nothing
+    in the estimators, the weights or the tags tests the family's name."""
+    X, y = _outcome(name)
+    copy = _renamed(monkeypatch, name)
+    kw = {"n_clusters": 3, "lam_ratio": 0.3, "n_init": 3, "random_state": 0}
+    ref = VCPCR(family=name, weights="ridge", **kw).fit(X, y)
+    new = VCPCR(family=copy, weights="ridge", **kw).fit(X, y)
+    assert_array_equal(new.labels_, ref.labels_)
+    assert_allclose(new.coef_, ref.coef_, rtol=1e-12, atol=0)
+    assert new.intercept_ == ref.intercept_
+    assert new.__sklearn_tags__().estimator_type == (
+        ref.__sklearn_tags__().estimator_type
+    )
+    assert new.score(X, y) == ref.score(X, y)
+    target = np.asarray(y == "case", dtype=float) if name == "binomial" else y
+    for method in ("ridge", "enet"):
+        assert_array_equal(
+            compute_weights(X, target, method, family=copy),
+            compute_weights(X, target, method, family=name),
+        )
+
+
+@pytest.mark.parametrize("name", ["gaussian", "binomial", "cox"])
+def test_a_registered_family_is_cross_validated_as_the_original(monkeypatch, name):
+    X, y = _outcome(name)
+    copy = _renamed(monkeypatch, name)
+    splitter = StratifiedKFold if name == "binomial" else KFold
+    kw = {
+        "n_clusters": (2, 3),
+        "weights": "ridge",
+        "deltas": [0.1],
+        "lam_ratios": [0.2, 0.5],
+        "n_init": 2,
+        "random_state": 0,
+    }
+    folds = list(splitter(3, shuffle=True, random_state=0).split(X, y))
+    ref = VCPCRCV(family=name, cv=folds, **kw).fit(X, y)
+    new = VCPCRCV(family=copy, cv=folds, **kw).fit(X, y)
+    assert_allclose(
+        new.cv_results_["mean_test_score"].to_numpy(),
+        ref.cv_results_["mean_test_score"].to_numpy(),
+        rtol=1e-12,
+        atol=0,
+    )
+    assert new.best_params_ == ref.best_params_
+
+
+def test_standardized_design_against_hand_encoding():
+    """The formula's encoding (numeric columns, a dummy per non-base level),
+    standardized with the training means and sample standard deviations."""
+    rng = np.random.default_rng(5)
+    n = 40
+    df = pd.DataFrame(
+        {
+            "g1": rng.normal(size=n),
+            "g2": rng.normal(size=n) * 100 + 7,
+            "sex": rng.choice(["f", "m"], size=n),
+        }
+    )
+    df["y"] = df["g1"] - 0.01 * df["g2"] + (df["sex"] == "m") + rng.normal(size=n)
+    model = VCPCR(
+        n_clusters=2, formula="y ~ .", weights="identity", n_init=2, random_state=0
+    ).fit(df)
+    design = np.column_stack([df["g1"], df["g2"], df["sex"] == "m"]).astype(float)
+    expected = (design - design.mean(axis=0)) / design.std(axis=0, ddof=1)
+    assert_allclose(model.standardized_design(df), expected, rtol=1e-12, atol=1e-14)
+    new = df.iloc[:5]
+    expected_new = (design[:5] - design.mean(axis=0)) / design.std(axis=0, ddof=1)
+    assert_allclose(
+        model.standardized_design(new), expected_new, rtol=1e-12, atol=1e-14
+    )
