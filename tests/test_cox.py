@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import needs_survival
 from numpy.testing import assert_allclose, assert_array_less
 from scipy.optimize import approx_fprime, check_grad, minimize
 
-from conftest import needs_survival
 from vcpcr._cox import (
     breslow,
     cox_lasso_delta_max,

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
+from conftest import make_blocks
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import expit
 from sklearn.base import clone
@@ -37,7 +38,6 @@ from sklearn.metrics import (
 )
 from sklearn.model_selection import KFold, StratifiedKFold
 
-from conftest import make_blocks
 from vcpcr import VCPCRCV
 from vcpcr import _score_batch as sb
 from vcpcr._outcome import detect_separation

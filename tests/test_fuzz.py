@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import HAVE_SURVIVAL
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
@@ -22,7 +23,6 @@ from sklearn.exceptions import NotFittedError
 from sklearn.metrics import adjusted_rand_score
 from sklearn.model_selection import KFold
 
-from conftest import HAVE_SURVIVAL
 from vcpcr import (
     VCPCR,
     VCPCRCV,

@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
+from conftest import make_blocks
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.metrics import adjusted_rand_score
 
-from conftest import make_blocks
 from vcpcr import VCPCR, ConvergenceWarning, SeparationWarning, VCPCRWarning, sos_nmf
 from vcpcr._sos_nmf import standardize
 
