@@ -344,7 +344,7 @@ def test_more_clusters_than_samples_same_error_for_all_families(family):
         "binomial": np.array([0, 1, 0, 1, 0, 1]),
         "cox": np.column_stack([np.arange(1.0, 7.0), [1, 1, 0, 1, 1, 0]]),
     }[family]
-    model = VCPCR(8, family=family, weights="identity", lam_ratio=0.0)
+    model = VCPCR(8, family=family, weights="identity", lam_ratio=0.0, random_state=0)
     with pytest.raises(ValueError, match=r"8 cluster variable\(s\).*Use n_clusters"):
         model.fit(X, y)
 
@@ -365,6 +365,7 @@ def test_cv_r2_on_one_sample_folds():
                 scoring="r2",
                 cv=40,
                 n_init=1,
+                random_state=0,
             ).fit(X0, Y0)
     assert len(rec) == 1
 
