@@ -132,6 +132,9 @@ class Family(abc.ABC):
     unpenalized_ridge: ClassVar[bool] = False
     #: Whether the paper's early-stopped glmnet weights are available.
     glmnet_weights: ClassVar[bool] = False
+    #: Whether step 2 has no intercept and the estimator reports its linear
+    #: predictor centred at the training means (lifelines' convention).
+    centred: ClassVar[bool] = False
 
     # ---------------------------------------------------------------- step 0
     @abc.abstractmethod
@@ -159,8 +162,27 @@ class Family(abc.ABC):
         target: Any,
         deltas: NDArray[np.float64],
         l1_ratio: float,
+        covariates: NDArray[np.float64] | None = None,
     ) -> NDArray[np.float64]:
-        """Elastic-net (lasso: ``l1_ratio=1``) weights for every delta (rows)."""
+        """Elastic-net (lasso: ``l1_ratio=1``) weights for every delta (rows).
+
+        ``covariates`` (standardized, shape (n_samples, c)) enter unpenalized.
+        """
+
+    def partial_out(
+        self,
+        Xs: NDArray[np.float64],
+        target: Any,
+        covariates: NDArray[np.float64],
+    ) -> tuple[NDArray[np.float64], Any, NDArray[np.float64] | None]:
+        """Take unpenalized covariates out of step 0 where that is exact.
+
+        Returns ``(Xs, target, covariates)`` for the weight solvers: the
+        problem unchanged (the solver then carries the covariates as an
+        unpenalized block), or (gaussian) the residuals of ``Xs`` and the
+        target after regressing them on the covariates and ``None``.
+        """
+        return Xs, target, covariates
 
     # ---------------------------------------------------------------- step 2
 
@@ -302,9 +324,29 @@ class Gaussian(_StatsmodelsFamily):
         target: Any,
         deltas: NDArray[np.float64],
         l1_ratio: float,
+        covariates: NDArray[np.float64] | None = None,
     ) -> NDArray[np.float64]:
-        """Coordinate descent along the path of deltas."""
+        """Coordinate descent along the path of deltas (covariates partialled out)."""
+        if covariates is not None:
+            Xs, target, _ = self.partial_out(Xs, target, covariates)
         return enet_gaussian_path(Xs, target, deltas, l1_ratio)
+
+    def partial_out(
+        self,
+        Xs: NDArray[np.float64],
+        target: Any,
+        covariates: NDArray[np.float64],
+    ) -> tuple[NDArray[np.float64], Any, NDArray[np.float64] | None]:
+        """Residualize ``Xs`` and the target on ``[1, covariates]`` (exact).
+
+        Frisch-Waugh-Lovell: the penalty does not involve the covariates'
+        coefficients, so profiling them out of the least-squares loss leaves
+        the same problem in the genes on the residuals.
+        """
+        Q = np.column_stack([np.ones(Xs.shape[0]), covariates])
+        R = np.column_stack([target, Xs])
+        R = R - Q @ np.linalg.lstsq(Q, R, rcond=None)[0]
+        return R[:, 1:], R[:, 0], None
 
     def prepare(self, y: Any) -> Prepared:
         """Validate the numeric response."""
@@ -402,9 +444,12 @@ class Binomial(_StatsmodelsFamily):
         target: Any,
         deltas: NDArray[np.float64],
         l1_ratio: float,
+        covariates: NDArray[np.float64] | None = None,
     ) -> NDArray[np.float64]:
         """Proximal Newton coordinate descent along the path of deltas."""
-        return enet_binomial_path(Xs, target, deltas, l1_ratio)[0]
+        return enet_binomial_path(Xs, target, deltas, l1_ratio, covariates=covariates)[
+            0
+        ]
 
     def prepare(self, y: Any) -> Prepared:
         """Map two class labels to 0/1 (``classes[1]`` is the event)."""
@@ -510,6 +555,8 @@ class Cox(Family):
         "StratifiedKFold(k, shuffle=True).split(X, event))"
     )
 
+    centred = True
+
     def weights_response(self, y: Any, *, standardize: bool) -> NDArray[np.float64]:
         """Return the ``(time, event)`` columns of a survival outcome."""
         time, event = check_survival(y)
@@ -532,10 +579,13 @@ class Cox(Family):
         target: Any,
         deltas: NDArray[np.float64],
         l1_ratio: float,
+        covariates: NDArray[np.float64] | None = None,
     ) -> NDArray[np.float64]:
         """Coxnet along the path of deltas."""
         time, event = target[:, 0], target[:, 1] == 1
-        return cox_lasso_path(Xs, time, event, deltas, l1_ratio=l1_ratio)
+        return cox_lasso_path(
+            Xs, time, event, deltas, l1_ratio=l1_ratio, covariates=covariates
+        )
 
     def prepare(self, y: Any) -> Prepared:
         """Validate a survival outcome into ``(time, event)`` columns."""

@@ -8,7 +8,10 @@ and re-raises its errors with the fix; :func:`missing_as_nan` lets pandas'
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import difflib
+import numbers
+import re
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -18,8 +21,109 @@ from numpy.typing import NDArray
 from sklearn.utils.validation import validate_data
 
 from vcpcr._families import Family
+from vcpcr._scaling import standardize
 
-__all__ = ["missing_as_nan", "validate_xy"]
+__all__ = ["check_covariates", "covariate_columns", "missing_as_nan", "validate_xy"]
+
+#: Names the step-2 designs use themselves (statsmodels' intercept, the
+#: lifelines frame's outcome columns, the latent variables).
+_RESERVED = re.compile(r"const|time|event|cluster_\d+")
+
+
+def covariate_columns(
+    covariates: Any, names: Sequence[str], *, has_names: bool
+) -> NDArray[np.intp]:
+    """Positions of the ``covariates`` (names or positions) among ``names``.
+
+    Raises a ``TypeError``/``ValueError`` naming the offending entry and the
+    fix: a name with an array ``X`` (no column names), an unknown name or an
+    out-of-range position, a duplicate, a name the step-2 design reserves, or
+    every column a covariate (nothing left to cluster).
+    """
+    if covariates is None:
+        return np.zeros(0, dtype=np.intp)
+    items = [covariates] if isinstance(covariates, str | numbers.Integral) else None
+    if items is None:
+        try:
+            items = list(covariates)
+        except TypeError:
+            raise TypeError(
+                f"covariates must be a column name, a column position or a list "
+                f"of them; got {covariates!r}."
+            ) from None
+    positions = [
+        _covariate_position(item, covariates, names, has_names) for item in items
+    ]
+    if len(set(positions)) < len(positions):
+        raise ValueError(f"covariates={covariates!r} names a column twice.")
+    for j in positions:
+        if _RESERVED.fullmatch(names[j]):
+            raise ValueError(
+                f"covariates: the column name {names[j]!r} is reserved for the "
+                f"step-2 design (const, time, event, cluster_<k>); rename the "
+                f"column."
+            )
+    if len(positions) == len(names):
+        raise ValueError(
+            f"covariates={covariates!r} takes every column of X: no variable is "
+            f"left to cluster. Keep the clustered variables out of covariates."
+        )
+    return np.asarray(positions, dtype=np.intp)
+
+
+def _covariate_position(
+    item: Any, covariates: Any, names: Sequence[str], has_names: bool
+) -> int:
+    """Position of one entry of ``covariates`` (a name or a position)."""
+    p = len(names)
+    if isinstance(item, bool) or not isinstance(item, str | numbers.Integral):
+        raise TypeError(
+            f"covariates must hold column names (str) or positions (int); got "
+            f"{item!r} of type {type(item).__name__}."
+        )
+    if isinstance(item, str):
+        if not has_names:
+            raise TypeError(
+                f"covariates={covariates!r} names columns, but X has no column "
+                f"names: pass a DataFrame, or the columns' positions (int)."
+            )
+        if item not in names:
+            close = difflib.get_close_matches(item, names, n=3)
+            hint = f" Did you mean {close}?" if close else ""
+            raise ValueError(
+                f"covariates: {item!r} is not a column of X.{hint} Pass names "
+                f"of X's columns."
+            )
+        return list(names).index(item)
+    if not -p <= int(item) < p:
+        raise ValueError(
+            f"covariates: position {item} is out of range for X with {p} columns."
+        )
+    return int(item) % p
+
+
+def check_covariates(Z: NDArray[np.float64], names: Sequence[str]) -> Any:
+    """Return the standardized covariates, or raise if they are collinear.
+
+    Each covariate is regressed on the intercept and the covariates before
+    it; one that they explain (relative residual below ``1e-8``) is named
+    with them, so the user knows which column to drop. Constant columns are
+    caught before, by :func:`vcpcr._validation.check_array`.
+    """
+    Zs = standardize(Z)[0]
+    n = Zs.shape[0]
+    for j in range(Zs.shape[1]):
+        Q = np.column_stack([np.ones(n), Zs[:, :j]])
+        r = Zs[:, j] - Q @ np.linalg.lstsq(Q, Zs[:, j], rcond=None)[0]
+        if np.linalg.norm(r) <= 1e-8 * np.sqrt(n):
+            others = ["the intercept", *names[:j]]
+            raise ValueError(
+                f"covariates: {names[j]!r} is a linear combination of "
+                f"{', '.join(map(repr, others[1:])) or others[0]} (and the "
+                f"intercept): the covariates are collinear. Drop {names[j]!r} "
+                f"(e.g. one dummy per categorical variable)."
+            )
+    return Zs
 
 
 def missing_as_nan(X: Any) -> Any:

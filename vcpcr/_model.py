@@ -19,7 +19,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from vcpcr._clustering import best_starts, initial_partitions, order_clusters
 from vcpcr._families import FAMILIES, Family
 from vcpcr._formula import resolve_formula, transform_new
-from vcpcr._input import missing_as_nan, validate_xy
+from vcpcr._input import (
+    check_covariates,
+    covariate_columns,
+    missing_as_nan,
+    validate_xy,
+)
 from vcpcr._scaling import raw_coefficients, standardize
 from vcpcr._sos_nmf import SOSNMFResult, single_result
 from vcpcr._summary import SummaryMixin
@@ -123,13 +128,25 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         Seeds the random initial partitions.
     formula : str, optional
         A model formula such as ``"weight ~ ."``, ``"np.log(y) ~ . - age"``
-        or ``"I(status == 'dead') ~ ."``; then ``fit`` takes one DataFrame
+        or ``"I(status == 'dead') ~ ."``, or a two-part formula
+        ``"Surv(time, event) ~ age + C(stage) | ."`` with the covariates left
+        of ``|`` (categorical ones coded as statsmodels codes them) and the
+        clustered variables right of it (``.``: every column but the outcome
+        and the covariates); then ``fit`` takes one DataFrame
         (no ``y``) and ``predict``/``transform``/``score`` take DataFrames
         that are encoded identically (``model_spec_``). Categorical columns
         become dummy variables that SOS-NMF may cluster like any other.
     missing : {"raise", "drop"}, default="raise"
         With ``formula``: rows with missing values in the columns the formula
         uses are an error, or are dropped with a warning saying how many.
+    covariates : str, int or list of them, optional
+        Clinical covariates to adjust for (e.g. ``["age", "stage_II"]``):
+        column names of a DataFrame ``X`` (with ``formula``, of its design)
+        or column positions of an array. They are never clustered or
+        selected, unpenalized in step 0 and enter step 2 beside the latent
+        variables on their raw scale (see Notes). A constructor parameter
+        rather than a second array in ``fit``, so that ``clone``,
+        cross-validation and ``Pipeline`` pass them along with ``X``.
 
     Attributes
     ----------
@@ -144,14 +161,22 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
     n_clusters_ : int
         Number of non-empty clusters.
     coef_ : ndarray of shape (n_features,)
-        Coefficients on the original scale of ``X`` (zero for unselected
-        variables); ``predict`` uses ``X @ coef_ + intercept_``.
+        Coefficients on the original scale of ``X``, one per input column
+        (zero for unselected variables; a covariate's column holds its
+        step-2 coefficient), so that ``predict`` uses
+        ``X @ coef_ + intercept_`` with or without covariates.
     intercept_ : float
         Intercept on the original scale.
     cluster_coef_ : pandas.Series
         Step-2 coefficients of the latent variables (without intercept).
-    weights_ : ndarray of shape (n_features,)
-        Step-0 weights.
+    covariate_coef_ : pandas.Series
+        Step-2 coefficients of the covariates, per unit of each (empty
+        without covariates).
+    covariate_columns_ : ndarray of int
+        Positions of the covariates among the input columns; the other
+        columns are the clustered variables (``membership_.index``).
+    weights_ : ndarray of shape (n_clustered,)
+        Step-0 weights of the clustered variables.
     lam_ : float
         Absolute SOS-NMF penalty, ``lam_ratio * lam_max_``.
     lam_max_ : float
@@ -167,8 +192,9 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
     result_ : statsmodels results or lifelines.CoxPHFitter
         The untouched step-2 fit (``OLS`` or ``Logit`` results, or the fitted
         ``CoxPHFitter`` with columns ``time`` and ``event``).
-    mean_, scale_ : ndarray of shape (n_features,)
-        Column means and standard deviations (``ddof=1``) used to standardize.
+    mean_, scale_ : ndarray of shape (n_clustered,)
+        Means and standard deviations (``ddof=1``) used to standardize the
+        clustered variables.
     classes_ : ndarray of shape (2,)
         Class labels (binomial); ``classes_[1]`` is the "event".
     unique_times_ : ndarray
@@ -214,6 +240,22 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
     Standard errors in ``result_`` and ``summary()`` are conditional on the
     estimated clusters; they ignore the selection step.
 
+    Covariates ``Z`` (``covariates=``) are adjusted for without penalty. In
+    step 0, on the standardized ``Z``: gaussian weights are those of the
+    residuals of ``y`` and of the standardized clustered variables after
+    least squares on ``[1, Z]`` (Frisch-Waugh-Lovell, exact); binomial
+    weights carry ``Z`` as an unpenalized block of each Newton step; Cox
+    weights use Coxnet's ``penalty_factor = 0``. ``delta`` stays the penalty
+    of the clustered variables: R's ``glmnet(cbind(Z, X), y, penalty.factor
+    = c(rep(0, c), rep(1, p)))``, which rescales the penalty factors to sum
+    to ``p + c``, gives the same weights at ``lambda = delta * p / (p + c)``.
+    The ridge weights with covariates are available for the gaussian family
+    only. Step 1 clusters the clustered variables alone. Step 2 fits ``y ~
+    1 + Z c + M a`` with ``Z`` on its raw scale (``result_`` and the summary
+    list the covariates first). ``transform`` returns the latent variables
+    ``M`` only: it is VC-PCR's reduction of the clustered variables, and the
+    covariates are the user's own columns, unchanged.
+
     References
     ----------
     .. [1] Marion, R., Lederer, J., Govaerts, B., von Sachs, R. "VC-PCR: A
@@ -248,6 +290,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         random_state: Any = None,
         formula: str | None = None,
         missing: str = "raise",
+        covariates: str | int | list[Any] | None = None,
     ) -> None:
         self.n_clusters = n_clusters
         self.family = family
@@ -261,6 +304,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         self.random_state = random_state
         self.formula = formula
         self.missing = missing
+        self.covariates = covariates
 
     # ------------------------------------------------------------------ tags
     def __sklearn_tags__(self) -> Tags:
@@ -333,13 +377,22 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         Xa = check_array(
             Xv, "X", feature_names=names, min_samples=3, allow_constant=False
         )
-        n_clusters = self._check_params(Xa.shape[1])
+        self.covariate_columns_ = covariate_columns(
+            self._covariates(resolved.covariates),
+            names,
+            has_names=hasattr(self, "feature_names_in_"),
+        )
+        genes = self._clustered_columns()
+        names = [names[j] for j in genes]
+        Z = Xa[:, self.covariate_columns_]
+        Zs = check_covariates(Z, self.covariate_names_) if Z.shape[1] else None
+        n_clusters = self._check_params(genes.size)
         prepared = self._family.prepare(yv)
         if prepared.classes is not None:
             self.classes_ = prepared.classes
         self.n_samples_fit_ = Xa.shape[0]
-        Xs, self.mean_, self.scale_ = standardize(Xa)
-        self.weights_ = self._compute_weights(Xs, prepared.weights_target)
+        Xs, self.mean_, self.scale_ = standardize(Xa[:, genes])
+        self.weights_ = self._compute_weights(Xs, prepared.weights_target, Zs)
         starts = initial_partitions(
             self.init, n_clusters, self.n_init, Xs.shape[1], self.random_state
         )
@@ -362,9 +415,12 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         self._set_clusters(best, names)
         M = Xs @ self.membership_.to_numpy()
         self.result_ = self._family.fit(
-            M, prepared.outcome, list(self.membership_.columns), self.yname_
+            np.column_stack([Z, M]),
+            prepared.outcome,
+            [*self.covariate_names_, *self.membership_.columns],
+            self.yname_,
         )
-        self._set_coefficients()
+        self._set_coefficients(Z.mean(axis=0))
         for name, value in self._family.fitted_attributes(
             prepared.outcome, self.result_
         ).items():
@@ -377,16 +433,43 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             return [f"x{j}" for j in range(p)]
         return [str(n) for n in names]
 
+    def _covariates(self, from_formula: tuple[str, ...]) -> Any:
+        """Return ``covariates=`` or the two-part formula's covariates, not both."""
+        if not from_formula:
+            return self.covariates
+        if self.covariates is not None:
+            raise ValueError(
+                f"covariates={self.covariates!r} and the formula's covariates "
+                f"(left of '|': {list(from_formula)}) are given both; name them "
+                f"in one place."
+            )
+        return list(from_formula)
+
+    @property
+    def covariate_names_(self) -> list[str]:
+        """Names of the covariates (``x<j>`` for arrays without names)."""
+        names = self._feature_names(int(self.n_features_in_))
+        return [names[j] for j in self.covariate_columns_]
+
+    def _clustered_columns(self) -> NDArray[np.intp]:
+        """Positions of the clustered variables among the input columns."""
+        every = np.arange(int(self.n_features_in_))
+        return np.setdiff1d(every, self.covariate_columns_)
+
     def _compute_weights(
-        self, Xs: NDArray[np.float64], target: NDArray[np.float64]
+        self,
+        Xs: NDArray[np.float64],
+        target: NDArray[np.float64],
+        covariates: NDArray[np.float64] | None,
     ) -> NDArray[np.float64]:
-        """Step 0 on the standardized data."""
+        """Step 0 on the standardized data (covariates unpenalized)."""
         return weights_for_grid(
             Xs,
             target,
             self.weights,
             [self.delta],
             self.family,
+            covariates=covariates,
             stacklevel=user_stacklevel(),
         )[0]
 
@@ -404,13 +487,27 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
                 stacklevel=user_stacklevel(),
             )
 
-    def _set_coefficients(self) -> None:
-        """Map the cluster coefficients back to the variables' raw scale."""
+    def _set_coefficients(self, covariate_mean: NDArray[np.float64]) -> None:
+        """Map the step-2 coefficients back to the input columns' raw scale.
+
+        Covariates enter step 2 raw: their coefficients are their ``coef_``.
+        A family without intercept (cox) reports its linear predictor centred
+        at the training means, as lifelines does, so the covariates' means
+        move into ``intercept_``.
+        """
         a0, a = self._family.split_params(self.result_)
-        self.cluster_coef_ = pd.Series(a, index=self.membership_.columns)
-        self.coef_, self.intercept_ = raw_coefficients(
-            self.membership_.to_numpy(), a0, a, self.mean_, self.scale_
+        c = self.covariate_columns_.size
+        self.covariate_coef_ = pd.Series(a[:c], index=self.covariate_names_)
+        self.cluster_coef_ = pd.Series(a[c:], index=self.membership_.columns)
+        coef, intercept = raw_coefficients(
+            self.membership_.to_numpy(), a0, a[c:], self.mean_, self.scale_
         )
+        if self._family.centred:
+            intercept -= float(covariate_mean @ a[:c])
+        self.coef_ = np.zeros(int(self.n_features_in_))
+        self.coef_[self._clustered_columns()] = coef
+        self.coef_[self.covariate_columns_] = a[:c]
+        self.intercept_ = intercept
 
     # --------------------------------------------------------------- predict
     def _check_input(self, X: ArrayLike) -> NDArray[np.float64]:
@@ -450,8 +547,14 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         eta = self._linear_predictor(X)
         return self._family.predict(eta, getattr(self, "classes_", None))
 
-    def _latent_frame(self, X: ArrayLike) -> pd.DataFrame:
-        return pd.DataFrame(self.transform(X), columns=self.membership_.columns)
+    def _step2_frame(self, X: ArrayLike) -> pd.DataFrame:
+        """Return the regressors of ``result_`` on new data: covariates, ``M``."""
+        Xa = self._check_input(X)
+        M = self._standardize_clustered(Xa) @ self.membership_.to_numpy()
+        return pd.DataFrame(
+            np.column_stack([Xa[:, self.covariate_columns_], M]),
+            columns=[*self.covariate_names_, *self.membership_.columns],
+        )
 
     def _survival(
         self, X: ArrayLike, kind: str, return_array: bool, times: Any, frame: bool
@@ -459,7 +562,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         """Survival or cumulative-hazard predictions in the requested layout."""
         check_is_fitted(self)
         times = check_times(times)
-        M = self._latent_frame(X)
+        M = self._step2_frame(X)
         if frame:
             method = f"predict_{kind}"
             return getattr(self.result_, method)(M, times=times)
@@ -587,7 +690,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         ndarray of shape (n_samples,)
             The first time at which S(t | x) <= 0.5; ``inf`` if S stays above.
         """
-        median = self.result_.predict_median(self._latent_frame(X))
+        median = self.result_.predict_median(self._step2_frame(X))
         return np.asarray(median, dtype=np.float64).reshape(-1)
 
     @available_if(_is_survival)
@@ -648,7 +751,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         The intervals are conditional on the estimated clusters, as the
         standard errors of :meth:`summary`.
         """
-        exog = self._latent_frame(X)
+        exog = self._step2_frame(X)
         exog.insert(0, "const", 1.0)
         return self.result_.get_prediction(exog)
 
@@ -686,7 +789,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         return np.column_stack([1 - p1, p1])
 
     def standardized_design(self, X: ArrayLike) -> NDArray[np.float64]:
-        """Return the data as steps 0 and 1 see it: ``(X - mean_) / scale_``.
+        """Return the data as step 1 sees it: ``(X - mean_) / scale_``.
 
         With ``formula``, ``X`` is first encoded as in ``fit``
         (``model_spec_``), so the columns are those of ``membership_.index``.
@@ -698,16 +801,20 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_features_in_)
-            The design matrix standardized with the training means and
-            standard deviations.
+        ndarray of shape (n_samples, n_clustered)
+            The clustered variables (all columns but the covariates)
+            standardized with the training means and standard deviations.
         """
-        return (self._check_input(X) - self.mean_) / self.scale_
+        return self._standardize_clustered(self._check_input(X))
+
+    def _standardize_clustered(self, Xa: NDArray[np.float64]) -> NDArray[np.float64]:
+        return (Xa[:, self._clustered_columns()] - self.mean_) / self.scale_
 
     def transform(self, X: ArrayLike) -> NDArray[np.float64]:
         """Latent variables ``M = X V`` (standardized ``X``), one per cluster.
 
-        These are the regressors of ``result_``.
+        These are the regressors of ``result_`` beside the covariates, which
+        ``transform`` leaves out (see Notes of :class:`VCPCR`).
 
         Parameters
         ----------

@@ -348,6 +348,7 @@ class SummaryMixin:
             POST_SELECTION_NOTE,
             "Regressors are the cluster latent variables M = X V with X "
             "standardized (mean 0, sd 1); coef_ gives per-variable effects.",
+            *self._covariate_notes(),
             *family.notes(res),
             *extra_notes,
         ]
@@ -368,6 +369,17 @@ class SummaryMixin:
             **common,
         )
 
+    def _covariate_notes(self) -> list[str]:
+        est: Any = self
+        names = est.covariate_names_
+        if not names:
+            return []
+        return [
+            f"Covariates ({', '.join(names)}) enter on their raw scale (per unit "
+            f"of each), unpenalized in the weights and never clustered; the "
+            f"cluster coefficients are adjusted for them."
+        ]
+
     def _weights_description(self) -> str:
         est: Any = self
         if not isinstance(est.weights, str):
@@ -385,8 +397,13 @@ class SummaryMixin:
             ("Family:", est._family.describe(est.result_)),
             ("Weights:", self._weights_description()),
             ("No. Observations:", int(est.n_samples_fit_)),
-            ("No. Variables:", int(est.n_features_in_)),
+            ("No. Variables:", int(est.membership_.shape[0])),
             ("Selected:", int((est.labels_ >= 0).sum())),
+            *(
+                [("Covariates:", str(len(est.covariate_names_)))]
+                if est.covariate_names_
+                else []
+            ),
         ]
 
     def _summary_right(self) -> list[tuple[str, Any]]:
