@@ -298,3 +298,71 @@ def test_two_part_formula_bad_input():
         VCPCR(formula="y ~ age | .", covariates=["g1"]).fit(df)
     with pytest.raises(ValueError, match="needs terms on both sides of '\\|'"):
         VCPCR(formula="y ~ age | ").fit(df)
+
+
+# ------------------------------------------------------------------ VCPCRCV
+@pytest.mark.parametrize(
+    ("family", "data", "scoring"),
+    [
+        ("gaussian", _gaussian, "neg_mean_squared_error"),
+        ("binomial", _binomial, "neg_log_loss"),
+    ],
+)
+def test_cv_fold_equals_vcpcr_with_covariates(family, data, scoring):
+    """A fold of VCPCRCV (batched weights, clustering, step 2, scores) scores
+    what VCPCR(covariates=...) fitted on the training part scores."""
+    from sklearn.metrics import get_scorer
+
+    from vcpcr._sos_nmf import random_partition
+    from vcpcr._tuning import FoldSpec, Grid, fit_fold
+
+    X, y = data()
+    order = [*COV, *(c for c in X.columns if c not in COV)]  # covariates first
+    A = X[order].to_numpy()
+    train, test = np.arange(60), np.arange(60, len(y))
+    K, delta, ratio, seed = 3, 0.3, 0.4, 7
+    spec = FoldSpec(
+        family,
+        "enet",
+        Grid((K,), [delta], np.array([ratio])),
+        1,
+        500,
+        1e-4,
+        VCPCR(family=family),
+        get_scorer(scoring),
+        scoring,
+        2,
+    )
+    out = fit_fold(A[train], y[train], A[test], y[test], spec, seed)
+    init = random_partition(A.shape[1] - 2, K, np.random.default_rng(seed))
+    model = VCPCR(
+        K, family=family, delta=delta, lam_ratio=ratio, init=init, covariates=[0, 1]
+    ).fit(A[train], y[train])
+    expected = get_scorer(scoring)(model, A[test], y[test])
+    assert_allclose(out.scores, [expected], rtol=1e-7)
+
+
+def test_cv_rare_level_constant_in_a_training_fold():
+    """A dummy whose only 1 is in one row is constant in that row's training
+    fold: the fold leaves it out (coefficient 0 there), the CV runs."""
+    from sklearn.model_selection import KFold
+
+    from vcpcr import VCPCRCV
+    from vcpcr._tuning import train_fold
+
+    X, y = _gaussian()
+    X = X.assign(rare=0.0)
+    X.loc[5, "rare"] = 1.0
+    fold = train_fold(X[["age", "rare", "g0"]].drop(index=5).to_numpy(), 2)
+    assert fold.keep.tolist() == [0]
+    cv = VCPCRCV(
+        n_clusters=(2,),
+        lam_ratios=[0.3, 0.6],
+        n_init=2,
+        cv=KFold(3),
+        random_state=0,
+        covariates=["age", "sex", "rare"],
+    ).fit(X, y)
+    assert np.all(np.isfinite(cv.cv_results_["mean_test_score"]))
+    assert cv.best_estimator_.covariate_names_ == ["age", "sex", "rare"]
+    assert "rare" not in cv.best_estimator_.membership_.index

@@ -21,9 +21,15 @@ from numpy.typing import NDArray
 from sklearn.utils.validation import validate_data
 
 from vcpcr._families import Family
-from vcpcr._scaling import standardize
+from vcpcr._scaling import independent_columns, standardize
 
-__all__ = ["check_covariates", "covariate_columns", "missing_as_nan", "validate_xy"]
+__all__ = [
+    "check_covariates",
+    "covariate_columns",
+    "merge_covariates",
+    "missing_as_nan",
+    "validate_xy",
+]
 
 #: Names the step-2 designs use themselves (statsmodels' intercept, the
 #: lifelines frame's outcome columns, the latent variables).
@@ -102,27 +108,37 @@ def _covariate_position(
     return int(item) % p
 
 
+def merge_covariates(covariates: Any, from_formula: tuple[str, ...]) -> Any:
+    """Return ``covariates=`` or a two-part formula's covariates, not both."""
+    if not from_formula:
+        return covariates
+    if covariates is not None:
+        raise ValueError(
+            f"covariates={covariates!r} and the formula's covariates (left of "
+            f"'|': {list(from_formula)}) are given both; name them in one place."
+        )
+    return list(from_formula)
+
+
 def check_covariates(Z: NDArray[np.float64], names: Sequence[str]) -> Any:
     """Return the standardized covariates, or raise if they are collinear.
 
-    Each covariate is regressed on the intercept and the covariates before
-    it; one that they explain (relative residual below ``1e-8``) is named
-    with them, so the user knows which column to drop. Constant columns are
-    caught before, by :func:`vcpcr._validation.check_array`.
+    The first covariate that the intercept and the covariates before it
+    explain (:func:`vcpcr._scaling.independent_columns`) is named with them,
+    so the user knows which column to drop. Constant columns are caught
+    before, by :func:`vcpcr._validation.check_array`.
     """
     Zs = standardize(Z)[0]
-    n = Zs.shape[0]
-    for j in range(Zs.shape[1]):
-        Q = np.column_stack([np.ones(n), Zs[:, :j]])
-        r = Zs[:, j] - Q @ np.linalg.lstsq(Q, Zs[:, j], rcond=None)[0]
-        if np.linalg.norm(r) <= 1e-8 * np.sqrt(n):
-            others = ["the intercept", *names[:j]]
-            raise ValueError(
-                f"covariates: {names[j]!r} is a linear combination of "
-                f"{', '.join(map(repr, others[1:])) or others[0]} (and the "
-                f"intercept): the covariates are collinear. Drop {names[j]!r} "
-                f"(e.g. one dummy per categorical variable)."
-            )
+    keep = independent_columns(Zs)
+    if keep.size < Zs.shape[1]:
+        j = int(np.setdiff1d(np.arange(Zs.shape[1]), keep)[0])
+        others = ", ".join(map(repr, names[:j]))
+        raise ValueError(
+            f"covariates: {names[j]!r} is a linear combination of "
+            f"{others + ' and ' if others else ''}the intercept: the covariates "
+            f"are collinear. Drop {names[j]!r} (e.g. keep one dummy less than "
+            f"the levels of a categorical variable)."
+        )
     return Zs
 
 

@@ -22,10 +22,11 @@ from vcpcr._formula import resolve_formula, transform_new
 from vcpcr._input import (
     check_covariates,
     covariate_columns,
+    merge_covariates,
     missing_as_nan,
     validate_xy,
 )
-from vcpcr._scaling import raw_coefficients, standardize
+from vcpcr._scaling import adjusted_coefficients, standardize
 from vcpcr._sos_nmf import SOSNMFResult, single_result
 from vcpcr._summary import SummaryMixin
 from vcpcr._validation import (
@@ -378,7 +379,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             Xv, "X", feature_names=names, min_samples=3, allow_constant=False
         )
         self.covariate_columns_ = covariate_columns(
-            self._covariates(resolved.covariates),
+            merge_covariates(self.covariates, resolved.covariates),
             names,
             has_names=hasattr(self, "feature_names_in_"),
         )
@@ -433,18 +434,6 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             return [f"x{j}" for j in range(p)]
         return [str(n) for n in names]
 
-    def _covariates(self, from_formula: tuple[str, ...]) -> Any:
-        """Return ``covariates=`` or the two-part formula's covariates, not both."""
-        if not from_formula:
-            return self.covariates
-        if self.covariates is not None:
-            raise ValueError(
-                f"covariates={self.covariates!r} and the formula's covariates "
-                f"(left of '|': {list(from_formula)}) are given both; name them "
-                f"in one place."
-            )
-        return list(from_formula)
-
     @property
     def covariate_names_(self) -> list[str]:
         """Names of the covariates (``x<j>`` for arrays without names)."""
@@ -497,16 +486,20 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         """
         a0, a = self._family.split_params(self.result_)
         c = self.covariate_columns_.size
-        self.covariate_coef_ = pd.Series(a[:c], index=self.covariate_names_)
-        self.cluster_coef_ = pd.Series(a[c:], index=self.membership_.columns)
-        coef, intercept = raw_coefficients(
-            self.membership_.to_numpy(), a0, a[c:], self.mean_, self.scale_
+        coef, covariate_coef, intercept = adjusted_coefficients(
+            self.membership_.to_numpy(),
+            a0,
+            a,
+            self.mean_,
+            self.scale_,
+            covariate_mean,
+            self._family.centred,
         )
-        if self._family.centred:
-            intercept -= float(covariate_mean @ a[:c])
+        self.covariate_coef_ = pd.Series(covariate_coef, index=self.covariate_names_)
+        self.cluster_coef_ = pd.Series(a[c:], index=self.membership_.columns)
         self.coef_ = np.zeros(int(self.n_features_in_))
         self.coef_[self._clustered_columns()] = coef
-        self.coef_[self.covariate_columns_] = a[:c]
+        self.coef_[self.covariate_columns_] = covariate_coef
         self.intercept_ = intercept
 
     # --------------------------------------------------------------- predict

@@ -23,7 +23,12 @@ from sklearn.base import BaseEstimator, clone
 
 from vcpcr._clustering import best_starts
 from vcpcr._families import FAMILIES, Family, Prepared
-from vcpcr._scaling import constant_columns, raw_coefficients, standardize
+from vcpcr._scaling import (
+    adjusted_coefficients,
+    constant_columns,
+    independent_columns,
+    standardize,
+)
 from vcpcr._sos_nmf import random_partition
 from vcpcr._weights import weights_for_grid
 from vcpcr.exceptions import SeparationWarning
@@ -140,6 +145,54 @@ class FoldSpec(NamedTuple):
     template: BaseEstimator  # an unfitted VCPCR of the family (see _frozen_model)
     scoring: Any
     batch_scoring: str | None = None  # see batch_scoring(); None: per point
+    n_covariates: int = 0  # the first columns of the fold data are covariates
+
+
+class TrainFold(NamedTuple):
+    """A training fold as steps 0-2 see it.
+
+    ``Xs`` (standardized clustered variables, with ``mean``, ``scale``) and
+    ``Z``, the covariates kept in this fold (raw): a covariate constant or
+    collinear within the training fold (e.g. the dummy of a rare level that
+    no training row has) is left out of this fold's fit, so its coefficient
+    there is 0 (``keep``: the positions of the kept ones).
+    """
+
+    Xs: NDArray[np.float64]
+    mean: NDArray[np.float64]
+    scale: NDArray[np.float64]
+    Z: NDArray[np.float64]
+    keep: NDArray[np.intp]
+    n_covariates: int
+
+    def design(self, M: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Step-2 design(s) ``[Z, M]`` (``M`` of shape (n, k) or (B, n, k))."""
+        Z = np.broadcast_to(self.Z, (*M.shape[:-2], *self.Z.shape))
+        return np.concatenate([Z, M], axis=-1)
+
+    def names(self, k: int) -> list[str]:
+        """Column names of a step-2 design with ``k`` clusters."""
+        covs = [f"covariate_{j + 1}" for j in range(self.Z.shape[1])]
+        return covs + [f"cluster_{j + 1}" for j in range(k)]
+
+    def coefficients(
+        self, family: Family, V: NDArray[np.float64], a0: float, a: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], float]:
+        """Coefficients on the fold data's columns (covariates first) and intercept."""
+        genes, covs, intercept = adjusted_coefficients(
+            V, a0, a, self.mean, self.scale, self.Z.mean(axis=0), family.centred
+        )
+        coef = np.zeros(self.n_covariates + genes.size)
+        coef[self.keep], coef[self.n_covariates :] = covs, genes
+        return coef, intercept
+
+
+def train_fold(Xtr: NDArray[np.float64], n_covariates: int) -> TrainFold:
+    """Split fold data into covariates (the first columns) and clustered variables."""
+    Z = Xtr[:, :n_covariates]
+    keep = independent_columns(Z)
+    Xs, mean, scale = standardize(Xtr[:, n_covariates:])
+    return TrainFold(Xs, mean, scale, Z[:, keep], keep, n_covariates)
 
 
 class FoldResult(NamedTuple):
@@ -151,11 +204,17 @@ class FoldResult(NamedTuple):
 
 
 def _fold_weights(
-    Xs: NDArray[np.float64], prepared: Prepared, spec: FoldSpec
+    fold: TrainFold, prepared: Prepared, spec: FoldSpec
 ) -> NDArray[np.float64]:
     """Weights for every delta of the grid (one row each)."""
+    Zs = standardize(fold.Z)[0] if fold.Z.shape[1] else None
     return weights_for_grid(
-        Xs, prepared.weights_target, spec.weights, spec.grid.deltas, spec.family
+        fold.Xs,
+        prepared.weights_target,
+        spec.weights,
+        spec.grid.deltas,
+        spec.family,
+        covariates=Zs,
     )
 
 
@@ -217,9 +276,7 @@ def _frozen_model(
 
 
 def _score_point(
-    Xs: NDArray[np.float64],
-    mean: NDArray[np.float64],
-    scale: NDArray[np.float64],
+    fold: TrainFold,
     prepared: Prepared,
     V: NDArray[np.float64],
     spec: FoldSpec,
@@ -227,21 +284,20 @@ def _score_point(
 ) -> float:
     """Fit step 2 on the training fold and score the test fold."""
     family = FAMILIES[spec.family]
-    names = [f"cluster_{k + 1}" for k in range(V.shape[1])]
-    result = family.fit(Xs @ V, prepared.outcome, names, "y")
-    a0, a = family.split_params(result)
-    coef, intercept = raw_coefficients(V, a0, a, mean, scale)
-    model = _frozen_model(spec, coef, intercept, prepared, Xs.shape[1])
+    design = fold.design(fold.Xs @ V)
+    result = family.fit(design, prepared.outcome, fold.names(V.shape[1]), "y")
+    coef, intercept = fold.coefficients(family, V, *family.split_params(result))
+    model = _frozen_model(spec, coef, intercept, prepared, coef.size)
     return float(spec.scoring(model, *test))
 
 
 def _fit_grid(
     family: Family,
-    Xs: NDArray[np.float64],
+    fold: TrainFold,
     prepared: Prepared,
     Vs: list[NDArray[np.float64]],
 ) -> list[tuple[float, NDArray[np.float64]]]:
-    """Step 2 of every grid point: ``(intercept, cluster coefficients)``.
+    """Step 2 of every grid point: ``(intercept, covariate + cluster coefficients)``.
 
     Batched per number of clusters; a point the batch cannot vouch for (e.g.
     a separated logistic fit) is fitted by :meth:`Family.fit`, with its
@@ -253,9 +309,11 @@ def _fit_grid(
         idx = np.flatnonzero(ks == k)
         # One product for the group: X [V_1 ... V_B], split into (B, n, k).
         V = np.concatenate([Vs[i] for i in idx], axis=1)
+        Xs = fold.Xs
         M = (Xs @ V).reshape(Xs.shape[0], idx.size, k).transpose(1, 0, 2)
+        M = fold.design(M)
         fit = family.fit_batch(M, prepared.outcome)
-        names = [f"cluster_{j + 1}" for j in range(k)]
+        names = fold.names(k)
         for j, i in enumerate(idx):
             if fit.ok[j]:
                 out[i] = (float(fit.intercept[j]), fit.coef[j])
@@ -266,9 +324,7 @@ def _fit_grid(
 
 
 def _score_grid(
-    Xs: NDArray[np.float64],
-    mean: NDArray[np.float64],
-    scale: NDArray[np.float64],
+    fold: TrainFold,
     prepared: Prepared,
     Vs: list[NDArray[np.float64]],
     spec: FoldSpec,
@@ -280,9 +336,9 @@ def _score_grid(
     ``scoring`` is one of the family's ``batch_scorings``.
     """
     family = FAMILIES[spec.family]
-    params = _fit_grid(family, Xs, prepared, Vs)
+    params = _fit_grid(family, fold, prepared, Vs)
     raw = [
-        raw_coefficients(V, a0, a, mean, scale)
+        fold.coefficients(family, V, a0, a)
         for V, (a0, a) in zip(Vs, params, strict=True)
     ]
     coef = np.stack([c for c, _ in raw])
@@ -293,7 +349,7 @@ def _score_grid(
     if np.all(np.isfinite(eta)):
         scores = family.score_batch(scoring, eta, yte, prepared.classes)
     if scores is None:  # the scorer raises or warns on this fold: let it
-        p = Xs.shape[1]
+        p = coef.shape[1]
         return np.array(
             [
                 spec.scoring(_frozen_model(spec, c, b0, prepared, p), Xte, yte)
@@ -314,23 +370,20 @@ def fit_fold(
 ) -> FoldResult:
     """Everything of one fold: weights, batched clustering, outcome, scores."""
     family: Family = FAMILIES[spec.family]
-    Xs, mean, scale = standardize(Xtr)
+    fold = train_fold(Xtr, spec.n_covariates)
     prepared = family.prepare(ytr)
-    W = _fold_weights(Xs, prepared, spec)
-    best, unconverged = solve_grid(Xs, W, spec, seed)
+    W = _fold_weights(fold, prepared, spec)
+    best, unconverged = solve_grid(fold.Xs, W, spec, seed)
     Vs = [_membership(labels, v) for labels, v, _ in best]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SeparationWarning)
         if spec.batch_scoring is not None:
             scores = _score_grid(
-                Xs, mean, scale, prepared, Vs, spec, spec.batch_scoring, (Xte, yte)
+                fold, prepared, Vs, spec, spec.batch_scoring, (Xte, yte)
             )
         else:
             scores = np.array(
-                [
-                    _score_point(Xs, mean, scale, prepared, V, spec, (Xte, yte))
-                    for V in Vs
-                ]
+                [_score_point(fold, prepared, V, spec, (Xte, yte)) for V in Vs]
             )
     separated = sum(issubclass(c.category, SeparationWarning) for c in caught)
     for c in caught:
