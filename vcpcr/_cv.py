@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import BaseEstimator
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import check_cv
 from sklearn.utils.metaestimators import available_if
@@ -337,7 +337,13 @@ class VCPCRCV(BaseEstimator):
             self.n_init,
             self.max_iter,
             self.tol,
-            VCPCR(family=self.family),
+            VCPCR(
+                family=self.family,
+                weights=self.weights,
+                n_init=self.n_init,
+                max_iter=self.max_iter,
+                tol=self.tol,
+            ),
             self.scorer_,
             batch_scoring(self.scoring, self.family),
         )
@@ -669,11 +675,9 @@ class VCPCRCV(BaseEstimator):
         """
         best = self._best()
         if y is None and self.formula is not None:
-            from vcpcr._formula import parse_formula, transform_new
+            from vcpcr._formula import parse_formula
 
             y = parse_formula(self.formula, X).y
-            X = transform_new(best.model_spec_, X)
-            return float(self.scorer_(_design_view(best), X, y))
         return float(self.scorer_(best, X, y))
 
     def summary(self, alpha: float = 0.05) -> Any:
@@ -781,13 +785,6 @@ def _check_folds(family: Family, y: Any, folds: list[Any], max_k: int) -> None:
                 f"CV fold {i} of {len(folds)}: {problem}. Use fewer folds (cv) "
                 f"or {family.fold_hint}."
             )
-
-
-def _design_view(model: VCPCR) -> VCPCR:
-    """Return a copy of a formula model that takes the design matrix."""
-    view = clone(model).set_params(formula=None)
-    view.__dict__.update({k: v for k, v in vars(model).items() if k.endswith("_")})
-    return view
 
 
 def _timed_fit_fold(*args: Any) -> tuple[FoldResult, float]:

@@ -16,12 +16,17 @@ from sklearn.utils import Tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from vcpcr._clustering import best_starts, initial_partitions, order_clusters
-from vcpcr._families import FAMILIES, Family
+from vcpcr._clustering import (
+    BestStarts,
+    best_starts,
+    initial_partitions,
+    order_clusters,
+)
+from vcpcr._families import FAMILIES, Family, Prepared
 from vcpcr._formula import resolve_formula, transform_new
 from vcpcr._input import missing_as_nan, validate_xy
 from vcpcr._scaling import raw_coefficients, standardize
-from vcpcr._sos_nmf import SOSNMFResult, single_result
+from vcpcr._sos_nmf import single_result
 from vcpcr._summary import SummaryMixin
 from vcpcr._validation import (
     check_array,
@@ -327,7 +332,6 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         )
         if resolved.spec is not None:
             self.model_spec_ = resolved.spec
-        self.yname_ = resolved.yname
         Xv, yv = validate_xy(self, resolved.X, resolved.y, self._family)
         names = self._feature_names(Xv.shape[1])
         Xa = check_array(
@@ -335,17 +339,14 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         )
         n_clusters = self._check_params(Xa.shape[1])
         prepared = self._family.prepare(yv)
-        if prepared.classes is not None:
-            self.classes_ = prepared.classes
-        self.n_samples_fit_ = Xa.shape[0]
-        Xs, self.mean_, self.scale_ = standardize(Xa)
-        self.weights_ = self._compute_weights(Xs, prepared.weights_target)
+        Xs, mean, scale = standardize(Xa)
+        weights = self._compute_weights(Xs, prepared.weights_target)
         starts = initial_partitions(
             self.init, n_clusters, self.n_init, Xs.shape[1], self.random_state
         )
-        res = best_starts(
+        solved = best_starts(
             Xs,
-            self.weights_[None, :],
+            weights[None, :],
             [starts],
             [0],
             [0],
@@ -355,19 +356,80 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             history=True,
             warn=True,
         )
-        self.best_init_, self.lam_max_ = int(res.start[0]), float(res.lam_max[0])
-        best = single_result(
-            Xs, self.weights_, res.batch, int(res.problem[0]), res.lam[0], self.lam_max_
+        self._set_solution(
+            Xs, mean, scale, prepared, weights, solved, 0, yname=resolved.yname
         )
-        self._set_clusters(best, names)
-        M = Xs @ self.membership_.to_numpy()
+        if self.n_clusters_ == 0:
+            warnings.warn(
+                f"No variable was selected (lam_ratio={self.lam_ratio}); the model "
+                f"predicts a constant. Lower lam_ratio.",
+                VCPCRWarning,
+                stacklevel=user_stacklevel(),
+            )
+        return self
+
+    def _set_solution(
+        self,
+        Xs: NDArray[np.float64],
+        mean: NDArray[np.float64],
+        scale: NDArray[np.float64],
+        prepared: Prepared,
+        weights: NDArray[np.float64],
+        solved: BestStarts,
+        point: int,
+        *,
+        yname: str = "y",
+    ) -> VCPCR:
+        """Set the complete fitted state from a solved grid point; return self.
+
+        The one place that writes a fitted VCPCR's state: ``fit`` calls it,
+        and so do VCPCRCV's folds on a clone of an unfitted VCPCR with the
+        point's parameters (:func:`vcpcr._tuning.fold_model`), so that a
+        scorer may call any method of a fold model. The inputs are the
+        standardized training design ``Xs`` with its ``mean`` and ``scale``,
+        the prepared response (named ``yname`` in the summary), the point's
+        step-0 ``weights`` and the kept start ``point`` of ``solved``
+        (:func:`vcpcr._clustering.best_starts`). It orders the clusters,
+        fits step 2 (``result_``) and maps its coefficients back to raw
+        units. ``objective_`` is the objective history when ``solved``
+        recorded it (``fit``), else its final value (the folds).
+        ``n_features_in_`` is set here; ``feature_names_in_``, which names
+        the membership rows, only by ``fit``'s data validation (fold models
+        see arrays).
+        """
+        p = Xs.shape[1]
+        res = single_result(
+            Xs,
+            weights,
+            solved.batch,
+            int(solved.problem[point]),
+            solved.lam[point],
+            solved.lam_max[point],
+        )
+        self.n_features_in_, self.n_samples_fit_ = p, Xs.shape[0]
+        self.mean_, self.scale_, self.weights_ = mean, scale, weights
+        if prepared.classes is not None:
+            self.classes_ = prepared.classes
+        self.best_init_ = int(solved.start[point])
+        self.lam_max_, self.lam_ = res.lam_max, res.lam
+        self.n_iter_, self.converged_, self.objective_ = (
+            res.n_iter,
+            res.converged,
+            res.objective,
+        )
+        names = self._feature_names(p)
+        self.labels_, self.membership_, self.clusters_ = order_clusters(res, names)
+        self.n_clusters_ = self.membership_.shape[1]
+        V = self.membership_.to_numpy()
+        self.yname_ = yname
         self.result_ = self._family.fit(
-            M, prepared.outcome, list(self.membership_.columns), self.yname_
+            Xs @ V, prepared.outcome, list(self.membership_.columns), yname
         )
-        self._set_coefficients()
-        for name, value in self._family.fitted_attributes(
-            prepared.outcome, self.result_
-        ).items():
+        a0, a = self._family.split_params(self.result_)
+        self.cluster_coef_ = pd.Series(a, index=self.membership_.columns)
+        self.coef_, self.intercept_ = raw_coefficients(V, a0, a, mean, scale)
+        extra = self._family.fitted_attributes(prepared.outcome, self.result_)
+        for name, value in extra.items():
             setattr(self, name, value)
         return self
 
@@ -389,28 +451,6 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             self.family,
             stacklevel=user_stacklevel(),
         )[0]
-
-    def _set_clusters(self, res: SOSNMFResult, names: list[str]) -> None:
-        """Set the cluster attributes from the kept start."""
-        self.labels_, self.membership_, self.clusters_ = order_clusters(res, names)
-        self.n_clusters_ = self.membership_.shape[1]
-        self.lam_, self.n_iter_ = res.lam, res.n_iter
-        self.converged_, self.objective_ = res.converged, res.objective
-        if self.n_clusters_ == 0:
-            warnings.warn(
-                f"No variable was selected (lam_ratio={self.lam_ratio}); the model "
-                f"predicts a constant. Lower lam_ratio.",
-                VCPCRWarning,
-                stacklevel=user_stacklevel(),
-            )
-
-    def _set_coefficients(self) -> None:
-        """Map the cluster coefficients back to the variables' raw scale."""
-        a0, a = self._family.split_params(self.result_)
-        self.cluster_coef_ = pd.Series(a, index=self.membership_.columns)
-        self.coef_, self.intercept_ = raw_coefficients(
-            self.membership_.to_numpy(), a0, a, self.mean_, self.scale_
-        )
 
     # --------------------------------------------------------------- predict
     def _check_input(self, X: ArrayLike) -> NDArray[np.float64]:

@@ -315,8 +315,7 @@ def _model_path(
         None,
     )
     seed = int(check_random_state(model.random_state).integers(2**63 - 1))
-    best, _ = solve_grid(Xs, probe.weights_[None, :], spec, seed)
-    labels = [b[0] for b in best]
+    labels = solve_grid(Xs, probe.weights_[None, :], spec, seed)[0].labels
     return pd.DataFrame(
         {
             "lam_ratio": ratios,
