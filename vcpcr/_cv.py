@@ -15,7 +15,6 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator
-from sklearn.metrics import check_scoring
 from sklearn.model_selection import check_cv
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
@@ -25,6 +24,7 @@ from vcpcr._formula import resolve_formula
 from vcpcr._input import validate_xy
 from vcpcr._model import VCPCR, cap_n_clusters
 from vcpcr._scaling import standardize
+from vcpcr._scoring import get_scorer
 from vcpcr._tuning import (
     FoldResult,
     FoldSpec,
@@ -100,11 +100,17 @@ class VCPCRCV(BaseEstimator):
         As in scikit-learn (stratified folds for ``family="binomial"``;
         an int gives unshuffled folds, pass ``KFold(shuffle=True)`` to shuffle).
     scoring : str or callable, optional
-        A scikit-learn scorer (higher is better). Default:
-        ``"neg_mean_squared_error"`` (gaussian), ``"neg_log_loss"``
-        (binomial: a proper scoring rule that uses the probabilities, so it
-        is far less noisy on small test folds than accuracy or MCC) and
-        Harrell's concordance index (cox, the estimator's ``score``).
+        A scikit-learn scorer (higher is better) of the family's task, or a
+        callable ``scorer(estimator, X, y)``, which gets a whole fitted
+        :class:`VCPCR` per fold and grid point (it may call any of its
+        methods). Default: ``"neg_mean_squared_error"`` (gaussian),
+        ``"neg_log_loss"`` (binomial: a proper scoring rule that uses the
+        probabilities, so it is far less noisy on small test folds than
+        accuracy or MCC) and Harrell's concordance index (cox,
+        ``"concordance"``, the estimator's ``score``). For cox also
+        ``"neg_integrated_brier_score"`` and ``"mean_cumulative_dynamic_auc"``
+        (``sksurv.metrics``; see Notes). A name of another family's task is
+        an error that lists the valid choices.
     selection : {"min", "1se"}, default="min"
         ``"min"``: the best mean score. ``"1se"``: the sparsest model (fewest
         selected variables on average) whose mean score is within one
@@ -165,6 +171,23 @@ class VCPCRCV(BaseEstimator):
     With ``selection="1se"`` the chosen point ``g`` satisfies
     :math:`\bar s_g \ge \bar s_{best} - \mathrm{sd}_{best}/\sqrt{n_{splits}}`
     and has the smallest mean model size among those points.
+
+    The survival scorers evaluate a fold model at the distinct event times
+    ``t`` of its training fold with ``first test event time <= t <
+    min(last test time, last training time)``: scikit-survival requires
+    times within the test follow-up, from the first test event on the
+    time-dependent AUC has a case and a control at every time, and the
+    censoring weights (inverse probability of censoring, estimated on the
+    training fold) are known up to the last training time. Test observations
+    after the last training time enter as censored at it; they are controls
+    at every such ``t`` either way, so no score changes. A fold with fewer
+    than two such times scores NaN, with a warning.
+    ``"neg_integrated_brier_score"`` is minus
+    ``sksurv.metrics.integrated_brier_score`` of
+    ``predict_survival_function(X, return_array=True, times=t)``;
+    ``"mean_cumulative_dynamic_auc"`` is the mean AUC of
+    ``sksurv.metrics.cumulative_dynamic_auc`` of the linear predictor
+    (``predict_log_partial_hazard``).
 
     Examples
     --------
@@ -317,19 +340,16 @@ class VCPCRCV(BaseEstimator):
             The fitted object.
         """
         self._check_params()
+        family = FAMILIES[self.family]
+        self.scorer_ = get_scorer(self.scoring, family, VCPCR(family=self.family))
         Xa, yv, prepared = self._data(X, y)
         check_weights(self.weights, Xa.shape[1], owner="VCPCRCV", methods=METHODS)
         grid = self._grid(standardize(Xa)[0], prepared.weights_target)
-        family = FAMILIES[self.family]
         classifier = family.estimator_type == "classifier"
         folds = list(check_cv(self.cv, yv, classifier=classifier).split(Xa, yv))
         check_fold_columns(Xa, folds)
         _check_folds(family, yv, folds, max(grid.n_clusters))
         self.n_splits_ = len(folds)
-        self.scorer_ = check_scoring(
-            VCPCR(family=self.family),
-            scoring=self.scoring or family.default_scoring,
-        )
         spec = FoldSpec(
             self.family,
             self.weights,
