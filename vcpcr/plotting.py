@@ -1,4 +1,4 @@
-"""Figures: the cross-validation curve, the cluster heatmap, the path.
+"""Figures: the CV curve, the cluster heatmap, the path, the risk groups.
 
 Requires matplotlib (``pip install 'vcpcr[plot]'``). Every function draws on
 the given ``ax`` (or a new figure) and returns the axes; nothing is shown, so
@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from vcpcr._tuning import one_se_index, scoring_name
 
-__all__ = ["plot_clusters", "plot_cv", "plot_path"]
+__all__ = ["plot_clusters", "plot_cv", "plot_path", "plot_risk_groups"]
 
 
 def _pyplot() -> Any:
@@ -264,6 +264,112 @@ def plot_path(
     right = ax.twinx()
     right.plot(path["lam_ratio"], path["clusters"], "s--", color="C1", label="clusters")
     right.set_ylabel("clusters", color="C1")
+    return ax
+
+
+def plot_risk_groups(
+    model: Any,
+    X: Any,
+    y: ArrayLike | None = None,
+    *,
+    cv: Any = 5,
+    quantiles: ArrayLike = 0.5,
+    random_state: Any = 0,
+    ci_show: bool = False,
+    ax: Any = None,
+) -> Any:
+    """Kaplan-Meier curves of risk groups, with the log-rank p-value.
+
+    The samples are split at quantiles of the Cox model's linear predictor
+    (the median by default: low and high risk); each group gets lifelines'
+    Kaplan-Meier curve, the numbers at risk are written below the axes
+    (lifelines' ``add_at_risk_counts``) and the p-value of lifelines'
+    ``multivariate_logrank_test`` of the groups in the legend.
+
+    On the training data the predictor must be **cross-validated**
+    (``cv``, the default): as scikit-learn's ``cross_val_predict``, an
+    unfitted clone of ``model`` with the same parameters is fitted on each
+    training fold and predicts the linear predictor of its held-out fold.
+    The fitted model's own predictor on its training data separates the
+    groups optimistically, as the p-values of its summary are optimistic.
+    With ``cv=None`` the fitted model's predictor is used: for new (test)
+    data only. The title says which was used.
+
+    Parameters
+    ----------
+    model : VCPCR or VCPCRCV
+        A fitted Cox model (``family="cox"``). For a VCPCRCV, the
+        cross-validated predictor refits the whole tuning per fold (nested
+        CV, honest but slow); pass ``model.best_estimator_`` to refit only
+        the chosen parameters.
+    X : array-like of shape (n_samples, n_features) or DataFrame
+        The data (with a formula model: the DataFrame).
+    y : survival outcome of shape (n_samples,), optional
+        ``(time, event)`` columns, :func:`vcpcr.Surv` or scikit-survival's
+        structured array; omitted with a formula model.
+    cv : int, cross-validation splitter, iterable or None, default=5
+        Folds of the cross-validated predictor: an int gives
+        ``KFold(cv, shuffle=True, random_state=random_state)``; None uses
+        the fitted model (test data).
+    quantiles : float or array-like of float, default=0.5
+        Increasing cut points in (0, 1): ``0.5`` gives two groups,
+        ``[1/3, 2/3]`` tertiles. A sample at a cut point joins the lower
+        group.
+    random_state : int, numpy.random.Generator or None, default=0
+        Shuffles the folds when ``cv`` is an int.
+    ci_show : bool, default=False
+        Draw the Kaplan-Meier confidence bands.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes of the curves.
+
+    Raises
+    ------
+    ValueError
+        For a model that is not a Cox model, bad ``quantiles`` or ``cv``, or
+        a predictor with fewer distinct values than groups (a model without
+        clusters).
+    sklearn.exceptions.NotFittedError
+        If ``model`` is not fitted.
+    """
+    from lifelines import KaplanMeierFitter
+    from lifelines.plotting import add_at_risk_counts
+
+    from vcpcr._risk_groups import risk_groups
+
+    groups = risk_groups(
+        model, X, y, cv=cv, quantiles=quantiles, random_state=random_state
+    )
+    ax = _axes(ax, figsize=(7, 5))
+    fitters = []
+    for k, label in enumerate(groups.labels):
+        member = groups.group == k
+        km = KaplanMeierFitter(label=label).fit(
+            groups.time[member], groups.event[member]
+        )
+        km.plot_survival_function(ax=ax, ci_show=ci_show, color=f"C{k}")
+        fitters.append(km)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("time")
+    ax.set_ylabel("survival probability")
+    ax.legend(
+        title=f"linear predictor quantile\nlog-rank p = {groups.p_value:.3g}",
+        frameon=False,
+        fontsize="small",
+        title_fontsize="small",
+    )
+    source = (
+        "the fitted model's linear predictor (test data)"
+        if groups.n_splits is None
+        else f"the {groups.n_splits}-fold cross-validated linear predictor"
+    )
+    ax.set_title(f"Risk groups from {source}", fontsize="medium")
+    add_at_risk_counts(*fitters, ax=ax, rows_to_show=["At risk"])
+    ax.figure.tight_layout()
     return ax
 
 
