@@ -104,7 +104,10 @@ def test_best_match_jaccard_by_hand():
     a resample selecting none of the members scores 0."""
     L = np.vstack([HAND, np.full(4, -1), [-1, -1, -1, 0]])
     assert_allclose(
-        best_match_jaccard(L, [1, 2]), [1 / 2, 1, 2 / 3, 1 / 3, 0, 0], rtol=1e-15, atol=0
+        best_match_jaccard(L, [1, 2]),
+        [1 / 2, 1, 2 / 3, 1 / 3, 0, 0],
+        rtol=1e-15,
+        atol=0,
     )
     assert_allclose(best_match_jaccard(HAND, [1, 2]).mean(), 0.625, rtol=1e-15, atol=0)
 
@@ -141,9 +144,7 @@ def test_consensus_modules_by_hand():
     )
     assert adjusted_rand_score(consensus_modules(coc), [0, 0, 1, 1]) == 1
     assert adjusted_rand_score(consensus_modules(coc, 0.3), [0, 0, 1, 2]) == 1
-    assert_array_equal(
-        consensus_modules(sparse.csr_array(coc)), consensus_modules(coc)
-    )
+    assert_array_equal(consensus_modules(sparse.csr_array(coc)), consensus_modules(coc))
     assert_array_equal(consensus_modules(np.ones((1, 1))), [0])
     assert consensus_modules(np.ones((0, 0))).shape == (0,)
 

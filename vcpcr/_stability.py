@@ -84,7 +84,7 @@ def coclustering(labels: ArrayLike, features: ArrayLike) -> sparse.csr_array:
     the number of features outside ``features``).
     """
     L = _as_labels(labels)[:, np.asarray(features, dtype=np.intp)]
-    n_resamples, m = L.shape
+    m = L.shape[1]
     offsets = np.concatenate([[0], np.cumsum(L.max(axis=1, initial=-1) + 1)])
     b, i = np.nonzero(L >= 0)
     onehot = sparse.csr_array(
@@ -169,12 +169,14 @@ def best_match_jaccard(labels: ArrayLike, members: ArrayLike) -> NDArray[np.floa
     return out
 
 
-def consensus_modules(coc: ArrayLike, height: float = 0.5) -> NDArray[np.intp]:
+def consensus_modules(
+    coc: NDArray[np.float64] | sparse.sparray, height: float = 0.5
+) -> NDArray[np.intp]:
     """Average-linkage modules of a co-clustering matrix, cut at ``height``.
 
     Parameters
     ----------
-    coc : array-like of shape (s, s)
+    coc : ndarray or scipy.sparse array of shape (s, s)
         Symmetric co-clustering matrix (dense or sparse) of the features to
         group, with ones on the diagonal.
     height : float, default=0.5
@@ -186,7 +188,7 @@ def consensus_modules(coc: ArrayLike, height: float = 0.5) -> NDArray[np.intp]:
     ndarray of int of shape (s,)
         Module of each feature, ``0..n_modules-1``.
     """
-    dense = coc.toarray() if sparse.issparse(coc) else np.asarray(coc, dtype=float)
+    dense = coc.toarray() if isinstance(coc, sparse.sparray) else np.asarray(coc)
     s = dense.shape[0]
     if s < 2:
         return np.zeros(s, dtype=np.intp)
