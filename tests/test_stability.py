@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import matplotlib
 import numpy as np
+import pandas as pd
 import pytest
+from conftest import make_blocks
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import sparse
+from sklearn.base import clone
+from sklearn.linear_model import LinearRegression
 from sklearn.metrics import adjusted_rand_score
 
+from vcpcr import VCPCR, VCPCRCV
 from vcpcr._stability import (
     best_match_jaccard,
     coclustering,
@@ -16,6 +22,7 @@ from vcpcr._stability import (
     mean_coclustering,
     selection_frequency,
 )
+from vcpcr.inference import stability_selection
 
 # Four resamples, four features; worked by hand in the tests below.
 HAND = np.array(
@@ -152,3 +159,197 @@ def test_consensus_modules_by_hand():
 def test_error_bound_by_hand():
     assert_allclose(error_bound(10.0, 1000, 0.75), 0.2, rtol=1e-15, atol=0)
     assert_allclose(error_bound(10.0, 1000, 1.0), 0.1, rtol=1e-15, atol=0)
+
+
+# ------------------------------------------------------------- the resampling
+@pytest.fixture(scope="module")
+def gaussian_result():
+    X, y, _, _ = make_blocks(n=80, n_noise=30, seed=3)
+    template = VCPCR(n_clusters=3, lam_ratio=0.3, n_init=2)
+    return stability_selection(template, X, y, n_pairs=8, random_state=0), X, y
+
+
+def test_pairs_are_disjoint_halves(gaussian_result):
+    res, X, _ = gaussian_result
+    assert res.subsamples.shape == (16, 40)
+    for first, second in res.subsamples.reshape(8, 2, 40):
+        assert np.intersect1d(first, second).size == 0
+        assert np.unique(first).size == 40
+    assert res.labels.shape == (16, X.shape[1])
+    assert res.subsample_size == 40
+    assert res.n_pairs == 8
+
+
+def test_odd_n_leaves_one_row_out_of_each_pair():
+    X, y, _, _ = make_blocks(n=61, seed=4)
+    res = stability_selection(
+        VCPCR(n_clusters=2, lam_ratio=0.3, n_init=1), X, y, n_pairs=3, random_state=1
+    )
+    assert res.subsamples.shape == (6, 30)
+    for first, second in res.subsamples.reshape(3, 2, 30):
+        assert np.union1d(first, second).size == 60
+
+
+def test_labels_are_the_fits_on_the_subsamples(gaussian_result):
+    """With a given initial partition every fit is deterministic, so each row
+    of ``labels`` must be the fit on the rows in ``subsamples``."""
+    _, X, y = gaussian_result
+    init = np.arange(X.shape[1]) % 3
+    template = VCPCR(n_clusters=3, lam_ratio=0.3, init=init)
+    res = stability_selection(template, X, y, n_pairs=2, random_state=5)
+    for b, rows in enumerate(res.subsamples):
+        fit = clone(template).fit(X[rows], y[rows])
+        assert_array_equal(res.labels.iloc[b].to_numpy(), fit.labels_)
+    expected = (res.labels.to_numpy() >= 0).mean(axis=0)
+    assert_allclose(res.selection_frequency.to_numpy(), expected, rtol=0, atol=0)
+
+
+def test_binomial_halves_keep_the_class_proportions(binary_blocks):
+    X, ybin, _ = binary_blocks
+    template = VCPCR(n_clusters=3, family="binomial", lam_ratio=0.3, n_init=1)
+    res = stability_selection(template, X, ybin, n_pairs=3, random_state=0)
+    n_case = int((ybin == "case").sum())
+    for rows in res.subsamples:
+        assert abs(int((ybin[rows] == "case").sum()) - n_case / 2) <= 1
+    assert res.stratified
+
+
+def test_deterministic_whatever_n_jobs(gaussian_result):
+    res, X, y = gaussian_result
+    template = VCPCR(n_clusters=3, lam_ratio=0.3, n_init=2)
+    again = stability_selection(template, X, y, n_pairs=8, n_jobs=2, random_state=0)
+    assert_array_equal(again.subsamples, res.subsamples)
+    pd.testing.assert_frame_equal(again.labels, res.labels)
+    other = stability_selection(template, X, y, n_pairs=8, random_state=1)
+    assert not np.array_equal(other.subsamples, res.subsamples)
+
+
+def test_active_blocks_are_stable_and_form_their_own_modules(gaussian_result):
+    """Blocks 0 and 2 drive y with opposite signs; noise genes rarely enter."""
+    res, _, _ = gaussian_result
+    _, _, truth, _ = make_blocks(n=80, n_noise=30, seed=3)
+    freq = res.selection_frequency.to_numpy()
+    active = np.isin(truth, [0, 2])
+    assert freq[active].min() > freq[~active].max()
+    stable = res.labels.columns.get_indexer(res.stable_set)
+    assert set(stable) == set(np.flatnonzero(active))
+    module_of = {g: m for m, genes in res.modules.items() for g in genes}
+    found = [module_of[g] for g in res.stable_set]
+    assert adjusted_rand_score(truth[stable], found) == 1
+    assert (res.module_table["jaccard"] > 0.75).all()
+    assert res.coclustering.shape == (res.coclustering_features.size,) * 2
+
+
+def test_summary_shows_the_stable_set_modules_and_bound(gaussian_result):
+    res, _, _ = gaussian_result
+    text = res.summary().as_text()
+    for gene in res.stable_set:
+        assert f"\n{gene} " in text
+    for name, size in res.module_table["size"].items():
+        assert f"\n{name}  {size} " in text
+    assert f"{res.error_bound:#.4g}" in text
+    assert "Shah & Samworth" in text
+    short = res.summary(top=2).as_text()
+    assert f"{res.stable_set.size - 2} more stable features" in short
+
+
+def test_bound_uses_the_mean_number_selected(gaussian_result):
+    res, X, _ = gaussian_result
+    q = (res.labels.to_numpy() >= 0).sum(axis=1).mean()
+    assert_allclose(res.mean_selected, q, rtol=0, atol=0)
+    expected = q**2 / ((2 * 0.6 - 1) * X.shape[1])
+    assert_allclose(res.error_bound, expected, rtol=1e-14, atol=0)
+
+
+def test_vcpcrcv_template_is_tuned_in_each_half():
+    X, y, _, _ = make_blocks(n=60, seed=6)
+    template = VCPCRCV(
+        n_clusters=(2, 3), lam_ratios=(0.3, 0.6), cv=3, n_init=1, refit=True
+    )
+    res = stability_selection(template, X, y, n_pairs=2, random_state=0)
+    assert res.labels.shape == (4, X.shape[1])
+    assert (res.labels.to_numpy() >= 0).any(axis=1).all()
+
+
+def test_formula_template_uses_the_design_columns(blocks_df):
+    X, y, _, _ = blocks_df
+    data = X.assign(weight=y)
+    template = VCPCR(n_clusters=3, lam_ratio=0.3, n_init=1, formula="weight ~ .")
+    res = stability_selection(template, data, n_pairs=2, random_state=0)
+    assert list(res.selection_frequency.index) == list(X.columns)
+
+
+def test_module_evidence_describes_the_models_clusters(gaussian_result):
+    res, X, y = gaussian_result
+    model = VCPCR(n_clusters=3, lam_ratio=0.3, n_init=2, random_state=9).fit(X, y)
+    evidence = res.module_evidence(model)
+    assert list(evidence.index) == list(model.clusters_)
+    L = res.labels.to_numpy()
+    for name, members in model.clusters_.items():
+        pos = [int(m[1:]) for m in members]
+        assert evidence.loc[name, "size"] == len(members)
+        assert_allclose(
+            evidence.loc[name, "jaccard"],
+            best_match_jaccard(L, pos).mean(),
+            rtol=1e-15,
+            atol=0,
+        )
+
+
+def test_check_matches_refuses_other_parameters_or_data(gaussian_result):
+    res, X, y = gaussian_result
+    res.check_matches(VCPCR(n_clusters=3, lam_ratio=0.3, n_init=2).fit(X, y))
+    other = VCPCR(n_clusters=3, lam_ratio=0.5, n_init=2).fit(X, y)
+    with pytest.raises(ValueError, match="lam_ratio"):
+        res.check_matches(other)
+    fewer = VCPCR(n_clusters=3, lam_ratio=0.3, n_init=2).fit(X[:70], y[:70])
+    with pytest.raises(ValueError, match="other data"):
+        res.module_evidence(fewer)
+
+
+def test_plot_draws_frequencies_and_coclustering(gaussian_result, tmp_path):
+    matplotlib.use("Agg")
+    res, _, _ = gaussian_result
+    axes = res.plot(top=20)
+    assert axes.shape == (2,)
+    assert len(axes[0].patches) == min(20, int((res.selection_frequency > 0).sum()))
+    threshold = [ln.get_ydata()[0] for ln in axes[0].get_lines()]
+    assert threshold == [0.6]
+    image = axes[1].get_images()[0].get_array()
+    assert image.shape == (res.stable_set.size,) * 2
+    labels = [t.get_text() for t in axes[1].get_yticklabels()]
+    assert sorted(labels) == sorted(res.stable_set)
+    axes[0].figure.savefig(tmp_path / "stability.png")
+    import matplotlib.pyplot as plt
+
+    plt.close(axes[0].figure)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"n_pairs": 0}, ValueError, "'n_pairs' parameter .* range \\[1"),
+        ({"n_pairs": 2.5}, TypeError, "'n_pairs' parameter .* type"),
+        ({"threshold": 0.5}, ValueError, "'threshold' parameter .* \\(0.5, 1.0\\]"),
+        ({"threshold": 1.2}, ValueError, "'threshold' parameter .* Got 1.2"),
+        ({"min_frequency": 0.7}, ValueError, "'min_frequency' .* \\(0.0, 0.6\\]"),
+    ],
+    ids=["n_pairs0", "n_pairs_float", "threshold_half", "threshold_big", "minfreq"],
+)
+def test_bad_parameters(blocks, kwargs, error, match):
+    X, y, _, _ = blocks
+    with pytest.raises(error, match=match):
+        stability_selection(VCPCR(), X, y, **kwargs)
+
+
+def test_bad_estimator_and_data(blocks):
+    X, y, _, _ = blocks
+    with pytest.raises(TypeError, match=r"unfitted vcpcr\.VCPCR or vcpcr\.VCPCRCV"):
+        stability_selection(LinearRegression(), X, y)
+    fitted = VCPCR(n_clusters=2, n_init=1, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="unfitted template"):
+        stability_selection(fitted, X, y)
+    with pytest.raises(ValueError, match="X has 60 rows but y has 59"):
+        stability_selection(VCPCR(), X, y[:-1])
+    with pytest.raises(ValueError, match="halves of 2"):
+        stability_selection(VCPCR(n_clusters=2), X[:5], y[:5])

@@ -38,13 +38,13 @@ from vcpcr._validation import check_random_state, check_scalar
 
 __all__ = [
     "StabilityResult",
-    "stability_selection",
     "best_match_jaccard",
     "coclustering",
     "consensus_modules",
     "error_bound",
     "mean_coclustering",
     "selection_frequency",
+    "stability_selection",
 ]
 
 #: Pairs per block when counting joint selections (bounds the memory to
@@ -241,6 +241,11 @@ def error_bound(mean_selected: float, n_features: int, threshold: float) -> floa
     return mean_selected**2 / ((2.0 * threshold - 1.0) * n_features)
 
 
+def _fraction(value: float) -> str:
+    """Format a share in [0, 1] (NaN as "-")."""
+    return "-" if np.isnan(value) else f"{value:.3f}"
+
+
 class StabilityResult:
     r"""Selection frequencies, stable set and consensus gene modules.
 
@@ -289,6 +294,9 @@ class StabilityResult:
     n_pairs, n_samples, subsample_size, n_features : int
         Complementary pairs, rows of the data, rows per subsample
         (``n_samples // 2``), features.
+    stratified : bool
+        Whether the halves keep the class proportions (binomial) or the
+        share of events (cox).
     estimator : estimator
         The unfitted template that was cloned for each subsample.
     fingerprint : Fingerprint
@@ -340,6 +348,7 @@ class StabilityResult:
         threshold: float,
         min_frequency: float,
         n_samples: int,
+        stratified: bool,
         estimator: Any,
         fingerprint: Fingerprint,
     ) -> None:
@@ -351,6 +360,7 @@ class StabilityResult:
         self.min_frequency = float(min_frequency)
         self.n_pairs = labels.shape[0] // 2
         self.n_samples = int(n_samples)
+        self.stratified = bool(stratified)
         self.subsample_size = subsamples.shape[1]
         self.n_features = labels.shape[1]
         self.estimator = estimator
@@ -500,8 +510,8 @@ class StabilityResult:
             ("Family:", self.estimator.family),
             ("No. Observations:", self.n_samples),
             ("Subsample size:", self.subsample_size),
-            ("Subsamples:", f"{2 * self.n_pairs} ({self.n_pairs} pairs)"),
-            ("Co-clustering min. freq.:", self.min_frequency),
+            ("No. Pairs:", self.n_pairs),
+            ("Min. frequency:", self.min_frequency),
         ]
 
     def _header_right(self) -> list[tuple[str, Any]]:
@@ -510,7 +520,7 @@ class StabilityResult:
             ("Mean selected (q):", self.mean_selected),
             ("Threshold (pi):", self.threshold),
             ("Stable features:", int(self.stable_set.size)),
-            ("E[false selections] <=", self.error_bound),
+            ("E[false sel.] <=", self.error_bound),
             ("Modules:", len(self.modules)),
         ]
 
@@ -518,10 +528,7 @@ class StabilityResult:
         module_of = {g: m for m, genes in self.modules.items() for g in genes}
         shown = self.stable_set[:top]
         return SimpleTable(
-            [
-                [f"{self.selection_frequency[g]:.3f}", module_of[g]]
-                for g in shown
-            ],
+            [[f"{self.selection_frequency[g]:.3f}", module_of[g]] for g in shown],
             headers=["frequency", "module"],
             stubs=[str(g) for g in shown],
             title="Stable set",
@@ -539,8 +546,8 @@ class StabilityResult:
             [
                 [
                     size,
-                    _fmt(table.loc[name, "stability"]),
-                    _fmt(table.loc[name, "jaccard"]),
+                    _fraction(table.loc[name, "stability"]),
+                    _fraction(table.loc[name, "jaccard"]),
                     text,
                 ]
                 for name, size, text in rows
@@ -560,14 +567,16 @@ class StabilityResult:
             )
         notes += [
             f"Frequency: share of the {2 * self.n_pairs} fits, on {self.n_pairs} "
-            f"pairs of disjoint halves of {self.subsample_size} rows (stratified "
-            f"by class or event), that select the feature.",
-            f"E[false selections] <= q^2 / ((2 pi - 1) p) (Meinshausen & "
-            f"Buhlmann 2010) assumes that the noise features are selected "
-            f"exchangeably and no worse than at random; correlated genes break "
-            f"exchangeability. Without these assumptions it bounds the expected "
-            f"number of stable features among those selected with probability "
-            f"<= q/p on half the data (Shah & Samworth 2013).",
+            f"pairs of disjoint halves of {self.subsample_size} rows"
+            f"{' (stratified by class or event)' if self.stratified else ''}, "
+            f"that select the feature; min. frequency: features entering the "
+            f"co-clustering.",
+            "E[false selections] <= q^2 / ((2 pi - 1) p) (Meinshausen & "
+            "Buhlmann 2010) assumes that the noise features are selected "
+            "exchangeably and no worse than at random; correlated genes break "
+            "exchangeability. Without these assumptions it bounds the expected "
+            "number of stable features among those selected with probability "
+            "<= q/p on half the data (Shah & Samworth 2013).",
             "Modules: average linkage on 1 - co-clustering of the stable set, "
             "cut at 0.5. stability: mean over member pairs of the share of "
             "subsamples placing both in one cluster when both are selected; "
@@ -578,7 +587,7 @@ class StabilityResult:
         return notes
 
     def plot(self, axes: Any = None, *, top: int = 50) -> Any:
-        """Selection frequencies and the co-clustering of the stable set.
+        """Plot the selection frequencies and the co-clustering of the stable set.
 
         See :func:`vcpcr.plotting.plot_stability`.
 
@@ -728,12 +737,22 @@ def stability_selection(
     real = numbers.Real
     check_scalar(n_pairs, "n_pairs", numbers.Integral, owner=owner, min_val=1)
     check_scalar(
-        threshold, "threshold", real, owner=owner, min_val=0.5, max_val=1.0,
+        threshold,
+        "threshold",
+        real,
+        owner=owner,
+        min_val=0.5,
+        max_val=1.0,
         include_min=False,
     )
     check_scalar(
-        min_frequency, "min_frequency", real, owner=owner, min_val=0.0,
-        max_val=float(threshold), include_min=False,
+        min_frequency,
+        "min_frequency",
+        real,
+        owner=owner,
+        min_val=0.0,
+        max_val=float(threshold),
+        include_min=False,
     )
     data = resampling_rows(estimator, X, y, owner)
     n = data.n_samples
@@ -767,6 +786,7 @@ def stability_selection(
         threshold=threshold,
         min_frequency=min_frequency,
         n_samples=n,
+        stratified=data.strata is not None,
         estimator=estimator,
         fingerprint=data.fingerprint,
     )

@@ -329,9 +329,10 @@ def _model_path(
 def plot_stability(
     result: Any, axes: Any = None, *, top: int = 50, max_labels: int = 60
 ) -> Any:
-    """Selection frequencies, and the co-clustering of the stable set.
+    """Plot the selection frequencies and the co-clustering of the stable set.
 
-    Left: the ``top`` most frequent features' selection frequencies, coloured
+    Left: the ``top`` most frequent features' selection frequencies (those
+    selected at least once), coloured
     by consensus module (grey: not stable), with the threshold as a dashed
     line. Right: the co-clustering matrix of the stable set, ordered by
     module and, within a module, by frequency; white lines separate the
@@ -368,8 +369,10 @@ def plot_stability(
 def _frequency_panel(
     ax: Any, result: Any, module_of: dict[str, int], colors: Any, top: int
 ) -> None:
+    from matplotlib.patches import Patch
+
     freq = result.selection_frequency.sort_values(ascending=False, kind="stable")
-    shown = freq.iloc[:top]
+    shown = freq[freq > 0].iloc[:top]
     grey = (0.7, 0.7, 0.7, 1.0)
     bar_colors = [colors[module_of[g]] if g in module_of else grey for g in shown.index]
     x = np.arange(shown.size)
@@ -389,6 +392,12 @@ def _frequency_panel(
     ax.set_xlim(-0.6, shown.size - 0.4)
     ax.set_ylim(0, 1.02)
     ax.set_ylabel("selection frequency")
+    if result.modules:
+        handles = [
+            Patch(facecolor=colors[k], label=name)
+            for k, name in enumerate(result.modules)
+        ]
+        ax.legend(handles=handles, frameon=False, fontsize="small", ncol=2)
     ax.set_title(
         f"{result.stable_set.size} stable of {result.n_features} features "
         f"(E[false] <= {result.error_bound:.2g})",
