@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import matplotlib
 import numpy as np
 import pandas as pd
@@ -353,3 +357,21 @@ def test_bad_estimator_and_data(blocks):
         stability_selection(VCPCR(), X, y[:-1])
     with pytest.raises(ValueError, match="halves of 2"):
         stability_selection(VCPCR(n_clusters=2), X[:5], y[:5])
+
+
+@pytest.mark.slow
+def test_docs_liver_example_prints_what_the_page_shows():
+    """docs/stability.md's first code block, run, prints the output pasted under it."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "stability.md").read_text()
+    code = text[text.index("```python\n") + 10 :]
+    code = code[: code.index("```")]
+    shown = text[text.index("```text\n") + 8 :]
+    shown = shown[: shown.index("```")]
+    out = subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    printed = [line.rstrip() for line in out.splitlines()]
+    assert [line.rstrip() for line in shown.splitlines()] == printed
