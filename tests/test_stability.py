@@ -288,16 +288,36 @@ def test_module_evidence_describes_the_models_clusters(gaussian_result):
     model = VCPCR(n_clusters=3, lam_ratio=0.3, n_init=2, random_state=9).fit(X, y)
     evidence = res.module_evidence(model)
     assert list(evidence.index) == list(model.clusters_)
+    assert list(evidence.columns) == ["stability", "jaccard"]
     L = res.labels.to_numpy()
     for name, members in model.clusters_.items():
         pos = [int(m[1:]) for m in members]
-        assert evidence.loc[name, "size"] == len(members)
         assert_allclose(
             evidence.loc[name, "jaccard"],
             best_match_jaccard(L, pos).mean(),
             rtol=1e-15,
             atol=0,
         )
+    genes = res.gene_evidence(model)["stab. freq."]
+    assert genes.is_monotonic_decreasing
+    assert set(genes.index) == set(
+        res.selection_frequency.index[res.selection_frequency > 0]
+    )
+
+
+def test_model_summary_shows_the_stability_of_its_clusters(gaussian_result):
+    res, X, y = gaussian_result
+    model = VCPCR(n_clusters=3, lam_ratio=0.3, n_init=2, random_state=9).fit(X, y)
+    text = model.summary(inference=res).as_text()
+    evidence = res.module_evidence(model)
+    table = text[text.index("Evidence after selection") :].splitlines()
+    for name, row in evidence.iterrows():
+        line = next(ln for ln in table if ln.startswith(f"{name} "))
+        assert f"{row['jaccard']:.4f}" in line
+    assert "reproducibility, not significance" in " ".join(text.split())
+    other = VCPCR(n_clusters=3, lam_ratio=0.5, n_init=2).fit(X, y)
+    with pytest.raises(ValueError, match="other estimator parameters"):
+        other.summary(inference=res)
 
 
 def test_check_matches_refuses_other_parameters_or_data(gaussian_result):

@@ -302,6 +302,9 @@ class StabilityResult:
     fingerprint : Fingerprint
         Identifies the estimator's parameters and the data (see
         :meth:`check_matches`).
+    guarantee : str
+        What the numbers mean and assume, as a note of
+        ``model.summary(inference=result)``.
 
     Notes
     -----
@@ -378,6 +381,19 @@ class StabilityResult:
         self.coclustering = coclustering(L, candidates)
         self.modules = self._consensus(candidates, freq)
         self.module_table = self._module_table(self.modules)
+        self.guarantee = (
+            f"Stability selection ({2 * self.n_pairs} fits on halves of "
+            f"{self.subsample_size} rows): stab. freq. is the share of fits "
+            f"selecting a gene; stability, the share of fits placing two members "
+            f"of a cluster together when both are selected (mean over pairs); "
+            f"jaccard, the cluster's best-match Jaccard across the fits "
+            f"(fpc::clusterboot: >= 0.75 stable, < 0.6 not to be trusted). The "
+            f"{self.stable_set.size} genes with stab. freq. >= {self.threshold:g} "
+            f"hold at most {self.error_bound:.3g} false selections in expectation "
+            f"if noise genes are selected exchangeably and no better than at "
+            f"random (Meinshausen & Buhlmann 2010). These numbers measure "
+            f"reproducibility, not significance."
+        )
 
     def _consensus(
         self, candidates: NDArray[np.intp], freq: NDArray[np.float64]
@@ -438,6 +454,9 @@ class StabilityResult:
     def module_evidence(self, model: Any) -> pd.DataFrame:
         """Stability of the clusters of a model fitted on all the data.
 
+        ``model.summary(inference=result)`` shows these columns beside each
+        cluster's coefficient.
+
         Parameters
         ----------
         model : VCPCR or VCPCRCV
@@ -447,12 +466,10 @@ class StabilityResult:
         Returns
         -------
         pandas.DataFrame
-            One row per cluster of the model (``clusters_``), columns
-            ``size``, ``stability`` (mean co-clustering of its member pairs
-            over the subsamples; NaN for a single gene), ``jaccard`` (mean
-            best-match Jaccard of the cluster across the subsamples, as
-            ``fpc::clusterboot``) and ``frequency`` (mean selection frequency
-            of its members).
+            One row per cluster of the model (``clusters_``): ``stability``
+            (mean co-clustering of its member pairs over the half-sample
+            fits; NaN for a single gene) and ``jaccard`` (mean best-match
+            Jaccard of the cluster across the fits, as ``fpc::clusterboot``).
 
         Raises
         ------
@@ -461,7 +478,31 @@ class StabilityResult:
         """
         self.check_matches(model)
         fitted = model.best_estimator_ if hasattr(model, "best_estimator_") else model
-        return self._module_table(dict(fitted.clusters_))
+        table = self._module_table(dict(fitted.clusters_))
+        return table[["stability", "jaccard"]]
+
+    def gene_evidence(self, model: Any) -> pd.DataFrame:
+        """Return the selection frequencies of the genes selected at least once.
+
+        Parameters
+        ----------
+        model : VCPCR or VCPCRCV
+            Fitted with the same parameters on the same data as this result
+            (checked by :meth:`check_matches`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Column ``stab. freq.``: the stability-selection frequency.
+
+        Raises
+        ------
+        TypeError, ValueError
+            As :meth:`check_matches`.
+        """
+        self.check_matches(model)
+        freq = self.selection_frequency.sort_values(ascending=False, kind="stable")
+        return freq[freq > 0].to_frame("stab. freq.")
 
     # ---------------------------------------------------------------- display
     def summary(self, top: int = 30) -> VCPCRSummary:
