@@ -375,6 +375,8 @@ def test_bad_estimator_and_data(blocks):
         stability_selection(fitted, X, y)
     with pytest.raises(ValueError, match="X has 60 rows but y has 59"):
         stability_selection(VCPCR(), X, y[:-1])
+    with pytest.raises(ValueError, match="refit=False"):
+        stability_selection(VCPCRCV(refit=False), X, y)
     with pytest.raises(ValueError, match="halves of 2"):
         stability_selection(VCPCR(n_clusters=2), X[:5], y[:5])
 

@@ -477,7 +477,7 @@ class StabilityResult:
             As :meth:`check_matches`.
         """
         self.check_matches(model)
-        fitted = model.best_estimator_ if hasattr(model, "best_estimator_") else model
+        fitted = model.best_estimator_ if isinstance(model, VCPCRCV) else model
         table = self._module_table(dict(fitted.clusters_))
         return table[["stability", "jaccard"]]
 
@@ -775,6 +775,11 @@ def stability_selection(
     """
     owner = "stability_selection"
     check_template(estimator, owner)
+    if isinstance(estimator, VCPCRCV) and not estimator.refit:
+        raise ValueError(
+            f"The 'estimator' parameter of {owner} is a VCPCRCV with refit=False; "
+            f"each half needs the tuned model's clusters. Use refit=True."
+        )
     real = numbers.Real
     check_scalar(n_pairs, "n_pairs", numbers.Integral, owner=owner, min_val=1)
     check_scalar(
