@@ -700,20 +700,34 @@ class VCPCRCV(BaseEstimator):
             y = parse_formula(self.formula, X).y
         return float(self.scorer_(best, X, y))
 
-    def summary(self, alpha: float = 0.05) -> Any:
+    def summary(self, alpha: float = 0.05, inference: Any = None) -> Any:
         """Summary of ``best_estimator_`` plus how its parameters were chosen.
+
+        The coefficient table's p-values ignore the selection (see
+        :meth:`VCPCR.summary`); honest evidence comes from
+        :func:`vcpcr.inference.multi_split` with a ``VCPCRCV`` template.
 
         Parameters
         ----------
         alpha : float, default=0.05
             Significance level of the confidence intervals.
+        inference : result or list of results, optional
+            Resampling results computed from this ``VCPCRCV``'s parameters and
+            data, shown beside the coefficients (see :meth:`VCPCR.summary`).
 
         Returns
         -------
         statsmodels.iolib.summary.Summary
             The summary.
+
+        Raises
+        ------
+        ValueError
+            If a result was computed from other parameters or other data.
         """
-        return self._best()._summary(alpha, extra_notes=[self._tuning_note()])
+        return self._best()._summary(
+            alpha, extra_notes=[self._tuning_note()], inference=inference, owner=self
+        )
 
     def summary2(self, alpha: float = 0.05) -> Any:
         """``summary2()`` of ``best_estimator_`` plus how its parameters were chosen.

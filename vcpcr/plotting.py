@@ -16,7 +16,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from vcpcr._tuning import one_se_index, scoring_name
 
-__all__ = ["plot_clusters", "plot_cv", "plot_path", "plot_risk_groups"]
+__all__ = [
+    "plot_clusters",
+    "plot_cv",
+    "plot_path",
+    "plot_risk_groups",
+    "plot_stability",
+]
 
 
 def _pyplot() -> Any:
@@ -428,4 +434,116 @@ def _model_path(
             "size": [int(np.sum(lab >= 0)) for lab in labels],
             "clusters": [int(lab.max(initial=-1)) + 1 for lab in labels],
         }
+    )
+
+
+def plot_stability(
+    result: Any, axes: Any = None, *, top: int = 50, max_labels: int = 60
+) -> Any:
+    """Plot the selection frequencies and the co-clustering of the stable set.
+
+    Left: the ``top`` most frequent features' selection frequencies (those
+    selected at least once), coloured
+    by consensus module (grey: not stable), with the threshold as a dashed
+    line. Right: the co-clustering matrix of the stable set, ordered by
+    module and, within a module, by frequency; white lines separate the
+    modules, and gene names label the rows and columns when there are at
+    most ``max_labels`` of them.
+
+    Parameters
+    ----------
+    result : StabilityResult
+        From :func:`vcpcr.inference.stability_selection`.
+    axes : sequence of two matplotlib.axes.Axes, optional
+        Axes for the two panels (default: a new figure).
+    top : int, default=50
+        Number of features in the frequency panel.
+    max_labels : int, default=60
+        Largest stable set whose names are written on the heatmap.
+
+    Returns
+    -------
+    ndarray of matplotlib.axes.Axes
+        The two axes.
+    """
+    if axes is None:
+        axes = _pyplot().subplots(
+            1, 2, figsize=(13, 5.5), gridspec_kw={"width_ratios": [1.2, 1]}
+        )[1]
+    module_of = {g: i for i, genes in enumerate(result.modules.values()) for g in genes}
+    colors = _cluster_colors(len(result.modules))
+    _frequency_panel(axes[0], result, module_of, colors, top)
+    _coclustering_panel(axes[1], result, module_of, max_labels)
+    return np.asarray(axes)
+
+
+def _frequency_panel(
+    ax: Any, result: Any, module_of: dict[str, int], colors: Any, top: int
+) -> None:
+    from matplotlib.patches import Patch
+
+    freq = result.selection_frequency.sort_values(ascending=False, kind="stable")
+    shown = freq[freq > 0].iloc[:top]
+    grey = (0.7, 0.7, 0.7, 1.0)
+    bar_colors = [colors[module_of[g]] if g in module_of else grey for g in shown.index]
+    x = np.arange(shown.size)
+    ax.bar(x, shown.to_numpy(), width=0.8, color=bar_colors)
+    ax.axhline(result.threshold, color="C3", ls="--", lw=1.2)
+    ax.text(
+        shown.size - 0.5,
+        result.threshold,
+        f"threshold {result.threshold:g}",
+        color="C3",
+        ha="right",
+        va="bottom",
+        fontsize="small",
+    )
+    size = float(np.clip(500 / max(shown.size, 1), 4, 8))
+    ax.set_xticks(x, [str(g) for g in shown.index], rotation=90, fontsize=size)
+    ax.set_xlim(-0.6, shown.size - 0.4)
+    ax.set_ylim(0, 1.02)
+    ax.set_ylabel("selection frequency")
+    if result.modules:
+        handles = [
+            Patch(facecolor=colors[k], label=name)
+            for k, name in enumerate(result.modules)
+        ]
+        ax.legend(handles=handles, frameon=False, fontsize="small", ncol=2)
+    ax.set_title(
+        f"{result.stable_set.size} stable of {result.n_features} features "
+        f"(E[false] <= {result.error_bound:.2g})",
+        fontsize="medium",
+    )
+
+
+def _coclustering_panel(
+    ax: Any, result: Any, module_of: dict[str, int], max_labels: int
+) -> None:
+    stable = list(result.stable_set)
+    s = len(stable)
+    if s == 0:
+        ax.set_axis_off()
+        ax.set_title("no stable feature", fontsize="medium")
+        return
+    order = sorted(range(s), key=lambda i: (module_of[stable[i]], i))
+    coc = result.coclustering[:s][:, :s].toarray()[np.ix_(order, order)]
+    image = ax.imshow(coc, cmap="viridis", vmin=0, vmax=1, interpolation="nearest")
+    modules = np.array([module_of[stable[i]] for i in order])
+    for b in np.flatnonzero(np.diff(modules)) + 0.5:
+        ax.axhline(b, color="white", lw=1.0)
+        ax.axvline(b, color="white", lw=1.0)
+    names = [str(stable[i]) for i in order]
+    if s <= max_labels:
+        size = float(np.clip(400 / s, 4, 8))
+        ax.set_xticks(np.arange(s), names, rotation=90, fontsize=size)
+        ax.set_yticks(np.arange(s), names, fontsize=size)
+    else:
+        ax.set_xticks([])
+        ax.set_yticks([])
+    ax.set_title(
+        f"co-clustering of the stable set ({len(result.modules)} modules)",
+        fontsize="medium",
+    )
+    ax.figure.colorbar(
+        image, ax=ax, fraction=0.046, pad=0.04, label="share of subsamples"
     )
