@@ -22,6 +22,7 @@ on random parts of the rows. This module holds what they share:
 from __future__ import annotations
 
 import numbers
+import re
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -69,6 +70,7 @@ __all__ = [
 IGNORED_PARAMS = ("n_jobs", "verbose", "random_state")
 
 _TEMPLATES = (VCPCR, VCPCRCV)
+_NUMBER = re.compile(r"[-+]?\d[\d.]*(?:e[-+]?\d+)?")
 
 
 def check_template(estimator: Any, owner: str) -> None:
@@ -573,7 +575,8 @@ def run_parallel(
     ``joblib.parallel_config``); the order of the results is the order of
     the tasks whatever the backend. Warnings raised inside a task are
     recorded there (a process backend would lose them) and re-issued here,
-    each distinct message once, with the number of resamples it occurred in.
+    once per kind (category and message up to its numbers), with the number
+    of resamples it occurred in and the first message of that kind.
 
     Parameters
     ----------
@@ -600,13 +603,15 @@ def run_parallel(
     jobs = (delayed(_recorded)(function, task) for task in tasks)
     out = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
     done = list(tqdm(out, total=len(tasks), desc=desc, disable=not verbose))
-    counts: dict[tuple[type[Warning], str], int] = {}
+    counts: dict[tuple[type[Warning], str], list[Any]] = {}
     for _, caught in done:
-        for key in dict.fromkeys(caught):  # once per resample
-            counts[key] = counts.get(key, 0) + 1
-    for (category, message), count in counts.items():
+        # messages that differ only in their numbers are one warning
+        kinds = {(c, _NUMBER.sub("#", m)): m for c, m in caught}
+        for key, message in kinds.items():  # once per resample
+            counts.setdefault(key, [0, message])[0] += 1
+    for (category, _), (count, message) in counts.items():
         warnings.warn(
-            f"In {desc} ({count} of {len(tasks)} resamples): {message}",
+            f"In {desc} ({count} of {len(tasks)} resamples; the first): {message}",
             category,
             stacklevel=3,
         )
