@@ -211,6 +211,8 @@ def test_formula_template_gives_the_same_result(signal, result):
         (VCPCR(), {"gamma_min": 1.0}, ValueError, "'gamma_min' parameter"),
         (VCPCR(), {"verbose": "yes"}, TypeError, "'verbose' parameter"),
         (VCPCRCV(refit=False), {}, ValueError, "refit=False"),
+        (VCPCR(n_clusters=0), {}, ValueError, "'n_clusters' parameter of VCPCR"),
+        (VCPCRCV(selection="best"), {}, ValueError, "'selection' parameter"),
     ],
     ids=[
         "not-vcpcr",
@@ -221,6 +223,8 @@ def test_formula_template_gives_the_same_result(signal, result):
         "gamma-one",
         "verbose",
         "no-refit",
+        "template-parameter",
+        "cv-template-parameter",
     ],
 )
 def test_bad_input(signal, estimator, kwargs, error, match):

@@ -33,7 +33,7 @@ from vcpcr._resampling import (
     split_seeds,
     take,
 )
-from vcpcr._summary import VCPCRSummary, evidence_table
+from vcpcr._summary import VCPCRSummary, evidence_table, numbered_notes
 from vcpcr._validation import check_array, check_scalar
 from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
@@ -444,20 +444,8 @@ class MultiSplitResult:
                 f"{self.n_splits_skipped} split(s) were skipped (most often, "
                 f"{count} time(s): {top})."
             )
-        smry.add_extra_txt(_numbered(notes))
+        smry.add_extra_txt(numbered_notes(notes))
         return smry
-
-
-def _numbered(notes: list[str]) -> list[str]:
-    import textwrap
-
-    return [
-        "Notes:",
-        *(
-            textwrap.fill(f"[{i}] {n}", width=78, subsequent_indent="    ")
-            for i, n in enumerate(notes, start=1)
-        ),
-    ]
 
 
 # ------------------------------------------------------------- multi_split

@@ -49,6 +49,7 @@ from vcpcr._validation import (
     check_random_state,
     check_scalar,
 )
+from vcpcr.exceptions import VCPCRWarning
 
 __all__ = [
     "IGNORED_PARAMS",
@@ -112,22 +113,16 @@ def check_template(estimator: Any, owner: str) -> None:
 
 def _same(a: Any, b: Any) -> bool:
     """Whether two parameter values are equal (arrays by value, objects by repr)."""
-    if a is b:
-        return True
-    if isinstance(a, np.ndarray | list | tuple) or isinstance(
-        b, np.ndarray | list | tuple
-    ):
+    sequences = np.ndarray | list | tuple
+    if isinstance(a, sequences) or isinstance(b, sequences):
         try:
             return bool(np.array_equal(np.asarray(a), np.asarray(b)))
         except (TypeError, ValueError):
             return repr(a) == repr(b)
-    if a is None or b is None or isinstance(a, str | numbers.Number):
-        return bool(a == b) if type(a) is type(b) or _both_numbers(a, b) else False
+    scalars = str | numbers.Number | None
+    if isinstance(a, scalars) and isinstance(b, scalars):
+        return bool(a == b)
     return repr(a) == repr(b)
-
-
-def _both_numbers(a: Any, b: Any) -> bool:
-    return isinstance(a, numbers.Number) and isinstance(b, numbers.Number)
 
 
 def _params(estimator: BaseEstimator) -> dict[str, Any]:
@@ -351,8 +346,9 @@ def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> R
     Raises
     ------
     ValueError
-        If ``X`` and ``y`` have different numbers of rows, or for any data
-        problem that ``fit`` would report.
+        If ``X`` and ``y`` have different numbers of rows, for any data
+        problem that ``fit`` would report, or for a template parameter out of
+        range (checked here, before any resample).
     """
     family_name = check_choice(
         estimator.family, "family", tuple(FAMILIES), owner=type(estimator).__name__
@@ -380,6 +376,12 @@ def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> R
         else [str(n) for n in feature_names]
     )
     Xa = check_array(Xv, "X", feature_names=names, min_samples=3, allow_constant=False)
+    with warnings.catch_warnings():  # each resample warns about a capped K
+        warnings.simplefilter("ignore", VCPCRWarning)
+        if isinstance(scratch, VCPCR):  # the parameters, before any resample
+            scratch._check_params(Xa.shape[1])
+        else:
+            scratch._check_params()
     prepared = family.prepare(yv)
     _, mean, scale = standardize(Xa)
     fingerprint = Fingerprint(
