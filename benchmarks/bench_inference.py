@@ -14,8 +14,8 @@ Prints markdown tables (issue #16):
    exponential times with 30 % censoring), ``N_NULL`` data sets per family.
    The family-wise error rate at 0.05 (share of data sets with at least one
    rejection) of: the multi-split gene p-values (``multi_split(VCPCR(
-   n_clusters=5, lam_ratio=0.3, n_init=3), n_splits=20)``, gene rejected
-   when ``P_j < 0.05``); the naive summary of the same ``VCPCR`` fitted on
+   n_clusters=5, lam_ratio=0.3, n_init=3), n_splits=50)`` (``--n-splits``),
+   gene rejected when ``P_j < 0.05``); the naive summary of the same ``VCPCR`` fitted on
    all data (a gene rejected when its cluster's p-value in ``summary()`` is
    < 0.05, and with Bonferroni over the clusters); and, gaussian only,
    hidimstat's ``EnCluDL``. Pass: the upper end of the two-sided 95 %
@@ -41,7 +41,10 @@ Prints markdown tables (issue #16):
    support is the correlated inactive blocks, so delta-FWER is the "null
    genes" FWER column, for both methods.
 3. **Cost**: one ``VCPCR.fit`` against ``multi_split`` (50 splits) on a 200
-   x 2,000 gaussian problem, one and two processes; one ``VCPCRCV`` split.
+   x 2,000 gaussian problem (one and two processes) and on the Liver data
+   (the README's model); ``multi_split`` with a ``VCPCRCV()`` template.
+
+``--part null|signal|cost`` prints one table only.
 """
 
 from __future__ import annotations
@@ -55,12 +58,14 @@ from typing import Any
 
 import numpy as np
 from scipy import stats
+from sklearn.base import clone
 
 from vcpcr import VCPCR, VCPCRCV, Surv
+from vcpcr.datasets import load_liver
 from vcpcr.inference import multi_split
 from vcpcr.simulate import make_block_data
 
-N_NULL, N_SIGNAL, N_SPLITS, N_INIT, N = 200, 100, 20, 3, 100
+N_NULL, N_SIGNAL, N_SPLITS, N_INIT, N = 200, 60, 50, 3, 100
 QUICK = {"N_NULL": 12, "N_SIGNAL": 4, "N_SPLITS": 10, "N_INIT": 2}
 FAMILIES = ("gaussian", "binomial", "cox")
 SCALE = {"gaussian": 1.0, "binomial": 0.5, "cox": 0.3}
@@ -242,39 +247,44 @@ def run_cost() -> list[str]:
         random_state=0,
     )
     X, y = data.X, data.y
-    est = VCPCR(n_clusters=10, lam_ratio=0.3, n_init=5)
-    rows = []
-    one = timed(lambda: est.set_params(random_state=0).fit(X, y))
-    half = timed(lambda: est.set_params(random_state=0).fit(X[:100], y[:100]))
-    rows.append(f"| `VCPCR.fit`, 200 x 2,000 (all rows) | {one:.2f} s | |")
-    rows.append(f"| `VCPCR.fit`, 100 x 2,000 (one half) | {half:.2f} s | |")
+    est = VCPCR(n_clusters=10, lam_ratio=0.3, n_init=5, random_state=0)
+    one = timed(lambda: est.fit(X, y))
+    half = timed(lambda: clone(est).fit(X[:100], y[:100]))
+    rows = [
+        f"| `VCPCR.fit`, 200 x 2,000 ({int((est.labels_ >= 0).sum())} genes "
+        f"selected) | {one:.2f} s | |",
+        f"| `VCPCR.fit`, 100 x 2,000 (one half) | {half:.2f} s | |",
+    ]
     for n_jobs in (1, 2):
         t = timed(
             lambda n_jobs=n_jobs: multi_split(
-                VCPCR(n_clusters=10, lam_ratio=0.3, n_init=5),
-                X,
-                y,
-                n_splits=50,
-                random_state=0,
-                n_jobs=n_jobs,
+                clone(est), X, y, n_splits=50, random_state=0, n_jobs=n_jobs
             )
         )
         rows.append(
             f"| `multi_split`, 50 splits, n_jobs={n_jobs} | {t:.1f} s | "
-            f"{t / 50:.2f} s per split = {t / 50 / one:.1f} x one full fit |"
+            f"{t / 50:.2f} s = {t / 50 / one:.1f} x one full fit |"
         )
+    Xl, yl = load_liver(return_X_y=True)
+    liver = VCPCR(n_clusters=10, lam_ratio=0.2, delta=0.1, random_state=0)
+    one = timed(lambda: liver.fit(Xl, yl))
+    t = timed(lambda: multi_split(clone(liver), Xl, yl, n_splits=50, random_state=0))
+    rows.append(f"| Liver 131 x 2,785, the README's `VCPCR`: fit | {one:.1f} s | |")
+    rows.append(
+        f"| Liver, `multi_split`, 50 splits, n_jobs=1 | {t:.1f} s | "
+        f"{t / 50:.2f} s = {t / 50 / one:.1f} x one full fit |"
+    )
     small = make_block_data(100, [10] * 20, [0.5] + [0.0] * 19, random_state=1)
-    cv = VCPCRCV()
-    t_cv = timed(lambda: cv.set_params(random_state=0).fit(small.X, small.y))
+    t_cv = timed(lambda: VCPCRCV(random_state=0).fit(small.X, small.y))
     t_ms = timed(
         lambda: multi_split(
-            VCPCRCV(), small.X, small.y, n_splits=2, random_state=0, n_jobs=1
+            VCPCRCV(), small.X, small.y, n_splits=4, random_state=0, n_jobs=1
         )
     )
     rows.append(f"| `VCPCRCV()` defaults, fit on 100 x 200 | {t_cv:.1f} s | |")
     rows.append(
-        f"| `multi_split(VCPCRCV())`, 100 x 200, 2 splits | {t_ms:.1f} s | "
-        f"{t_ms / 2:.1f} s per split (x 50 splits = {25 * t_ms / 60:.0f} min) |"
+        f"| `multi_split(VCPCRCV())`, 100 x 200, 4 splits | {t_ms:.1f} s | "
+        f"{t_ms / 4:.2f} s (50 splits: about {12.5 * t_ms:.0f} s) |"
     )
     return rows
 
@@ -283,7 +293,20 @@ def main() -> None:
     global N_NULL, N_SIGNAL, N_SPLITS, N_INIT
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a few data sets only")
+    parser.add_argument(
+        "--part",
+        choices=("all", "null", "signal", "cost"),
+        default="all",
+        help="which table(s) to print",
+    )
+    parser.add_argument(
+        "--n-splits", type=int, default=N_SPLITS, help="splits per multi_split"
+    )
+    parser.add_argument(
+        "--n-signal", type=int, default=N_SIGNAL, help="signal data sets per family"
+    )
     args = parser.parse_args()
+    N_SPLITS, N_SIGNAL = args.n_splits, args.n_signal
     if args.quick:
         N_NULL, N_SIGNAL = QUICK["N_NULL"], QUICK["N_SIGNAL"]
         N_SPLITS, N_INIT = QUICK["N_SPLITS"], QUICK["N_INIT"]
@@ -296,27 +319,30 @@ def main() -> None:
         f"n_init={N_INIT}), n_splits={N_SPLITS}); {N_NULL} null and {N_SIGNAL} "
         f"signal data sets per family.\n"
     )
-    print("Global null: FWER at 0.05 (p = 200, 20 blocks of 10 at rho = 0.6)\n")
-    print("| family | method | FWER | pass (upper < 0.08) |")
-    print("|---|---|---|---|")
-    for family in FAMILIES:
-        for row in run_null(family):
+    if args.part in ("all", "null"):
+        print("Global null: FWER at 0.05 (p = 200, 20 blocks of 10 at rho = 0.6)\n")
+        print("| family | method | FWER | pass (upper < 0.08) |")
+        print("|---|---|---|---|")
+        for family in FAMILIES:
+            for row in run_null(family):
+                print(row, flush=True)
+    if args.part in ("all", "signal"):
+        print("\nSignal: the paper's configuration 1 (p = 200, rho = 0.6)\n")
+        print(
+            "| family | method | FWER, null genes (= delta-FWER) | correlated "
+            "inactive: share rejected / any | power per active block | genes "
+            "rejected |"
+        )
+        print("|---|---|---|---|---|---|")
+        for family in FAMILIES:
+            for row in run_signal(family):
+                print(row, flush=True)
+    if args.part in ("all", "cost"):
+        print("\nCost (one process unless said; wall-clock seconds of one run)\n")
+        print("| what | wall time | per split |")
+        print("|---|---|---|")
+        for row in run_cost():
             print(row, flush=True)
-    print("\nSignal: the paper's configuration 1 (p = 200, rho = 0.6)\n")
-    print(
-        "| family | method | FWER, null genes (= delta-FWER) | correlated "
-        "inactive: share rejected / any | power per active block | genes "
-        "rejected |"
-    )
-    print("|---|---|---|---|---|---|")
-    for family in FAMILIES:
-        for row in run_signal(family):
-            print(row, flush=True)
-    print("\nCost (gaussian, 200 x 2,000, 10 blocks of 20 + 1,800 noise)\n")
-    print("| what | wall time | per split |")
-    print("|---|---|---|")
-    for row in run_cost():
-        print(row, flush=True)
     load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"\nTotal {time.perf_counter() - start:.0f} s; at the end: {load}")
 

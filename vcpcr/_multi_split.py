@@ -182,7 +182,9 @@ def _split(
         fitted = model.best_estimator_ if isinstance(model, VCPCRCV) else model
         M = fitted.transform(take(rows.X, second))
     except ValueError as exc:
-        return _Split(f"fitting the first part failed: {exc}")
+        return _Split(
+            f"fitting the first part (or transforming the second) failed: {exc}"
+        )
     params = getattr(model, "best_params_", None)
     if (
         tuple(str(c) for c in fitted.membership_.index)
