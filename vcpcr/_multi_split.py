@@ -104,7 +104,11 @@ def aggregate_pvalues(P: ArrayLike, gamma_min: float = 0.05) -> Any:
     :math:`\gamma = k / B` it is the ``k``-th smallest of the ``B`` values,
     so :math:`q_\gamma / \gamma = p_{(k)} B / k`. The factor
     :math:`1 - \log\gamma_{\min}` pays for searching over the grid
-    (Meinshausen, Meier & Bühlmann 2009, Theorem 3). When the grid holds one
+    (Meinshausen, Meier & Bühlmann 2009, Theorem 3; ``hdi`` uses
+    :math:`1 - \log\min G`, which is at most as large). A gene needs small
+    p-values in at least :math:`\lceil \gamma_{\min} B \rceil` splits: with
+    ``B = 20`` and ``gamma_min = 0.05`` a single split can reject it, so use
+    ``B >= 50``. When the grid holds one
     value the rule is their fixed-:math:`\gamma` aggregation (Theorem 1),
     without the factor, as in ``hdi``; when it is empty (one split, or
     :math:`\gamma_{\min} > (B - 1) / B`) the grid is :math:`\{1\}`, the
@@ -546,7 +550,11 @@ def multi_split(
     it (the screening condition). A gene correlated with an active gene can
     be rejected with its module: the statement is "gene j belongs to a
     module associated with y", not "gene j acts on y". The cost is
-    ``n_splits`` fits of the template on ``train_size`` of the rows.
+    ``n_splits`` fits of the template on ``train_size`` of the rows. With
+    ``gamma_min = 0.05`` a gene needs small p-values in at least
+    ``ceil(0.05 * n_splits)`` splits; with 20 splits or fewer one split
+    suffices, which lets a noise gene that joined an active module once be
+    rejected (``docs/inference.md`` measures it): keep ``n_splits >= 50``.
 
     A split is skipped (and counted) when a part has no event or misses a
     class, when the fit on the first part or step 2 on the second fails
