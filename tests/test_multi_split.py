@@ -419,3 +419,39 @@ def test_inference_docs_print_what_they_show():
         printed = [line.rstrip() for line in out.splitlines()]
         for line in shown.splitlines():
             assert line.rstrip() in printed, line
+
+
+class _StabilityLike:
+    """A second result following the summary's evidence protocol."""
+
+    guarantee = "Stability: a made-up note for the test."
+
+    def __init__(self, frequency):
+        self.frequency = frequency
+
+    def check_matches(self, model):
+        if list(model.membership_.index) != list(self.frequency.index):
+            raise ValueError("other data")
+
+    def module_evidence(self, model):
+        return pd.DataFrame(
+            {"stability": [0.5] * model.n_clusters_}, index=list(model.clusters_)
+        )
+
+    def gene_evidence(self, model):
+        return self.frequency.sort_values(ascending=False).to_frame("stab. freq.")
+
+
+def test_summary_takes_several_results_through_the_protocol(signal, result):
+    X, y = signal
+    model = VCPCR(n_clusters=3, n_init=2, random_state=5).fit(X, y)
+    frequency = pd.Series(np.linspace(1, 0, 40), index=X.columns)
+    text = model.summary(inference=[result, _StabilityLike(frequency)]).as_text()
+    assert "stability" in text
+    assert "stab. freq." in text
+    assert "multi-split P" in text
+    assert "Stability: a made-up note for the test." in text
+    # the genes of both results' top rows are listed once each
+    assert sum(line.startswith("g0 ") for line in text.splitlines()) == 1
+    with pytest.raises(ValueError, match="other data"):
+        model.summary(inference=[result, _StabilityLike(frequency.iloc[:-1])])
