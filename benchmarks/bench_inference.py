@@ -44,7 +44,11 @@ Prints markdown tables (issue #16):
    x 2,000 gaussian problem (one and two processes) and on the Liver data
    (the README's model); ``multi_split`` with a ``VCPCRCV()`` template.
 
-``--part null|signal|cost`` prints one table only.
+4. **A VCPCRCV template** (gaussian, ``N_CV`` null and signal data sets):
+   every split tunes ``n_clusters``, ``delta`` and ``lam_ratio`` by 5-fold CV
+   on its first part.
+
+``--part null|signal|cv|cost`` prints one table only.
 """
 
 from __future__ import annotations
@@ -66,7 +70,8 @@ from vcpcr.inference import multi_split
 from vcpcr.simulate import make_block_data
 
 N_NULL, N_SIGNAL, N_SPLITS, N_INIT, N = 200, 60, 50, 3, 100
-QUICK = {"N_NULL": 12, "N_SIGNAL": 4, "N_SPLITS": 10, "N_INIT": 2}
+N_CV = 25  # data sets with a VCPCRCV template (each split tunes by 5-fold CV)
+QUICK = {"N_NULL": 12, "N_SIGNAL": 4, "N_SPLITS": 10, "N_INIT": 2, "N_CV": 2}
 FAMILIES = ("gaussian", "binomial", "cox")
 SCALE = {"gaussian": 1.0, "binomial": 0.5, "cox": 0.3}
 LAM_RATIOS = (0.3, 0.5)  # the issue's setting, and VCPCR's default
@@ -232,6 +237,24 @@ def run_signal(family: str) -> list[str]:
     return [f"| {family} | {m} | {signal_metrics(r)} |" for m, r in found.items()]
 
 
+def run_cv_template() -> list[str]:
+    """Gaussian null and signal data with a ``VCPCRCV()`` template (re-tuned in
+    every split), ``N_CV`` data sets each."""
+    null_events = 0
+    found = []
+    for rep in range(N_CV):
+        X, y = null_data("gaussian", 90000 + rep)
+        res = multi_split(VCPCRCV(), X, y, n_splits=N_SPLITS, random_state=rep)
+        null_events += bool((res.pvalues < 0.05).any())
+        X, y = signal_data("gaussian", 95000 + rep)
+        res = multi_split(VCPCRCV(), X, y, n_splits=N_SPLITS, random_state=rep)
+        found.append(res.pvalues.to_numpy() < 0.05)
+    return [
+        f"| global null | {rate(null_events, N_CV)} | | | |",
+        f"| signal (configuration 1) | {signal_metrics(found)} |",
+    ]
+
+
 def timed(fn: Any) -> float:
     t0 = time.perf_counter()
     fn()
@@ -289,13 +312,62 @@ def run_cost() -> list[str]:
     return rows
 
 
+def print_table(title: str, header: list[str], rows: Any) -> None:
+    """Print a markdown table; ``rows()`` yields each row as it is measured."""
+    print(f"\n{title}\n")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for row in rows():
+        print(row, flush=True)
+
+
+def tables() -> dict[str, tuple[str, list[str], Any]]:
+    """Each part: title, column names, and the function giving its rows."""
+    return {
+        "null": (
+            "Global null: FWER at 0.05 (p = 200, 20 blocks of 10 at rho = 0.6)",
+            ["family", "method", "FWER", "pass (upper < 0.08)"],
+            lambda: (row for family in FAMILIES for row in run_null(family)),
+        ),
+        "signal": (
+            "Signal: the paper's configuration 1 (p = 200, rho = 0.6)",
+            [
+                "family",
+                "method",
+                "FWER, null genes (= delta-FWER)",
+                "correlated inactive: share rejected / any",
+                "power per active block",
+                "genes rejected",
+            ],
+            lambda: (row for family in FAMILIES for row in run_signal(family)),
+        ),
+        "cv": (
+            f"Gaussian, multi_split(VCPCRCV()) (defaults: tuned by 5-fold CV "
+            f"inside every split), {N_CV} data sets each",
+            [
+                "data",
+                "FWER (null genes)",
+                "correlated inactive: share / any",
+                "power per active block",
+                "genes rejected",
+            ],
+            run_cv_template,
+        ),
+        "cost": (
+            "Cost (one process unless said; wall-clock seconds of one run)",
+            ["what", "wall time", "per split"],
+            run_cost,
+        ),
+    }
+
+
 def main() -> None:
-    global N_NULL, N_SIGNAL, N_SPLITS, N_INIT
+    global N_NULL, N_SIGNAL, N_SPLITS, N_INIT, N_CV
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a few data sets only")
     parser.add_argument(
         "--part",
-        choices=("all", "null", "signal", "cost"),
+        choices=("all", "null", "signal", "cv", "cost"),
         default="all",
         help="which table(s) to print",
     )
@@ -310,6 +382,7 @@ def main() -> None:
     if args.quick:
         N_NULL, N_SIGNAL = QUICK["N_NULL"], QUICK["N_SIGNAL"]
         N_SPLITS, N_INIT = QUICK["N_SPLITS"], QUICK["N_INIT"]
+        N_CV = QUICK["N_CV"]
     warnings.simplefilter("ignore")  # separation, empty fits: counted as they are
     start = time.perf_counter()
     load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
@@ -317,32 +390,11 @@ def main() -> None:
     print(
         f"\nn = {N}, multi_split(VCPCR(n_clusters=5, lam_ratio=0.3, "
         f"n_init={N_INIT}), n_splits={N_SPLITS}); {N_NULL} null and {N_SIGNAL} "
-        f"signal data sets per family.\n"
+        f"signal data sets per family."
     )
-    if args.part in ("all", "null"):
-        print("Global null: FWER at 0.05 (p = 200, 20 blocks of 10 at rho = 0.6)\n")
-        print("| family | method | FWER | pass (upper < 0.08) |")
-        print("|---|---|---|---|")
-        for family in FAMILIES:
-            for row in run_null(family):
-                print(row, flush=True)
-    if args.part in ("all", "signal"):
-        print("\nSignal: the paper's configuration 1 (p = 200, rho = 0.6)\n")
-        print(
-            "| family | method | FWER, null genes (= delta-FWER) | correlated "
-            "inactive: share rejected / any | power per active block | genes "
-            "rejected |"
-        )
-        print("|---|---|---|---|---|---|")
-        for family in FAMILIES:
-            for row in run_signal(family):
-                print(row, flush=True)
-    if args.part in ("all", "cost"):
-        print("\nCost (one process unless said; wall-clock seconds of one run)\n")
-        print("| what | wall time | per split |")
-        print("|---|---|---|")
-        for row in run_cost():
-            print(row, flush=True)
+    for part, (title, header, rows) in tables().items():
+        if args.part in ("all", part):
+            print_table(title, header, rows)
     load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"\nTotal {time.perf_counter() - start:.0f} s; at the end: {load}")
 
