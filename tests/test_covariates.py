@@ -366,3 +366,29 @@ def test_cv_rare_level_constant_in_a_training_fold():
     assert np.all(np.isfinite(cv.cv_results_["mean_test_score"]))
     assert cv.best_estimator_.covariate_names_ == ["age", "sex", "rare"]
     assert "rare" not in cv.best_estimator_.membership_.index
+
+
+# --------------------------------------------------------------- inference
+def test_multi_split_and_stability_with_covariates():
+    """The covariates are in each split's step 2 (never tested as genes),
+    and the results match a model fitted with them."""
+    from vcpcr.inference import multi_split, stability_selection
+
+    X, y = _gaussian()
+    model = VCPCR(**{**KW, "n_init": 2})
+    genes = [c for c in X.columns if c not in COV]
+    result = multi_split(model, X, y, n_splits=3, random_state=0)
+    assert result.n_splits_used == 3
+    assert list(result.pvalues.index) == genes
+    result.check_matches(clone(model).fit(X, y))
+    stab = stability_selection(model, X, y, n_pairs=2, random_state=0)
+    assert list(stab.selection_frequency.index) == genes
+
+
+def test_outcome_design_is_covariates_then_latent_variables():
+    X, y = _gaussian()
+    model = VCPCR(**KW).fit(X, y)
+    design = model.outcome_design(X)
+    assert list(design.columns) == list(model.result_.params.index[1:])
+    assert_allclose(design[COV], X[COV])
+    assert_allclose(design.iloc[:, 2:], model.transform(X))

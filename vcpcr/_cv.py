@@ -14,8 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import BaseEstimator, clone
-from sklearn.metrics import check_scoring
+from sklearn.base import BaseEstimator
 from sklearn.model_selection import check_cv
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
@@ -30,6 +29,7 @@ from vcpcr._input import (
 )
 from vcpcr._model import VCPCR, cap_n_clusters
 from vcpcr._scaling import standardize
+from vcpcr._scoring import get_scorer
 from vcpcr._tuning import (
     FoldResult,
     FoldSpec,
@@ -105,11 +105,17 @@ class VCPCRCV(BaseEstimator):
         As in scikit-learn (stratified folds for ``family="binomial"``;
         an int gives unshuffled folds, pass ``KFold(shuffle=True)`` to shuffle).
     scoring : str or callable, optional
-        A scikit-learn scorer (higher is better). Default:
-        ``"neg_mean_squared_error"`` (gaussian), ``"neg_log_loss"``
-        (binomial: a proper scoring rule that uses the probabilities, so it
-        is far less noisy on small test folds than accuracy or MCC) and
-        Harrell's concordance index (cox, the estimator's ``score``).
+        A scikit-learn scorer (higher is better) of the family's task, or a
+        callable ``scorer(estimator, X, y)``, which gets a whole fitted
+        :class:`VCPCR` per fold and grid point (it may call any of its
+        methods). Default: ``"neg_mean_squared_error"`` (gaussian),
+        ``"neg_log_loss"`` (binomial: a proper scoring rule that uses the
+        probabilities, so it is far less noisy on small test folds than
+        accuracy or MCC) and Harrell's concordance index (cox,
+        ``"concordance"``, the estimator's ``score``). For cox also
+        ``"neg_integrated_brier_score"`` and ``"mean_cumulative_dynamic_auc"``
+        (``sksurv.metrics``; see Notes). A name of another family's task is
+        an error that lists the valid choices.
     selection : {"min", "1se"}, default="min"
         ``"min"``: the best mean score. ``"1se"``: the sparsest model (fewest
         selected variables on average) whose mean score is within one
@@ -178,6 +184,23 @@ class VCPCRCV(BaseEstimator):
     With ``selection="1se"`` the chosen point ``g`` satisfies
     :math:`\bar s_g \ge \bar s_{best} - \mathrm{sd}_{best}/\sqrt{n_{splits}}`
     and has the smallest mean model size among those points.
+
+    The survival scorers evaluate a fold model at the distinct event times
+    ``t`` of its training fold with ``first test event time <= t <
+    min(last test time, last training time)``: scikit-survival requires
+    times within the test follow-up, from the first test event on the
+    time-dependent AUC has a case and a control at every time, and the
+    censoring weights (inverse probability of censoring, estimated on the
+    training fold) are known up to the last training time. Test observations
+    after the last training time enter as censored at it; they are controls
+    at every such ``t`` either way, so no score changes. A fold with fewer
+    than two such times scores NaN, with a warning.
+    ``"neg_integrated_brier_score"`` is minus
+    ``sksurv.metrics.integrated_brier_score`` of
+    ``predict_survival_function(X, return_array=True, times=t)``;
+    ``"mean_cumulative_dynamic_auc"`` is the mean AUC of
+    ``sksurv.metrics.cumulative_dynamic_auc`` of the linear predictor
+    (``predict_log_partial_hazard``).
 
     Examples
     --------
@@ -341,20 +364,17 @@ class VCPCRCV(BaseEstimator):
             The fitted object.
         """
         self._check_params()
+        family = FAMILIES[self.family]
+        self.scorer_ = get_scorer(self.scoring, family, VCPCR(family=self.family))
         Xa, n_cov, yv, prepared = self._data(X, y)
         genes = Xa[:, n_cov:]
         check_weights(self.weights, genes.shape[1], owner="VCPCRCV", methods=METHODS)
         grid = self._grid(standardize(genes)[0], prepared.weights_target)
-        family = FAMILIES[self.family]
         classifier = family.estimator_type == "classifier"
         folds = list(check_cv(self.cv, yv, classifier=classifier).split(Xa, yv))
         check_fold_columns(genes, folds)
         _check_folds(family, yv, folds, max(grid.n_clusters))
         self.n_splits_ = len(folds)
-        self.scorer_ = check_scoring(
-            VCPCR(family=self.family),
-            scoring=self.scoring or family.default_scoring,
-        )
         spec = FoldSpec(
             self.family,
             self.weights,
@@ -362,7 +382,14 @@ class VCPCRCV(BaseEstimator):
             self.n_init,
             self.max_iter,
             self.tol,
-            VCPCR(family=self.family),
+            VCPCR(
+                family=self.family,
+                weights=self.weights,
+                n_init=self.n_init,
+                max_iter=self.max_iter,
+                tol=self.tol,
+                covariates=list(range(n_cov)) or None,  # fold data: covariates first
+            ),
             self.scorer_,
             batch_scoring(self.scoring, self.family),
             n_cov,
@@ -696,27 +723,39 @@ class VCPCRCV(BaseEstimator):
         """
         best = self._best()
         if y is None and self.formula is not None:
-            from vcpcr._formula import parse_formula, transform_new
+            from vcpcr._formula import parse_formula
 
             y = parse_formula(self.formula, X).y
-            X = transform_new(best.model_spec_, X)
-            return float(self.scorer_(_design_view(best), X, y))
         return float(self.scorer_(best, X, y))
 
-    def summary(self, alpha: float = 0.05) -> Any:
+    def summary(self, alpha: float = 0.05, inference: Any = None) -> Any:
         """Summary of ``best_estimator_`` plus how its parameters were chosen.
+
+        The coefficient table's p-values ignore the selection (see
+        :meth:`VCPCR.summary`); honest evidence comes from
+        :func:`vcpcr.inference.multi_split` with a ``VCPCRCV`` template.
 
         Parameters
         ----------
         alpha : float, default=0.05
             Significance level of the confidence intervals.
+        inference : result or list of results, optional
+            Resampling results computed from this ``VCPCRCV``'s parameters and
+            data, shown beside the coefficients (see :meth:`VCPCR.summary`).
 
         Returns
         -------
         statsmodels.iolib.summary.Summary
             The summary.
+
+        Raises
+        ------
+        ValueError
+            If a result was computed from other parameters or other data.
         """
-        return self._best()._summary(alpha, extra_notes=[self._tuning_note()])
+        return self._best()._summary(
+            alpha, extra_notes=[self._tuning_note()], inference=inference, owner=self
+        )
 
     def summary2(self, alpha: float = 0.05) -> Any:
         """``summary2()`` of ``best_estimator_`` plus how its parameters were chosen.
@@ -808,13 +847,6 @@ def _check_folds(family: Family, y: Any, folds: list[Any], max_k: int) -> None:
                 f"CV fold {i} of {len(folds)}: {problem}. Use fewer folds (cv) "
                 f"or {family.fold_hint}."
             )
-
-
-def _design_view(model: VCPCR) -> VCPCR:
-    """Return a copy of a formula model that takes the design matrix."""
-    view = clone(model).set_params(formula=None)
-    view.__dict__.update({k: v for k, v in vars(model).items() if k.endswith("_")})
-    return view
 
 
 def _timed_fit_fold(*args: Any) -> tuple[FoldResult, float]:

@@ -259,6 +259,13 @@ class Family(abc.ABC):
         """Say what makes a CV fold unusable for this family, or None."""
         return None
 
+    def strata(self, outcome: Any) -> NDArray[Any] | None:
+        """Labels whose proportions random splits keep (None: no stratification).
+
+        ``outcome`` is :meth:`prepare`'s ``outcome``.
+        """
+        return None
+
 
 class _StatsmodelsFamily(Family):
     """A family whose step 2 is a statsmodels model with an intercept."""
@@ -523,6 +530,10 @@ class Binomial(_StatsmodelsFamily):
         super().update_tags(tags)
         tags.classifier_tags = ClassifierTags(multi_class=False)
 
+    def strata(self, outcome: Any) -> NDArray[Any] | None:
+        """Return the 0/1 class labels: each part keeps the class proportions."""
+        return np.asarray(outcome)
+
     def fold_problem(self, y: Any, train: Any, test: Any) -> str | None:
         """Name a fold part that misses a class."""
         ya = np.asarray(y)
@@ -675,6 +686,10 @@ class Cox(Family):
             "unique_times_": np.unique(outcome[:, 0]),
             "concordance_index_": float(result.concordance_index_),
         }
+
+    def strata(self, outcome: Any) -> NDArray[Any] | None:
+        """Return the event indicator: each part keeps the share of events."""
+        return np.asarray(outcome)[:, 1]
 
     def fold_problem(self, y: Any, train: Any, test: Any) -> str | None:
         """Name a fold part without events, or an unusable training part."""

@@ -13,7 +13,7 @@ import numbers
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -24,6 +24,7 @@ from vcpcr._families import Family
 from vcpcr._scaling import independent_columns, standardize
 
 __all__ = [
+    "ColumnLayout",
     "check_covariates",
     "covariate_columns",
     "merge_covariates",
@@ -34,6 +35,28 @@ __all__ = [
 #: Names the step-2 designs use themselves (statsmodels' intercept, the
 #: lifelines frame's outcome columns, the latent variables).
 _RESERVED = re.compile(r"const|time|event|cluster_\d+")
+
+
+class ColumnLayout(NamedTuple):
+    """Which input columns of a fitted model are covariates, which clustered.
+
+    ``Z`` holds the covariates' raw values on the training rows (step 2's
+    first columns), ``covariates`` and ``clustered`` their positions among
+    the ``n_features`` input columns. A CV fold's model may leave out a
+    covariate that is constant in its training part: that column is then in
+    neither list.
+    """
+
+    Z: NDArray[np.float64]
+    covariates: NDArray[np.intp]
+    clustered: NDArray[np.intp]
+    n_features: int
+
+    @classmethod
+    def without_covariates(cls, n_samples: int, n_features: int) -> ColumnLayout:
+        """Every column clustered, no covariate."""
+        none = np.zeros(0, dtype=np.intp)
+        return cls(np.zeros((n_samples, 0)), none, np.arange(n_features), n_features)
 
 
 def covariate_columns(

@@ -16,10 +16,16 @@ from sklearn.utils import Tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from vcpcr._clustering import best_starts, initial_partitions, order_clusters
-from vcpcr._families import FAMILIES, Family
+from vcpcr._clustering import (
+    BestStarts,
+    best_starts,
+    initial_partitions,
+    order_clusters,
+)
+from vcpcr._families import FAMILIES, Family, Prepared
 from vcpcr._formula import resolve_formula, transform_new
 from vcpcr._input import (
+    ColumnLayout,
     check_covariates,
     covariate_columns,
     merge_covariates,
@@ -27,7 +33,7 @@ from vcpcr._input import (
     validate_xy,
 )
 from vcpcr._scaling import adjusted_coefficients, standardize
-from vcpcr._sos_nmf import SOSNMFResult, single_result
+from vcpcr._sos_nmf import single_result
 from vcpcr._summary import SummaryMixin
 from vcpcr._validation import (
     check_array,
@@ -174,8 +180,10 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         Step-2 coefficients of the covariates, per unit of each (empty
         without covariates).
     covariate_columns_ : ndarray of int
-        Positions of the covariates among the input columns; the other
-        columns are the clustered variables (``membership_.index``).
+        Positions of the covariates among the input columns.
+    clustered_columns_ : ndarray of int
+        Positions of the clustered variables (``membership_.index``) among
+        the input columns: all but the covariates.
     weights_ : ndarray of shape (n_clustered,)
         Step-0 weights of the clustered variables.
     lam_ : float
@@ -372,34 +380,29 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         )
         if resolved.spec is not None:
             self.model_spec_ = resolved.spec
-        self.yname_ = resolved.yname
         Xv, yv = validate_xy(self, resolved.X, resolved.y, self._family)
         names = self._feature_names(Xv.shape[1])
         Xa = check_array(
             Xv, "X", feature_names=names, min_samples=3, allow_constant=False
         )
-        self.covariate_columns_ = covariate_columns(
+        covs = covariate_columns(
             merge_covariates(self.covariates, resolved.covariates),
             names,
             has_names=hasattr(self, "feature_names_in_"),
         )
-        genes = self._clustered_columns()
-        names = [names[j] for j in genes]
-        Z = Xa[:, self.covariate_columns_]
-        Zs = check_covariates(Z, self.covariate_names_) if Z.shape[1] else None
+        genes = np.setdiff1d(np.arange(Xa.shape[1]), covs)
+        Z = Xa[:, covs]
+        Zs = check_covariates(Z, [names[j] for j in covs]) if covs.size else None
         n_clusters = self._check_params(genes.size)
         prepared = self._family.prepare(yv)
-        if prepared.classes is not None:
-            self.classes_ = prepared.classes
-        self.n_samples_fit_ = Xa.shape[0]
-        Xs, self.mean_, self.scale_ = standardize(Xa[:, genes])
-        self.weights_ = self._compute_weights(Xs, prepared.weights_target, Zs)
+        Xs, mean, scale = standardize(Xa[:, genes])
+        weights = self._compute_weights(Xs, prepared.weights_target, Zs)
         starts = initial_partitions(
             self.init, n_clusters, self.n_init, Xs.shape[1], self.random_state
         )
-        res = best_starts(
+        solved = best_starts(
             Xs,
-            self.weights_[None, :],
+            weights[None, :],
             [starts],
             [0],
             [0],
@@ -409,22 +412,107 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             history=True,
             warn=True,
         )
-        self.best_init_, self.lam_max_ = int(res.start[0]), float(res.lam_max[0])
-        best = single_result(
-            Xs, self.weights_, res.batch, int(res.problem[0]), res.lam[0], self.lam_max_
+        layout = ColumnLayout(Z, covs, genes, Xa.shape[1])
+        self._set_solution(
+            Xs,
+            mean,
+            scale,
+            prepared,
+            weights,
+            solved,
+            0,
+            yname=resolved.yname,
+            layout=layout,
         )
-        self._set_clusters(best, names)
-        M = Xs @ self.membership_.to_numpy()
+        if self.n_clusters_ == 0:
+            warnings.warn(
+                f"No variable was selected (lam_ratio={self.lam_ratio}); the model "
+                f"predicts a constant. Lower lam_ratio.",
+                VCPCRWarning,
+                stacklevel=user_stacklevel(),
+            )
+        return self
+
+    def _set_solution(
+        self,
+        Xs: NDArray[np.float64],
+        mean: NDArray[np.float64],
+        scale: NDArray[np.float64],
+        prepared: Prepared,
+        weights: NDArray[np.float64],
+        solved: BestStarts,
+        point: int,
+        *,
+        yname: str = "y",
+        layout: ColumnLayout | None = None,
+    ) -> VCPCR:
+        """Set the complete fitted state from a solved grid point; return self.
+
+        The one place that writes a fitted VCPCR's state: ``fit`` calls it,
+        and so do VCPCRCV's folds on a clone of an unfitted VCPCR with the
+        point's parameters (:func:`vcpcr._tuning.fold_model`), so that a
+        scorer may call any method of a fold model. The inputs are the
+        standardized training design ``Xs`` with its ``mean`` and ``scale``,
+        the prepared response (named ``yname`` in the summary), the point's
+        step-0 ``weights`` and the kept start ``point`` of ``solved``
+        (:func:`vcpcr._clustering.best_starts`). It orders the clusters,
+        fits step 2 (``result_``) and maps its coefficients back to raw
+        units. ``objective_`` is the objective history when ``solved``
+        recorded it (``fit``), else its final value (the folds).
+        ``n_features_in_`` is set here; ``feature_names_in_``, which names
+        the membership rows, only by ``fit``'s data validation (fold models
+        see arrays). ``layout`` says which input columns are covariates
+        (their raw training values enter step 2 first) and which were
+        clustered (``Xs``); by default all columns were clustered.
+        """
+        p = Xs.shape[1]
+        if layout is None:
+            layout = ColumnLayout.without_covariates(Xs.shape[0], p)
+        res = single_result(
+            Xs,
+            weights,
+            solved.batch,
+            int(solved.problem[point]),
+            solved.lam[point],
+            solved.lam_max[point],
+        )
+        self.n_features_in_, self.n_samples_fit_ = layout.n_features, Xs.shape[0]
+        self.covariate_columns_ = layout.covariates
+        self.clustered_columns_ = layout.clustered
+        self.mean_, self.scale_, self.weights_ = mean, scale, weights
+        if prepared.classes is not None:
+            self.classes_ = prepared.classes
+        self.best_init_ = int(solved.start[point])
+        self.lam_max_, self.lam_ = res.lam_max, res.lam
+        self.n_iter_, self.converged_, self.objective_ = (
+            res.n_iter,
+            res.converged,
+            res.objective,
+        )
+        every = self._feature_names(layout.n_features)
+        names = [every[j] for j in layout.clustered]
+        self.labels_, self.membership_, self.clusters_ = order_clusters(res, names)
+        self.n_clusters_ = self.membership_.shape[1]
+        V = self.membership_.to_numpy()
+        self.yname_ = yname
         self.result_ = self._family.fit(
-            np.column_stack([Z, M]),
+            np.column_stack([layout.Z, Xs @ V]),
             prepared.outcome,
             [*self.covariate_names_, *self.membership_.columns],
-            self.yname_,
+            yname,
         )
-        self._set_coefficients(Z.mean(axis=0))
-        for name, value in self._family.fitted_attributes(
-            prepared.outcome, self.result_
-        ).items():
+        a0, a = self._family.split_params(self.result_)
+        c = layout.covariates.size
+        coef, covariate_coef, self.intercept_ = adjusted_coefficients(
+            V, a0, a, mean, scale, layout.Z.mean(axis=0), self._family.centred
+        )
+        self.covariate_coef_ = pd.Series(covariate_coef, index=self.covariate_names_)
+        self.cluster_coef_ = pd.Series(a[c:], index=self.membership_.columns)
+        self.coef_ = np.zeros(layout.n_features)
+        self.coef_[layout.clustered] = coef
+        self.coef_[layout.covariates] = covariate_coef
+        extra = self._family.fitted_attributes(prepared.outcome, self.result_)
+        for name, value in extra.items():
             setattr(self, name, value)
         return self
 
@@ -439,11 +527,6 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         """Names of the covariates (``x<j>`` for arrays without names)."""
         names = self._feature_names(int(self.n_features_in_))
         return [names[j] for j in self.covariate_columns_]
-
-    def _clustered_columns(self) -> NDArray[np.intp]:
-        """Positions of the clustered variables among the input columns."""
-        every = np.arange(int(self.n_features_in_))
-        return np.setdiff1d(every, self.covariate_columns_)
 
     def _compute_weights(
         self,
@@ -461,46 +544,6 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             covariates=covariates,
             stacklevel=user_stacklevel(),
         )[0]
-
-    def _set_clusters(self, res: SOSNMFResult, names: list[str]) -> None:
-        """Set the cluster attributes from the kept start."""
-        self.labels_, self.membership_, self.clusters_ = order_clusters(res, names)
-        self.n_clusters_ = self.membership_.shape[1]
-        self.lam_, self.n_iter_ = res.lam, res.n_iter
-        self.converged_, self.objective_ = res.converged, res.objective
-        if self.n_clusters_ == 0:
-            warnings.warn(
-                f"No variable was selected (lam_ratio={self.lam_ratio}); the model "
-                f"predicts a constant. Lower lam_ratio.",
-                VCPCRWarning,
-                stacklevel=user_stacklevel(),
-            )
-
-    def _set_coefficients(self, covariate_mean: NDArray[np.float64]) -> None:
-        """Map the step-2 coefficients back to the input columns' raw scale.
-
-        Covariates enter step 2 raw: their coefficients are their ``coef_``.
-        A family without intercept (cox) reports its linear predictor centred
-        at the training means, as lifelines does, so the covariates' means
-        move into ``intercept_``.
-        """
-        a0, a = self._family.split_params(self.result_)
-        c = self.covariate_columns_.size
-        coef, covariate_coef, intercept = adjusted_coefficients(
-            self.membership_.to_numpy(),
-            a0,
-            a,
-            self.mean_,
-            self.scale_,
-            covariate_mean,
-            self._family.centred,
-        )
-        self.covariate_coef_ = pd.Series(covariate_coef, index=self.covariate_names_)
-        self.cluster_coef_ = pd.Series(a[c:], index=self.membership_.columns)
-        self.coef_ = np.zeros(int(self.n_features_in_))
-        self.coef_[self._clustered_columns()] = coef
-        self.coef_[self.covariate_columns_] = covariate_coef
-        self.intercept_ = intercept
 
     # --------------------------------------------------------------- predict
     def _check_input(self, X: ArrayLike) -> NDArray[np.float64]:
@@ -540,8 +583,23 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         eta = self._linear_predictor(X)
         return self._family.predict(eta, getattr(self, "classes_", None))
 
-    def _step2_frame(self, X: ArrayLike) -> pd.DataFrame:
-        """Return the regressors of ``result_`` on new data: covariates, ``M``."""
+    def outcome_design(self, X: ArrayLike) -> pd.DataFrame:
+        """Return the regressors of ``result_`` on new data: covariates, then ``M``.
+
+        The covariates on their raw scale (none without ``covariates``) and
+        the latent variables of :meth:`transform`, named as in ``result_``
+        (without the intercept column of statsmodels' fits).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or DataFrame
+            New data.
+
+        Returns
+        -------
+        pandas.DataFrame of shape (n_samples, n_covariates + n_clusters_)
+            The step-2 design of ``X``.
+        """
         Xa = self._check_input(X)
         M = self._standardize_clustered(Xa) @ self.membership_.to_numpy()
         return pd.DataFrame(
@@ -555,7 +613,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         """Survival or cumulative-hazard predictions in the requested layout."""
         check_is_fitted(self)
         times = check_times(times)
-        M = self._step2_frame(X)
+        M = self.outcome_design(X)
         if frame:
             method = f"predict_{kind}"
             return getattr(self.result_, method)(M, times=times)
@@ -683,7 +741,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         ndarray of shape (n_samples,)
             The first time at which S(t | x) <= 0.5; ``inf`` if S stays above.
         """
-        median = self.result_.predict_median(self._step2_frame(X))
+        median = self.result_.predict_median(self.outcome_design(X))
         return np.asarray(median, dtype=np.float64).reshape(-1)
 
     @available_if(_is_survival)
@@ -744,7 +802,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         The intervals are conditional on the estimated clusters, as the
         standard errors of :meth:`summary`.
         """
-        exog = self._step2_frame(X)
+        exog = self.outcome_design(X)
         exog.insert(0, "const", 1.0)
         return self.result_.get_prediction(exog)
 
@@ -801,7 +859,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         return self._standardize_clustered(self._check_input(X))
 
     def _standardize_clustered(self, Xa: NDArray[np.float64]) -> NDArray[np.float64]:
-        return (Xa[:, self._clustered_columns()] - self.mean_) / self.scale_
+        return (Xa[:, self.clustered_columns_] - self.mean_) / self.scale_
 
     def transform(self, X: ArrayLike) -> NDArray[np.float64]:
         """Latent variables ``M = X V`` (standardized ``X``), one per cluster.

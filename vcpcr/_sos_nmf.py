@@ -829,20 +829,26 @@ def latent_variables(Xs: _Floats, w: _Floats, labels: _Ints, v: _Floats) -> _Flo
 def single_result(
     Xs: _Floats, w: _Floats, res: BatchResult, b: int, lam: float, lam_max: float
 ) -> SOSNMFResult:
-    """Problem ``b`` of a batch solved with ``history=True`` as an SOSNMFResult."""
+    """Problem ``b`` of a batch as an SOSNMFResult.
+
+    ``objective`` is the history of the objective when the batch was solved
+    with ``history=True``, else its final value only.
+    """
     labels, v = res.labels[b], res.v[b]
     sel = np.flatnonzero(labels >= 0)
     V = np.zeros((labels.size, int(labels.max(initial=-1)) + 1))
     V[sel, labels[sel]] = v[sel]
     n_iter = int(res.n_iter[b])
-    assert res.history is not None
+    objective = (
+        res.objective[b : b + 1] if res.history is None else res.history[b, :n_iter]
+    )
     return SOSNMFResult(
         V=V,
         U=latent_variables(Xs, w, labels, v),
         labels=labels,
         lam=float(lam),
         lam_max=float(lam_max),
-        objective=res.history[b, :n_iter].copy(),
+        objective=objective.copy(),
         n_iter=n_iter,
         converged=bool(res.converged[b]),
     )

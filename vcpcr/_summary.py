@@ -10,7 +10,7 @@ from __future__ import annotations
 import numbers
 import textwrap
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 import pandas as pd
@@ -24,18 +24,48 @@ from vcpcr._validation import check_scalar
 from vcpcr._weights import DEFAULT_DELTA
 
 __all__ = [
+    "CONDITIONAL_TITLE",
     "POST_SELECTION_NOTE",
+    "Evidence",
     "ParamTable",
     "SummaryMixin",
     "VCPCRSummary",
     "build_summary",
     "composition_rows",
+    "evidence_table",
+    "numbered_notes",
 ]
 
 POST_SELECTION_NOTE = (
     "Standard errors are conditional on the estimated clusters: they do not "
     "account for the selection and clustering of the variables."
 )
+
+#: Title of the coefficient table: its p-values are not honest.
+CONDITIONAL_TITLE = (
+    "P-values ignore the cluster selection: see vcpcr.inference.multi_split"
+)
+
+
+class Evidence(Protocol):
+    """What ``summary(inference=...)`` asks of a resampling result.
+
+    A result (e.g. :class:`vcpcr.inference.MultiSplitResult`) is computed
+    from an estimator specification and a data set; the summary shows it
+    beside a model fitted on all of that data.
+    """
+
+    #: What the numbers guarantee; a note of the summary.
+    guarantee: str
+
+    def check_matches(self, model: Any) -> None:
+        """Raise a ValueError unless ``model`` is the result's estimator and data."""
+
+    def module_evidence(self, model: Any) -> pd.DataFrame:
+        """Return one row per cluster of ``model``; columns: named evidence."""
+
+    def gene_evidence(self, model: Any) -> pd.DataFrame:
+        """Return one row per feature, strongest evidence first; named columns."""
 
 
 class ParamTable(NamedTuple):
@@ -131,6 +161,42 @@ def composition_rows(
     return rows
 
 
+def _cell(value: Any) -> str:
+    """Format one cell of an evidence table."""
+    if isinstance(value, str):
+        return value
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return "-"
+    number = float(value)
+    return f"{number:.1e}" if 0 < abs(number) < 1e-4 else f"{number:.4f}"
+
+
+def evidence_table(frame: pd.DataFrame, title: str) -> SimpleTable:
+    """Return a DataFrame (index: row names) as a titled SimpleTable.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Numbers (4 decimals, or 2 significant digits below 1e-4; NaN as
+        ``-``) or strings.
+    title : str
+        Title line.
+
+    Returns
+    -------
+    statsmodels.iolib.table.SimpleTable
+        The table.
+    """
+    data = [[_cell(v) for v in row] for row in frame.itertuples(index=False)]
+    return SimpleTable(
+        data,
+        headers=[str(c) for c in frame.columns],
+        stubs=[str(i) for i in frame.index],
+        title=title,
+        txt_fmt={"header_align": "r", "data_aligns": "r", "colsep": "  "},
+    )
+
+
 class VCPCRSummary(Summary):
     """statsmodels' ``Summary`` whose ``as_latex`` typesets each table alone.
 
@@ -164,6 +230,8 @@ def build_summary(
     composition: list[list[str]],
     notes: Sequence[str],
     alpha: float = 0.05,
+    cluster_evidence: SimpleTable | None = None,
+    gene_evidence: SimpleTable | None = None,
 ) -> Summary:
     """Assemble a statsmodels Summary: header, coefficients, composition, notes.
 
@@ -183,12 +251,16 @@ def build_summary(
         Numbered notes printed at the end.
     alpha : float, default=0.05
         Level of the confidence intervals.
+    cluster_evidence, gene_evidence : SimpleTable, optional
+        Evidence after selection per cluster (placed after the coefficients)
+        and per gene (after the composition).
 
     Returns
     -------
     VCPCRSummary
         The summary; ``print`` it, or use ``as_text()``, ``as_html()`` or
-        ``as_latex()``.
+        ``as_latex()``. The coefficient table's title says that its p-values
+        ignore the selection.
     """
     smry = VCPCRSummary()
     fmt_left = [(k, [_fmt(v)]) for k, v in left]
@@ -201,7 +273,11 @@ def build_summary(
         yname=yname,
         xname=list(params.names),
     )
-    smry.tables.append(_params_table(params, yname, alpha))
+    table = _params_table(params, yname, alpha)
+    table.title = CONDITIONAL_TITLE
+    smry.tables.append(table)
+    if cluster_evidence is not None:
+        smry.tables.append(cluster_evidence)
     if composition:
         smry.tables.append(
             SimpleTable(
@@ -212,13 +288,33 @@ def build_summary(
                 txt_fmt={"data_aligns": "l", "colsep": "  "},
             )
         )
-    numbered = [
-        textwrap.fill(f"[{i}] {note}", width=78, subsequent_indent="    ")
-        for i, note in enumerate(notes, start=1)
-    ]
-    if numbered:
-        smry.add_extra_txt(["Notes:", *numbered])
+    if gene_evidence is not None:
+        smry.tables.append(gene_evidence)
+    if notes:
+        smry.add_extra_txt(numbered_notes(notes))
     return smry
+
+
+def numbered_notes(notes: Sequence[str]) -> list[str]:
+    """Return ``"Notes:"`` and the notes numbered ``[1]``, ... wrapped at 78.
+
+    Parameters
+    ----------
+    notes : sequence of str
+        The notes.
+
+    Returns
+    -------
+    list of str
+        Lines for statsmodels' ``Summary.add_extra_txt``.
+    """
+    return [
+        "Notes:",
+        *(
+            textwrap.fill(f"[{i}] {note}", width=78, subsequent_indent="    ")
+            for i, note in enumerate(notes, start=1)
+        ),
+    ]
 
 
 def params_frame(params: ParamTable, alpha: float) -> pd.DataFrame:
@@ -287,24 +383,64 @@ def build_summary2(
     return smry
 
 
+def _results(inference: Any) -> list[Evidence]:
+    """``inference`` as a list of results (one result, a list, or None)."""
+    if inference is None:
+        return []
+    results = list(inference) if isinstance(inference, list | tuple) else [inference]
+    for r in results:
+        missing = [
+            m
+            for m in ("check_matches", "module_evidence", "gene_evidence", "guarantee")
+            if not hasattr(r, m)
+        ]
+        if missing:
+            raise TypeError(
+                f"The 'inference' parameter of summary must be a resampling result "
+                f"(e.g. from vcpcr.inference.multi_split) or a list of them; got "
+                f"{type(r).__name__}, which lacks {missing}."
+            )
+    return results
+
+
 class SummaryMixin:
     """Adds ``summary()`` and ``summary2()``; relies on ``VCPCR``'s attributes."""
 
-    def summary(self, alpha: float = 0.05) -> VCPCRSummary:
+    def summary(
+        self,
+        alpha: float = 0.05,
+        inference: Evidence | Sequence[Evidence] | None = None,
+    ) -> VCPCRSummary:
         """Summary of the fit: header, cluster coefficients, composition, notes.
+
+        The coefficient table's p-values are conditional on the clusters that
+        the same data chose: they ignore the selection (under a global null,
+        most fall below 0.05). Honest evidence comes from resampling:
+        ``summary(inference=vcpcr.inference.multi_split(...))``.
 
         Parameters
         ----------
         alpha : float, default=0.05
             Significance level of the confidence intervals.
+        inference : result or list of results, optional
+            Resampling results for this estimator's parameters and data (e.g.
+            :class:`vcpcr.inference.MultiSplitResult`). Each cluster's
+            evidence is shown beside its coefficient, with a table of the
+            genes with the most evidence, and the guarantee in the notes.
 
         Returns
         -------
         VCPCRSummary
             A statsmodels ``Summary``: print it, or call ``as_text()``,
             ``as_html()`` or ``as_latex()``.
+
+        Raises
+        ------
+        ValueError
+            If a result was computed from other estimator parameters or other
+            data.
         """
-        return self._summary(alpha)
+        return self._summary(alpha, inference=inference)
 
     def summary2(self, alpha: float = 0.05) -> sm_summary2.Summary:
         """Return the summary as DataFrames, as statsmodels' ``summary2()``.
@@ -324,9 +460,18 @@ class SummaryMixin:
         return self._summary(alpha, frames=True)
 
     def _summary(
-        self, alpha: float, extra_notes: Sequence[str] = (), frames: bool = False
+        self,
+        alpha: float,
+        extra_notes: Sequence[str] = (),
+        frames: bool = False,
+        inference: Evidence | Sequence[Evidence] | None = None,
+        owner: Any = None,
     ) -> Any:
-        """Build either summary; ``extra_notes`` follow the model's notes."""
+        """Build either summary; ``extra_notes`` follow the model's notes.
+
+        ``owner`` is the estimator the results are checked against (a
+        ``VCPCRCV`` for its ``best_estimator_``'s summary); default self.
+        """
         check_is_fitted(self)
         check_scalar(
             alpha,
@@ -338,6 +483,9 @@ class SummaryMixin:
             include_min=False,
             include_max=False,
         )
+        results = _results(inference)
+        for result in results:
+            result.check_matches(self if owner is None else owner)
         est: Any = self
         family, res = est._family, est.result_
         members = {
@@ -351,10 +499,12 @@ class SummaryMixin:
             *self._covariate_notes(),
             *family.notes(res),
             *extra_notes,
+            *(r.guarantee for r in results),
         ]
+        params = family.table(res, alpha)
         common = {
             "title": "VC-PCR Results",
-            "params": family.table(res, alpha),
+            "params": params,
             "composition": composition_rows(members),
             "notes": notes,
             "alpha": alpha,
@@ -362,11 +512,19 @@ class SummaryMixin:
         if frames:
             info = [*self._summary_left(), *self._summary_right()]
             return build_summary2(info=info, **common)
+        evidence = {}
+        if results:
+            target = self if owner is None else owner
+            evidence = {
+                "cluster_evidence": self._cluster_evidence(params, results, target),
+                "gene_evidence": self._gene_evidence(results, target),
+            }
         return build_summary(
             yname=est.yname_,
             left=self._summary_left(),
             right=self._summary_right(),
             **common,
+            **evidence,
         )
 
     def _covariate_notes(self) -> list[str]:
@@ -379,6 +537,38 @@ class SummaryMixin:
             f"of each), unpenalized in the weights and never clustered; the "
             f"cluster coefficients are adjusted for them."
         ]
+
+    def _cluster_evidence(
+        self, params: ParamTable, results: list[Evidence], target: Any
+    ) -> SimpleTable:
+        """Coefficient and conditional p-value of each cluster, beside the evidence."""
+        est: Any = self
+        clusters = list(est.membership_.columns)
+        pairs = zip(params.params, params.pvalues, strict=True)
+        by_name = dict(zip(params.names, pairs, strict=True))
+        frame = pd.DataFrame(
+            [by_name[c] for c in clusters], index=clusters, columns=["coef", "cond. P"]
+        )
+        for result in results:
+            frame = frame.join(result.module_evidence(target).reindex(clusters))
+        return evidence_table(frame, "Evidence after selection (resampling)")
+
+    def _gene_evidence(
+        self, results: list[Evidence], target: Any, top: int = 10
+    ) -> SimpleTable:
+        """Return the genes with the most evidence in each result, and clusters."""
+        est: Any = self
+        frames = [r.gene_evidence(target) for r in results]
+        shown = list(dict.fromkeys(g for f in frames for g in f.index[:top]))
+        names = np.asarray(est.membership_.index)
+        label = {
+            str(n): (str(est.membership_.columns[k]) if k >= 0 else "-")
+            for n, k in zip(names, est.labels_, strict=True)
+        }
+        frame = pd.DataFrame({"cluster": [label[str(g)] for g in shown]}, index=shown)
+        for f in frames:
+            frame = frame.join(f)
+        return evidence_table(frame, "Genes with the most evidence (resampling)")
 
     def _weights_description(self) -> str:
         est: Any = self

@@ -9,7 +9,7 @@ family computes vectorized (:attr:`vcpcr._families.Family.batch_scorings`),
 the outcome models of all grid points are fitted together
 (:meth:`~vcpcr._families.Family.fit_batch`, per point only where the batch
 cannot vouch for its fit) and scored together; a callable or other scorer
-gets a fitted-looking estimator per grid point.
+scores a whole fitted VCPCR per grid point (:func:`fold_model`).
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, clone
 
-from vcpcr._clustering import best_starts
+from vcpcr._clustering import BestStarts, best_starts
 from vcpcr._families import FAMILIES, Family, Prepared
+from vcpcr._input import ColumnLayout
 from vcpcr._scaling import (
     adjusted_coefficients,
     constant_columns,
@@ -42,6 +43,7 @@ __all__ = [
     "check_fold_columns",
     "default_grid",
     "fit_fold",
+    "fold_model",
     "one_se_index",
     "scoring_name",
     "solve_grid",
@@ -142,7 +144,7 @@ class FoldSpec(NamedTuple):
     n_init: int
     max_iter: int
     tol: float
-    template: BaseEstimator  # an unfitted VCPCR of the family (see _frozen_model)
+    template: BaseEstimator  # an unfitted VCPCR of the family (see fold_model)
     scoring: Any
     batch_scoring: str | None = None  # see batch_scoring(); None: per point
     n_covariates: int = 0  # the first columns of the fold data are covariates
@@ -169,6 +171,11 @@ class TrainFold(NamedTuple):
         """Step-2 design(s) ``[Z, M]`` (``M`` of shape (n, k) or (B, n, k))."""
         Z = np.broadcast_to(self.Z, (*M.shape[:-2], *self.Z.shape))
         return np.concatenate([Z, M], axis=-1)
+
+    def layout(self) -> ColumnLayout:
+        """Return the fold data's columns as a fold model sees them."""
+        c, p = self.n_covariates, self.Xs.shape[1]
+        return ColumnLayout(self.Z, self.keep, np.arange(c, c + p), c + p)
 
     def names(self, k: int) -> list[str]:
         """Column names of a step-2 design with ``k`` clusters."""
@@ -218,14 +225,30 @@ def _fold_weights(
     )
 
 
+class SolvedFold(NamedTuple):
+    """A training fold with every grid point solved (steps 0 and 1).
+
+    ``weights`` holds one row per delta and ``delta_index`` the row of each
+    grid point; ``solved`` the kept start of each point.
+    """
+
+    train: TrainFold
+    prepared: Prepared
+    weights: NDArray[np.float64]
+    delta_index: NDArray[np.intp]
+    solved: BestStarts
+
+
 def solve_grid(
     Xs: NDArray[np.float64], W: NDArray[np.float64], spec: FoldSpec, seed: int
-) -> tuple[list[Any], int]:
+) -> tuple[BestStarts, NDArray[np.intp]]:
     """Solve the fold's grid; return the best start per grid point.
 
     Starts are drawn per ``K`` from ``seed``; a point's starts share the
     penalty ``lam_ratio * lam_max`` (the max over its K's starts), as in
     ``VCPCR.fit``; the best start is the one with the lowest objective.
+    Returns the kept starts (in the order of ``Grid.points``) and the row of
+    ``W`` each point used.
     """
     rng = np.random.default_rng(seed)
     Ks, n_init, ratios = spec.grid.n_clusters, spec.n_init, spec.grid.lam_ratios
@@ -236,8 +259,7 @@ def solve_grid(
     res = best_starts(
         Xs, W, groups, k_i, d_i, ratios[r_i], max_iter=spec.max_iter, tol=spec.tol
     )
-    unconverged = int(np.sum(~res.converged))
-    return list(zip(res.labels, res.v, W[d_i], strict=True)), unconverged
+    return res, d_i
 
 
 def _membership(
@@ -250,45 +272,39 @@ def _membership(
     return V
 
 
-def _frozen_model(
-    spec: FoldSpec,
-    coef: NDArray[np.float64],
-    intercept: float,
-    prepared: Prepared,
-    n_features: int,
-) -> Any:
-    """Return a fitted-looking VCPCR predicting ``X @ coef + intercept``.
+def fold_model(fold: SolvedFold, spec: FoldSpec, point: int) -> Any:
+    """Return grid point ``point`` of a solved fold as a fitted VCPCR.
 
-    The per-point scorer (a callable or a scoring the family does not
-    vectorize) needs an estimator. This clones ``spec.template``, the
-    unfitted VCPCR that VCPCRCV passes in (so this module never imports the
-    estimator), and sets the fitted attributes its ``predict``,
-    ``predict_proba``, ``decision_function`` and ``score`` read on design
-    matrices: ``coef_``, ``intercept_``, ``n_features_in_`` and ``classes_``.
-    It is the one place that writes an estimator's fitted attributes from
-    outside ``fit``, documented as such.
+    A clone of ``spec.template`` (the unfitted VCPCR that VCPCRCV passes
+    in, so that this module never imports the estimator) with the point's
+    ``n_clusters``, ``delta`` and ``lam_ratio``, whose complete fitted state
+    is set by ``VCPCR._set_solution``, as ``VCPCR.fit`` sets its own: a
+    scorer may call any of its methods. Step 2 is fitted here (the single
+    fit, with its warnings); the batched path builds no model.
     """
-    model = clone(spec.template)
-    model.coef_, model.intercept_, model.n_features_in_ = coef, intercept, n_features
-    if prepared.classes is not None:
-        model.classes_ = prepared.classes
-    return model
+    K, delta, ratio = spec.grid.points()[point]
+    model = clone(spec.template).set_params(n_clusters=K, delta=delta, lam_ratio=ratio)
+    train = fold.train
+    return model._set_solution(
+        train.Xs,
+        train.mean,
+        train.scale,
+        fold.prepared,
+        fold.weights[fold.delta_index[point]],
+        fold.solved,
+        point,
+        layout=train.layout(),
+    )
 
 
-def _score_point(
-    fold: TrainFold,
-    prepared: Prepared,
-    V: NDArray[np.float64],
-    spec: FoldSpec,
-    test: tuple[NDArray[np.float64], Any],
-) -> float:
-    """Fit step 2 on the training fold and score the test fold."""
-    family = FAMILIES[spec.family]
-    design = fold.design(fold.Xs @ V)
-    result = family.fit(design, prepared.outcome, fold.names(V.shape[1]), "y")
-    coef, intercept = fold.coefficients(family, V, *family.split_params(result))
-    model = _frozen_model(spec, coef, intercept, prepared, coef.size)
-    return float(spec.scoring(model, *test))
+def _score_points(
+    fold: SolvedFold, spec: FoldSpec, test: tuple[NDArray[np.float64], Any]
+) -> NDArray[np.float64]:
+    """Score every grid point's fold model on the test fold with the scorer."""
+    models = (fold_model(fold, spec, i) for i in range(fold.delta_index.size))
+    return np.array(
+        [float(spec.scoring(model, *test)) for model in models], dtype=np.float64
+    )
 
 
 def _fit_grid(
@@ -324,21 +340,23 @@ def _fit_grid(
 
 
 def _score_grid(
-    fold: TrainFold,
-    prepared: Prepared,
-    Vs: list[NDArray[np.float64]],
+    fold: SolvedFold,
     spec: FoldSpec,
     scoring: str,
     test: tuple[NDArray[np.float64], Any],
 ) -> NDArray[np.float64]:
     """Fit step 2 of all grid points on the training fold, score them together.
 
-    ``scoring`` is one of the family's ``batch_scorings``.
+    ``scoring`` is one of the family's ``batch_scorings``. When the batched
+    score is not defined on this fold, the scorer scores each point's fold
+    model instead (and raises or warns as it does).
     """
     family = FAMILIES[spec.family]
-    params = _fit_grid(family, fold, prepared, Vs)
+    res, train = fold.solved, fold.train
+    Vs = [_membership(labels, v) for labels, v in zip(res.labels, res.v, strict=True)]
+    params = _fit_grid(family, train, fold.prepared, Vs)
     raw = [
-        fold.coefficients(family, V, a0, a)
+        train.coefficients(family, V, a0, a)
         for V, (a0, a) in zip(Vs, params, strict=True)
     ]
     coef = np.stack([c for c, _ in raw])
@@ -347,16 +365,9 @@ def _score_grid(
     eta = coef @ Xte.T + intercept[:, None]
     scores = None
     if np.all(np.isfinite(eta)):
-        scores = family.score_batch(scoring, eta, yte, prepared.classes)
+        scores = family.score_batch(scoring, eta, yte, fold.prepared.classes)
     if scores is None:  # the scorer raises or warns on this fold: let it
-        p = coef.shape[1]
-        return np.array(
-            [
-                spec.scoring(_frozen_model(spec, c, b0, prepared, p), Xte, yte)
-                for c, b0 in raw
-            ],
-            dtype=np.float64,
-        )
+        return _score_points(fold, spec, test)
     return scores
 
 
@@ -370,31 +381,28 @@ def fit_fold(
 ) -> FoldResult:
     """Everything of one fold: weights, batched clustering, outcome, scores."""
     family: Family = FAMILIES[spec.family]
-    fold = train_fold(Xtr, spec.n_covariates)
+    train = train_fold(Xtr, spec.n_covariates)
     prepared = family.prepare(ytr)
-    W = _fold_weights(fold, prepared, spec)
-    best, unconverged = solve_grid(fold.Xs, W, spec, seed)
-    Vs = [_membership(labels, v) for labels, v, _ in best]
+    W = _fold_weights(train, prepared, spec)
+    solved, delta_index = solve_grid(train.Xs, W, spec, seed)
+    fold = SolvedFold(train, prepared, W, delta_index, solved)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SeparationWarning)
         if spec.batch_scoring is not None:
-            scores = _score_grid(
-                fold, prepared, Vs, spec, spec.batch_scoring, (Xte, yte)
-            )
+            scores = _score_grid(fold, spec, spec.batch_scoring, (Xte, yte))
         else:
-            scores = np.array(
-                [_score_point(fold, prepared, V, spec, (Xte, yte)) for V in Vs]
-            )
+            scores = _score_points(fold, spec, (Xte, yte))
     separated = sum(issubclass(c.category, SeparationWarning) for c in caught)
     for c in caught:
         if not issubclass(c.category, SeparationWarning):
             warnings.warn_explicit(c.message, c.category, c.filename, c.lineno)
+    labels = solved.labels
     return FoldResult(
         scores,
-        np.array([float(np.sum(labels >= 0)) for labels, _, _ in best]),
-        np.array([float(V.shape[1]) for V in Vs]),
+        np.sum(labels >= 0, axis=1).astype(np.float64),
+        (labels.max(axis=1, initial=-1) + 1).astype(np.float64),
         separated,
-        unconverged,
+        int(np.sum(~solved.converged)),
     )
 
 

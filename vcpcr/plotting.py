@@ -1,4 +1,4 @@
-"""Figures: the cross-validation curve, the cluster heatmap, the path.
+"""Figures: the CV curve, the cluster heatmap, the path, the risk groups.
 
 Requires matplotlib (``pip install 'vcpcr[plot]'``). Every function draws on
 the given ``ax`` (or a new figure) and returns the axes; nothing is shown, so
@@ -16,7 +16,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from vcpcr._tuning import one_se_index, scoring_name
 
-__all__ = ["plot_clusters", "plot_cv", "plot_path"]
+__all__ = [
+    "plot_clusters",
+    "plot_cv",
+    "plot_path",
+    "plot_risk_groups",
+    "plot_stability",
+]
 
 
 def _pyplot() -> Any:
@@ -267,6 +273,112 @@ def plot_path(
     return ax
 
 
+def plot_risk_groups(
+    model: Any,
+    X: Any,
+    y: ArrayLike | None = None,
+    *,
+    cv: Any = 5,
+    quantiles: ArrayLike = 0.5,
+    random_state: Any = 0,
+    ci_show: bool = False,
+    ax: Any = None,
+) -> Any:
+    """Kaplan-Meier curves of risk groups, with the log-rank p-value.
+
+    The samples are split at quantiles of the Cox model's linear predictor
+    (the median by default: low and high risk); each group gets lifelines'
+    Kaplan-Meier curve, the numbers at risk are written below the axes
+    (lifelines' ``add_at_risk_counts``) and the p-value of lifelines'
+    ``multivariate_logrank_test`` of the groups in the legend.
+
+    On the training data the predictor must be **cross-validated**
+    (``cv``, the default): as scikit-learn's ``cross_val_predict``, an
+    unfitted clone of ``model`` with the same parameters is fitted on each
+    training fold and predicts the linear predictor of its held-out fold.
+    The fitted model's own predictor on its training data separates the
+    groups optimistically, as the p-values of its summary are optimistic.
+    With ``cv=None`` the fitted model's predictor is used: for new (test)
+    data only. The title says which was used.
+
+    Parameters
+    ----------
+    model : VCPCR or VCPCRCV
+        A fitted Cox model (``family="cox"``). For a VCPCRCV, the
+        cross-validated predictor refits the whole tuning per fold (nested
+        CV, honest but slow); pass ``model.best_estimator_`` to refit only
+        the chosen parameters.
+    X : array-like of shape (n_samples, n_features) or DataFrame
+        The data (with a formula model: the DataFrame).
+    y : survival outcome of shape (n_samples,), optional
+        ``(time, event)`` columns, :func:`vcpcr.Surv` or scikit-survival's
+        structured array; omitted with a formula model.
+    cv : int, cross-validation splitter, iterable or None, default=5
+        Folds of the cross-validated predictor: an int gives
+        ``KFold(cv, shuffle=True, random_state=random_state)``; None uses
+        the fitted model (test data).
+    quantiles : float or array-like of float, default=0.5
+        Increasing cut points in (0, 1): ``0.5`` gives two groups,
+        ``[1/3, 2/3]`` tertiles. A sample at a cut point joins the lower
+        group.
+    random_state : int, numpy.random.Generator or None, default=0
+        Shuffles the folds when ``cv`` is an int.
+    ci_show : bool, default=False
+        Draw the Kaplan-Meier confidence bands.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes of the curves.
+
+    Raises
+    ------
+    ValueError
+        For a model that is not a Cox model, bad ``quantiles`` or ``cv``, or
+        a predictor with fewer distinct values than groups (a model without
+        clusters).
+    sklearn.exceptions.NotFittedError
+        If ``model`` is not fitted.
+    """
+    from lifelines import KaplanMeierFitter
+    from lifelines.plotting import add_at_risk_counts
+
+    from vcpcr._risk_groups import risk_groups
+
+    groups = risk_groups(
+        model, X, y, cv=cv, quantiles=quantiles, random_state=random_state
+    )
+    ax = _axes(ax, figsize=(7, 5))
+    fitters = []
+    for k, label in enumerate(groups.labels):
+        member = groups.group == k
+        km = KaplanMeierFitter(label=label).fit(
+            groups.time[member], groups.event[member]
+        )
+        km.plot_survival_function(ax=ax, ci_show=ci_show, color=f"C{k}")
+        fitters.append(km)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("time")
+    ax.set_ylabel("survival probability")
+    ax.legend(
+        title=f"linear predictor quantile\nlog-rank p = {groups.p_value:.3g}",
+        frameon=False,
+        fontsize="small",
+        title_fontsize="small",
+    )
+    source = (
+        "the fitted model's linear predictor (test data)"
+        if groups.n_splits is None
+        else f"the {groups.n_splits}-fold cross-validated linear predictor"
+    )
+    ax.set_title(f"Risk groups from {source}", fontsize="medium")
+    add_at_risk_counts(*fitters, ax=ax, rows_to_show=["At risk"])
+    ax.figure.tight_layout()
+    return ax
+
+
 def _cv_path(cv: Any) -> pd.DataFrame:
     res = cv.cv_results_
     chosen = res.iloc[cv.best_index_]
@@ -315,12 +427,123 @@ def _model_path(
         None,
     )
     seed = int(check_random_state(model.random_state).integers(2**63 - 1))
-    best, _ = solve_grid(Xs, probe.weights_[None, :], spec, seed)
-    labels = [b[0] for b in best]
+    labels = solve_grid(Xs, probe.weights_[None, :], spec, seed)[0].labels
     return pd.DataFrame(
         {
             "lam_ratio": ratios,
             "size": [int(np.sum(lab >= 0)) for lab in labels],
             "clusters": [int(lab.max(initial=-1)) + 1 for lab in labels],
         }
+    )
+
+
+def plot_stability(
+    result: Any, axes: Any = None, *, top: int = 50, max_labels: int = 60
+) -> Any:
+    """Plot the selection frequencies and the co-clustering of the stable set.
+
+    Left: the ``top`` most frequent features' selection frequencies (those
+    selected at least once), coloured
+    by consensus module (grey: not stable), with the threshold as a dashed
+    line. Right: the co-clustering matrix of the stable set, ordered by
+    module and, within a module, by frequency; white lines separate the
+    modules, and gene names label the rows and columns when there are at
+    most ``max_labels`` of them.
+
+    Parameters
+    ----------
+    result : StabilityResult
+        From :func:`vcpcr.inference.stability_selection`.
+    axes : sequence of two matplotlib.axes.Axes, optional
+        Axes for the two panels (default: a new figure).
+    top : int, default=50
+        Number of features in the frequency panel.
+    max_labels : int, default=60
+        Largest stable set whose names are written on the heatmap.
+
+    Returns
+    -------
+    ndarray of matplotlib.axes.Axes
+        The two axes.
+    """
+    if axes is None:
+        axes = _pyplot().subplots(
+            1, 2, figsize=(13, 5.5), gridspec_kw={"width_ratios": [1.2, 1]}
+        )[1]
+    module_of = {g: i for i, genes in enumerate(result.modules.values()) for g in genes}
+    colors = _cluster_colors(len(result.modules))
+    _frequency_panel(axes[0], result, module_of, colors, top)
+    _coclustering_panel(axes[1], result, module_of, max_labels)
+    return np.asarray(axes)
+
+
+def _frequency_panel(
+    ax: Any, result: Any, module_of: dict[str, int], colors: Any, top: int
+) -> None:
+    from matplotlib.patches import Patch
+
+    freq = result.selection_frequency.sort_values(ascending=False, kind="stable")
+    shown = freq[freq > 0].iloc[:top]
+    grey = (0.7, 0.7, 0.7, 1.0)
+    bar_colors = [colors[module_of[g]] if g in module_of else grey for g in shown.index]
+    x = np.arange(shown.size)
+    ax.bar(x, shown.to_numpy(), width=0.8, color=bar_colors)
+    ax.axhline(result.threshold, color="C3", ls="--", lw=1.2)
+    ax.text(
+        shown.size - 0.5,
+        result.threshold,
+        f"threshold {result.threshold:g}",
+        color="C3",
+        ha="right",
+        va="bottom",
+        fontsize="small",
+    )
+    size = float(np.clip(500 / max(shown.size, 1), 4, 8))
+    ax.set_xticks(x, [str(g) for g in shown.index], rotation=90, fontsize=size)
+    ax.set_xlim(-0.6, shown.size - 0.4)
+    ax.set_ylim(0, 1.02)
+    ax.set_ylabel("selection frequency")
+    if result.modules:
+        handles = [
+            Patch(facecolor=colors[k], label=name)
+            for k, name in enumerate(result.modules)
+        ]
+        ax.legend(handles=handles, frameon=False, fontsize="small", ncol=2)
+    ax.set_title(
+        f"{result.stable_set.size} stable of {result.n_features} features "
+        f"(E[false] <= {result.error_bound:.2g})",
+        fontsize="medium",
+    )
+
+
+def _coclustering_panel(
+    ax: Any, result: Any, module_of: dict[str, int], max_labels: int
+) -> None:
+    stable = list(result.stable_set)
+    s = len(stable)
+    if s == 0:
+        ax.set_axis_off()
+        ax.set_title("no stable feature", fontsize="medium")
+        return
+    order = sorted(range(s), key=lambda i: (module_of[stable[i]], i))
+    coc = result.coclustering[:s][:, :s].toarray()[np.ix_(order, order)]
+    image = ax.imshow(coc, cmap="viridis", vmin=0, vmax=1, interpolation="nearest")
+    modules = np.array([module_of[stable[i]] for i in order])
+    for b in np.flatnonzero(np.diff(modules)) + 0.5:
+        ax.axhline(b, color="white", lw=1.0)
+        ax.axvline(b, color="white", lw=1.0)
+    names = [str(stable[i]) for i in order]
+    if s <= max_labels:
+        size = float(np.clip(400 / s, 4, 8))
+        ax.set_xticks(np.arange(s), names, rotation=90, fontsize=size)
+        ax.set_yticks(np.arange(s), names, fontsize=size)
+    else:
+        ax.set_xticks([])
+        ax.set_yticks([])
+    ax.set_title(
+        f"co-clustering of the stable set ({len(result.modules)} modules)",
+        fontsize="medium",
+    )
+    ax.figure.colorbar(
+        image, ax=ax, fraction=0.046, pad=0.04, label="share of subsamples"
     )

@@ -1,0 +1,147 @@
+"""The models VCPCRCV scores in its folds are whole VCPCRs (#20 item 1, #17 item 3).
+
+A callable scorer may call any public method of the fold model. Each check
+refits the same grid point independently, as a ``VCPCR`` started from the
+partition the fold drew (recorded by wrapping the draw), and compares the
+scores.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from conftest import make_blocks, needs_survival
+from numpy.testing import assert_allclose
+from sklearn.model_selection import KFold
+
+from vcpcr import VCPCR, VCPCRCV
+from vcpcr import _tuning as tuning
+
+KF = KFold(3, shuffle=True, random_state=4)
+
+
+def _record_starts(monkeypatch):
+    """Record the initial partitions the folds draw (in fold order, n_jobs=1)."""
+    drawn = []
+    original = tuning.random_partition
+
+    def recording(*args, **kwargs):
+        labels = original(*args, **kwargs)
+        drawn.append(labels)
+        return labels
+
+    monkeypatch.setattr(tuning, "random_partition", recording)
+    return drawn
+
+
+def _independent_scores(X, y, scorer, starts, **params):
+    """The scorer on a VCPCR fitted on each training fold from its start."""
+    return np.array(
+        [
+            scorer(
+                VCPCR(init=start, **params).fit(X[train], y[train]), X[test], y[test]
+            )
+            for (train, test), start in zip(KF.split(X), starts, strict=True)
+        ]
+    )
+
+
+def _cox_problem():
+    X, lin, _, _ = make_blocks(n=90, seed=3)
+    rng = np.random.default_rng(5)
+    t = rng.exponential(np.exp(-0.5 * (lin - lin.mean())))
+    c = rng.exponential(2 * np.median(t), size=t.size)
+    return X, np.column_stack([np.minimum(t, c), (t <= c).astype(float)])
+
+
+@needs_survival
+def test_callable_scorer_may_call_survival_methods_and_transform(monkeypatch):
+    """The fold model has mean_, membership_, result_, unique_times_ ..."""
+    X, y = _cox_problem()
+    times = np.quantile(y[:, 0], [0.2, 0.4, 0.6])
+
+    def scorer(est, Xte, yte):
+        surv = est.predict_survival_function(Xte, return_array=True, times=times)
+        latent = est.transform(Xte)
+        assert latent.shape == (Xte.shape[0], est.n_clusters_)
+        median = est.predict_median(Xte)
+        return float(surv.mean() + latent.std() + np.isfinite(median).mean())
+
+    drawn = _record_starts(monkeypatch)
+    params = {"family": "cox", "weights": "ridge", "n_clusters": 3}
+    cv = VCPCRCV(
+        **params,
+        deltas=[0.1],
+        lam_ratios=[0.2],
+        n_init=1,
+        cv=KF,
+        scoring=scorer,
+        refit=False,
+        random_state=0,
+    ).fit(X, y)
+    got = cv.cv_results_[[f"split{i}_test_score" for i in range(3)]].to_numpy()[0]
+    want = _independent_scores(
+        X, y, scorer, drawn, delta=0.1, lam_ratio=0.2, n_init=1, **params
+    )
+    assert_allclose(got, want, rtol=1e-8)
+
+
+def test_callable_scorer_may_call_get_prediction(monkeypatch):
+    """Gaussian fold models carry statsmodels' results (prediction intervals)."""
+    X, y, _, _ = make_blocks(n=75, seed=2)
+
+    def coverage(est, Xte, yte):
+        frame = est.get_prediction(Xte).summary_frame(alpha=0.1)
+        inside = (frame["obs_ci_lower"] <= yte) & (yte <= frame["obs_ci_upper"])
+        return float(np.mean(inside) - np.mean(frame["mean_se"]))
+
+    drawn = _record_starts(monkeypatch)
+    cv = VCPCRCV(
+        n_clusters=2,
+        weights="ridge",
+        deltas=[0.01],
+        lam_ratios=[0.3],
+        n_init=1,
+        cv=KF,
+        scoring=coverage,
+        refit=False,
+        random_state=1,
+    ).fit(X, y)
+    got = cv.cv_results_[[f"split{i}_test_score" for i in range(3)]].to_numpy()[0]
+    want = _independent_scores(
+        X,
+        y,
+        coverage,
+        drawn,
+        n_clusters=2,
+        weights="ridge",
+        delta=0.01,
+        lam_ratio=0.3,
+        n_init=1,
+    )
+    assert_allclose(got, want, rtol=1e-8)
+
+
+def test_fold_model_has_the_grid_point_parameters():
+    """A fold model is a fitted VCPCR with the point's K, delta and lam_ratio."""
+    X, y, _, _ = make_blocks(n=60, seed=0)
+    seen = []
+
+    def scorer(est, Xte, yte):
+        seen.append((est.get_params(), est.weights_.shape, est.clusters_))
+        return 0.0
+
+    VCPCRCV(
+        n_clusters=(2, 3),
+        weights="ridge",
+        deltas=[0.01, 1.0],
+        lam_ratios=[0.3],
+        n_init=1,
+        cv=KF,
+        scoring=scorer,
+        refit=False,
+        random_state=0,
+    ).fit(X, y)
+    points = [(p["n_clusters"], p["delta"], p["lam_ratio"]) for p, _, _ in seen]
+    assert points == 3 * [(2, 0.01, 0.3), (2, 1.0, 0.3), (3, 0.01, 0.3), (3, 1.0, 0.3)]
+    assert all(p["weights"] == "ridge" for p, _, _ in seen)
+    assert all(shape == (X.shape[1],) for _, shape, _ in seen)

@@ -1,0 +1,247 @@
+"""The shared resampling infrastructure: template, rows, draws, fingerprint, runner."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.linear_model import LinearRegression
+from sklearn.model_selection import KFold
+
+from tests.conftest import make_blocks, needs_survival
+from vcpcr import VCPCR, VCPCRCV, Surv
+from vcpcr._resampling import (
+    check_resampling,
+    check_template,
+    clone_for_split,
+    draw_splits,
+    resampling_rows,
+    run_parallel,
+    split_seeds,
+    take,
+)
+from vcpcr.exceptions import VCPCRWarning
+
+
+@pytest.fixture
+def data():
+    X, y, _, _ = make_blocks(n=40, n_noise=6)
+    names = [f"g{j}" for j in range(X.shape[1])]
+    return pd.DataFrame(X, columns=names), pd.Series(y, name="weight")
+
+
+# ------------------------------------------------------------------ template
+@pytest.mark.parametrize(
+    "estimator",
+    [LinearRegression(), "VCPCR", VCPCR],
+    ids=["sklearn", "string", "class"],
+)
+def test_template_must_be_a_vcpcr_estimator(estimator):
+    with pytest.raises(TypeError, match="'estimator' parameter of f must be"):
+        check_template(estimator, "f")
+
+
+@pytest.mark.parametrize(
+    "template",
+    [VCPCR(n_clusters=2, n_init=1), VCPCRCV(n_clusters=2, lam_ratios=[0.5], cv=3)],
+    ids=["VCPCR", "VCPCRCV"],
+)
+def test_template_must_be_unfitted(data, template):
+    X, y = data
+    check_template(template, "f")  # unfitted: fine
+    fitted = clone(template).fit(X, y)
+    with pytest.raises(ValueError, match=r"unfitted template.*sklearn.base.clone"):
+        check_template(fitted, "f")
+
+
+# ---------------------------------------------------------------------- rows
+def test_take_keeps_the_kind_of_the_data(data):
+    X, y = data
+    rows = np.array([3, 0, 5])
+    assert take(X, rows).index.tolist() == [3, 0, 5]
+    assert isinstance(take(y, rows), pd.Series)
+    np.testing.assert_array_equal(take(X.to_numpy(), rows), X.to_numpy()[rows])
+    assert take([[1], [2], [3], [4]], np.array([1, 3])) == [[2], [4]]
+    assert take(None, rows) is None
+    surv = np.array([(True, 1.0), (False, 2.0)], dtype=[("e", "?"), ("t", "<f8")])
+    assert take(surv, np.array([1]))["t"].tolist() == [2.0]
+
+
+def test_mismatched_lengths_are_an_error(data):
+    X, y = data
+    with pytest.raises(ValueError, match="X has 40 rows but y has 39"):
+        resampling_rows(VCPCR(), X, y.iloc[:-1], "f")
+
+
+def test_rows_of_arrays_and_frames_give_the_fit_standardization(data):
+    X, y = data
+    for Xin, yin in ((X, y), (X.to_numpy(), y.to_numpy())):
+        rows = resampling_rows(VCPCR(n_clusters=2, n_init=1), Xin, yin, "f")
+        model = VCPCR(n_clusters=2, n_init=1).fit(Xin, yin)
+        assert rows.n_samples == 40
+        assert rows.strata is None  # gaussian: no stratification
+        fp = rows.fingerprint
+        assert np.array_equal(fp.mean, model.mean_)
+        assert np.array_equal(fp.scale, model.scale_)
+        assert fp.feature_names == tuple(model.membership_.index)
+        assert fp.yname == model.yname_
+        fp.check(model, "The result")
+
+
+def test_formula_rows_take_the_outcome_from_the_formula(data):
+    X, y = data
+    df = X.assign(weight=y.to_numpy())
+    df.loc[[2, 7], "g0"] = np.nan
+    template = VCPCR(n_clusters=2, n_init=1, formula="weight ~ .", missing="drop")
+    with pytest.warns(VCPCRWarning, match="Dropped 2 of 40 rows"):
+        rows = resampling_rows(template, df, None, "f")
+    assert rows.y is None
+    assert rows.n_samples == 38 == len(rows.X)
+    assert rows.X["g0"].notna().all()
+    np.testing.assert_array_equal(
+        np.asarray(rows.response), np.delete(y.to_numpy(), [2, 7])
+    )
+    with pytest.warns(VCPCRWarning, match="Dropped 2 of 40 rows"):
+        model = clone(template).fit(df)
+    rows.fingerprint.check(model, "The result")
+    # a part of the rows fits without dropping anything (no warning)
+    clone(template).fit(take(rows.X, np.arange(20)))
+
+
+def test_binomial_strata_are_the_classes(data):
+    X, y = data
+    labels = np.where(y > y.median(), "case", "control")
+    rows = resampling_rows(VCPCR(family="binomial"), X, labels, "f")
+    np.testing.assert_array_equal(rows.strata, (labels == "control").astype(float))
+
+
+@needs_survival
+def test_cox_strata_are_the_event_indicator(data):
+    X, y = data
+    event = np.arange(40) % 3 > 0
+    ysurv = Surv(np.exp(y.to_numpy() / 4), event)
+    rows = resampling_rows(VCPCR(family="cox"), X, ysurv, "f")
+    np.testing.assert_array_equal(rows.strata, event.astype(float))
+
+
+# --------------------------------------------------------------- fingerprint
+def test_fingerprint_refuses_other_parameters_or_data(data):
+    X, y = data
+    template = VCPCR(n_clusters=2, n_init=1, lam_ratio=0.4)
+    fp = resampling_rows(template, X, y, "f").fingerprint
+    # n_jobs-like parameters and random_state do not matter
+    fp.check(clone(template).set_params(random_state=3).fit(X, y), "R")
+    other = clone(template).set_params(lam_ratio=0.5).fit(X, y)
+    with pytest.raises(ValueError, match=r"lam_ratio=0.4 vs 0.5"):
+        fp.check(other, "R")
+    with pytest.raises(ValueError, match="number of samples differ"):
+        fp.check(clone(template).fit(X.iloc[:-1], y.iloc[:-1]), "R")
+    shifted = X.copy()
+    shifted.iloc[0, 0] += 1e-9
+    with pytest.raises(ValueError, match="means or standard deviations"):
+        fp.check(clone(template).fit(shifted, y), "R")
+    with pytest.raises(ValueError, match="features differ"):
+        fp.check(clone(template).fit(X.to_numpy(), y), "R")
+    with pytest.raises(ValueError, match="response differ"):
+        fp.check(clone(template).fit(X, y.rename("height")), "R")
+    cv = VCPCRCV(n_clusters=2, lam_ratios=[0.4], n_init=1, cv=3).fit(X, y)
+    with pytest.raises(ValueError, match="VCPCR template, not a VCPCRCV"):
+        fp.check(cv, "R")
+    with pytest.raises(TypeError, match="describes a VCPCR"):
+        fp.check(LinearRegression(), "R")
+
+
+def test_fingerprint_of_a_cv_template_compares_splitters_by_value(data):
+    X, y = data
+    template = VCPCRCV(
+        n_clusters=2, lam_ratios=[0.4, 0.6], n_init=1, cv=KFold(3), n_jobs=1
+    )
+    fp = resampling_rows(template, X, y, "f").fingerprint
+    fp.check(clone(template).set_params(n_jobs=2).fit(X, y), "R")
+    other = clone(template).set_params(lam_ratios=[0.4, 0.7]).fit(X, y)
+    with pytest.raises(ValueError, match="lam_ratios"):
+        fp.check(other, "R")
+
+
+# --------------------------------------------------------------------- draws
+@pytest.mark.parametrize(
+    ("n_splits", "train_size", "error", "match"),
+    [
+        (0, 0.5, ValueError, "'n_splits' parameter of f must be in the range"),
+        (2.0, 0.5, TypeError, "'n_splits' parameter of f must be of type"),
+        (5, 1.0, ValueError, "'train_size' parameter of f must be in the range"),
+        (5, 0.0, ValueError, "'train_size' parameter of f must be in the range"),
+        (5, "half", TypeError, "'train_size' parameter of f must be of type"),
+        (5, 0.05, ValueError, "parts of 2 and 38; each part needs at least 3"),
+    ],
+    ids=["zero", "float-splits", "one", "zero-size", "string", "tiny-part"],
+)
+def test_bad_resampling_parameters(n_splits, train_size, error, match):
+    with pytest.raises(error, match=match):
+        check_resampling(n_splits, train_size, 40, "f")
+
+
+def test_stratified_halves_keep_the_strata_and_are_seeded():
+    strata = np.repeat([0.0, 1.0], [30, 10])
+    splits = draw_splits(40, strata, 20, 0.5, random_state=0)
+    assert len(splits) == 20
+    for a, b in splits:
+        assert np.intersect1d(a, b).size == 0
+        assert np.union1d(a, b).size == 40
+        assert strata[a].sum() == 5  # half of the 10 events in each part
+    again = draw_splits(40, strata, 20, 0.5, random_state=0)
+    assert all(
+        np.array_equal(a, c) for (a, _), (c, _) in zip(splits, again, strict=True)
+    )
+    other = draw_splits(40, strata, 20, 0.5, random_state=1)
+    assert not all(
+        np.array_equal(a, c) for (a, _), (c, _) in zip(splits, other, strict=True)
+    )
+    plain = draw_splits(40, None, 3, 0.25, random_state=0)
+    assert [len(a) for a, _ in plain] == [10, 10, 10]
+
+
+def test_a_stratum_of_one_row_cannot_be_split():
+    strata = np.repeat([0.0, 1.0], [39, 1])
+    with pytest.raises(ValueError, match="has 1 row"):
+        draw_splits(40, strata, 5, 0.5, random_state=0)
+
+
+def test_split_seeds_and_clones():
+    seeds = split_seeds(0, 4)
+    assert seeds == split_seeds(0, 4)
+    assert len(set(seeds)) == 4
+    template = VCPCR(n_clusters=3, random_state=123)
+    clone_ = clone_for_split(template, seeds[0])
+    assert clone_.random_state == seeds[0]
+    assert template.random_state == 123
+    assert clone_.n_clusters == 3
+
+
+# -------------------------------------------------------------------- runner
+def _square_and_warn(x):
+    if x % 2:
+        warnings.warn(f"odd {x % 3}", VCPCRWarning, stacklevel=1)
+    if x > 4:
+        warnings.warn(f"big {x}", UserWarning, stacklevel=1)
+    return x * x
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2], ids=["serial", "two-processes"])
+def test_runner_keeps_the_order_and_counts_the_warnings(n_jobs):
+    tasks = [(x,) for x in range(7)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = run_parallel(
+            _square_and_warn, tasks, n_jobs=n_jobs, verbose=False, desc="test"
+        )
+    assert out == [x * x for x in range(7)]
+    messages = sorted((c.category.__name__, str(c.message)) for c in caught)
+    # messages that differ only in numbers are counted together
+    assert messages == [
+        ("UserWarning", "In test (2 of 7 resamples; the first): big 5"),
+        ("VCPCRWarning", "In test (3 of 7 resamples; the first): odd 1"),
+    ]

@@ -1,0 +1,149 @@
+"""Risk groups of a Cox model and their Kaplan-Meier figure (plot_risk_groups)."""
+
+from __future__ import annotations
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import make_blocks, needs_survival
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import KFold
+
+from vcpcr import VCPCR, VCPCRWarning
+
+matplotlib.use("Agg")
+
+pytestmark = needs_survival
+
+
+def _cox_data(n=150, seed=3, signal=0.5):
+    X, lin, _, _ = make_blocks(n=n, seed=seed)
+    rng = np.random.default_rng(seed + 10)
+    t = rng.exponential(np.exp(-signal * (lin - lin.mean())))
+    c = rng.exponential(2 * np.median(t), size=n)
+    return X, np.column_stack([np.minimum(t, c), (t <= c).astype(float)])
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    X, y = _cox_data()
+    model = VCPCR(
+        3, family="cox", weights="ridge", lam_ratio=0.3, n_init=2, random_state=0
+    )
+    return model.fit(X, y), X, y
+
+
+def _cross_validated(model, X, y, splitter):
+    """The held-out linear predictor of refits on each training fold."""
+    eta = np.empty(X.shape[0])
+    for train, test in splitter.split(X):
+        fold = clone(model).fit(X[train], y[train])
+        eta[test] = fold.predict_log_partial_hazard(X[test])
+    return eta
+
+
+def test_median_split_logrank_against_lifelines(fitted):
+    """Cross-validated predictor (by hand), median split, lifelines' logrank_test."""
+    from lifelines.statistics import logrank_test
+
+    from vcpcr._risk_groups import risk_groups
+
+    model, X, y = fitted
+    res = risk_groups(model, X, y)  # cv=5: shuffled KFold, random_state=0
+    eta = _cross_validated(model, X, y, KFold(5, shuffle=True, random_state=0))
+    assert_allclose(res.linear_predictor, eta, rtol=1e-10, atol=1e-12)
+    high = eta > np.median(eta)
+    assert_array_equal(res.group, high.astype(int))
+    t, e = y[:, 0], y[:, 1]
+    ref = logrank_test(t[~high], t[high], e[~high], e[high])
+    assert res.p_value == pytest.approx(ref.p_value, rel=1e-10)
+    assert res.n_splits == 5
+    # Never the fitted model's predictor on its own training data.
+    fitted_eta = model.predict_log_partial_hazard(X)
+    assert np.max(np.abs(res.linear_predictor - fitted_eta)) > 0.05
+    on_fit = risk_groups(model, X, y, cv=None)
+    assert_allclose(on_fit.linear_predictor, fitted_eta, rtol=1e-12)
+    assert on_fit.n_splits is None
+
+
+def test_tertiles_as_pandas_qcut(fitted):
+    from vcpcr._risk_groups import risk_groups
+
+    model, X, y = fitted
+    splitter = KFold(4, shuffle=True, random_state=2)
+    res = risk_groups(model, X, y, cv=splitter, quantiles=[1 / 3, 2 / 3])
+    eta = _cross_validated(model, X, y, splitter)
+    ref = pd.qcut(eta, [0, 1 / 3, 2 / 3, 1], labels=False)
+    assert_array_equal(res.group, ref)
+    assert res.labels == ["0-33%", "33-67%", "67-100%"]
+    assert res.n_splits == 4
+
+
+def test_formula_model_takes_its_outcome_from_the_frame(fitted):
+    from vcpcr._risk_groups import risk_groups
+
+    model, X, y = fitted
+    frame = pd.DataFrame(X, columns=[f"g{j}" for j in range(X.shape[1])])
+    frame = frame.assign(time=y[:, 0], event=y[:, 1])
+    formula = clone(model).set_params(formula="Surv(time, event) ~ .").fit(frame)
+    res = risk_groups(formula, frame)
+    ref = risk_groups(model, X, y)
+    assert_allclose(res.linear_predictor, ref.linear_predictor, rtol=1e-8)
+    assert res.p_value == pytest.approx(ref.p_value, rel=1e-8)
+
+
+def test_plot_risk_groups(fitted, tmp_path):
+    from vcpcr.plotting import plot_risk_groups
+
+    model, X, y = fitted
+    ax = plot_risk_groups(model, X, y)
+    assert "5-fold cross-validated" in ax.get_title()
+    legend = ax.get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == ["0-50%", "50-100%"]
+    assert "log-rank p = " in legend.get_title().get_text()
+    assert len(ax.get_lines()) == 2
+    assert len(ax.figure.axes) > 1  # the numbers at risk below
+    ax.figure.savefig(tmp_path / "risk.png")
+    matplotlib.pyplot.close(ax.figure)
+    ax = plot_risk_groups(model, X[:60], y[:60], cv=None, quantiles=[0.25, 0.75])
+    assert "fitted model" in ax.get_title()
+    assert len(ax.get_lines()) == 3
+    matplotlib.pyplot.close(ax.figure)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"quantiles": [0.5, 0.2]}, "quantiles must be increasing"),
+        ({"quantiles": 1.0}, "strictly between 0 and 1"),
+        ({"quantiles": []}, "quantiles must be"),
+        ({"cv": 1}, "cv must be None"),
+    ],
+    ids=["decreasing", "one", "empty", "cv-1"],
+)
+def test_bad_arguments(fitted, kwargs, match):
+    from vcpcr.plotting import plot_risk_groups
+
+    model, X, y = fitted
+    with pytest.raises(ValueError, match=match):
+        plot_risk_groups(model, X, y, **kwargs)
+
+
+def test_bad_models(fitted):
+    from vcpcr.plotting import plot_risk_groups
+
+    model, X, y = fitted
+    with pytest.raises(NotFittedError):
+        plot_risk_groups(clone(model), X, y)
+    gaussian = VCPCR(2, weights="ridge", n_init=1).fit(X, y[:, 0])
+    with pytest.raises(ValueError, match=r"need a fitted Cox model.*'gaussian'"):
+        plot_risk_groups(gaussian, X, y)
+    with pytest.warns(VCPCRWarning, match="No variable was selected"):
+        empty = clone(model).set_params(lam_ratio=1.0).fit(X, y)
+    with pytest.raises(ValueError, match="1 distinct value"):
+        plot_risk_groups(empty, X, y, cv=None)
+    with pytest.raises(ValueError, match="y is required"):
+        plot_risk_groups(model, X)

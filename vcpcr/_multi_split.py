@@ -1,0 +1,717 @@
+r"""Multi-split p-values: honest evidence for VC-PCR's modules and genes.
+
+Wasserman & Roeder's sample splitting, repeated and aggregated as
+Meinshausen, Meier & Bühlmann (2009): steps 0-1 (and the tuning, with a
+``VCPCRCV`` template) choose the modules on one part of the rows; step 2 on
+the other part tests them; the per-split gene p-values are aggregated over
+the splits by :func:`aggregate_pvalues`.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from collections import Counter
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from vcpcr._cv import VCPCRCV
+from vcpcr._model import VCPCR
+from vcpcr._resampling import (
+    Fingerprint,
+    Rows,
+    check_resampling,
+    check_template,
+    clone_for_split,
+    draw_splits,
+    resampling_rows,
+    run_parallel,
+    split_seeds,
+    take,
+)
+from vcpcr._summary import VCPCRSummary, evidence_table, numbered_notes
+from vcpcr._validation import check_array, check_scalar
+from vcpcr.exceptions import VCPCRWarning, user_stacklevel
+
+__all__ = ["GUARANTEE", "MultiSplitResult", "aggregate_pvalues", "multi_split"]
+
+#: What the multi-split p-values guarantee (in the docs and the summaries).
+GUARANTEE = (
+    "Multi-split p-values (Meinshausen, Meier & Buhlmann 2009): in each split "
+    "the modules are chosen on one part of the rows and tested on the other, "
+    "so each split's module p-values are valid. The aggregated gene p-values "
+    "control the family-wise error rate under the global null (no gene "
+    "associated with the outcome); beyond it, only as far as the clustering "
+    "keeps genes unrelated to the outcome out of the modules that are (the "
+    "screening condition). A gene correlated with an active gene can be "
+    "rejected with its module."
+)
+
+
+# ------------------------------------------------------------- aggregation
+def _gamma_grid(n_splits: int, gamma_min: float) -> NDArray[np.float64]:
+    """``k / B`` for ``k = ceil(gamma_min B), ..., B - 1``; ``[1.0]`` if empty."""
+    first = math.ceil(round(gamma_min * n_splits, 9))
+    grid = np.arange(first, n_splits) / n_splits
+    return grid if grid.size else np.array([1.0])
+
+
+def aggregate_pvalues(P: ArrayLike, gamma_min: float = 0.05) -> Any:
+    r"""Aggregate per-split p-values with the adaptive quantile rule.
+
+    For each column (gene) ``j`` of the ``(n_splits, n_features)`` matrix
+    ``P`` of per-split p-values,
+
+    .. math::
+
+        P_j = \min\Bigl(1,\ (1 - \log\gamma_{\min})
+        \min_{\gamma \in G} \min\bigl(1,\ q_\gamma(\{p_j^{(b)} / \gamma\}_b)\bigr)
+        \Bigr).
+
+    Parameters
+    ----------
+    P : array-like of shape (n_splits, n_features)
+        Per-split p-values in ``[0, 1]`` (a DataFrame gives a Series).
+    gamma_min : float, default=0.05
+        Smallest quantile, in ``(0, 1)``.
+
+    Returns
+    -------
+    ndarray of shape (n_features,) or pandas.Series
+        The aggregated p-values (a Series indexed by the columns of a
+        DataFrame ``P``).
+
+    Raises
+    ------
+    ValueError
+        If ``P`` is not 2-d with at least one row, holds values outside
+        ``[0, 1]`` or NaN, or ``gamma_min`` is outside ``(0, 1)``.
+
+    See Also
+    --------
+    multi_split : Computes ``P`` and aggregates it.
+
+    Notes
+    -----
+    With ``B`` splits, the grid is :math:`G = \{k / B : k = \lceil
+    \gamma_{\min} B \rceil, \dots, B - 1\}`, R ``hdi::multi.split``'s default.
+    The quantile is the inverse of the empirical distribution function
+    (R's ``quantile(type = 1)``, numpy's ``method="inverted_cdf"``): at
+    :math:`\gamma = k / B` it is the ``k``-th smallest of the ``B`` values,
+    so :math:`q_\gamma / \gamma = p_{(k)} B / k`. The factor
+    :math:`1 - \log\gamma_{\min}` pays for searching over the grid
+    (Meinshausen, Meier & Bühlmann 2009, Theorem 3; ``hdi`` uses
+    :math:`1 - \log\min G`, which is at most as large). A gene needs small
+    p-values in at least :math:`\lceil \gamma_{\min} B \rceil` splits: with
+    ``B = 20`` and ``gamma_min = 0.05`` a single split can reject it, so use
+    ``B >= 50``. When the grid holds one
+    value the rule is their fixed-:math:`\gamma` aggregation (Theorem 1),
+    without the factor, as in ``hdi``; when it is empty (one split, or
+    :math:`\gamma_{\min} > (B - 1) / B`) the grid is :math:`\{1\}`, the
+    largest p-value: with one split, :math:`P_j = p_j^{(1)}`.
+
+    References
+    ----------
+    .. [1] Meinshausen, N., Meier, L., Bühlmann, P. (2009). p-Values for
+       high-dimensional regression. JASA 104(488), 1671-1681.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from vcpcr.inference import aggregate_pvalues
+    >>> P = np.array([[0.001, 1.0], [0.002, 1.0], [0.004, 1.0], [1.0, 0.5]])
+    >>> aggregate_pvalues(P, gamma_min=0.25).round(4).tolist()
+    [0.0095, 1.0]
+    """
+    check_scalar(
+        gamma_min,
+        "gamma_min",
+        numbers.Real,
+        owner="aggregate_pvalues",
+        min_val=0.0,
+        max_val=1.0,
+        include_min=False,
+        include_max=False,
+    )
+    columns = P.columns if isinstance(P, pd.DataFrame) else None
+    values = check_array(P, "P")
+    if np.any((values < 0) | (values > 1)):
+        raise ValueError(
+            f"P must hold p-values in [0, 1]; got values from {values.min():g} "
+            f"to {values.max():g}."
+        )
+    n_splits = values.shape[0]
+    grid = _gamma_grid(n_splits, float(gamma_min))
+    ordered = np.sort(values, axis=0)
+    # inverted-cdf quantile at k / B: the k-th smallest (row k - 1)
+    ranks = np.rint(grid * n_splits).astype(int)
+    scaled = ordered[ranks - 1] / grid[:, None]
+    penalty = 1 - math.log(gamma_min) if grid.size > 1 else 1.0
+    aggregated = np.minimum(1.0, penalty * np.minimum(1.0, scaled).min(axis=0))
+    if columns is None:
+        return aggregated
+    return pd.Series(aggregated, index=columns, name="pvalue")
+
+
+# ------------------------------------------------------------- one split
+class _Split(NamedTuple):
+    """What one split gives: a reason it was skipped, or its modules' p-values."""
+
+    skipped: str | None
+    modules: tuple[str, ...] = ()
+    members: tuple[tuple[str, ...], ...] = ()
+    pvalues: tuple[float, ...] = ()
+    params: dict[str, Any] | None = None
+
+
+def _split(
+    estimator: VCPCR | VCPCRCV,
+    rows: Rows,
+    first: NDArray[np.intp],
+    second: NDArray[np.intp],
+    seed: int,
+) -> _Split:
+    """Choose the modules on ``first``, test them on ``second``."""
+    family = rows.family
+    problem = family.fold_problem(rows.response, first, second)
+    if problem is not None:
+        return _Split(f"the split is unusable: {problem}")
+    model = clone_for_split(estimator, seed)
+    try:
+        model.fit(take(rows.X, first), take(rows.y, first))
+        fitted = model.best_estimator_ if isinstance(model, VCPCRCV) else model
+        design = fitted.outcome_design(take(rows.X, second))  # covariates, M
+    except ValueError as exc:
+        return _Split(
+            f"fitting the first part (or transforming the second) failed: {exc}"
+        )
+    params = getattr(model, "best_params_", None)
+    if (
+        tuple(str(c) for c in fitted.membership_.index)
+        != rows.fingerprint.feature_names
+    ):
+        return _Split(
+            "the first part's design has other columns than the full data's "
+            "(a categorical level missing from it)"
+        )
+    modules = tuple(str(c) for c in fitted.membership_.columns)
+    if not modules:
+        return _Split(None, params=params)
+    try:
+        outcome = family.prepare(take(rows.response, second)).outcome
+        names = [str(c) for c in design.columns]
+        result = family.fit(design.to_numpy(), outcome, names, rows.yname)
+    except (ValueError, np.linalg.LinAlgError) as exc:
+        return _Split(f"step 2 on the second part failed: {exc}")
+    table = family.table(result, 0.05)
+    by_name = dict(zip(table.names, np.asarray(table.pvalues), strict=True))
+    pvalues = tuple(float(by_name[m]) for m in modules)
+    if not np.all(np.isfinite(pvalues)):
+        return _Split("step 2 on the second part gave non-finite p-values")
+    members = tuple(tuple(fitted.clusters_[m]) for m in modules)
+    return _Split(None, modules, members, pvalues, params)
+
+
+# ----------------------------------------------------------------- result
+class MultiSplitResult:
+    """Multi-split p-values of a VC-PCR specification on one data set.
+
+    Made by :func:`multi_split`; plain attributes, nothing is recomputed.
+
+    Attributes
+    ----------
+    pvalues : pandas.Series
+        Aggregated gene-level p-values (index: feature names), for "gene j
+        belongs to a module associated with the outcome".
+    split_pvalues : pandas.DataFrame of shape (n_splits_used, n_features)
+        The per-split gene p-values that :func:`aggregate_pvalues` aggregates
+        (index: split number): the Bonferroni-adjusted p-value of the gene's
+        module, 1 for a gene the split did not select.
+    modules : pandas.DataFrame
+        One row per module per used split: ``split``, ``module`` (its name in
+        that split's model), ``size``, ``members`` (tuple of feature names),
+        ``pvalue`` (step 2 on the second part), ``n_modules`` (modules tested
+        in the split) and ``pvalue_adjusted`` (``min(1, pvalue *
+        n_modules)``).
+    splits : pandas.DataFrame
+        One row per split: ``used``, ``reason`` (why it was skipped),
+        ``n_modules``, ``n_selected`` and, with a ``VCPCRCV`` template, the
+        hyperparameters chosen in the split.
+    selection_frequency : pandas.Series
+        Share of the used splits whose first part selected each feature.
+    n_splits, n_splits_used, n_splits_skipped : int
+        Splits drawn, used and skipped.
+    gamma_min : float
+        Smallest quantile of the aggregation.
+    train_size : float
+        Share of the rows in the part that chooses the modules.
+    estimator : VCPCR or VCPCRCV
+        The (unfitted) template.
+    fingerprint : vcpcr._resampling.Fingerprint
+        Template parameters and data; :meth:`check_matches` compares a model
+        with it.
+    yname : str
+        Name of the response.
+
+    See Also
+    --------
+    multi_split : Computes it.
+    """
+
+    def __init__(
+        self,
+        *,
+        pvalues: pd.Series,
+        split_pvalues: pd.DataFrame,
+        modules: pd.DataFrame,
+        splits: pd.DataFrame,
+        selection_frequency: pd.Series,
+        gamma_min: float,
+        train_size: float,
+        estimator: VCPCR | VCPCRCV,
+        fingerprint: Fingerprint,
+    ) -> None:
+        self.pvalues = pvalues
+        self.split_pvalues = split_pvalues
+        self.modules = modules
+        self.splits = splits
+        self.selection_frequency = selection_frequency
+        self.n_splits = len(splits)
+        self.n_splits_used = int(splits["used"].sum())
+        self.n_splits_skipped = self.n_splits - self.n_splits_used
+        self.gamma_min = gamma_min
+        self.train_size = train_size
+        self.estimator = estimator
+        self.fingerprint = fingerprint
+        self.yname = fingerprint.yname
+
+    def __repr__(self) -> str:
+        """Return a one-line description."""
+        return (
+            f"MultiSplitResult({self.fingerprint.estimator}, "
+            f"{self.n_splits_used} of {self.n_splits} splits used, "
+            f"{int((self.pvalues < 0.05).sum())} gene(s) with P < 0.05)"
+        )
+
+    # ------------------------------------------------- the summary protocol
+    #: What the numbers guarantee (a note of the summaries).
+    guarantee = GUARANTEE
+
+    def check_matches(self, model: Any) -> None:
+        """Raise unless ``model`` is the template's specification fitted on the data.
+
+        Parameters
+        ----------
+        model : VCPCR or VCPCRCV
+            A fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            If the model's class, parameters (other than ``n_jobs``,
+            ``verbose``, ``random_state``) or data (number of samples,
+            features, response name, the column means and standard deviations)
+            differ from the result's.
+        """
+        self.fingerprint.check(model, "This MultiSplitResult")
+
+    def module_evidence(self, model: Any) -> pd.DataFrame:
+        """Honest evidence for each cluster of a model fitted on all the data.
+
+        Parameters
+        ----------
+        model : VCPCR or VCPCRCV
+            The fitted model (checked with :meth:`check_matches`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per cluster of the model: ``multi-split P``, the smallest
+            aggregated p-value among its members, and ``sel. freq.``, the
+            mean selection frequency of its members over the splits.
+        """
+        self.check_matches(model)
+        fitted = model.best_estimator_ if isinstance(model, VCPCRCV) else model
+        rows = {
+            cluster: [
+                float(self.pvalues[members].min()),
+                float(self.selection_frequency[members].mean()),
+            ]
+            for cluster, members in fitted.clusters_.items()
+        }
+        return pd.DataFrame.from_dict(
+            rows, orient="index", columns=["multi-split P", "sel. freq."]
+        )
+
+    def gene_evidence(self, model: Any) -> pd.DataFrame:
+        """Gene-level evidence, strongest first.
+
+        Parameters
+        ----------
+        model : VCPCR or VCPCRCV
+            The fitted model (checked with :meth:`check_matches`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per feature selected in at least one split, ordered by
+            p-value (then by selection frequency): ``multi-split P`` and
+            ``sel. freq.``.
+        """
+        self.check_matches(model)
+        frame = self._gene_frame()
+        return frame[frame["sel. freq."] > 0]
+
+    def _gene_frame(self) -> pd.DataFrame:
+        frame = pd.DataFrame(
+            {
+                "multi-split P": self.pvalues,
+                "sel. freq.": self.selection_frequency,
+            }
+        )
+        order = np.lexsort((-frame["sel. freq."].to_numpy(), frame.iloc[:, 0]))
+        return frame.iloc[order]
+
+    # ---------------------------------------------------------------- summary
+    def summary(self, alpha: float = 0.05, max_genes: int = 20) -> VCPCRSummary:
+        """Summary: the splits, the genes with the most evidence, the guarantee.
+
+        Parameters
+        ----------
+        alpha : float, default=0.05
+            Level at which genes are counted as significant.
+        max_genes : int, default=20
+            Most genes listed (those with ``P < alpha``, or the smallest
+            p-values when none is).
+
+        Returns
+        -------
+        VCPCRSummary
+            A statsmodels ``Summary``: print it, or call ``as_text()``,
+            ``as_html()`` or ``as_latex()``.
+        """
+        owner = "MultiSplitResult.summary"
+        check_scalar(
+            alpha,
+            "alpha",
+            numbers.Real,
+            owner=owner,
+            min_val=0.0,
+            max_val=1.0,
+            include_min=False,
+            include_max=False,
+        )
+        check_scalar(max_genes, "max_genes", numbers.Integral, owner=owner, min_val=1)
+        genes = self._gene_frame()
+        n_sig = int((self.pvalues < alpha).sum())
+        shown = genes.iloc[: max(min(n_sig, int(max_genes)), min(10, len(genes)))]
+        fp = self.fingerprint
+        used = self.splits[self.splits["used"]]
+        left = [
+            ("Dep. Variable:", fp.yname),
+            ("Estimator:", fp.estimator),
+            ("Family:", str(self.estimator.family)),
+            ("No. Observations:", fp.n_samples),
+            ("No. Variables:", len(fp.feature_names)),
+        ]
+        right = [
+            ("Splits used:", f"{self.n_splits_used} of {self.n_splits}"),
+            ("First part:", f"{self.train_size:g} of the rows"),
+            ("Modules per split:", f"{used['n_modules'].mean():.3g} (mean)"),
+            ("Gamma min:", f"{self.gamma_min:g}"),
+            (f"Genes P < {alpha:g}:", str(n_sig)),
+        ]
+        smry = VCPCRSummary()
+        smry.add_table_2cols(
+            None,
+            title="VC-PCR multi-split inference",
+            gleft=[(k, [str(v)]) for k, v in left],
+            gright=[(k, [str(v)]) for k, v in right],
+            yname=fp.yname,
+            xname=[],
+        )
+        smry.tables.append(
+            evidence_table(shown, title="Genes with the smallest multi-split P")
+        )
+        rest = len(genes) - len(shown)
+        notes = [
+            GUARANTEE,
+            "multi-split P: aggregated over the splits (vcpcr.inference."
+            "aggregate_pvalues); sel. freq.: share of the splits whose first "
+            f"part selected the gene. {rest} more gene(s) not shown.",
+        ]
+        if self.n_splits_skipped:
+            reasons = Counter(self.splits["reason"].dropna())
+            top, count = reasons.most_common(1)[0]
+            notes.append(
+                f"{self.n_splits_skipped} split(s) were skipped (most often, "
+                f"{count} time(s): {top})."
+            )
+        smry.add_extra_txt(numbered_notes(notes))
+        return smry
+
+
+# ------------------------------------------------------------- multi_split
+def multi_split(
+    estimator: VCPCR | VCPCRCV,
+    X: Any,
+    y: Any = None,
+    *,
+    n_splits: int = 50,
+    train_size: float = 0.5,
+    gamma_min: float = 0.05,
+    n_jobs: int | None = None,
+    random_state: Any = None,
+    verbose: bool = False,
+) -> MultiSplitResult:
+    r"""Multi-split p-values for VC-PCR's modules and genes.
+
+    For each of ``n_splits`` random splits of the rows (stratified by class
+    or event):
+
+    1. a clone of ``estimator`` is fitted on the first part (``train_size``
+       of the rows): weights, clustering and selection, and with a
+       ``VCPCRCV`` template the tuning too, inside the split;
+    2. on the second part, the module latent variables are formed with the
+       first part's standardization and membership (``model.transform``) and
+       the family's step-2 model (OLS, logistic regression with Firth's
+       fallback, Cox), with the template's covariates beside them
+       (``model.outcome_design``), gives one p-value per module;
+    3. each module's p-value times the number of modules tested (capped at
+       1) goes to its members, 1 to the genes the split did not select.
+
+    The gene-level p-values are aggregated over the splits with
+    :func:`aggregate_pvalues`.
+
+    Parameters
+    ----------
+    estimator : VCPCR or VCPCRCV
+        Unfitted template, cloned for every split. A ``VCPCRCV`` re-tunes
+        inside every split (its first part), the honest choice: fixing the
+        hyperparameters chosen on all the data would let the second parts
+        take part in the selection. Its ``refit`` must be True.
+    X : array-like of shape (n_samples, n_features) or DataFrame
+        Predictors; with a formula template, the DataFrame.
+    y : array-like of shape (n_samples,), optional
+        Response (as the template's ``fit`` takes it); None with a formula.
+    n_splits : int, default=50
+        Number of random splits ``B``.
+    train_size : float, default=0.5
+        Share of the rows in the part that chooses the modules.
+    gamma_min : float, default=0.05
+        Smallest quantile of the aggregation (:func:`aggregate_pvalues`).
+    n_jobs : int, optional
+        Splits in parallel through joblib (any joblib backend, e.g. dask via
+        ``joblib.parallel_config``). Results do not depend on it.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the splits and each split's fit (it replaces the template's
+        ``random_state``).
+    verbose : bool, default=False
+        Show a progress bar over the splits.
+
+    Returns
+    -------
+    MultiSplitResult
+        Gene p-values, the per-split module table, selection frequencies,
+        ``summary()``; ``model.summary(inference=result)`` shows them beside
+        a model fitted on all the data.
+
+    Raises
+    ------
+    TypeError
+        If ``estimator`` is not a ``VCPCR`` / ``VCPCRCV``, or a parameter has
+        the wrong type.
+    ValueError
+        If ``estimator`` is fitted, a parameter is out of range, ``X`` and
+        ``y`` have different numbers of rows, a class or the events and
+        censored rows cannot fill both parts, or more than half of the
+        splits are skipped.
+
+    Warns
+    -----
+    VCPCRWarning
+        When some splits are skipped (one part without an event or a class,
+        a fit that fails): how many, and why.
+
+    See Also
+    --------
+    aggregate_pvalues : The aggregation over the splits.
+    VCPCR.summary : ``summary(inference=result)``.
+
+    Notes
+    -----
+    What holds (Meinshausen, Meier & Bühlmann 2009): each split's module
+    tests are valid given its first part, which chose the modules without
+    the second. The aggregated gene p-values control the family-wise error
+    rate under the global null; beyond it, only as far as the clustering
+    keeps genes unrelated to the outcome out of the modules associated with
+    it (the screening condition). A gene correlated with an active gene can
+    be rejected with its module: the statement is "gene j belongs to a
+    module associated with y", not "gene j acts on y". The cost is
+    ``n_splits`` fits of the template on ``train_size`` of the rows. With
+    ``gamma_min = 0.05`` a gene needs small p-values in at least
+    ``ceil(0.05 * n_splits)`` splits; with 20 splits or fewer one split
+    suffices, which lets a noise gene that joined an active module once be
+    rejected (``docs/inference.md`` measures it): keep ``n_splits >= 50``.
+
+    A split is skipped (and counted) when a part has no event or misses a
+    class, when the fit on the first part or step 2 on the second fails
+    (e.g. a column constant in the first part, more modules than rows), or
+    when the step-2 p-values are not finite. It is an error when more than
+    half are.
+
+    References
+    ----------
+    .. [1] Wasserman, L., Roeder, K. (2009). High-dimensional variable
+       selection. Annals of Statistics 37(5A), 2178-2201.
+    .. [2] Meinshausen, N., Meier, L., Bühlmann, P. (2009). p-Values for
+       high-dimensional regression. JASA 104(488), 1671-1681.
+
+    Examples
+    --------
+    >>> from vcpcr import VCPCR
+    >>> from vcpcr.inference import multi_split
+    >>> from vcpcr.simulate import make_block_data
+    >>> data = make_block_data(80, [5, 5], [1.0, 0.0], n_noise=30, random_state=0)
+    >>> result = multi_split(VCPCR(n_clusters=3, n_init=2), data.X, data.y,
+    ...                      n_splits=10, random_state=0)
+    >>> result.n_splits_used
+    10
+    >>> bool(result.pvalues.iloc[:5].max() < 0.05)  # the active block
+    True
+    """
+    owner = "multi_split"
+    check_template(estimator, owner)
+    if isinstance(estimator, VCPCRCV) and not estimator.refit:
+        raise ValueError(
+            "The 'estimator' parameter of multi_split is a VCPCRCV with "
+            "refit=False; each split needs the tuned model. Use refit=True."
+        )
+    check_scalar(
+        gamma_min,
+        "gamma_min",
+        numbers.Real,
+        owner=owner,
+        min_val=0.0,
+        max_val=1.0,
+        include_min=False,
+        include_max=False,
+    )
+    if not isinstance(verbose, bool | np.bool_):
+        raise TypeError(
+            f"The 'verbose' parameter of {owner} must be a bool. Got {verbose!r}."
+        )
+    rows = resampling_rows(estimator, X, y, owner)
+    check_resampling(n_splits, train_size, rows.n_samples, owner)
+    parts = draw_splits(
+        rows.n_samples, rows.strata, int(n_splits), float(train_size), random_state
+    )
+    seeds = split_seeds(random_state, int(n_splits))
+    outcomes = run_parallel(
+        _split,
+        [
+            (estimator, rows, a, b, seed)
+            for (a, b), seed in zip(parts, seeds, strict=True)
+        ],
+        n_jobs=n_jobs,
+        verbose=bool(verbose),
+        desc=owner,
+    )
+    return _result(estimator, rows, outcomes, float(gamma_min), float(train_size))
+
+
+def _check_skipped(outcomes: list[_Split]) -> None:
+    """Warn about skipped splits; raise when more than half are."""
+    reasons = Counter(o.skipped for o in outcomes if o.skipped is not None)
+    n_skipped, total = sum(reasons.values()), len(outcomes)
+    if not n_skipped:
+        return
+    top, count = reasons.most_common(1)[0]
+    text = (
+        f"{n_skipped} of {total} splits were skipped (most often, {count} "
+        f"time(s): {top})"
+    )
+    if 2 * n_skipped > total:
+        raise ValueError(
+            f"multi_split: {text}. More than half of the splits cannot be used; "
+            f"fix the data or the estimator (e.g. fewer clusters, more samples)."
+        )
+    warnings.warn(
+        f"multi_split: {text}; the p-values aggregate the other {total - n_skipped}.",
+        VCPCRWarning,
+        stacklevel=user_stacklevel(),
+    )
+
+
+def _result(
+    estimator: VCPCR | VCPCRCV,
+    rows: Rows,
+    outcomes: list[_Split],
+    gamma_min: float,
+    train_size: float,
+) -> MultiSplitResult:
+    """Assemble the result from the splits' outcomes."""
+    _check_skipped(outcomes)
+    names = list(rows.fingerprint.feature_names)
+    position = {name: j for j, name in enumerate(names)}
+    used = [b for b, o in enumerate(outcomes) if o.skipped is None]
+    P = np.ones((len(used), len(names)))
+    selected = np.zeros((len(used), len(names)), dtype=bool)
+    module_rows = []
+    for i, b in enumerate(used):
+        o = outcomes[b]
+        for module, members, p in zip(o.modules, o.members, o.pvalues, strict=True):
+            idx = [position[m] for m in members]
+            adjusted = min(1.0, p * len(o.modules))
+            P[i, idx] = adjusted
+            selected[i, idx] = True
+            module_rows.append(
+                (b, module, len(members), members, p, len(o.modules), adjusted)
+            )
+    modules = pd.DataFrame(
+        module_rows,
+        columns=[
+            "split",
+            "module",
+            "size",
+            "members",
+            "pvalue",
+            "n_modules",
+            "pvalue_adjusted",
+        ],
+    )
+    split_pvalues = pd.DataFrame(P, index=pd.Index(used, name="split"), columns=names)
+    return MultiSplitResult(
+        pvalues=aggregate_pvalues(split_pvalues, gamma_min),
+        split_pvalues=split_pvalues,
+        modules=modules,
+        splits=_splits_frame(outcomes),
+        selection_frequency=pd.Series(
+            selected.mean(axis=0), index=names, name="selection_frequency"
+        ),
+        gamma_min=gamma_min,
+        train_size=train_size,
+        estimator=estimator,
+        fingerprint=rows.fingerprint,
+    )
+
+
+def _splits_frame(outcomes: list[_Split]) -> pd.DataFrame:
+    """One row per split: used, reason, sizes and chosen hyperparameters."""
+    frame = pd.DataFrame(
+        {
+            "used": [o.skipped is None for o in outcomes],
+            "reason": [o.skipped for o in outcomes],
+            "n_modules": [len(o.modules) for o in outcomes],
+            "n_selected": [sum(len(m) for m in o.members) for o in outcomes],
+        },
+        index=pd.RangeIndex(len(outcomes), name="split"),
+    )
+    chosen = [o.params or {} for o in outcomes]
+    for key in dict.fromkeys(k for params in chosen for k in params):
+        frame[key] = [params.get(key) for params in chosen]
+    return frame

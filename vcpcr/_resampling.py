@@ -1,0 +1,633 @@
+"""Resampling the rows for inference: the template, the rows, the draws, the runner.
+
+Multi-split p-values and stability selection both refit a template estimator
+on random parts of the rows. This module holds what they share:
+
+- :func:`check_template`: the template must be an unfitted ``VCPCR`` or
+  ``VCPCRCV``;
+- :func:`resampling_rows`: validates ``X`` / ``y`` once, as the estimators'
+  ``fit`` does (formula included), and returns a :class:`Rows`: the rows to
+  resample, the validated response, the stratification labels and the
+  :class:`Fingerprint` of (template parameters, data);
+- :func:`take`: rows of anything the estimators accept (arrays, DataFrames,
+  Series, survival outcomes);
+- :func:`check_resampling` and :func:`draw_splits`: seeded (stratified)
+  random halves, drawn up front so that results do not depend on ``n_jobs``;
+- :func:`split_seeds` and :func:`clone_for_split`: one independent seed, and
+  one clone of the template, per resample;
+- :func:`run_parallel`: the joblib runner (any joblib backend), with a tqdm
+  progress bar and the workers' warnings re-issued once each, with counts.
+"""
+
+from __future__ import annotations
+
+import numbers
+import re
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+from sklearn.base import BaseEstimator, clone
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
+from sklearn.utils import _safe_indexing
+from sklearn.utils.validation import check_is_fitted
+
+from vcpcr._cv import VCPCRCV
+from vcpcr._families import FAMILIES, Family
+from vcpcr._formula import resolve_formula
+from vcpcr._input import (
+    check_covariates,
+    covariate_columns,
+    merge_covariates,
+    validate_xy,
+)
+from vcpcr._model import VCPCR
+from vcpcr._scaling import standardize
+from vcpcr._validation import (
+    check_array,
+    check_choice,
+    check_random_state,
+    check_scalar,
+)
+from vcpcr.exceptions import VCPCRWarning
+
+__all__ = [
+    "IGNORED_PARAMS",
+    "Fingerprint",
+    "Rows",
+    "check_resampling",
+    "check_template",
+    "clone_for_split",
+    "draw_splits",
+    "resampling_rows",
+    "run_parallel",
+    "split_seeds",
+    "take",
+]
+
+#: Parameters that do not change what a resampled fit estimates: how it runs
+#: (``n_jobs``, ``verbose``) and ``random_state``, which every resample
+#: replaces by its own seed (:func:`clone_for_split`).
+IGNORED_PARAMS = ("n_jobs", "verbose", "random_state")
+
+_TEMPLATES = (VCPCR, VCPCRCV)
+_NUMBER = re.compile(r"[-+]?\d[\d.]*(?:e[-+]?\d+)?")
+
+
+def check_template(estimator: Any, owner: str) -> None:
+    """Raise unless ``estimator`` is an unfitted ``VCPCR`` or ``VCPCRCV``.
+
+    Parameters
+    ----------
+    estimator : object
+        The template that each resample clones.
+    owner : str
+        The calling function, for the message.
+
+    Raises
+    ------
+    TypeError
+        If ``estimator`` is not a ``VCPCR`` or ``VCPCRCV``.
+    ValueError
+        If it is fitted (pass an unfitted template, e.g. ``sklearn.base.clone``
+        of the fitted model).
+    """
+    if not isinstance(estimator, _TEMPLATES):
+        raise TypeError(
+            f"The 'estimator' parameter of {owner} must be an unfitted "
+            f"vcpcr.VCPCR or vcpcr.VCPCRCV (a template, cloned for every "
+            f"resample). Got {estimator!r} of type {type(estimator).__name__} "
+            f"instead."
+        )
+    try:
+        check_is_fitted(estimator)
+    except NotFittedError:
+        return
+    raise ValueError(
+        f"The 'estimator' parameter of {owner} must be an unfitted template "
+        f"(it is cloned and refitted on every resample); got a fitted "
+        f"{type(estimator).__name__}. Pass sklearn.base.clone(model) or a new "
+        f"{type(estimator).__name__}(...) with the same parameters."
+    )
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two parameter values are equal (arrays by value, objects by repr)."""
+    sequences = np.ndarray | list | tuple
+    if isinstance(a, sequences) or isinstance(b, sequences):
+        try:
+            return bool(np.array_equal(np.asarray(a), np.asarray(b)))
+        except (TypeError, ValueError):
+            return repr(a) == repr(b)
+    scalars = str | numbers.Number | None
+    if isinstance(a, scalars) and isinstance(b, scalars):
+        return bool(a == b)
+    return repr(a) == repr(b)
+
+
+def _params(estimator: BaseEstimator) -> dict[str, Any]:
+    """Return the template's parameters that define what a resample estimates."""
+    return {
+        k: v
+        for k, v in estimator.get_params(deep=False).items()
+        if k not in IGNORED_PARAMS
+    }
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """What a resampling result was computed from: template parameters and data.
+
+    A result is about one estimator specification on one data set. To check
+    that a fitted model is that specification on that data (before showing
+    the result beside the model's summary), compare:
+
+    - ``estimator``: the class name (``"VCPCR"`` or ``"VCPCRCV"``);
+    - ``params``: the template's ``get_params(deep=False)`` without
+      :data:`IGNORED_PARAMS` (arrays compared by value, other objects such as
+      a CV splitter by ``repr``);
+    - ``n_samples``, ``feature_names`` and ``yname``: the rows, the design's
+      columns (``membership_.index``) and the response's name of the full
+      data as the estimators' ``fit`` sees them (after a formula and its
+      ``missing="drop"``);
+    - ``mean`` and ``scale``: the full data's standardization,
+      :func:`vcpcr._scaling.standardize` of the validated design, bit-identical
+      to the ``mean_`` / ``scale_`` that ``fit`` stores on the same data.
+
+    The response itself is not compared beyond its name (a fitted model does
+    not keep it). :meth:`check` compares with a fitted ``VCPCR``, or with a
+    fitted ``VCPCRCV`` through its ``best_estimator_``.
+    """
+
+    estimator: str
+    params: dict[str, Any]
+    n_samples: int
+    feature_names: tuple[str, ...]
+    yname: str
+    mean: NDArray[np.float64] = field(repr=False)
+    scale: NDArray[np.float64] = field(repr=False)
+
+    def check(self, model: Any, what: str) -> None:
+        """Raise a ValueError unless ``model`` was fitted as this fingerprint says.
+
+        Parameters
+        ----------
+        model : VCPCR or VCPCRCV
+            A fitted estimator.
+        what : str
+            The result being checked, for the message (e.g. ``"This
+            MultiSplitResult"``).
+
+        Raises
+        ------
+        TypeError
+            If ``model`` is not a ``VCPCR`` or ``VCPCRCV``.
+        ValueError
+            If it is unfitted, or differs in class, parameters or data.
+        """
+        if not isinstance(model, _TEMPLATES):
+            raise TypeError(
+                f"{what} describes a {self.estimator}; got a "
+                f"{type(model).__name__} to compare with."
+            )
+        check_is_fitted(model)
+        fix = (
+            "Compute the result from the same estimator parameters and data "
+            "as the model (e.g. multi_split(sklearn.base.clone(model), X, y))."
+        )
+        if type(model).__name__ != self.estimator:
+            raise ValueError(
+                f"{what} was computed with a {self.estimator} template, not a "
+                f"{type(model).__name__}. {fix}"
+            )
+        params = _params(model)
+        differ = sorted(
+            k
+            for k in set(params) | set(self.params)
+            if not _same(params.get(k), self.params.get(k))
+        )
+        if differ:
+            shown = ", ".join(
+                f"{k}={self.params.get(k)!r} vs {params.get(k)!r}" for k in differ
+            )
+            raise ValueError(
+                f"{what} was computed with other estimator parameters than the "
+                f"model's (result vs model: {shown}). {fix}"
+            )
+        fitted = model.best_estimator_ if isinstance(model, VCPCRCV) else model
+        self._check_data(fitted, what, fix)
+
+    def _check_data(self, fitted: Any, what: str, fix: str) -> None:
+        names = tuple(str(c) for c in fitted.membership_.index)
+        checks = [
+            ("number of samples", self.n_samples, int(fitted.n_samples_fit_)),
+            ("features", self.feature_names, names),
+            ("response", self.yname, str(fitted.yname_)),
+        ]
+        for label, ours, theirs in checks:
+            if ours != theirs:
+                raise ValueError(
+                    f"{what} was computed on other data than the model's: "
+                    f"{label} differ ({_short(ours)} vs {_short(theirs)}). {fix}"
+                )
+        same_x = np.array_equal(self.mean, fitted.mean_) and np.array_equal(
+            self.scale, fitted.scale_
+        )
+        if not same_x:
+            raise ValueError(
+                f"{what} was computed on other data than the model's: the "
+                f"column means or standard deviations of X differ. {fix}"
+            )
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, tuple) and len(value) > 6:
+        return f"{len(value)} names starting {list(value[:3])!r}"
+    return repr(value)
+
+
+@dataclass(frozen=True)
+class Rows:
+    """Validated data to resample.
+
+    Attributes
+    ----------
+    X : array-like or DataFrame
+        The rows to take parts of, as the template's ``fit`` takes them
+        (with a formula: the DataFrame, without the rows that
+        ``missing="drop"`` drops).
+    y : array-like or None
+        The response to take parts of (None with a formula).
+    response : object
+        The validated response of every row (the formula's outcome with a
+        formula), for the family's ``prepare`` on a part.
+    strata : ndarray of shape (n_samples,) or None
+        Stratification labels (:meth:`vcpcr._families.Family.strata`).
+    family : Family
+        The template's outcome family.
+    yname : str
+        Name of the response.
+    fingerprint : Fingerprint
+        Template parameters and data (see :class:`Fingerprint`).
+    """
+
+    X: Any
+    y: Any
+    response: Any
+    strata: NDArray[Any] | None
+    family: Family
+    yname: str
+    fingerprint: Fingerprint
+
+    @property
+    def n_samples(self) -> int:
+        """Number of rows."""
+        return self.fingerprint.n_samples
+
+
+def take(data: Any, rows: NDArray[np.intp]) -> Any:
+    """Return the given rows (positions) of an array, DataFrame, Series or None.
+
+    Parameters
+    ----------
+    data : array-like, DataFrame, Series or None
+        ``X`` or ``y`` as the estimators accept them (a structured survival
+        array, a ``(time, event)`` frame, a list).
+    rows : ndarray of int
+        Row positions.
+
+    Returns
+    -------
+    object
+        The rows, of the same kind as ``data`` (None stays None).
+    """
+    if data is None:
+        return None
+    return _safe_indexing(data, rows, axis=0)
+
+
+def _n_rows(data: Any, name: str) -> int:
+    n = getattr(data, "shape", (None,))[0]
+    if n is None:
+        try:
+            n = len(data)
+        except TypeError as exc:
+            raise TypeError(
+                f"{name} must be array-like (an array, a list, a DataFrame or a "
+                f"Series); got {type(data).__name__}."
+            ) from exc
+    return int(n)
+
+
+def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> Rows:
+    """Validate ``X`` and ``y`` as the template's ``fit`` does; return the rows.
+
+    With a formula template ``y`` must be None: the outcome comes from the
+    formula (:func:`vcpcr._formula.parse_formula`), and rows that
+    ``missing="drop"`` drops are dropped here, once (with its warning), so
+    that every resample sees complete rows.
+
+    Parameters
+    ----------
+    estimator : VCPCR or VCPCRCV
+        The (checked) template.
+    X : array-like of shape (n_samples, n_features) or DataFrame
+        Predictors, or with a formula the DataFrame.
+    y : array-like of shape (n_samples,) or None
+        Response; None with a formula.
+    owner : str
+        The calling function, for messages.
+
+    Returns
+    -------
+    Rows
+        The rows to resample, their response, strata and fingerprint.
+
+    Raises
+    ------
+    ValueError
+        If ``X`` and ``y`` have different numbers of rows, for any data
+        problem that ``fit`` would report, or for a template parameter out of
+        range (checked here, before any resample).
+    """
+    family_name = check_choice(
+        estimator.family, "family", tuple(FAMILIES), owner=type(estimator).__name__
+    )
+    family = FAMILIES[family_name]
+    if y is not None and _n_rows(X, "X") != _n_rows(y, "y"):
+        raise ValueError(
+            f"{owner}: X has {_n_rows(X, 'X')} rows but y has {_n_rows(y, 'y')}; "
+            f"pass one response per row of X."
+        )
+    data = X
+    if estimator.formula is not None and isinstance(X, pd.DataFrame):
+        data = X.reset_index(drop=True)  # positions, to find the dropped rows
+    resolved = resolve_formula(
+        estimator.formula, data, y, missing=estimator.missing, owner=owner
+    )
+    if resolved.spec is not None:
+        data = data.iloc[np.asarray(resolved.X.index, dtype=np.intp)]
+    scratch = clone(estimator)  # validate_xy sets feature_names_in_ on it
+    Xv, yv = validate_xy(scratch, resolved.X, resolved.y, family)
+    feature_names = getattr(scratch, "feature_names_in_", None)
+    names = (
+        [f"x{j}" for j in range(Xv.shape[1])]
+        if feature_names is None
+        else [str(n) for n in feature_names]
+    )
+    Xa = check_array(Xv, "X", feature_names=names, min_samples=3, allow_constant=False)
+    covs = covariate_columns(
+        merge_covariates(estimator.covariates, resolved.covariates),
+        names,
+        has_names=feature_names is not None,
+    )
+    if covs.size:
+        check_covariates(Xa[:, covs], [names[j] for j in covs])
+    genes = np.setdiff1d(np.arange(Xa.shape[1]), covs)  # the clustered columns
+    with warnings.catch_warnings():  # each resample warns about a capped K
+        warnings.simplefilter("ignore", VCPCRWarning)
+        if isinstance(scratch, VCPCR):  # the parameters, before any resample
+            scratch._check_params(genes.size)
+        else:
+            scratch._check_params()
+    prepared = family.prepare(yv)
+    _, mean, scale = standardize(Xa[:, genes])
+    fingerprint = Fingerprint(
+        type(estimator).__name__,
+        _params(estimator),
+        int(Xa.shape[0]),
+        tuple(names[j] for j in genes),
+        resolved.yname,
+        mean,
+        scale,
+    )
+    return Rows(
+        data,
+        None if resolved.spec is not None else y,
+        yv,
+        family.strata(prepared.outcome),
+        family,
+        resolved.yname,
+        fingerprint,
+    )
+
+
+def check_resampling(
+    n_splits: Any, train_size: Any, n_samples: int, owner: str
+) -> tuple[int, int]:
+    """Validate the number of resamples and the size of the first part.
+
+    Parameters
+    ----------
+    n_splits : int
+        Number of resamples, at least 1.
+    train_size : float
+        Share of the rows in the first part, in the open interval (0, 1).
+    n_samples : int
+        Number of rows.
+    owner : str
+        The calling function, for messages.
+
+    Returns
+    -------
+    tuple of int
+        The sizes of the two parts, ``(n_first, n_second)``; both at least 3.
+
+    Raises
+    ------
+    TypeError
+        If ``n_splits`` is not an int or ``train_size`` not a real number.
+    ValueError
+        If they are out of range, or a part would have fewer than 3 rows.
+    """
+    check_scalar(n_splits, "n_splits", numbers.Integral, owner=owner, min_val=1)
+    check_scalar(
+        train_size,
+        "train_size",
+        numbers.Real,
+        owner=owner,
+        min_val=0.0,
+        max_val=1.0,
+        include_min=False,
+        include_max=False,
+    )
+    n_first = int(np.floor(float(train_size) * n_samples))
+    n_second = n_samples - n_first
+    if min(n_first, n_second) < 3:
+        raise ValueError(
+            f"The 'train_size' parameter of {owner} splits the {n_samples} rows "
+            f"into parts of {n_first} and {n_second}; each part needs at least 3 "
+            f"rows. Use a train_size nearer 0.5 or more samples."
+        )
+    return n_first, n_second
+
+
+def draw_splits(
+    n_samples: int,
+    strata: NDArray[Any] | None,
+    n_splits: int,
+    train_size: float,
+    random_state: Any,
+) -> list[tuple[NDArray[np.intp], NDArray[np.intp]]]:
+    """Draw random two-part splits of the rows, stratified when ``strata`` is given.
+
+    scikit-learn's ``StratifiedShuffleSplit`` (or ``ShuffleSplit`` without
+    strata) with ``train_size``, seeded by one integer drawn from
+    ``random_state``. All splits are drawn here, before any fit, so they do
+    not depend on ``n_jobs``.
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of rows.
+    strata : ndarray of shape (n_samples,) or None
+        Labels whose proportions each part keeps (class, event indicator).
+    n_splits : int
+        Number of splits.
+    train_size : float
+        Share of the rows in the first part.
+    random_state : int, numpy.random.Generator or None
+        Seeds the draws.
+
+    Returns
+    -------
+    list of (ndarray, ndarray)
+        Sorted row positions of the first and second part of each split.
+
+    Raises
+    ------
+    ValueError
+        If a stratum has fewer than 2 rows (it cannot be in both parts).
+    """
+    seed = int(check_random_state(random_state).integers(2**31 - 1))
+    rows = np.arange(n_samples)
+    if strata is None:
+        splitter: Any = ShuffleSplit(n_splits, train_size=train_size, random_state=seed)
+        parts = splitter.split(rows)
+    else:
+        labels, counts = np.unique(strata, return_counts=True)
+        if counts.min() < 2:
+            raise ValueError(
+                f"The stratum {labels[counts.argmin()]!r} (class or event "
+                f"indicator) has {counts.min()} row(s); each part of a split "
+                f"needs one. Resampling needs at least 2 rows of every class "
+                f"(binomial) and 2 events and 2 censored rows or none (cox)."
+            )
+        splitter = StratifiedShuffleSplit(
+            n_splits, train_size=train_size, random_state=seed
+        )
+        parts = splitter.split(rows, strata)
+    return [(np.sort(a), np.sort(b)) for a, b in parts]
+
+
+def split_seeds(random_state: Any, n_splits: int) -> list[int]:
+    """Return one independent seed per resample (``numpy.random.SeedSequence``).
+
+    Parameters
+    ----------
+    random_state : int, numpy.random.Generator or None
+        The caller's seed.
+    n_splits : int
+        Number of resamples.
+
+    Returns
+    -------
+    list of int
+        Seeds for :func:`clone_for_split`.
+    """
+    base = int(check_random_state(random_state).integers(2**63 - 1))
+    return [
+        int(s.generate_state(1)[0])
+        for s in np.random.SeedSequence(base).spawn(n_splits)
+    ]
+
+
+def clone_for_split(estimator: VCPCR | VCPCRCV, seed: int) -> VCPCR | VCPCRCV:
+    """Return an unfitted clone of the template seeded for one resample.
+
+    Parameters
+    ----------
+    estimator : VCPCR or VCPCRCV
+        The template.
+    seed : int
+        The resample's seed (from :func:`split_seeds`); it replaces the
+        template's ``random_state``.
+
+    Returns
+    -------
+    VCPCR or VCPCRCV
+        The clone.
+    """
+    return clone(estimator).set_params(random_state=seed)
+
+
+def _recorded(
+    function: Callable[..., Any], args: tuple[Any, ...]
+) -> tuple[Any, list[tuple[type[Warning], str]]]:
+    """Run ``function(*args)`` in a worker, returning its warnings as data."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = function(*args)
+    return result, [(c.category, str(c.message)) for c in caught]
+
+
+def run_parallel(
+    function: Callable[..., Any],
+    tasks: Sequence[tuple[Any, ...]],
+    *,
+    n_jobs: int | None,
+    verbose: bool,
+    desc: str,
+) -> list[Any]:
+    """Run ``function(*task)`` for every task through joblib; results in order.
+
+    ``joblib.Parallel`` runs the tasks (any joblib backend, e.g. dask through
+    ``joblib.parallel_config``); the order of the results is the order of
+    the tasks whatever the backend. Warnings raised inside a task are
+    recorded there (a process backend would lose them) and re-issued here,
+    once per kind (category and message up to its numbers), with the number
+    of resamples it occurred in and the first message of that kind.
+
+    Parameters
+    ----------
+    function : callable
+        A picklable function (module level).
+    tasks : sequence of tuple
+        The arguments of each call.
+    n_jobs : int or None
+        joblib's ``n_jobs``.
+    verbose : bool
+        Show a tqdm progress bar.
+    desc : str
+        Label of the progress bar and of the re-issued warnings (e.g.
+        ``"multi_split"``).
+
+    Returns
+    -------
+    list
+        ``function(*task)`` for every task, in order.
+    """
+    from joblib import Parallel, delayed
+    from tqdm.auto import tqdm
+
+    jobs = (delayed(_recorded)(function, task) for task in tasks)
+    out = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
+    done = list(tqdm(out, total=len(tasks), desc=desc, disable=not verbose))
+    counts: dict[tuple[type[Warning], str], list[Any]] = {}
+    for _, caught in done:
+        # messages that differ only in their numbers are one warning
+        kinds = {(c, _NUMBER.sub("#", m)): m for c, m in caught}
+        for key, message in kinds.items():  # once per resample
+            counts.setdefault(key, [0, message])[0] += 1
+    for (category, _), (count, message) in counts.items():
+        warnings.warn(
+            f"In {desc} ({count} of {len(tasks)} resamples; the first): {message}",
+            category,
+            stacklevel=3,
+        )
+    return [result for result, _ in done]

@@ -1,0 +1,155 @@
+"""Risk groups of a Cox model: quantiles of a (cross-validated) linear predictor.
+
+The computation behind :func:`vcpcr.plotting.plot_risk_groups`: the linear
+predictor of every sample (cross-validated on the training data, as
+scikit-learn's ``cross_val_predict``, or from the fitted model on test data),
+its split at quantiles, and lifelines' log-rank test of the groups.
+"""
+
+from __future__ import annotations
+
+import numbers
+from itertools import pairwise
+from typing import Any, NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from sklearn.base import clone
+from sklearn.model_selection import KFold, check_cv, cross_val_predict
+from sklearn.utils.validation import check_is_fitted
+
+from vcpcr._validation import check_array, check_survival
+
+__all__ = ["RiskGroups", "risk_groups"]
+
+
+class RiskGroups(NamedTuple):
+    """Risk groups of a Cox model on some data.
+
+    Attributes
+    ----------
+    time, event : ndarray of shape (n_samples,)
+        The survival outcome.
+    linear_predictor : ndarray of shape (n_samples,)
+        Log relative risk per sample (cross-validated when ``n_splits``).
+    group : ndarray of int of shape (n_samples,)
+        Risk group, 0 = lowest risk.
+    labels : list of str
+        A name per group: its quantile range of the predictor (``"0-50%"``).
+    p_value, test_statistic : float
+        lifelines' ``multivariate_logrank_test`` of the groups.
+    n_splits : int or None
+        Folds of the cross-validated predictor; None: the fitted model's.
+    """
+
+    time: NDArray[np.float64]
+    event: NDArray[np.bool_]
+    linear_predictor: NDArray[np.float64]
+    group: NDArray[np.intp]
+    labels: list[str]
+    p_value: float
+    test_statistic: float
+    n_splits: int | None
+
+
+def _check_quantiles(quantiles: Any) -> NDArray[np.float64]:
+    given = np.atleast_1d(quantiles)
+    q = check_array(given, "quantiles", ensure_2d=False) if given.size else given
+    if q.size == 0 or np.any((q <= 0) | (q >= 1)) or np.any(np.diff(q) <= 0):
+        raise ValueError(
+            f"quantiles must be increasing values strictly between 0 and 1 (the "
+            f"cut points of the groups, e.g. 0.5 or [1/3, 2/3]). Got "
+            f"{given.tolist()!r} instead."
+        )
+    return q
+
+
+def _check_model(model: Any) -> None:
+    check_is_fitted(model)
+    if not hasattr(model, "predict_log_partial_hazard"):
+        raise ValueError(
+            f"Risk groups need a fitted Cox model (family='cox'); got "
+            f"{type(model).__name__}(family={getattr(model, 'family', None)!r})."
+        )
+
+
+def _splitter(cv: Any, random_state: Any) -> Any:
+    if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
+        if cv < 2:
+            raise ValueError(
+                f"cv must be None (the fitted model, for test data), an int >= 2 "
+                f"or a cross-validation splitter. Got {cv!r} instead."
+            )
+        return KFold(int(cv), shuffle=True, random_state=random_state)
+    return check_cv(cv)
+
+
+def risk_groups(
+    model: Any,
+    X: Any,
+    y: ArrayLike | None = None,
+    *,
+    cv: Any = 5,
+    quantiles: ArrayLike = 0.5,
+    random_state: Any = 0,
+) -> RiskGroups:
+    """Split samples into risk groups at quantiles of the linear predictor.
+
+    See :func:`vcpcr.plotting.plot_risk_groups` (the parameters are its own).
+
+    Returns
+    -------
+    RiskGroups
+        The predictor, the groups and their log-rank test.
+    """
+    from lifelines.statistics import multivariate_logrank_test
+
+    _check_model(model)
+    q = _check_quantiles(quantiles)
+    formula = getattr(model, "formula", None)
+    if y is None:
+        if formula is None:
+            raise ValueError("y is required (or a model fitted with formula=).")
+        from vcpcr._formula import parse_formula
+
+        y = parse_formula(formula, X).y
+    time, event = check_survival(y)
+    if cv is None:
+        eta = model.predict_log_partial_hazard(X)
+        n_splits = None
+    else:
+        splitter = _splitter(cv, random_state)
+        # cross_val_predict takes only scikit-learn's method names: the
+        # partial hazard exp(eta) of ``predict``, whose log is eta.
+        risk = cross_val_predict(
+            clone(model),
+            X,
+            None if formula is not None else y,  # a formula holds its outcome
+            cv=splitter,
+        )
+        eta = np.log(risk)
+        n_splits = splitter.get_n_splits(X, y)
+    eta = np.asarray(eta, dtype=np.float64)
+    cuts = np.quantile(eta, q)
+    group = np.searchsorted(cuts, eta, side="left").astype(np.intp)
+    counts = np.bincount(group, minlength=q.size + 1)
+    if np.any(counts == 0):
+        raise ValueError(
+            f"The linear predictor takes {np.unique(eta).size} distinct value(s), "
+            f"too few for {q.size + 1} groups at quantiles {q.tolist()} (group "
+            f"sizes {counts.tolist()}); a model without clusters predicts one "
+            f"risk. Use fewer quantiles or a model that selects variables."
+        )
+    edges = np.r_[0.0, q, 1.0]
+    labels = [f"{100 * lo:.0f}-{100 * hi:.0f}%" for lo, hi in pairwise(edges)]
+    test = multivariate_logrank_test(time, group, event)
+    return RiskGroups(
+        time,
+        event,
+        eta,
+        group,
+        labels,
+        float(test.p_value),
+        float(test.test_statistic),
+        n_splits,
+    )

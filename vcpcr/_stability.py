@@ -1,0 +1,838 @@
+"""Stability selection of genes and of gene modules (Meinshausen & Bühlmann 2010).
+
+The statistics are pure functions of a label matrix ``L`` of shape
+``(n_resamples, n_features)``: ``L[b, j]`` is the cluster of feature ``j`` in
+the fit on resample ``b``, ``-1`` when the fit did not select it. Cluster
+numbers are only compared within a row (a cluster ``0`` of one resample has
+nothing to do with a cluster ``0`` of another).
+"""
+
+from __future__ import annotations
+
+import numbers
+import textwrap
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+from scipy import sparse
+from scipy.cluster.hierarchy import fcluster, linkage
+from scipy.spatial.distance import squareform
+from statsmodels.iolib.table import SimpleTable
+
+from vcpcr._cv import VCPCRCV
+from vcpcr._model import VCPCR
+from vcpcr._resampling import (
+    Fingerprint,
+    check_template,
+    clone_for_split,
+    draw_splits,
+    resampling_rows,
+    run_parallel,
+    split_seeds,
+    take,
+)
+from vcpcr._summary import VCPCRSummary, _fmt, composition_rows
+from vcpcr._validation import check_random_state, check_scalar
+
+__all__ = [
+    "StabilityResult",
+    "best_match_jaccard",
+    "coclustering",
+    "consensus_modules",
+    "error_bound",
+    "mean_coclustering",
+    "selection_frequency",
+    "stability_selection",
+]
+
+#: Pairs per block when counting joint selections (bounds the memory to
+#: ``_PAIR_BLOCK * n_resamples`` bytes).
+_PAIR_BLOCK = 1 << 16
+
+
+def _as_labels(labels: ArrayLike) -> NDArray[np.intp]:
+    """Return the label matrix as a 2-d integer array (-1 = unselected)."""
+    L = np.asarray(labels)
+    if L.ndim != 2 or not np.issubdtype(L.dtype, np.integer) or np.any(L < -1):
+        raise ValueError(
+            "labels must be a 2-d integer array of shape (n_resamples, n_features) "
+            "with -1 for unselected features and cluster numbers >= 0 otherwise."
+        )
+    return L.astype(np.intp, copy=False)
+
+
+def selection_frequency(labels: ArrayLike) -> NDArray[np.float64]:
+    """Share of the resamples in which each feature was selected.
+
+    Parameters
+    ----------
+    labels : array-like of int of shape (n_resamples, n_features)
+        Cluster of each feature in each resample, -1 if unselected.
+
+    Returns
+    -------
+    ndarray of shape (n_features,)
+        ``mean_b [L[b, j] >= 0]``.
+    """
+    L = _as_labels(labels)
+    return np.asarray((L >= 0).mean(axis=0), dtype=np.float64)
+
+
+def coclustering(labels: ArrayLike, features: ArrayLike) -> sparse.csr_array:
+    """How often two features share a cluster, given that both are selected.
+
+    Parameters
+    ----------
+    labels : array-like of int of shape (n_resamples, n_features)
+        Cluster of each feature in each resample, -1 if unselected.
+    features : array-like of int of shape (m,)
+        Columns of ``labels`` to compare.
+
+    Returns
+    -------
+    scipy.sparse.csr_array of shape (m, m)
+        Entry ``(i, j)``: the number of resamples in which ``features[i]`` and
+        ``features[j]`` are in the same cluster divided by the number in which
+        both are selected. Pairs that never share a cluster (including pairs
+        never selected together) are not stored, i.e. are 0. The diagonal is 1
+        for a feature selected at least once.
+
+    Notes
+    -----
+    The same-cluster counts are ``A A^T`` with ``A`` the sparse one-hot
+    matrix of (feature, cluster of a resample), so the memory grows with the
+    number of pairs that ever share a cluster, never with ``m^2`` (nor with
+    the number of features outside ``features``).
+    """
+    L = _as_labels(labels)[:, np.asarray(features, dtype=np.intp)]
+    m = L.shape[1]
+    offsets = np.concatenate([[0], np.cumsum(L.max(axis=1, initial=-1) + 1)])
+    b, i = np.nonzero(L >= 0)
+    onehot = sparse.csr_array(
+        (np.ones(i.size), (i, offsets[b] + L[b, i])), shape=(m, int(offsets[-1]))
+    )
+    same = sparse.csr_array(onehot @ onehot.T)
+    same.sum_duplicates()
+    same.sort_indices()
+    rows = np.repeat(np.arange(m), np.diff(same.indptr))
+    cols = same.indices
+    selected = (L >= 0).T
+    both = np.empty(rows.size, dtype=np.float64)
+    for start in range(0, rows.size, _PAIR_BLOCK):
+        stop = start + _PAIR_BLOCK
+        joint = selected[rows[start:stop]] & selected[cols[start:stop]]
+        both[start:stop] = np.count_nonzero(joint, axis=1)
+    return sparse.csr_array(
+        (same.data / both, same.indices.copy(), same.indptr.copy()), shape=(m, m)
+    )
+
+
+def mean_coclustering(labels: ArrayLike, members: ArrayLike) -> float:
+    """Mean co-clustering over the pairs of a set of features.
+
+    Parameters
+    ----------
+    labels : array-like of int of shape (n_resamples, n_features)
+        Cluster of each feature in each resample, -1 if unselected.
+    members : array-like of int
+        Columns of ``labels`` forming the module.
+
+    Returns
+    -------
+    float
+        The mean of :func:`coclustering` over the ``k (k - 1) / 2`` pairs of
+        distinct members (a pair never selected together counts 0); NaN for
+        fewer than two members.
+    """
+    members = np.asarray(members, dtype=np.intp)
+    k = members.size
+    if k < 2:
+        return float("nan")
+    coc = coclustering(labels, members)
+    off_diagonal = float(coc.sum()) - float(coc.diagonal().sum())
+    return off_diagonal / (k * (k - 1))
+
+
+def best_match_jaccard(labels: ArrayLike, members: ArrayLike) -> NDArray[np.float64]:
+    """Jaccard similarity of a module with its best match in each resample.
+
+    As ``fpc::clusterboot`` (Hennig 2007): for each resample, the largest
+    Jaccard coefficient ``|C & D| / |C | D|`` between the module ``C`` and a
+    cluster ``D`` of that resample; features unselected in a resample belong
+    to no cluster of it.
+
+    Parameters
+    ----------
+    labels : array-like of int of shape (n_resamples, n_features)
+        Cluster of each feature in each resample, -1 if unselected.
+    members : array-like of int
+        Columns of ``labels`` forming the module (non-empty).
+
+    Returns
+    -------
+    ndarray of shape (n_resamples,)
+        The best-match Jaccard coefficient per resample (0 when the resample
+        selects none of the members); clusterboot's stability is its mean.
+    """
+    L = _as_labels(labels)
+    members = np.unique(np.asarray(members, dtype=np.intp))
+    if members.size == 0:
+        raise ValueError("members must name at least one feature.")
+    out = np.zeros(L.shape[0])
+    for b, row in enumerate(L):
+        inside = row[members]
+        inside = inside[inside >= 0]
+        if inside.size == 0:
+            continue
+        sizes = np.bincount(row[row >= 0])
+        overlap = np.bincount(inside, minlength=sizes.size)
+        out[b] = np.max(overlap / (members.size + sizes - overlap))
+    return out
+
+
+def consensus_modules(
+    coc: NDArray[np.float64] | sparse.sparray, height: float = 0.5
+) -> NDArray[np.intp]:
+    """Average-linkage modules of a co-clustering matrix, cut at ``height``.
+
+    Parameters
+    ----------
+    coc : ndarray or scipy.sparse array of shape (s, s)
+        Symmetric co-clustering matrix (dense or sparse) of the features to
+        group, with ones on the diagonal.
+    height : float, default=0.5
+        Cut of the dendrogram of the distance ``1 - coc``: two groups merge
+        while the mean co-clustering between them is at least ``1 - height``.
+
+    Returns
+    -------
+    ndarray of int of shape (s,)
+        Module of each feature, ``0..n_modules-1``.
+    """
+    dense = coc.toarray() if isinstance(coc, sparse.sparray) else np.asarray(coc)
+    s = dense.shape[0]
+    if s < 2:
+        return np.zeros(s, dtype=np.intp)
+    distance = 1.0 - (dense + dense.T) / 2.0
+    np.fill_diagonal(distance, 0.0)
+    tree = linkage(squareform(np.clip(distance, 0.0, 1.0)), method="average")
+    return np.asarray(fcluster(tree, t=height, criterion="distance") - 1, dtype=np.intp)
+
+
+def error_bound(mean_selected: float, n_features: int, threshold: float) -> float:
+    r"""Meinshausen & Bühlmann's bound on the expected number of false selections.
+
+    Parameters
+    ----------
+    mean_selected : float
+        ``q``: the mean number of features selected per subsample.
+    n_features : int
+        ``p``.
+    threshold : float
+        ``pi`` in ``(0.5, 1]``.
+
+    Returns
+    -------
+    float
+        :math:`q^2 / ((2\pi - 1) p)`.
+    """
+    return mean_selected**2 / ((2.0 * threshold - 1.0) * n_features)
+
+
+def _fraction(value: float) -> str:
+    """Format a share in [0, 1] (NaN as "-")."""
+    return "-" if np.isnan(value) else f"{value:.3f}"
+
+
+class StabilityResult:
+    r"""Selection frequencies, stable set and consensus gene modules.
+
+    Returned by :func:`vcpcr.inference.stability_selection`; every attribute
+    is computed once, when the result is made.
+
+    Attributes
+    ----------
+    selection_frequency : pandas.Series
+        Share of the subsamples in which each feature was selected (index:
+        feature names, in the order of the columns of ``X``).
+    stable_set : pandas.Index
+        Features with ``selection_frequency >= threshold``, most frequent
+        first.
+    threshold : float
+        :math:`\pi`, the frequency that makes a feature stable.
+    mean_selected : float
+        :math:`q`, the mean number of features selected per subsample.
+    error_bound : float
+        :math:`q^2 / ((2\pi - 1) p)`, the bound on the expected number of
+        falsely selected features in ``stable_set`` (see Notes).
+    labels : pandas.DataFrame of shape (2 * n_pairs, n_features)
+        Cluster of each feature (columns) in the fit on each subsample (rows,
+        indexed by ``(pair, half)``), -1 when not selected. Cluster numbers
+        are comparable only within a row.
+    subsamples : ndarray of shape (2 * n_pairs, subsample_size)
+        Rows of the data in each subsample; the two halves of a pair are
+        disjoint.
+    min_frequency : float
+        Features selected in at least this share of the subsamples enter
+        ``coclustering``.
+    coclustering_features : pandas.Index
+        Those features (rows and columns of ``coclustering``).
+    coclustering : scipy.sparse.csr_array
+        For two of those features, the number of subsamples in which they
+        share a cluster divided by the number in which both are selected
+        (not stored, i.e. 0, when they never share one).
+    modules : dict of str to list of str
+        Consensus modules of the stable set: module name -> members, most
+        frequent first; modules are ordered by size.
+    module_table : pandas.DataFrame
+        One row per module: ``size``, ``stability`` (mean co-clustering of
+        its member pairs; NaN for a single gene), ``jaccard`` (mean
+        best-match Jaccard over the subsamples) and ``frequency`` (mean
+        selection frequency of its members).
+    n_pairs, n_samples, subsample_size, n_features : int
+        Complementary pairs, rows of the data, rows per subsample
+        (``n_samples // 2``), features.
+    stratified : bool
+        Whether the halves keep the class proportions (binomial) or the
+        share of events (cox).
+    estimator : estimator
+        The unfitted template that was cloned for each subsample.
+    fingerprint : Fingerprint
+        Identifies the estimator's parameters and the data (see
+        :meth:`check_matches`).
+    guarantee : str
+        What the numbers mean and assume, as a note of
+        ``model.summary(inference=result)``.
+
+    Notes
+    -----
+    **The bound.** Theorem 1 of Meinshausen & Bühlmann (2010) gives, for
+    :math:`\pi > 1/2` and subsamples of size :math:`\lfloor n/2 \rfloor`,
+
+    .. math::
+
+        E[V] \le \frac{q^2}{(2\pi - 1)\,p},
+
+    with :math:`V` the number of noise features in the stable set, under two
+    assumptions: the selection of the noise features is exchangeable, and
+    the procedure is no worse than random guessing. Neither is checkable,
+    and correlated genes violate exchangeability. Shah & Samworth (2013)
+    prove, for complementary pairs and *without* these assumptions, that the
+    same number bounds the expected number of stable features among those
+    whose selection probability on half the data is at most :math:`q/p`.
+    :math:`q` is estimated by the mean over the subsamples.
+
+    **Modules.** The stable set is grouped by average linkage on
+    ``1 - coclustering``, cut at height 0.5: the members of a module share a
+    cluster, on average, in at least half of the subsamples that select
+    both. A module's ``jaccard`` follows ``fpc::clusterboot`` (Hennig
+    2007): for each subsample, the largest Jaccard coefficient between the
+    module and one of the subsample's clusters (unselected genes are in no
+    cluster), averaged. Hennig's guide: 0.75 or more is a stable cluster,
+    below 0.6 it should not be trusted.
+
+    References
+    ----------
+    .. [1] Meinshausen, N., Bühlmann, P. (2010). Stability selection. JRSS-B
+       72(4), 417-473.
+    .. [2] Shah, R. D., Samworth, R. J. (2013). Variable selection with error
+       control: another look at stability selection. JRSS-B 75(1), 55-80.
+    .. [3] Hennig, C. (2007). Cluster-wise assessment of cluster stability.
+       Computational Statistics & Data Analysis 52, 258-271.
+    """
+
+    def __init__(
+        self,
+        labels: pd.DataFrame,
+        subsamples: NDArray[np.intp],
+        *,
+        threshold: float,
+        min_frequency: float,
+        n_samples: int,
+        stratified: bool,
+        estimator: Any,
+        fingerprint: Fingerprint,
+    ) -> None:
+        L = labels.to_numpy()
+        names = labels.columns
+        self.labels = labels
+        self.subsamples = subsamples
+        self.threshold = float(threshold)
+        self.min_frequency = float(min_frequency)
+        self.n_pairs = labels.shape[0] // 2
+        self.n_samples = int(n_samples)
+        self.stratified = bool(stratified)
+        self.subsample_size = subsamples.shape[1]
+        self.n_features = labels.shape[1]
+        self.estimator = estimator
+        self.fingerprint = fingerprint
+        freq = selection_frequency(L)
+        self.selection_frequency = pd.Series(freq, index=names, name="frequency")
+        order = np.argsort(-freq, kind="stable")
+        self.stable_set = names[order[freq[order] >= self.threshold]]
+        self.mean_selected = float((L >= 0).sum(axis=1).mean())
+        self.error_bound = error_bound(
+            self.mean_selected, self.n_features, self.threshold
+        )
+        candidates = order[freq[order] >= self.min_frequency]
+        self.coclustering_features = names[candidates]
+        self.coclustering = coclustering(L, candidates)
+        self.modules = self._consensus(candidates, freq)
+        self.module_table = self._module_table(self.modules)
+        self.guarantee = (
+            f"Stability selection ({2 * self.n_pairs} fits on halves of "
+            f"{self.subsample_size} rows): stab. freq. is the share of fits "
+            f"selecting a gene; stability, the share of fits placing two members "
+            f"of a cluster together when both are selected (mean over pairs); "
+            f"jaccard, the cluster's best-match Jaccard across the fits "
+            f"(fpc::clusterboot: >= 0.75 stable, < 0.6 not to be trusted). The "
+            f"{self.stable_set.size} genes with stab. freq. >= {self.threshold:g} "
+            f"hold at most {self.error_bound:.3g} false selections in expectation "
+            f"if noise genes are selected exchangeably and no better than at "
+            f"random (Meinshausen & Buhlmann 2010). These numbers measure "
+            f"reproducibility, not significance."
+        )
+
+    def _consensus(
+        self, candidates: NDArray[np.intp], freq: NDArray[np.float64]
+    ) -> dict[str, list[str]]:
+        """Consensus modules of the stable set (a prefix of ``candidates``)."""
+        s = self.stable_set.size
+        stable = sparse.csr_array(self.coclustering[:s][:, :s])
+        module = consensus_modules(stable)
+        names = self.coclustering_features[:s]
+        groups = [names[module == k] for k in range(int(module.max(initial=-1)) + 1)]
+        ranked = sorted(
+            groups, key=lambda g: (-g.size, -self.selection_frequency[g].mean())
+        )
+        return {f"module_{i}": list(g) for i, g in enumerate(ranked, start=1)}
+
+    def _positions(self, members: list[str]) -> NDArray[np.intp]:
+        return np.asarray(self.labels.columns.get_indexer(members), dtype=np.intp)
+
+    def _module_table(self, modules: dict[str, list[str]]) -> pd.DataFrame:
+        """``size``, ``stability``, ``jaccard`` and ``frequency`` per module."""
+        L = self.labels.to_numpy()
+        rows = []
+        for members in modules.values():
+            pos = self._positions(members)
+            rows.append(
+                {
+                    "size": len(members),
+                    "stability": mean_coclustering(L, pos),
+                    "jaccard": float(best_match_jaccard(L, pos).mean()),
+                    "frequency": float(self.selection_frequency.iloc[pos].mean()),
+                }
+            )
+        columns = ["size", "stability", "jaccard", "frequency"]
+        table = pd.DataFrame(rows, index=list(modules), columns=columns)
+        return table.astype({"size": np.intp})
+
+    # ------------------------------------------------------- the fitted model
+    def check_matches(self, model: Any) -> None:
+        """Raise unless ``model`` was fitted with this result's parameters and data.
+
+        Parameters
+        ----------
+        model : VCPCR or VCPCRCV
+            A fitted estimator.
+
+        Raises
+        ------
+        TypeError
+            If ``model`` is not a ``VCPCR`` or ``VCPCRCV``.
+        ValueError
+            If it is unfitted, or its class, parameters (other than
+            ``random_state``, ``n_jobs``, ``verbose``) or data (rows, feature
+            names, response name, column means and standard deviations)
+            differ from those of this result.
+        """
+        self.fingerprint.check(model, "This StabilityResult")
+
+    def module_evidence(self, model: Any) -> pd.DataFrame:
+        """Stability of the clusters of a model fitted on all the data.
+
+        ``model.summary(inference=result)`` shows these columns beside each
+        cluster's coefficient.
+
+        Parameters
+        ----------
+        model : VCPCR or VCPCRCV
+            Fitted with the same parameters on the same data as this result
+            (checked by :meth:`check_matches`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per cluster of the model (``clusters_``): ``stability``
+            (mean co-clustering of its member pairs over the half-sample
+            fits; NaN for a single gene) and ``jaccard`` (mean best-match
+            Jaccard of the cluster across the fits, as ``fpc::clusterboot``).
+
+        Raises
+        ------
+        TypeError, ValueError
+            As :meth:`check_matches`.
+        """
+        self.check_matches(model)
+        fitted = model.best_estimator_ if isinstance(model, VCPCRCV) else model
+        table = self._module_table(dict(fitted.clusters_))
+        return table[["stability", "jaccard"]]
+
+    def gene_evidence(self, model: Any) -> pd.DataFrame:
+        """Return the selection frequencies of the genes selected at least once.
+
+        Parameters
+        ----------
+        model : VCPCR or VCPCRCV
+            Fitted with the same parameters on the same data as this result
+            (checked by :meth:`check_matches`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Column ``stab. freq.``: the stability-selection frequency.
+
+        Raises
+        ------
+        TypeError, ValueError
+            As :meth:`check_matches`.
+        """
+        self.check_matches(model)
+        freq = self.selection_frequency.sort_values(ascending=False, kind="stable")
+        return freq[freq > 0].to_frame("stab. freq.")
+
+    # ---------------------------------------------------------------- display
+    def summary(self, top: int = 30) -> VCPCRSummary:
+        """Stable set, consensus modules, the error bound and the parameters.
+
+        Parameters
+        ----------
+        top : int, default=30
+            Most frequent features of the stable set listed (a note counts
+            the rest).
+
+        Returns
+        -------
+        VCPCRSummary
+            statsmodels' ``Summary``; ``print`` it, or use ``as_text()``,
+            ``as_html()`` or ``as_latex()``.
+        """
+        check_scalar(top, "top", numbers.Integral, owner="summary", min_val=1)
+        smry = VCPCRSummary()
+        smry.add_table_2cols(
+            None,
+            title="Stability selection (complementary pairs)",
+            gleft=[(k, [_fmt(v)]) for k, v in self._header_left()],
+            gright=[(k, [_fmt(v)]) for k, v in self._header_right()],
+            yname=self.fingerprint.yname,
+            xname=list(self.stable_set),
+        )
+        if self.stable_set.size:
+            smry.tables.append(self._stable_table(int(top)))
+            smry.tables.append(self._modules_text_table())
+        notes = self._notes(int(top))
+        smry.add_extra_txt(
+            [
+                "Notes:",
+                *(
+                    textwrap.fill(f"[{i}] {n}", width=78, subsequent_indent="    ")
+                    for i, n in enumerate(notes, start=1)
+                ),
+            ]
+        )
+        return smry
+
+    def _header_left(self) -> list[tuple[str, Any]]:
+        return [
+            ("Estimator:", type(self.estimator).__name__),
+            ("Family:", self.estimator.family),
+            ("No. Observations:", self.n_samples),
+            ("Subsample size:", self.subsample_size),
+            ("No. Pairs:", self.n_pairs),
+            ("Min. frequency:", self.min_frequency),
+        ]
+
+    def _header_right(self) -> list[tuple[str, Any]]:
+        return [
+            ("No. Features:", self.n_features),
+            ("Mean selected (q):", self.mean_selected),
+            ("Threshold (pi):", self.threshold),
+            ("Stable features:", int(self.stable_set.size)),
+            ("E[false sel.] <=", self.error_bound),
+            ("Modules:", len(self.modules)),
+        ]
+
+    def _stable_table(self, top: int) -> SimpleTable:
+        module_of = {g: m for m, genes in self.modules.items() for g in genes}
+        shown = self.stable_set[:top]
+        return SimpleTable(
+            [[f"{self.selection_frequency[g]:.3f}", module_of[g]] for g in shown],
+            headers=["frequency", "module"],
+            stubs=[str(g) for g in shown],
+            title="Stable set",
+            txt_fmt={"data_aligns": "r", "colsep": "  "},
+        )
+
+    def _modules_text_table(self) -> SimpleTable:
+        members = {
+            m: [(g, float(self.selection_frequency[g])) for g in genes]
+            for m, genes in self.modules.items()
+        }
+        rows = composition_rows(members, top=3, width=40)
+        table = self.module_table
+        return SimpleTable(
+            [
+                [
+                    size,
+                    _fraction(table.loc[name, "stability"]),
+                    _fraction(table.loc[name, "jaccard"]),
+                    text,
+                ]
+                for name, size, text in rows
+            ],
+            headers=["size", "stability", "jaccard", "members (frequency)"],
+            stubs=[r[0] for r in rows],
+            title="Consensus modules of the stable set",
+            txt_fmt={"data_aligns": "l", "colsep": "  "},
+        )
+
+    def _notes(self, top: int) -> list[str]:
+        notes = []
+        if self.stable_set.size > top:
+            notes.append(
+                f"{self.stable_set.size - top} more stable features are not listed "
+                f"(summary(top=...) or the stable_set attribute)."
+            )
+        notes += [
+            f"Frequency: share of the {2 * self.n_pairs} fits, on {self.n_pairs} "
+            f"pairs of disjoint halves of {self.subsample_size} rows"
+            f"{' (stratified by class or event)' if self.stratified else ''}, "
+            f"that select the feature; min. frequency: features entering the "
+            f"co-clustering.",
+            "E[false selections] <= q^2 / ((2 pi - 1) p) (Meinshausen & "
+            "Buhlmann 2010) assumes that the noise features are selected "
+            "exchangeably and no worse than at random; correlated genes break "
+            "exchangeability. Without these assumptions it bounds the expected "
+            "number of stable features among those selected with probability "
+            "<= q/p on half the data (Shah & Samworth 2013).",
+            "Modules: average linkage on 1 - co-clustering of the stable set, "
+            "cut at 0.5. stability: mean over member pairs of the share of "
+            "subsamples placing both in one cluster when both are selected; "
+            "jaccard: mean over subsamples of the best-match Jaccard with a "
+            "subsample's cluster (fpc::clusterboot; >= 0.75 stable, < 0.6 "
+            "not to be trusted).",
+        ]
+        return notes
+
+    def plot(self, axes: Any = None, *, top: int = 50) -> Any:
+        """Plot the selection frequencies and the co-clustering of the stable set.
+
+        See :func:`vcpcr.plotting.plot_stability`.
+
+        Parameters
+        ----------
+        axes : sequence of two matplotlib.axes.Axes, optional
+            Axes to draw on (a new figure otherwise).
+        top : int, default=50
+            Most frequent features shown in the frequency panel.
+
+        Returns
+        -------
+        ndarray of matplotlib.axes.Axes
+            The two axes.
+        """
+        from vcpcr.plotting import plot_stability
+
+        return plot_stability(self, axes=axes, top=top)
+
+
+def _subsample_labels(
+    template: VCPCR | VCPCRCV, seed: int, X: Any, y: Any, rows: NDArray[np.intp]
+) -> pd.Series:
+    """Fit a seeded clone on some rows; return its cluster of each feature."""
+    model = clone_for_split(template, seed).fit(take(X, rows), take(y, rows))
+    fitted = model.best_estimator_ if isinstance(model, VCPCRCV) else model
+    return pd.Series(fitted.labels_, index=fitted.membership_.index)
+
+
+def _complementary_pairs(
+    n_samples: int, strata: NDArray[Any] | None, n_pairs: int, rng: np.random.Generator
+) -> NDArray[np.intp]:
+    """Rows of ``2 n_pairs`` subsamples of ``n // 2``; pairs ``2i, 2i+1`` disjoint."""
+    half = n_samples // 2
+    subsamples = []
+    for first, second in draw_splits(n_samples, strata, n_pairs, 0.5, rng):
+        if second.size > half:  # odd n: one row sits out of this pair
+            second = np.sort(rng.choice(second, size=half, replace=False))
+        subsamples += [first, second]
+    return np.asarray(subsamples, dtype=np.intp)
+
+
+def stability_selection(
+    estimator: VCPCR | VCPCRCV,
+    X: Any,
+    y: Any = None,
+    *,
+    n_pairs: int = 50,
+    threshold: float = 0.6,
+    min_frequency: float = 0.1,
+    n_jobs: int | None = None,
+    verbose: bool = False,
+    random_state: Any = None,
+) -> StabilityResult:
+    r"""Stability selection of genes and gene modules by complementary pairs.
+
+    Each of ``n_pairs`` random pairs splits the rows into two disjoint halves
+    of ``n // 2`` rows (stratified by class or event indicator); a clone of
+    the unfitted template is fitted on each half (a ``VCPCRCV`` is tuned
+    inside each half). A feature's selection frequency is the share of these
+    ``2 n_pairs`` fits that select it; how often two features share a
+    cluster when both are selected gives the consensus gene modules.
+
+    Parameters
+    ----------
+    estimator : VCPCR or VCPCRCV
+        Unfitted template, cloned for every half; its ``random_state`` is
+        replaced by a seed per half drawn from ``random_state``.
+    X : array-like of shape (n_samples, n_features) or DataFrame
+        Predictors (with a formula template, the DataFrame).
+    y : array-like of shape (n_samples,), optional
+        Response as the template's ``fit`` takes it (None with a formula).
+    n_pairs : int, default=50
+        Number of complementary pairs (``2 n_pairs`` fits).
+    threshold : float, default=0.6
+        :math:`\pi \in (0.5, 1]`: features selected in at least this share
+        of the fits form the stable set (the error bound needs
+        :math:`\pi > 1/2`).
+    min_frequency : float, default=0.1
+        Features selected in at least this share of the fits enter the
+        co-clustering matrix; in ``(0, threshold]``. The number of such
+        features is at most ``q / min_frequency`` (``q`` the mean number
+        selected per fit), so the matrix stays small whatever the number of
+        features.
+    n_jobs : int or None, default=None
+        Fits run in parallel through joblib (any backend); the result does
+        not depend on it.
+    verbose : bool, default=False
+        Show a progress bar.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the halves and the fits.
+
+    Returns
+    -------
+    StabilityResult
+        Frequencies, stable set, error bound, co-clustering, consensus
+        modules and their stability.
+
+    Raises
+    ------
+    TypeError
+        If ``estimator`` is not a ``VCPCR`` / ``VCPCRCV``, or a parameter has
+        the wrong type.
+    ValueError
+        If the estimator is fitted, a parameter is out of range, ``X`` and
+        ``y`` do not match, a half would have fewer than 3 rows, or a class
+        (event status) has fewer than 2 rows.
+
+    See Also
+    --------
+    StabilityResult : What the numbers mean and assume.
+
+    Notes
+    -----
+    With :math:`q` the mean number of features selected per half and
+    :math:`p` the number of features, the stable set's expected number of
+    false selections is at most :math:`q^2 / ((2\pi - 1) p)` (Meinshausen &
+    Bühlmann 2010) under exchangeability and better-than-random selection of
+    the noise features; Shah & Samworth (2013) show what the complementary
+    pairs guarantee without those assumptions (see :class:`StabilityResult`).
+    For odd ``n`` one row, drawn at random, sits out of each pair. The cost
+    is ``2 n_pairs`` fits on half the rows.
+
+    References
+    ----------
+    .. [1] Meinshausen, N., Bühlmann, P. (2010). Stability selection. JRSS-B
+       72(4), 417-473.
+    .. [2] Shah, R. D., Samworth, R. J. (2013). Variable selection with error
+       control: another look at stability selection. JRSS-B 75(1), 55-80.
+
+    Examples
+    --------
+    >>> from vcpcr import VCPCR
+    >>> from vcpcr.inference import stability_selection
+    >>> from vcpcr.simulate import make_paper_data
+    >>> data = make_paper_data(n_samples=60, random_state=0)
+    >>> template = VCPCR(n_clusters=4, lam_ratio=0.4, n_init=2)
+    >>> res = stability_selection(template, data.X, data.y, n_pairs=5,
+    ...                           random_state=0)
+    >>> res.selection_frequency.shape
+    (200,)
+    >>> bool(res.selection_frequency[res.stable_set].min() >= 0.6)
+    True
+    """
+    owner = "stability_selection"
+    check_template(estimator, owner)
+    if isinstance(estimator, VCPCRCV) and not estimator.refit:
+        raise ValueError(
+            f"The 'estimator' parameter of {owner} is a VCPCRCV with refit=False; "
+            f"each half needs the tuned model's clusters. Use refit=True."
+        )
+    real = numbers.Real
+    check_scalar(n_pairs, "n_pairs", numbers.Integral, owner=owner, min_val=1)
+    check_scalar(
+        threshold,
+        "threshold",
+        real,
+        owner=owner,
+        min_val=0.5,
+        max_val=1.0,
+        include_min=False,
+    )
+    check_scalar(
+        min_frequency,
+        "min_frequency",
+        real,
+        owner=owner,
+        min_val=0.0,
+        max_val=float(threshold),
+        include_min=False,
+    )
+    data = resampling_rows(estimator, X, y, owner)
+    n = data.n_samples
+    if n // 2 < 3:
+        raise ValueError(
+            f"{owner} fits on halves of n // 2 rows; X has {n} rows, so halves "
+            f"of {n // 2}. Each half needs at least 3 rows."
+        )
+    rng = check_random_state(random_state)
+    subsamples = _complementary_pairs(n, data.strata, int(n_pairs), rng)
+    seeds = split_seeds(rng, len(subsamples))
+    tasks = [
+        (estimator, seed, data.X, data.y, rows)
+        for seed, rows in zip(seeds, subsamples, strict=True)
+    ]
+    fits = run_parallel(
+        _subsample_labels, tasks, n_jobs=n_jobs, verbose=verbose, desc=owner
+    )
+    names = list(data.fingerprint.feature_names)
+    index = pd.MultiIndex.from_product(
+        [range(int(n_pairs)), [0, 1]], names=["pair", "half"]
+    )
+    labels = pd.DataFrame(
+        [s.reindex(names, fill_value=-1).to_numpy() for s in fits],
+        index=index,
+        columns=pd.Index(names),
+    )
+    return StabilityResult(
+        labels,
+        subsamples,
+        threshold=threshold,
+        min_frequency=min_frequency,
+        n_samples=n,
+        stratified=data.strata is not None,
+        estimator=estimator,
+        fingerprint=data.fingerprint,
+    )
