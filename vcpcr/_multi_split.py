@@ -33,7 +33,7 @@ from vcpcr._resampling import (
     split_seeds,
     take,
 )
-from vcpcr._summary import VCPCRSummary, evidence_table
+from vcpcr._summary import VCPCRSummary, evidence_table, numbered_notes
 from vcpcr._validation import check_array, check_scalar
 from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
@@ -104,7 +104,11 @@ def aggregate_pvalues(P: ArrayLike, gamma_min: float = 0.05) -> Any:
     :math:`\gamma = k / B` it is the ``k``-th smallest of the ``B`` values,
     so :math:`q_\gamma / \gamma = p_{(k)} B / k`. The factor
     :math:`1 - \log\gamma_{\min}` pays for searching over the grid
-    (Meinshausen, Meier & Bühlmann 2009, Theorem 3). When the grid holds one
+    (Meinshausen, Meier & Bühlmann 2009, Theorem 3; ``hdi`` uses
+    :math:`1 - \log\min G`, which is at most as large). A gene needs small
+    p-values in at least :math:`\lceil \gamma_{\min} B \rceil` splits: with
+    ``B = 20`` and ``gamma_min = 0.05`` a single split can reject it, so use
+    ``B >= 50``. When the grid holds one
     value the rule is their fixed-:math:`\gamma` aggregation (Theorem 1),
     without the factor, as in ``hdi``; when it is empty (one split, or
     :math:`\gamma_{\min} > (B - 1) / B`) the grid is :math:`\{1\}`, the
@@ -182,7 +186,9 @@ def _split(
         fitted = model.best_estimator_ if isinstance(model, VCPCRCV) else model
         M = fitted.transform(take(rows.X, second))
     except ValueError as exc:
-        return _Split(f"fitting the first part failed: {exc}")
+        return _Split(
+            f"fitting the first part (or transforming the second) failed: {exc}"
+        )
     params = getattr(model, "best_params_", None)
     if (
         tuple(str(c) for c in fitted.membership_.index)
@@ -444,20 +450,8 @@ class MultiSplitResult:
                 f"{self.n_splits_skipped} split(s) were skipped (most often, "
                 f"{count} time(s): {top})."
             )
-        smry.add_extra_txt(_numbered(notes))
+        smry.add_extra_txt(numbered_notes(notes))
         return smry
-
-
-def _numbered(notes: list[str]) -> list[str]:
-    import textwrap
-
-    return [
-        "Notes:",
-        *(
-            textwrap.fill(f"[{i}] {n}", width=78, subsequent_indent="    ")
-            for i, n in enumerate(notes, start=1)
-        ),
-    ]
 
 
 # ------------------------------------------------------------- multi_split
@@ -556,7 +550,11 @@ def multi_split(
     it (the screening condition). A gene correlated with an active gene can
     be rejected with its module: the statement is "gene j belongs to a
     module associated with y", not "gene j acts on y". The cost is
-    ``n_splits`` fits of the template on ``train_size`` of the rows.
+    ``n_splits`` fits of the template on ``train_size`` of the rows. With
+    ``gamma_min = 0.05`` a gene needs small p-values in at least
+    ``ceil(0.05 * n_splits)`` splits; with 20 splits or fewer one split
+    suffices, which lets a noise gene that joined an active module once be
+    rejected (``docs/inference.md`` measures it): keep ``n_splits >= 50``.
 
     A split is skipped (and counted) when a part has no event or misses a
     class, when the fit on the first part or step 2 on the second fails

@@ -22,6 +22,7 @@ on random parts of the rows. This module holds what they share:
 from __future__ import annotations
 
 import numbers
+import re
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -48,6 +49,7 @@ from vcpcr._validation import (
     check_random_state,
     check_scalar,
 )
+from vcpcr.exceptions import VCPCRWarning
 
 __all__ = [
     "IGNORED_PARAMS",
@@ -69,6 +71,7 @@ __all__ = [
 IGNORED_PARAMS = ("n_jobs", "verbose", "random_state")
 
 _TEMPLATES = (VCPCR, VCPCRCV)
+_NUMBER = re.compile(r"[-+]?\d[\d.]*(?:e[-+]?\d+)?")
 
 
 def check_template(estimator: Any, owner: str) -> None:
@@ -110,22 +113,16 @@ def check_template(estimator: Any, owner: str) -> None:
 
 def _same(a: Any, b: Any) -> bool:
     """Whether two parameter values are equal (arrays by value, objects by repr)."""
-    if a is b:
-        return True
-    if isinstance(a, np.ndarray | list | tuple) or isinstance(
-        b, np.ndarray | list | tuple
-    ):
+    sequences = np.ndarray | list | tuple
+    if isinstance(a, sequences) or isinstance(b, sequences):
         try:
             return bool(np.array_equal(np.asarray(a), np.asarray(b)))
         except (TypeError, ValueError):
             return repr(a) == repr(b)
-    if a is None or b is None or isinstance(a, str | numbers.Number):
-        return bool(a == b) if type(a) is type(b) or _both_numbers(a, b) else False
+    scalars = str | numbers.Number | None
+    if isinstance(a, scalars) and isinstance(b, scalars):
+        return bool(a == b)
     return repr(a) == repr(b)
-
-
-def _both_numbers(a: Any, b: Any) -> bool:
-    return isinstance(a, numbers.Number) and isinstance(b, numbers.Number)
 
 
 def _params(estimator: BaseEstimator) -> dict[str, Any]:
@@ -349,8 +346,9 @@ def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> R
     Raises
     ------
     ValueError
-        If ``X`` and ``y`` have different numbers of rows, or for any data
-        problem that ``fit`` would report.
+        If ``X`` and ``y`` have different numbers of rows, for any data
+        problem that ``fit`` would report, or for a template parameter out of
+        range (checked here, before any resample).
     """
     family_name = check_choice(
         estimator.family, "family", tuple(FAMILIES), owner=type(estimator).__name__
@@ -378,6 +376,12 @@ def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> R
         else [str(n) for n in feature_names]
     )
     Xa = check_array(Xv, "X", feature_names=names, min_samples=3, allow_constant=False)
+    with warnings.catch_warnings():  # each resample warns about a capped K
+        warnings.simplefilter("ignore", VCPCRWarning)
+        if isinstance(scratch, VCPCR):  # the parameters, before any resample
+            scratch._check_params(Xa.shape[1])
+        else:
+            scratch._check_params()
     prepared = family.prepare(yv)
     _, mean, scale = standardize(Xa)
     fingerprint = Fingerprint(
@@ -573,7 +577,8 @@ def run_parallel(
     ``joblib.parallel_config``); the order of the results is the order of
     the tasks whatever the backend. Warnings raised inside a task are
     recorded there (a process backend would lose them) and re-issued here,
-    each distinct message once, with the number of resamples it occurred in.
+    once per kind (category and message up to its numbers), with the number
+    of resamples it occurred in and the first message of that kind.
 
     Parameters
     ----------
@@ -600,13 +605,15 @@ def run_parallel(
     jobs = (delayed(_recorded)(function, task) for task in tasks)
     out = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
     done = list(tqdm(out, total=len(tasks), desc=desc, disable=not verbose))
-    counts: dict[tuple[type[Warning], str], int] = {}
+    counts: dict[tuple[type[Warning], str], list[Any]] = {}
     for _, caught in done:
-        for key in dict.fromkeys(caught):  # once per resample
-            counts[key] = counts.get(key, 0) + 1
-    for (category, message), count in counts.items():
+        # messages that differ only in their numbers are one warning
+        kinds = {(c, _NUMBER.sub("#", m)): m for c, m in caught}
+        for key, message in kinds.items():  # once per resample
+            counts.setdefault(key, [0, message])[0] += 1
+    for (category, _), (count, message) in counts.items():
         warnings.warn(
-            f"In {desc} ({count} of {len(tasks)} resamples): {message}",
+            f"In {desc} ({count} of {len(tasks)} resamples; the first): {message}",
             category,
             stacklevel=3,
         )

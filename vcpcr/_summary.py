@@ -33,6 +33,7 @@ __all__ = [
     "build_summary",
     "composition_rows",
     "evidence_table",
+    "numbered_notes",
 ]
 
 POST_SELECTION_NOTE = (
@@ -289,13 +290,31 @@ def build_summary(
         )
     if gene_evidence is not None:
         smry.tables.append(gene_evidence)
-    numbered = [
-        textwrap.fill(f"[{i}] {note}", width=78, subsequent_indent="    ")
-        for i, note in enumerate(notes, start=1)
-    ]
-    if numbered:
-        smry.add_extra_txt(["Notes:", *numbered])
+    if notes:
+        smry.add_extra_txt(numbered_notes(notes))
     return smry
+
+
+def numbered_notes(notes: Sequence[str]) -> list[str]:
+    """Return ``"Notes:"`` and the notes numbered ``[1]``, ... wrapped at 78.
+
+    Parameters
+    ----------
+    notes : sequence of str
+        The notes.
+
+    Returns
+    -------
+    list of str
+        Lines for statsmodels' ``Summary.add_extra_txt``.
+    """
+    return [
+        "Notes:",
+        *(
+            textwrap.fill(f"[{i}] {note}", width=78, subsequent_indent="    ")
+            for i, note in enumerate(notes, start=1)
+        ),
+    ]
 
 
 def params_frame(params: ParamTable, alpha: float) -> pd.DataFrame:

@@ -1,0 +1,403 @@
+"""Benchmark: honest p-values after selection with ``vcpcr.inference.multi_split``.
+
+Run (seeded, one core per process; about 30 minutes on a loaded 2-core
+machine, ``--quick`` about one minute)::
+
+    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 TQDM_DISABLE=1 \\
+        python benchmarks/bench_inference.py [--quick]
+
+Prints markdown tables (issue #16):
+
+1. **Global null**, gaussian, binomial and cox: ``y`` drawn independently of
+   a block-correlated ``X`` (n = 100, p = 200: 20 blocks of 10 variables at
+   correlation 0.6; gaussian ``y ~ N(0, 1)``, binomial prevalence 0.5, cox
+   exponential times with 30 % censoring), ``N_NULL`` data sets per family.
+   The family-wise error rate at 0.05 (share of data sets with at least one
+   rejection) of: the multi-split gene p-values (``multi_split(VCPCR(
+   n_clusters=5, lam_ratio=0.3, n_init=3), n_splits=50)`` (``--n-splits``),
+   gene rejected when ``P_j < 0.05``); the naive summary of the same ``VCPCR`` fitted on
+   all data (a gene rejected when its cluster's p-value in ``summary()`` is
+   < 0.05, and with Bonferroni over the clusters); and, gaussian only,
+   hidimstat's ``EnCluDL``. Pass: the upper end of the two-sided 95 %
+   Clopper-Pearson interval of the multi-split FWER is below 0.08.
+2. **Signal**, the paper's configuration-1 design (``vcpcr.simulate``: ten
+   blocks of five, active blocks 1, 3, 5, 7 each correlated with the inactive
+   block after it at 0.6, blocks 9-10 correlated with each other, 150
+   independent noise variables; coefficients +-1 on the active blocks times
+   ``SCALE[family]``; gaussian SNR 2), n = 100, ``N_SIGNAL`` data sets per
+   family, multi-split and the naive summary at ``lam_ratio`` 0.3 and 0.5
+   (``VCPCR``'s default). Columns: FWER over the *null* genes
+   (independent of ``y`` and of every active gene: blocks 9-10 and the
+   noise), the rejection rate of the
+   *correlated inactive* genes (share of such genes rejected, and share of
+   data sets with at least one), the power per active block (a block is
+   detected when any of its five genes has ``P < 0.05``; mean over the four
+   blocks and the data sets), and the mean number of genes rejected.
+   hidimstat's ``EnCluDL`` (gaussian; ``DesparsifiedLasso`` on Ward
+   ``FeatureAgglomeration(n_clusters=50)`` fitted on 30 % subsamples, 10
+   bootstraps, rejection by ``fwer_selection(0.05, n_tests=50)``) on the same
+   data. Its delta-FWER (Chevalier et al. 2022) counts only false rejections
+   farther than delta from the support; here the delta-neighbourhood of the
+   support is the correlated inactive blocks, so delta-FWER is the "null
+   genes" FWER column, for both methods.
+3. **Cost**: one ``VCPCR.fit`` against ``multi_split`` (50 splits) on a 200
+   x 2,000 gaussian problem (one and two processes) and on the Liver data
+   (the README's model); ``multi_split`` with a ``VCPCRCV()`` template.
+
+4. **A VCPCRCV template** (gaussian, ``N_CV`` null and signal data sets):
+   every split tunes ``n_clusters``, ``delta`` and ``lam_ratio`` by 5-fold CV
+   on its first part.
+
+``--part null|signal|cv|cost`` prints one table only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import time
+import warnings
+from typing import Any
+
+import numpy as np
+from scipy import stats
+from sklearn.base import clone
+
+from vcpcr import VCPCR, VCPCRCV, Surv
+from vcpcr.datasets import load_liver
+from vcpcr.inference import multi_split
+from vcpcr.simulate import make_block_data
+
+N_NULL, N_SIGNAL, N_SPLITS, N_INIT, N = 200, 60, 50, 3, 100
+N_CV = 25  # data sets with a VCPCRCV template (each split tunes by 5-fold CV)
+QUICK = {"N_NULL": 12, "N_SIGNAL": 4, "N_SPLITS": 10, "N_INIT": 2, "N_CV": 2}
+FAMILIES = ("gaussian", "binomial", "cox")
+SCALE = {"gaussian": 1.0, "binomial": 0.5, "cox": 0.3}
+LAM_RATIOS = (0.3, 0.5)  # the issue's setting, and VCPCR's default
+ENCLUDL_CLUSTERS = 50
+# The paper's configuration 1 (vcpcr.simulate.make_paper_data docstring).
+PAPER = {
+    "block_sizes": [5] * 10,
+    "coefs": [1, 0, -1, 0, 1, 0, -1, 0, 0, 0],
+    "corr_groups": [0, 0, 1, 1, 2, 2, 3, 3, 4, 5],
+    "n_noise": 150,
+}
+ACTIVE = [np.arange(10 * k, 10 * k + 5) for k in range(4)]
+CORRELATED = np.concatenate([np.arange(10 * k + 5, 10 * k + 10) for k in range(4)])
+NULL_GENES = np.arange(40, 200)
+
+
+def template(family: str, n_init: int, lam_ratio: float = 0.3) -> VCPCR:
+    return VCPCR(n_clusters=5, lam_ratio=lam_ratio, n_init=n_init, family=family)
+
+
+def outcome(data: Any, family: str) -> Any:
+    return Surv(data.y, data.event) if family == "cox" else data.y
+
+
+def null_data(family: str, seed: int) -> tuple[np.ndarray, Any]:
+    extra: dict[str, Any] = {"noise_sd": 1.0} if family == "gaussian" else {}
+    data = make_block_data(
+        N, [10] * 20, [0.0] * 20, rho=0.6, family=family, random_state=seed, **extra
+    )
+    return data.X, outcome(data, family)
+
+
+def signal_data(family: str, seed: int) -> tuple[np.ndarray, Any]:
+    extra: dict[str, Any] = {"snr": 2.0} if family == "gaussian" else {}
+    coefs = [SCALE[family] * c for c in PAPER["coefs"]]
+    data = make_block_data(
+        N,
+        PAPER["block_sizes"],
+        coefs,
+        corr_groups=PAPER["corr_groups"],
+        n_noise=PAPER["n_noise"],
+        rho=0.6,
+        family=family,
+        random_state=seed,
+        **extra,
+    )
+    return data.X, outcome(data, family)
+
+
+def naive_rejections(
+    X: np.ndarray, y: Any, family: str, seed: int, lam_ratio: float = 0.3
+) -> tuple[np.ndarray, np.ndarray]:
+    """Genes whose cluster p-value in summary() is < 0.05 (raw, Bonferroni)."""
+    model = template(family, N_INIT, lam_ratio).set_params(random_state=seed)
+    model.fit(X, y)
+    res = model.result_
+    p = res.summary["p"] if family == "cox" else res.pvalues.drop("const")
+    raw = np.zeros(X.shape[1], dtype=bool)
+    bonf = np.zeros(X.shape[1], dtype=bool)
+    for cluster, pvalue in p.items():
+        members = model.labels_ == list(model.membership_.columns).index(cluster)
+        raw[members] |= pvalue < 0.05
+        bonf[members] |= pvalue * len(p) < 0.05
+    return raw, bonf
+
+
+def multi_split_rejections(
+    X: np.ndarray, y: Any, family: str, seed: int, lam_ratio: float = 0.3
+) -> Any:
+    result = multi_split(
+        template(family, N_INIT, lam_ratio),
+        X,
+        y,
+        n_splits=N_SPLITS,
+        random_state=seed,
+        n_jobs=1,
+    )
+    return result.pvalues.to_numpy() < 0.05
+
+
+def encludl_rejections(X: np.ndarray, y: np.ndarray, seed: int) -> np.ndarray:
+    from hidimstat import DesparsifiedLasso, EnCluDL
+    from sklearn.cluster import FeatureAgglomeration
+
+    model = EnCluDL(
+        DesparsifiedLasso(random_state=seed),
+        FeatureAgglomeration(n_clusters=ENCLUDL_CLUSTERS),
+        n_bootstraps=10,
+        random_state=seed,
+    )
+    model.fit(X, y)
+    model.importance()
+    selected = model.fwer_selection(0.05, n_tests=ENCLUDL_CLUSTERS)
+    return np.asarray(selected) != 0
+
+
+def upper95(k: int, n: int) -> float:
+    """Upper end of the two-sided 95 % Clopper-Pearson interval of k / n."""
+    return 1.0 if k == n else float(stats.beta.ppf(0.975, k + 1, n - k))
+
+
+def rate(k: int, n: int) -> str:
+    return f"{k}/{n} = {k / n:.3f} (95 % CI upper {upper95(k, n):.3f})"
+
+
+def run_null(family: str) -> list[str]:
+    methods = ["multi-split", "naive summary", "naive + Bonferroni"]
+    if family == "gaussian":
+        methods.append("EnCluDL")
+    events = dict.fromkeys(methods, 0)
+    seconds = 0.0
+    for rep in range(N_NULL):
+        seed = 1000 * FAMILIES.index(family) + rep
+        X, y = null_data(family, seed)
+        t0 = time.perf_counter()
+        events["multi-split"] += bool(multi_split_rejections(X, y, family, seed).any())
+        seconds += time.perf_counter() - t0
+        raw, bonf = naive_rejections(X, y, family, seed)
+        events["naive summary"] += bool(raw.any())
+        events["naive + Bonferroni"] += bool(bonf.any())
+        if family == "gaussian":
+            events["EnCluDL"] += bool(encludl_rejections(X, y, seed).any())
+    k = events["multi-split"]
+    verdict = "PASS" if upper95(k, N_NULL) < 0.08 else "FAIL"
+    rows = [
+        f"| {family} | {m} | {rate(events[m], N_NULL)} | "
+        f"{verdict if m == 'multi-split' else ''} |"
+        for m in methods
+    ]
+    rows.append(
+        f"| {family} | (multi-split time per data set) | {seconds / N_NULL:.2f} s | |"
+    )
+    return rows
+
+
+def signal_metrics(rejected: list[np.ndarray]) -> str:
+    R = np.array(rejected)
+    n = R.shape[0]
+    fwer = int(R[:, NULL_GENES].any(axis=1).sum())
+    corr_rate = R[:, CORRELATED].mean()
+    corr_any = R[:, CORRELATED].any(axis=1).mean()
+    power = np.mean([R[:, block].any(axis=1).mean() for block in ACTIVE])
+    return (
+        f"{rate(fwer, n)} | {corr_rate:.3f} / {corr_any:.2f} | {power:.2f} | "
+        f"{R.sum(axis=1).mean():.1f}"
+    )
+
+
+def run_signal(family: str) -> list[str]:
+    found: dict[str, list[np.ndarray]] = {}
+    for rep in range(N_SIGNAL):
+        seed = 5000 + 1000 * FAMILIES.index(family) + rep
+        X, y = signal_data(family, seed)
+        for lam in LAM_RATIOS:
+            found.setdefault(f"multi-split, lam_ratio={lam}", []).append(
+                multi_split_rejections(X, y, family, seed, lam)
+            )
+            found.setdefault(f"naive summary, lam_ratio={lam}", []).append(
+                naive_rejections(X, y, family, seed, lam)[0]
+            )
+        if family == "gaussian":
+            found.setdefault("EnCluDL", []).append(encludl_rejections(X, y, seed))
+    return [f"| {family} | {m} | {signal_metrics(r)} |" for m, r in found.items()]
+
+
+def run_cv_template() -> list[str]:
+    """Gaussian null and signal data with a ``VCPCRCV()`` template (re-tuned in
+    every split), ``N_CV`` data sets each."""
+    null_events = 0
+    found = []
+    for rep in range(N_CV):
+        X, y = null_data("gaussian", 90000 + rep)
+        res = multi_split(VCPCRCV(), X, y, n_splits=N_SPLITS, random_state=rep)
+        null_events += bool((res.pvalues < 0.05).any())
+        X, y = signal_data("gaussian", 95000 + rep)
+        res = multi_split(VCPCRCV(), X, y, n_splits=N_SPLITS, random_state=rep)
+        found.append(res.pvalues.to_numpy() < 0.05)
+    return [
+        f"| global null | {rate(null_events, N_CV)} | | | |",
+        f"| signal (configuration 1) | {signal_metrics(found)} |",
+    ]
+
+
+def timed(fn: Any) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def run_cost() -> list[str]:
+    data = make_block_data(
+        200,
+        [20] * 10,
+        [0.5, 0, -0.5, 0, 0, 0, 0, 0, 0, 0],
+        n_noise=1800,
+        random_state=0,
+    )
+    X, y = data.X, data.y
+    est = VCPCR(n_clusters=10, lam_ratio=0.3, n_init=5, random_state=0)
+    one = timed(lambda: est.fit(X, y))
+    half = timed(lambda: clone(est).fit(X[:100], y[:100]))
+    rows = [
+        f"| `VCPCR.fit`, 200 x 2,000 ({int((est.labels_ >= 0).sum())} genes "
+        f"selected) | {one:.2f} s | |",
+        f"| `VCPCR.fit`, 100 x 2,000 (one half) | {half:.2f} s | |",
+    ]
+    for n_jobs in (1, 2):
+        t = timed(
+            lambda n_jobs=n_jobs: multi_split(
+                clone(est), X, y, n_splits=50, random_state=0, n_jobs=n_jobs
+            )
+        )
+        rows.append(
+            f"| `multi_split`, 50 splits, n_jobs={n_jobs} | {t:.1f} s | "
+            f"{t / 50:.2f} s = {t / 50 / one:.1f} x one full fit |"
+        )
+    Xl, yl = load_liver(return_X_y=True)
+    liver = VCPCR(n_clusters=10, lam_ratio=0.2, delta=0.1, random_state=0)
+    one = timed(lambda: liver.fit(Xl, yl))
+    t = timed(lambda: multi_split(clone(liver), Xl, yl, n_splits=50, random_state=0))
+    rows.append(f"| Liver 131 x 2,785, the README's `VCPCR`: fit | {one:.1f} s | |")
+    rows.append(
+        f"| Liver, `multi_split`, 50 splits, n_jobs=1 | {t:.1f} s | "
+        f"{t / 50:.2f} s = {t / 50 / one:.1f} x one full fit |"
+    )
+    small = make_block_data(100, [10] * 20, [0.5] + [0.0] * 19, random_state=1)
+    t_cv = timed(lambda: VCPCRCV(random_state=0).fit(small.X, small.y))
+    t_ms = timed(
+        lambda: multi_split(
+            VCPCRCV(), small.X, small.y, n_splits=4, random_state=0, n_jobs=1
+        )
+    )
+    rows.append(f"| `VCPCRCV()` defaults, fit on 100 x 200 | {t_cv:.1f} s | |")
+    rows.append(
+        f"| `multi_split(VCPCRCV())`, 100 x 200, 4 splits | {t_ms:.1f} s | "
+        f"{t_ms / 4:.2f} s (50 splits: about {12.5 * t_ms:.0f} s) |"
+    )
+    return rows
+
+
+def print_table(title: str, header: list[str], rows: Any) -> None:
+    """Print a markdown table; ``rows()`` yields each row as it is measured."""
+    print(f"\n{title}\n")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for row in rows():
+        print(row, flush=True)
+
+
+def tables() -> dict[str, tuple[str, list[str], Any]]:
+    """Each part: title, column names, and the function giving its rows."""
+    return {
+        "null": (
+            "Global null: FWER at 0.05 (p = 200, 20 blocks of 10 at rho = 0.6)",
+            ["family", "method", "FWER", "pass (upper < 0.08)"],
+            lambda: (row for family in FAMILIES for row in run_null(family)),
+        ),
+        "signal": (
+            "Signal: the paper's configuration 1 (p = 200, rho = 0.6)",
+            [
+                "family",
+                "method",
+                "FWER, null genes (= delta-FWER)",
+                "correlated inactive: share rejected / any",
+                "power per active block",
+                "genes rejected",
+            ],
+            lambda: (row for family in FAMILIES for row in run_signal(family)),
+        ),
+        "cv": (
+            f"Gaussian, multi_split(VCPCRCV()) (defaults: tuned by 5-fold CV "
+            f"inside every split), {N_CV} data sets each",
+            [
+                "data",
+                "FWER (null genes)",
+                "correlated inactive: share / any",
+                "power per active block",
+                "genes rejected",
+            ],
+            run_cv_template,
+        ),
+        "cost": (
+            "Cost (one process unless said; wall-clock seconds of one run)",
+            ["what", "wall time", "per split"],
+            run_cost,
+        ),
+    }
+
+
+def main() -> None:
+    global N_NULL, N_SIGNAL, N_SPLITS, N_INIT, N_CV
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a few data sets only")
+    parser.add_argument(
+        "--part",
+        choices=("all", "null", "signal", "cv", "cost"),
+        default="all",
+        help="which table(s) to print",
+    )
+    parser.add_argument(
+        "--n-splits", type=int, default=N_SPLITS, help="splits per multi_split"
+    )
+    parser.add_argument(
+        "--n-signal", type=int, default=N_SIGNAL, help="signal data sets per family"
+    )
+    args = parser.parse_args()
+    N_SPLITS, N_SIGNAL = args.n_splits, args.n_signal
+    if args.quick:
+        N_NULL, N_SIGNAL = QUICK["N_NULL"], QUICK["N_SIGNAL"]
+        N_SPLITS, N_INIT = QUICK["N_SPLITS"], QUICK["N_INIT"]
+        N_CV = QUICK["N_CV"]
+    warnings.simplefilter("ignore")  # separation, empty fits: counted as they are
+    start = time.perf_counter()
+    load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    print(f"Machine: {os.cpu_count()} cores; at start: {load}")
+    print(
+        f"\nn = {N}, multi_split(VCPCR(n_clusters=5, lam_ratio=0.3, "
+        f"n_init={N_INIT}), n_splits={N_SPLITS}); {N_NULL} null and {N_SIGNAL} "
+        f"signal data sets per family."
+    )
+    for part, (title, header, rows) in tables().items():
+        if args.part in ("all", part):
+            print_table(title, header, rows)
+    load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    print(f"\nTotal {time.perf_counter() - start:.0f} s; at the end: {load}")
+
+
+if __name__ == "__main__":
+    main()
