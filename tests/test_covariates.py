@@ -306,16 +306,21 @@ def test_two_part_formula_bad_input():
     [
         ("gaussian", _gaussian, "neg_mean_squared_error"),
         ("binomial", _binomial, "neg_log_loss"),
+        ("cox", _cox, None),
     ],
 )
 def test_cv_fold_equals_vcpcr_with_covariates(family, data, scoring):
     """A fold of VCPCRCV (batched weights, clustering, step 2, scores) scores
     what VCPCR(covariates=...) fitted on the training part scores."""
-    from sklearn.metrics import get_scorer
-
+    from vcpcr._families import FAMILIES
+    from vcpcr._scoring import get_scorer
     from vcpcr._sos_nmf import random_partition
-    from vcpcr._tuning import FoldSpec, Grid, fit_fold
+    from vcpcr._tuning import FoldSpec, Grid, batch_scoring, fit_fold
 
+    if family == "cox":
+        pytest.importorskip("sksurv")
+        pytest.importorskip("lifelines")
+    scorer = get_scorer(scoring, FAMILIES[family], VCPCR(family=family))
     X, y = data()
     order = [*COV, *(c for c in X.columns if c not in COV)]  # covariates first
     A = X[order].to_numpy()
@@ -329,8 +334,8 @@ def test_cv_fold_equals_vcpcr_with_covariates(family, data, scoring):
         500,
         1e-4,
         VCPCR(family=family),
-        get_scorer(scoring),
-        scoring,
+        scorer,
+        batch_scoring(scoring, family),
         2,
     )
     out = fit_fold(A[train], y[train], A[test], y[test], spec, seed)
@@ -338,7 +343,7 @@ def test_cv_fold_equals_vcpcr_with_covariates(family, data, scoring):
     model = VCPCR(
         K, family=family, delta=delta, lam_ratio=ratio, init=init, covariates=[0, 1]
     ).fit(A[train], y[train])
-    expected = get_scorer(scoring)(model, A[test], y[test])
+    expected = scorer(model, A[test], y[test])
     assert_allclose(out.scores, [expected], rtol=1e-7)
 
 
