@@ -397,3 +397,59 @@ def test_outcome_design_is_covariates_then_latent_variables():
     assert list(design.columns) == list(model.result_.params.index[1:])
     assert_allclose(design[COV], X[COV])
     assert_allclose(design.iloc[:, 2:], model.transform(X))
+
+
+# ------------------------------------------------------------------ strata
+def _stratified(seed=0):
+    X, y = _cox(seed)
+    rng = np.random.default_rng(seed + 5)
+    return X.assign(center=rng.integers(0, 3, len(X)).astype(float)), y
+
+
+def test_strata_equal_lifelines_stratified_cox():
+    """Step 2 and the survival predictions follow lifelines' strata."""
+    pytest.importorskip("sksurv")
+    lifelines = pytest.importorskip("lifelines")
+    X, y = _stratified()
+    model = VCPCR(family="cox", strata=["center"], **KW).fit(X, y)
+    assert "center" not in model.membership_.index
+    assert model.strata_names_ == ["center"]
+    frame = _design(model, X).assign(center=X["center"], T=y[:, 0], E=y[:, 1])
+    ref = lifelines.CoxPHFitter().fit(
+        frame,
+        "T",
+        "E",
+        strata=["center"],
+        fit_options={"precision": 1e-12, "r_precision": 1e-14},
+    )
+    assert_allclose(model.result_.params_, ref.params_, rtol=1e-6)
+    new = frame.drop(columns=["T", "E"]).iloc[:9]
+    times = model.unique_times_[::7]
+    expected = ref.predict_survival_function(new, times=times)[new.index].T
+    got = model.predict_survival_function(X.iloc[:9], return_array=True, times=times)
+    assert_allclose(got, expected, rtol=1e-6)
+    text = " ".join(model.summary().as_text().split())
+    assert "Strata: center" in text
+    assert "step-0 weights are unstratified" in text
+
+
+def test_bad_strata():
+    X, y = _stratified()
+    with pytest.raises(ValueError, match="strata=\\['center'\\] needs family='cox'"):
+        VCPCR(strata=["center"]).fit(X, y[:, 0])
+    with pytest.raises(ValueError, match="both covariates and strata"):
+        VCPCR(family="cox", covariates=["center"], strata=["center"]).fit(X, y)
+    no_event = y.copy()
+    no_event[X["center"].to_numpy() == 2, 1] = 0
+    with pytest.raises(ValueError, match=r"stratum center=2 .* has no event"):
+        VCPCR(family="cox", strata=["center"]).fit(X, no_event)
+    with pytest.raises(ValueError, match="strata: 'centre' is not a column"):
+        VCPCR(family="cox", strata=["centre"]).fit(X, y)
+
+
+def test_resampling_refuses_strata():
+    from vcpcr.inference import multi_split
+
+    X, y = _stratified()
+    with pytest.raises(ValueError, match="strata=\\['center'\\] is not supported"):
+        multi_split(VCPCR(family="cox", strata=["center"]), X, y, n_splits=2)

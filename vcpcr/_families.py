@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
+import pandas as pd
 from numpy.typing import NDArray
 from sklearn.utils import ClassifierTags, RegressorTags, Tags
 
@@ -192,9 +193,18 @@ class Family(abc.ABC):
 
     @abc.abstractmethod
     def fit(
-        self, M: NDArray[np.float64], outcome: Any, names: list[str], yname: str
+        self,
+        M: NDArray[np.float64],
+        outcome: Any,
+        names: list[str],
+        yname: str,
+        strata: pd.DataFrame | None = None,
     ) -> Any:
-        """Fit the step-2 model; return the untouched results object."""
+        """Fit the step-2 model; return the untouched results object.
+
+        ``strata`` (cox only: a survival family; the estimator checks the
+        family first) are the columns of a stratified Cox model.
+        """
 
     @abc.abstractmethod
     def split_params(self, result: Any) -> tuple[float, NDArray[np.float64]]:
@@ -265,6 +275,11 @@ class Family(abc.ABC):
         ``outcome`` is :meth:`prepare`'s ``outcome``.
         """
         return None
+
+
+def _no_strata(strata: Any) -> None:
+    if strata is not None:
+        raise ValueError("strata need a stratified Cox model: family='cox'.")
 
 
 class _StatsmodelsFamily(Family):
@@ -366,9 +381,15 @@ class Gaussian(_StatsmodelsFamily):
         return Prepared(yf, standardize_columns(yf)[0])
 
     def fit(
-        self, M: NDArray[np.float64], outcome: Any, names: list[str], yname: str
+        self,
+        M: NDArray[np.float64],
+        outcome: Any,
+        names: list[str],
+        yname: str,
+        strata: pd.DataFrame | None = None,
     ) -> Any:
         """Fit ``statsmodels.OLS`` with an intercept; return its results."""
+        _no_strata(strata)
         check_identifiable(M, intercept=True)
         return fit_ols(M, outcome, names=names, yname=yname)
 
@@ -475,9 +496,15 @@ class Binomial(_StatsmodelsFamily):
         return Prepared(y01, y01, classes)
 
     def fit(
-        self, M: NDArray[np.float64], outcome: Any, names: list[str], yname: str
+        self,
+        M: NDArray[np.float64],
+        outcome: Any,
+        names: list[str],
+        yname: str,
+        strata: pd.DataFrame | None = None,
     ) -> Any:
         """Fit ``statsmodels.Logit`` (Firth's estimate under separation)."""
+        _no_strata(strata)
         check_identifiable(M, intercept=True)
         return fit_logit(M, outcome, names=names, yname=yname)[0]
 
@@ -605,11 +632,16 @@ class Cox(Family):
         return Prepared(outcome, outcome)
 
     def fit(
-        self, M: NDArray[np.float64], outcome: Any, names: list[str], yname: str
+        self,
+        M: NDArray[np.float64],
+        outcome: Any,
+        names: list[str],
+        yname: str,
+        strata: pd.DataFrame | None = None,
     ) -> Any:
         """Fit ``lifelines.CoxPHFitter``; return the untouched fitter."""
         check_identifiable(M, intercept=False)
-        return fit_cox(M, outcome, names=names)
+        return fit_cox(M, outcome, names=names, strata=strata)
 
     def split_params(self, result: Any) -> tuple[float, NDArray[np.float64]]:
         """No intercept: the baseline hazard absorbs it."""

@@ -26,6 +26,7 @@ from vcpcr._scaling import independent_columns, standardize
 __all__ = [
     "ColumnLayout",
     "check_covariates",
+    "check_strata",
     "covariate_columns",
     "merge_covariates",
     "missing_as_nan",
@@ -42,15 +43,18 @@ class ColumnLayout(NamedTuple):
 
     ``Z`` holds the covariates' raw values on the training rows (step 2's
     first columns), ``covariates`` and ``clustered`` their positions among
-    the ``n_features`` input columns. A CV fold's model may leave out a
-    covariate that is constant in its training part: that column is then in
-    neither list.
+    the ``n_features`` input columns; ``strata`` the positions of a Cox
+    model's strata columns, ``S`` their training values. A CV fold's model
+    may leave out a covariate that is constant in its training part: that
+    column is then in neither list.
     """
 
     Z: NDArray[np.float64]
     covariates: NDArray[np.intp]
     clustered: NDArray[np.intp]
     n_features: int
+    strata: NDArray[np.intp] = np.zeros(0, dtype=np.intp)
+    S: NDArray[np.float64] | None = None  # the strata columns (cox), training rows
 
     @classmethod
     def without_covariates(cls, n_samples: int, n_features: int) -> ColumnLayout:
@@ -60,7 +64,7 @@ class ColumnLayout(NamedTuple):
 
 
 def covariate_columns(
-    covariates: Any, names: Sequence[str], *, has_names: bool
+    covariates: Any, names: Sequence[str], *, has_names: bool, param: str = "covariates"
 ) -> NDArray[np.intp]:
     """Positions of the ``covariates`` (names or positions) among ``names``.
 
@@ -77,56 +81,56 @@ def covariate_columns(
             items = list(covariates)
         except TypeError:
             raise TypeError(
-                f"covariates must be a column name, a column position or a list "
+                f"{param} must be a column name, a column position or a list "
                 f"of them; got {covariates!r}."
             ) from None
     positions = [
-        _covariate_position(item, covariates, names, has_names) for item in items
+        _covariate_position(item, covariates, names, has_names, param) for item in items
     ]
     if len(set(positions)) < len(positions):
-        raise ValueError(f"covariates={covariates!r} names a column twice.")
+        raise ValueError(f"{param}={covariates!r} names a column twice.")
     for j in positions:
         if _RESERVED.fullmatch(names[j]):
             raise ValueError(
-                f"covariates: the column name {names[j]!r} is reserved for the "
+                f"{param}: the column name {names[j]!r} is reserved for the "
                 f"step-2 design (const, time, event, cluster_<k>); rename the "
                 f"column."
             )
     if len(positions) == len(names):
         raise ValueError(
-            f"covariates={covariates!r} takes every column of X: no variable is "
+            f"{param}={covariates!r} takes every column of X: no variable is "
             f"left to cluster. Keep the clustered variables out of covariates."
         )
     return np.asarray(positions, dtype=np.intp)
 
 
 def _covariate_position(
-    item: Any, covariates: Any, names: Sequence[str], has_names: bool
+    item: Any, covariates: Any, names: Sequence[str], has_names: bool, param: str
 ) -> int:
     """Position of one entry of ``covariates`` (a name or a position)."""
     p = len(names)
     if isinstance(item, bool) or not isinstance(item, str | numbers.Integral):
         raise TypeError(
-            f"covariates must hold column names (str) or positions (int); got "
+            f"{param} must hold column names (str) or positions (int); got "
             f"{item!r} of type {type(item).__name__}."
         )
     if isinstance(item, str):
         if not has_names:
             raise TypeError(
-                f"covariates={covariates!r} names columns, but X has no column "
+                f"{param}={covariates!r} names columns, but X has no column "
                 f"names: pass a DataFrame, or the columns' positions (int)."
             )
         if item not in names:
             close = difflib.get_close_matches(item, names, n=3)
             hint = f" Did you mean {close}?" if close else ""
             raise ValueError(
-                f"covariates: {item!r} is not a column of X.{hint} Pass names "
+                f"{param}: {item!r} is not a column of X.{hint} Pass names "
                 f"of X's columns."
             )
         return list(names).index(item)
     if not -p <= int(item) < p:
         raise ValueError(
-            f"covariates: position {item} is out of range for X with {p} columns."
+            f"{param}: position {item} is out of range for X with {p} columns."
         )
     return int(item) % p
 
@@ -141,6 +145,28 @@ def merge_covariates(covariates: Any, from_formula: tuple[str, ...]) -> Any:
             f"'|': {list(from_formula)}) are given both; name them in one place."
         )
     return list(from_formula)
+
+
+def check_strata(
+    S: NDArray[np.float64], names: Sequence[str], event: NDArray[np.bool_]
+) -> None:
+    """Raise if a stratum (a combination of the strata columns) has no event.
+
+    Its baseline hazard is undefined and it adds nothing to the stratified
+    partial likelihood; the message names the stratum and the fix.
+    """
+    keys, inverse = np.unique(S, axis=0, return_inverse=True)
+    events = np.bincount(inverse.ravel(), weights=event, minlength=len(keys))
+    for key, n_events, size in zip(
+        keys, events, np.bincount(inverse.ravel()), strict=True
+    ):
+        if n_events == 0:
+            where = ", ".join(f"{n}={v:g}" for n, v in zip(names, key, strict=True))
+            raise ValueError(
+                f"strata: the stratum {where} ({size} rows) has no event, so its "
+                f"baseline hazard is undefined. Merge it with another stratum or "
+                f"drop its rows."
+            )
 
 
 def check_covariates(Z: NDArray[np.float64], names: Sequence[str]) -> Any:

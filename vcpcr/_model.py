@@ -27,6 +27,7 @@ from vcpcr._formula import resolve_formula, transform_new
 from vcpcr._input import (
     ColumnLayout,
     check_covariates,
+    check_strata,
     covariate_columns,
     merge_covariates,
     missing_as_nan,
@@ -154,6 +155,12 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         variables on their raw scale (see Notes). A constructor parameter
         rather than a second array in ``fit``, so that ``clone``,
         cross-validation and ``Pipeline`` pass them along with ``X``.
+    strata : str, int or list of them, optional
+        Cox only: columns (names or positions, as ``covariates``; numeric
+        codes) whose combinations get their own baseline hazard in step 2
+        (lifelines' ``strata``). Neither clustered nor covariates. The step-0
+        weights are unstratified (scikit-survival's Coxnet has no strata);
+        the summary says so.
 
     Attributes
     ----------
@@ -179,6 +186,8 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
     covariate_coef_ : pandas.Series
         Step-2 coefficients of the covariates, per unit of each (empty
         without covariates).
+    covariate_names_ : list of str
+        Names of the covariates (``x<j>`` for arrays), in ``result_``'s order.
     covariate_columns_ : ndarray of int
         Positions of the covariates among the input columns.
     clustered_columns_ : ndarray of int
@@ -300,6 +309,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         formula: str | None = None,
         missing: str = "raise",
         covariates: str | int | list[Any] | None = None,
+        strata: str | int | list[Any] | None = None,
     ) -> None:
         self.n_clusters = n_clusters
         self.family = family
@@ -314,6 +324,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         self.formula = formula
         self.missing = missing
         self.covariates = covariates
+        self.strata = strata
 
     # ------------------------------------------------------------------ tags
     def __sklearn_tags__(self) -> Tags:
@@ -390,11 +401,20 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             names,
             has_names=hasattr(self, "feature_names_in_"),
         )
-        genes = np.setdiff1d(np.arange(Xa.shape[1]), covs)
+        strata = self._strata_columns(names, covs)
+        genes = np.setdiff1d(np.arange(Xa.shape[1]), np.union1d(covs, strata))
+        if genes.size == 0:
+            raise ValueError(
+                "covariates and strata take every column of X: no variable is "
+                "left to cluster."
+            )
         Z = Xa[:, covs]
         Zs = check_covariates(Z, [names[j] for j in covs]) if covs.size else None
         n_clusters = self._check_params(genes.size)
         prepared = self._family.prepare(yv)
+        S = Xa[:, strata] if strata.size else None
+        if S is not None:
+            check_strata(S, [names[j] for j in strata], prepared.outcome[:, 1] > 0)
         Xs, mean, scale = standardize(Xa[:, genes])
         weights = self._compute_weights(Xs, prepared.weights_target, Zs)
         starts = initial_partitions(
@@ -412,7 +432,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             history=True,
             warn=True,
         )
-        layout = ColumnLayout(Z, covs, genes, Xa.shape[1])
+        layout = ColumnLayout(Z, covs, genes, Xa.shape[1], strata, S)
         self._set_solution(
             Xs,
             mean,
@@ -479,6 +499,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         self.n_features_in_, self.n_samples_fit_ = layout.n_features, Xs.shape[0]
         self.covariate_columns_ = layout.covariates
         self.clustered_columns_ = layout.clustered
+        self.strata_columns_ = layout.strata
         self.mean_, self.scale_, self.weights_ = mean, scale, weights
         if prepared.classes is not None:
             self.classes_ = prepared.classes
@@ -500,6 +521,9 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             prepared.outcome,
             [*self.covariate_names_, *self.membership_.columns],
             yname,
+            None
+            if layout.S is None
+            else pd.DataFrame(layout.S, columns=self.strata_names_),
         )
         a0, a = self._family.split_params(self.result_)
         c = layout.covariates.size
@@ -516,11 +540,39 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             setattr(self, name, value)
         return self
 
+    def _strata_columns(self, names: list[str], covs: NDArray[np.intp]) -> Any:
+        """Positions of the strata columns; checked against family and covariates."""
+        strata = covariate_columns(
+            self.strata,
+            names,
+            has_names=hasattr(self, "feature_names_in_"),
+            param="strata",
+        )
+        if strata.size and not self._family.survival:
+            raise ValueError(
+                f"strata={self.strata!r} needs family='cox' (a stratified Cox "
+                f"model); got family={self.family!r}. Adjust for the column with "
+                f"covariates= instead."
+            )
+        both = sorted(names[j] for j in np.intersect1d(covs, strata))
+        if both:
+            raise ValueError(
+                f"{both} are both covariates and strata; a column is one or the "
+                f"other: remove it from one of them."
+            )
+        return strata
+
     def _feature_names(self, p: int) -> list[str]:
         names = getattr(self, "feature_names_in_", None)
         if names is None:
             return [f"x{j}" for j in range(p)]
         return [str(n) for n in names]
+
+    @property
+    def strata_names_(self) -> list[str]:
+        """Names of the strata columns (cox; empty without strata)."""
+        names = self._feature_names(int(self.n_features_in_))
+        return [names[j] for j in self.strata_columns_]
 
     @property
     def covariate_names_(self) -> list[str]:
@@ -588,7 +640,8 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
 
         The covariates on their raw scale (none without ``covariates``) and
         the latent variables of :meth:`transform`, named as in ``result_``
-        (without the intercept column of statsmodels' fits).
+        (without the intercept column of statsmodels' fits), then a Cox
+        model's strata columns (lifelines reads them from the frame).
 
         Parameters
         ----------
@@ -603,8 +656,14 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         Xa = self._check_input(X)
         M = self._standardize_clustered(Xa) @ self.membership_.to_numpy()
         return pd.DataFrame(
-            np.column_stack([Xa[:, self.covariate_columns_], M]),
-            columns=[*self.covariate_names_, *self.membership_.columns],
+            np.column_stack(
+                [Xa[:, self.covariate_columns_], M, Xa[:, self.strata_columns_]]
+            ),
+            columns=[
+                *self.covariate_names_,
+                *self.membership_.columns,
+                *self.strata_names_,
+            ],
         )
 
     def _survival(
@@ -617,17 +676,38 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         if frame:
             method = f"predict_{kind}"
             return getattr(self.result_, method)(M, times=times)
-        from vcpcr._survival import evaluate_baseline, step_functions
+        from vcpcr._survival import step_functions
 
         grid = self.unique_times_ if times is None else times
         if np.any(np.diff(grid) <= 0):
             raise ValueError("times must be strictly increasing.")
-        H0 = evaluate_baseline(self.result_.baseline_cumulative_hazard_, grid)
+        H0 = self._baselines(M, grid)
         risk = self.result_.predict_partial_hazard(M).to_numpy(dtype=np.float64)
-        values = risk[:, None] * H0[None, :]
+        values = risk[:, None] * H0
         if kind == "survival_function":
             values = np.exp(-values)
         return values if return_array else step_functions(grid, values)
+
+    def _baselines(self, M: pd.DataFrame, grid: Any) -> NDArray[np.float64]:
+        """Each row's baseline cumulative hazard at ``grid`` (its stratum's)."""
+        from vcpcr._survival import evaluate_baseline
+
+        base = self.result_.baseline_cumulative_hazard_
+        names = self.strata_names_
+        if not names:
+            return evaluate_baseline(base, grid)[None, :]
+        keys = list(M[names].itertuples(index=False, name=None))
+        if len(names) == 1:
+            keys = [k[0] for k in keys]
+        unseen = sorted({str(k) for k in keys} - {str(k) for k in base.columns})
+        if unseen:
+            raise ValueError(
+                f"X has strata {unseen} of {names} that were not in the training "
+                f"data (strata: {[str(k) for k in base.columns]}); a stratum's "
+                f"baseline hazard is only known for trained strata."
+            )
+        H0 = {k: evaluate_baseline(base[[k]], grid) for k in base.columns}
+        return np.stack([H0[k] for k in keys])
 
     @available_if(_is_survival)
     def predict_survival_function(

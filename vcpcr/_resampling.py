@@ -381,6 +381,13 @@ def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> R
         else [str(n) for n in feature_names]
     )
     Xa = check_array(Xv, "X", feature_names=names, min_samples=3, allow_constant=False)
+    if getattr(estimator, "strata", None) is not None:
+        raise ValueError(
+            f"{owner}: a template with strata={estimator.strata!r} is not "
+            f"supported (each split's outcome model would ignore the strata). "
+            f"Use the template without strata, or adjust for those columns with "
+            f"covariates=."
+        )
     covs = covariate_columns(
         merge_covariates(estimator.covariates, resolved.covariates),
         names,

@@ -529,14 +529,21 @@ class SummaryMixin:
 
     def _covariate_notes(self) -> list[str]:
         est: Any = self
-        names = est.covariate_names_
-        if not names:
-            return []
-        return [
-            f"Covariates ({', '.join(names)}) enter on their raw scale (per unit "
-            f"of each), unpenalized in the weights and never clustered; the "
-            f"cluster coefficients are adjusted for them."
-        ]
+        names, strata = est.covariate_names_, est.strata_names_
+        notes = []
+        if names:
+            notes.append(
+                f"Covariates ({', '.join(names)}) enter on their raw scale (per "
+                f"unit of each), unpenalized in the weights and never clustered; "
+                f"the cluster coefficients are adjusted for them."
+            )
+        if strata:
+            notes.append(
+                f"Stratified by {', '.join(strata)}: a baseline hazard per "
+                f"stratum in the outcome model. The step-0 weights are "
+                f"unstratified (scikit-survival's Coxnet has no strata)."
+            )
+        return notes
 
     def _cluster_evidence(
         self, params: ParamTable, results: list[Evidence], target: Any
@@ -594,6 +601,7 @@ class SummaryMixin:
                 if est.covariate_names_
                 else []
             ),
+            *([("Strata:", ", ".join(est.strata_names_))] if est.strata_names_ else []),
         ]
 
     def _summary_right(self) -> list[tuple[str, Any]]:
