@@ -243,12 +243,22 @@ def _layout(d: _Ints, K: _Ints) -> _Layout:
     return _Layout(groups, base, stride, r0)
 
 
-def _latent(data: _Weighted, d: _Ints, lab: _Ints, v: _Floats, lay: _Layout) -> _Floats:
+def _latent(
+    data: _Weighted,
+    d: _Ints,
+    lab: _Ints,
+    v: _Floats,
+    lay: _Layout,
+    ss: _Floats | None = None,
+) -> _Floats:
     """Unit-variance latent variables ``normalize(XW V (V'V)^-1)``, one per row.
 
     ``lab`` and ``v`` are ``p x problems``; every cluster must hold a
-    selected variable. A latent variable whose variables cancel out (sd at
-    rounding level of the triangle-inequality bound) is returned as zeros.
+    selected variable. ``ss`` overrides the diagonal of ``V'V`` (per row; the
+    first update of a screened chunk counts the zero-weight members too, so
+    that it rounds as the full problem does). A latent variable whose
+    variables cancel out (sd at rounding level of the triangle-inequality
+    bound) is returned as zeros.
     """
     p, D, n = data.XWT.shape
     jj, bb = np.nonzero(lab >= 0)
@@ -261,7 +271,8 @@ def _latent(data: _Weighted, d: _Ints, lab: _Ints, v: _Floats, lay: _Layout) -> 
     np.cumsum(np.bincount(cols, minlength=p * D), out=indptr[1:])
     G = sp.csc_array((vals, rows, indptr), shape=(lay.n_rows, p * D))
     Ut = np.asarray(G @ data.XWT.reshape(p * D, n))
-    ss = np.bincount(rows, vals**2, minlength=lay.n_rows)
+    if ss is None:
+        ss = np.bincount(rows, vals**2, minlength=lay.n_rows).astype(np.float64)
     Ut /= ss[:, None]
     Ut -= Ut.mean(axis=1, keepdims=True)
     sd = Ut.std(axis=1, ddof=1)
@@ -300,7 +311,9 @@ class _State:
     """The active problems, sorted by (``d``, ``K``); ``lab``/``v`` are p x B.
 
     ``pid`` is a problem's position in the chunk; ``J`` its last objective;
-    ``rel`` the last relative change of ``J``.
+    ``rel`` the last relative change of ``J``; ``size0[b, k]`` the number of
+    variables (of all, screened or not) in initial cluster ``k`` of ``b``
+    (0 past its ``K``).
     """
 
     pid: _Ints
@@ -312,6 +325,7 @@ class _State:
     J: _Floats
     rel: _Floats
     lam_max: _Floats
+    size0: _Floats
 
 
 class _Update(NamedTuple):
@@ -345,7 +359,12 @@ def _compact_batch(
 def _step(data: _Weighted, st: _State, it: int) -> _Update:
     """One update of ``U`` then ``V`` of every active problem."""
     lay = _layout(st.d, st.K)
-    Ut = _latent(data, st.d, st.lab, st.v, lay)
+    ss = None
+    if it == 0:  # V'V of the initial partitions over all variables
+        bb, kk = np.nonzero(st.size0 > 0)
+        ss = np.empty(lay.n_rows)
+        ss[lay.base[bb] + kk * lay.stride[bb]] = st.size0[bb, kk]
+    Ut = _latent(data, st.d, st.lab, st.v, lay, ss)
     best, s_best = _best_scores(data, st.d, Ut, lay)
     if it == 0:
         st.lam_max = np.maximum(s_best.max(axis=0), 0.0)
@@ -423,14 +442,23 @@ def _decide(
 
 
 def _advance(
-    st: _State, up: _Update, reason: _Ints, out: BatchResult, ids: _Ints, it: int
+    st: _State,
+    up: _Update,
+    reason: _Ints,
+    out: BatchResult,
+    at: tuple[_Ints, _Ints],
+    it: int,
 ) -> _State:
-    """Record the problems that stopped; return the others, sorted by (d, K)."""
+    """Record the problems that stopped; return the others, sorted by (d, K).
+
+    ``at = (ids, cols)``: the chunk's problems and variables in ``out``.
+    """
+    ids, cols = at
     done = np.flatnonzero(reason != _RUNNING)
     if done.size:
         pid = ids[st.pid[done]]
-        out.labels[pid] = up.lab[:, done].T
-        out.v[pid] = up.v[:, done].T
+        out.labels[np.ix_(pid, cols)] = up.lab[:, done].T
+        out.v[np.ix_(pid, cols)] = up.v[:, done].T
         out.objective[pid] = up.J[done]
         out.n_iter[pid] = it + 1
         out.reason[pid] = reason[done]
@@ -449,24 +477,35 @@ def _advance(
         up.J[order],
         st.rel[order],
         st.lam_max[order],
+        st.size0,  # only read by the first update
     )
 
 
 def _solve_chunk(
     data: _Weighted,
     lab0: _Ints,
-    K0: _Ints,
+    size0: _Floats,
     d: _Ints,
     lam: _Floats,
-    ids: _Ints,
+    at: tuple[_Ints, _Ints],
     out: BatchResult,
     max_iter: int,
     tol: float,
 ) -> NDArray[np.float64] | None:
-    """Solve the problems ``ids`` of a chunk; ``lab0`` is (p, problems).
+    """Solve the problems of a chunk; ``lab0`` is (chunk variables, problems).
+
+    ``size0`` (problems x clusters) are the sizes of the initial clusters
+    over all variables (see :func:`_restrict`).
+
+    ``at = (ids, cols)`` places the chunk's problems and variables in ``out``;
+    when ``cols`` leaves variables out (screened: zero weight), no problem is
+    "fixed" after the first update, as the full problem's is not (its
+    zero-weight variables leave their clusters then).
 
     Returns the objective history (iterations x problems) when recorded.
     """
+    screened = at[1].size < out.labels.shape[1]
+    K0 = np.count_nonzero(size0, axis=1)
     B = K0.size
     order = np.lexsort((K0, d))
     nan = np.full(B, np.nan)
@@ -480,33 +519,87 @@ def _solve_chunk(
         nan,
         nan.copy(),
         nan.copy(),
+        size0[order],
     )
     log = _Log(B, lab0.shape[0], out.history is not None)
     for it in range(max_iter):
         if st.K.size == 0:
             break
         up = _step(data, st, it)
-        st = _advance(st, up, _decide(st, up, log, it, max_iter, tol), out, ids, it)
+        if it == 0 and screened:
+            up.fixed[:] = False
+        st = _advance(st, up, _decide(st, up, log, it, max_iter, tol), out, at, it)
     return log.J
 
 
-def _chunks(weight_idx: _Ints, K0: _Ints, n: int, p: int, budget: int) -> list[_Ints]:
-    """Split the problems, sorted by weight, into chunks of bounded memory.
+def _chunks(
+    W: _Floats, weight_idx: _Ints, K0: _Ints, n: int, budget: int
+) -> list[tuple[_Ints, _Ints]]:
+    """Group the problems by the support of their weights; bound the memory.
 
-    Cost: ``K (p + 3n) + 25 p`` floats per problem, ``2 n p`` per weight vector.
+    Exact screening: a variable with ``w_j = 0`` scores ``s_jk = 0`` in every
+    cluster, so it is never selected and, being a zero column of ``X W``,
+    never moves a latent variable. The problems whose weight vectors have the
+    same non-zero entries ``cols`` form a group that runs on those columns
+    only; a group is split, by weight vector, into chunks of bounded memory.
+    Returns ``(cols, problems)`` pairs. Cost of a chunk on ``p = cols.size``
+    variables: ``K (p + 3n) + 25 p`` floats per problem, ``2 n p`` per weight
+    vector.
     """
-    order = np.argsort(weight_idx, kind="stable")
-    first = np.ones(order.size, dtype=bool)
-    first[1:] = np.diff(weight_idx[order]) != 0
-    cum = np.cumsum(8 * (K0[order] * (p + 3 * n) + 25 * p + first * 2 * n * p))
-    budget = max(budget - 16 * n * p, 1)
-    chunks, start = [], 0
-    while start < order.size:
-        before = cum[start - 1] if start else 0
-        stop = max(int(np.searchsorted(cum, before + budget, side="right")), start + 1)
-        chunks.append(order[start:stop])
-        start = stop
+    used = np.unique(weight_idx)
+    supports, group = np.unique(W[used] != 0, axis=0, return_inverse=True)
+    budget = max(budget - 16 * n * W.shape[1], 1)
+    chunks = []
+    for g, support in enumerate(supports):
+        cols, p = np.flatnonzero(support), int(support.sum())
+        mine = np.flatnonzero(np.isin(weight_idx, used[group.ravel() == g]))
+        order = mine[np.argsort(weight_idx[mine], kind="stable")]
+        first = np.ones(order.size, dtype=bool)
+        first[1:] = np.diff(weight_idx[order]) != 0
+        cum = np.cumsum(8 * (K0[order] * (p + 3 * n) + 25 * p + first * 2 * n * p))
+        start = 0
+        while start < order.size:
+            before = cum[start - 1] if start else 0
+            stop = int(np.searchsorted(cum, before + budget, side="right"))
+            chunks.append((cols, order[start : max(stop, start + 1)]))
+            start = max(stop, start + 1)
     return chunks
+
+
+def _restrict(labels0: _Ints, init_idx: _Ints, cols: _Ints) -> tuple[_Ints, _Floats]:
+    """Restrict the initial partitions to ``cols`` (labels: cols x problems).
+
+    A partition drawn over all variables, restricted to ``cols``: a cluster
+    left without members is dropped (having only zero-weight members, it
+    would empty after one update), the others keep their order. Also returns
+    the sizes of the kept clusters over all variables (problems x clusters,
+    0-padded): the first ``V'V``, which counts the zero-weight members.
+    """
+    inits, inv = np.unique(init_idx, return_inverse=True)
+    lab = np.empty((inits.size, cols.size), dtype=np.intp)
+    sizes = []
+    for r, i in enumerate(inits.tolist()):
+        lab[r] = _compact(labels0[i, cols])[0]
+        full = np.bincount(labels0[i])
+        sizes.append(full[np.unique(labels0[i, cols])])
+    size0 = np.zeros((inits.size, max(s.size for s in sizes)))
+    for r, s in enumerate(sizes):
+        size0[r, : s.size] = s
+    return lab[inv.ravel()].T, size0[inv.ravel()]
+
+
+def _no_support(out: BatchResult, ids: _Ints, max_iter: int) -> None:
+    """Record problems whose weights are all zero: nothing selected at once.
+
+    As the full problem's first update: every score is 0, so ``V = 0``,
+    ``lam_max = 0`` and the objective is 0; it stops as "empty" (or on
+    ``max_iter=1``).
+    """
+    out.objective[ids] = 0.0
+    out.n_iter[ids] = 1
+    out.lam_max[ids] = 0.0
+    out.reason[ids] = _EMPTY if max_iter > 1 else _MAX_ITER
+    out.rel_change[ids] = 0.0 if max_iter > 1 else np.nan
 
 
 def _solve(
@@ -537,11 +630,25 @@ def _solve(
         np.full(B, np.nan),
         hist,
     )
-    for chunk in _chunks(widx, K0[iidx], n, p, max_memory):
+    for cols, chunk in _chunks(W, widx, K0[iidx], n, max_memory):
+        if cols.size == 0:
+            _no_support(out, chunk, max_iter)
+            if hist is not None:
+                hist[chunk, 0] = 0.0
+            continue
         used, d = np.unique(widx[chunk], return_inverse=True)
-        lab0, K = labels0[iidx[chunk]].T, K0[iidx[chunk]]
+        lab0, size0 = _restrict(labels0, iidx[chunk], cols)
+        Xc, Wc = (Xs, W[used]) if cols.size == p else (Xs[:, cols], W[used][:, cols])
         J = _solve_chunk(
-            _weighted(Xs, W[used]), lab0, K, d, lam[chunk], chunk, out, max_iter, tol
+            _weighted(Xc, Wc),
+            lab0,
+            size0,
+            d,
+            lam[chunk],
+            (chunk, cols),
+            out,
+            max_iter,
+            tol,
         )
         if hist is not None and J is not None:
             rows = min(J.shape[0], max_iter)
