@@ -30,7 +30,6 @@ import time
 import warnings
 from typing import Any
 
-import numpy as np
 from joblib import Parallel, delayed
 from sklearn.linear_model import ElasticNetCV
 from sklearn.model_selection import KFold
@@ -103,14 +102,10 @@ def row(name: str, X: Any, y: Any, family: str) -> str:
     else:
         ours = timed(lambda: VCPCRCV(n_jobs=N_JOBS, random_state=0).fit(X, y))
         peer = timed(
-            lambda: ElasticNetCV(l1_ratio=0.5, alphas=30, cv=5, n_jobs=N_JOBS).fit(
-                X, y
-            )
+            lambda: ElasticNetCV(l1_ratio=0.5, alphas=30, cv=5, n_jobs=N_JOBS).fit(X, y)
         )
         peer_name = "ElasticNetCV(l1_ratio=0.5, alphas=30)"
-    return (
-        f"{name:<22} {ours:>9.1f} {peer_name:<38} {peer:>8.1f} {ours / peer:>6.1f}"
-    )
+    return f"{name:<22} {ours:>9.1f} {peer_name:<38} {peer:>8.1f} {ours / peer:>6.1f}"
 
 
 def main() -> None:

@@ -356,29 +356,55 @@ def _compact_batch(
     return lab, K
 
 
-def _step(data: _Weighted, st: _State, it: int) -> _Update:
-    """One update of ``U`` then ``V`` of every active problem."""
+def _first_scores(
+    data: _Weighted, st: _State, first: tuple[_Ints, _Ints]
+) -> tuple[_Ints, _Floats, _Floats]:
+    """Best clusters and scores of the first update, once per distinct start.
+
+    ``first = (rep, inv)``: the problems ``rep`` (sorted by ``d``, ``K``)
+    stand for every distinct (weights, initial partition) pair, ``inv[b]`` is
+    problem ``b``'s; the first update of ``U`` and the scores do not depend
+    on the penalty, so the problems of a pair differ only from the first
+    ``V`` on. ``V'V`` counts every member of an initial cluster (screened
+    or not). Returns ``best``, ``s_best`` and the squared norm of each
+    variable's best latent variable (all ``p x problems``).
+    """
+    rep, inv = first
+    d, K, size0 = st.d[rep], st.K[rep], st.size0[rep]
+    lay = _layout(d, K)
+    bb, kk = np.nonzero(size0 > 0)
+    ss = np.empty(lay.n_rows)
+    ss[lay.base[bb] + kk * lay.stride[bb]] = size0[bb, kk]
+    Ut = _latent(data, d, st.lab[:, rep], st.v[:, rep], lay, ss)
+    best, s_best = _best_scores(data, d, Ut, lay)
+    u_norm2 = np.einsum("ri,ri->r", Ut, Ut)
+    rows = best * lay.stride + lay.base
+    return best[:, inv], s_best[:, inv], u_norm2[rows][:, inv]
+
+
+def _step(data: _Weighted, st: _State, first: tuple[_Ints, _Ints] | None) -> _Update:
+    """One update of ``U`` then ``V`` of every active problem.
+
+    ``first`` is given for the first update (see :func:`_first_scores`).
+    """
     lay = _layout(st.d, st.K)
-    ss = None
-    if it == 0:  # V'V of the initial partitions over all variables
-        bb, kk = np.nonzero(st.size0 > 0)
-        ss = np.empty(lay.n_rows)
-        ss[lay.base[bb] + kk * lay.stride[bb]] = st.size0[bb, kk]
-    Ut = _latent(data, st.d, st.lab, st.v, lay, ss)
-    best, s_best = _best_scores(data, st.d, Ut, lay)
-    if it == 0:
+    if first is not None:
+        best, s_best, u_best = _first_scores(data, st, first)
         st.lam_max = np.maximum(s_best.max(axis=0), 0.0)
+    else:
+        Ut = _latent(data, st.d, st.lab, st.v, lay)
+        best, s_best = _best_scores(data, st.d, Ut, lay)
+        u_best = np.einsum("ri,ri->r", Ut, Ut)[best * lay.stride + lay.base]
     v = s_best - st.lam
     sel = v > _AT_PENALTY * st.lam
     v[~sel] = 0.0
     raw = np.where(sel, best, -1)
     rows = best * lay.stride + lay.base
-    h = 2.0 * (Ut.shape[1] - 1)
-    u_norm2 = np.einsum("ri,ri->r", Ut, Ut)
+    h = 2.0 * (data.XWT.shape[2] - 1)
     J = (
         data.norm2[st.d] / h
         - np.einsum("jb,jb->b", v, s_best)
-        + np.einsum("jb,jb,jb->b", v, v, u_norm2[rows]) / h
+        + np.einsum("jb,jb,jb->b", v, v, u_best) / h
         + st.lam * v.sum(axis=0)
     )
     fixed = np.all(raw == st.lab, axis=0)
@@ -485,6 +511,7 @@ def _solve_chunk(
     data: _Weighted,
     lab0: _Ints,
     size0: _Floats,
+    start: _Ints,
     d: _Ints,
     lam: _Floats,
     at: tuple[_Ints, _Ints],
@@ -495,7 +522,9 @@ def _solve_chunk(
     """Solve the problems of a chunk; ``lab0`` is (chunk variables, problems).
 
     ``size0`` (problems x clusters) are the sizes of the initial clusters
-    over all variables (see :func:`_restrict`).
+    over all variables (see :func:`_restrict`); ``start`` identifies the
+    initial partition of each problem (the first update is computed once per
+    distinct weights and start).
 
     ``at = (ids, cols)`` places the chunk's problems and variables in ``out``;
     when ``cols`` leaves variables out (screened: zero weight), no problem is
@@ -521,11 +550,22 @@ def _solve_chunk(
         nan.copy(),
         size0[order],
     )
+    # one first update per distinct (weights, start), sorted by (d, K)
+    _, rep, inv = np.unique(
+        st.d * (int(start.max()) + 1) + start[order],
+        return_index=True,
+        return_inverse=True,
+    )
+    by_dk = np.lexsort((st.K[rep], st.d[rep]))
+    pos = np.empty_like(by_dk)
+    pos[by_dk] = np.arange(by_dk.size)
+    first: tuple[_Ints, _Ints] | None = (rep[by_dk], pos[inv.ravel()])
     log = _Log(B, lab0.shape[0], out.history is not None)
     for it in range(max_iter):
         if st.K.size == 0:
             break
-        up = _step(data, st, it)
+        up = _step(data, st, first)
+        first = None
         if it == 0 and screened:
             up.fixed[:] = False
         st = _advance(st, up, _decide(st, up, log, it, max_iter, tol), out, at, it)
@@ -643,6 +683,7 @@ def _solve(
             _weighted(Xc, Wc),
             lab0,
             size0,
+            iidx[chunk],
             d,
             lam[chunk],
             (chunk, cols),
