@@ -1,13 +1,15 @@
 """Where ``VCPCRCV`` spends its time: a cProfile of one fit, by stage.
 
-Run one case at a time (folds in sequence, so the profile sees every
-stage; the shares hold for any ``n_jobs``)::
+Run one case at a time, on one BLAS thread (folds in sequence, so the
+profile sees every stage)::
 
-    python benchmarks/profile_cv.py gaussian   # 500 x 20,000, 40 active
-    python benchmarks/profile_cv.py cox        # 300 x 5,000
-    python benchmarks/profile_cv.py cox-wide   # 300 x 20,000
+    OPENBLAS_NUM_THREADS=1 python benchmarks/profile_cv.py gaussian  # 500 x 20,000
+    OPENBLAS_NUM_THREADS=1 python benchmarks/profile_cv.py cox       # 300 x 5,000
+    OPENBLAS_NUM_THREADS=1 python benchmarks/profile_cv.py cox-wide  # 300 x 20,000
 
-Prints the wall time and the cumulative time of each stage:
+The profile counts CPU time (``time.process_time``): on a machine shared with
+other work, wall time measures the load more than the code. Prints the CPU
+seconds of each stage:
 
 - weights: step 0 for every delta of a fold (``_tuning._fold_weights``);
 - SOS-NMF: the batched clustering of a fold (``_tuning.solve_grid``);
@@ -15,6 +17,10 @@ Prints the wall time and the cumulative time of each stage:
 - scoring: the rest of ``_tuning._score_grid`` (predictions and scores);
 - refit: ``VCPCR.fit`` of the chosen point on all the data;
 - other: validation, folds, ``cv_results_`` (the total minus the above).
+
+Then, with ``--jobs``, the joblib overhead: the wall time of the same fit
+with ``n_jobs=2`` against the sum of its folds' times (``_fold_times``)
+divided by 2 plus the refit.
 """
 
 from __future__ import annotations
@@ -64,14 +70,14 @@ def _cumulative(stats: pstats.Stats, func: str, path: str) -> float:
 def main(name: str) -> None:
     """Profile one fit of the case ``name`` and print the stage table."""
     X, y, family = make_case(name)
-    profiler = cProfile.Profile()
+    profiler = cProfile.Profile(time.process_time)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        tic = time.perf_counter()
+        tic, cpu = time.perf_counter(), time.process_time()
         profiler.enable()
         VCPCRCV(family=family, random_state=0).fit(X, y)
         profiler.disable()
-        wall = time.perf_counter() - tic
+        wall, cpu = time.perf_counter() - tic, time.process_time() - cpu
     stats = pstats.Stats(profiler)
     cum = {
         "weights": _cumulative(stats, "_fold_weights", "_tuning.py"),
@@ -81,13 +87,32 @@ def main(name: str) -> None:
         "refit": _cumulative(stats, "fit", "_model.py"),
     }
     cum["scoring"] -= cum["step 2"]
-    cum["other"] = wall - sum(cum.values())
-    print(f"{name}: {X.shape[0]} x {X.shape[1]}, wall {wall:.1f} s (profiled)")
-    print(f"{'stage':<10} {'seconds':>8} {'share':>6}")
+    cum["other"] = cpu - sum(cum.values())
+    print(f"{name}: {X.shape[0]} x {X.shape[1]}, CPU {cpu:.1f} s, wall {wall:.1f} s")
+    print(f"{'stage':<10} {'CPU s':>8} {'share':>6}")
     for stage, seconds in cum.items():
-        print(f"{stage:<10} {seconds:>8.1f} {seconds / wall:>6.1%}")
+        print(f"{stage:<10} {seconds:>8.1f} {seconds / cpu:>6.1%}")
     stats.sort_stats("tottime").print_stats(12)
 
 
+def joblib_overhead(name: str) -> None:
+    """Wall time with ``n_jobs=2`` against the folds' own times."""
+    X, y, family = make_case(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tic = time.perf_counter()
+        cv = VCPCRCV(family=family, random_state=0, n_jobs=2, refit=False).fit(X, y)
+        wall = time.perf_counter() - tic
+    folds = float(cv._fold_times.sum())
+    print(
+        f"n_jobs=2 without refit: wall {wall:.1f} s; folds {folds:.1f} s in all "
+        f"(ideal wall {folds / 2:.1f} s)"
+    )
+
+
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "gaussian")
+    case = sys.argv[1] if len(sys.argv) > 1 else "gaussian"
+    if "--jobs" in sys.argv:
+        joblib_overhead(case)
+    else:
+        main(case)

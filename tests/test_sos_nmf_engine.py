@@ -168,6 +168,11 @@ def test_screening_matches_the_full_problem(monkeypatch, kind, Ks, kw):
     screened = batched_sos_nmf(Xs, W, inits, d, i, lams, **kw)
     # each weight vector ran on its support only (none on an empty one)
     assert set(solved_on) == {int(s) for s in (W != 0).sum(axis=1) if s}
+    compact = batched_sos_nmf(Xs, W, inits, d, i, lams, compact=True, **kw)
+    assert_array_equal(compact.features, np.flatnonzero(np.any(W != 0, axis=0)))
+    everyone = np.arange(lams.size)
+    assert_array_equal(compact.dense_labels(everyone), screened.labels)
+    assert_array_equal(compact.dense_v(everyone), screened.v)
     chunks = engine._chunks
     monkeypatch.setattr(engine, "_chunks", lambda W, *a: chunks(np.ones_like(W), *a))
     full = batched_sos_nmf(Xs, W, inits, d, i, lams, **kw)

@@ -161,9 +161,10 @@ class BatchResult(NamedTuple):
 
     Attributes
     ----------
-    labels : ndarray of shape (n_problems, n_features)
+    labels : ndarray of shape (n_problems, n_features) or (n_problems, n_kept)
         Cluster of each variable, compacted to ``0..K'-1``; -1 = unselected.
-    v : ndarray of shape (n_problems, n_features)
+        With ``compact=True``, of the variables ``features`` only.
+    v : ndarray of shape (n_problems, n_features) or (n_problems, n_kept)
         Membership of each variable (the non-zero of its row of ``V``, or 0).
     objective : ndarray of shape (n_problems,)
         Objective after the last update of ``V``.
@@ -180,6 +181,12 @@ class BatchResult(NamedTuple):
     history : ndarray of shape (n_problems, max(n_iter)) or None
         The objective after each iteration (NaN after ``n_iter``), when
         asked for with ``history=True``.
+    features : ndarray of int of shape (n_kept,)
+        The variables ``labels`` and ``v`` hold: all of them, or with
+        ``compact=True`` those with a non-zero weight in some row of ``W``
+        (the others are unselected in every problem).
+    n_features : int
+        The number of variables ``p``.
     """
 
     labels: NDArray[np.intp]
@@ -191,6 +198,22 @@ class BatchResult(NamedTuple):
     rel_change: NDArray[np.float64]
     lam_max: NDArray[np.float64]
     history: NDArray[np.float64] | None
+    features: NDArray[np.intp]
+    n_features: int
+
+    def dense_labels(self, problems: ArrayLike) -> NDArray[np.intp]:
+        """Labels of the ``problems`` over all ``n_features`` variables."""
+        rows = self.labels[np.asarray(problems, dtype=np.intp)]
+        out = np.full((rows.shape[0], self.n_features), -1, dtype=np.intp)
+        out[:, self.features] = rows
+        return out
+
+    def dense_v(self, problems: ArrayLike) -> NDArray[np.float64]:
+        """Memberships of the ``problems`` over all ``n_features`` variables."""
+        rows = self.v[np.asarray(problems, dtype=np.intp)]
+        out = np.zeros((rows.shape[0], self.n_features))
+        out[:, self.features] = rows
+        return out
 
 
 class _Weighted(NamedTuple):
@@ -526,14 +549,15 @@ def _solve_chunk(
     initial partition of each problem (the first update is computed once per
     distinct weights and start).
 
-    ``at = (ids, cols)`` places the chunk's problems and variables in ``out``;
-    when ``cols`` leaves variables out (screened: zero weight), no problem is
+    ``at = (ids, cols)`` places the chunk's problems and variables in ``out``
+    (``cols``: columns of ``out.labels``); when the chunk leaves variables
+    out (screened: zero weight), no problem is
     "fixed" after the first update, as the full problem's is not (its
     zero-weight variables leave their clusters then).
 
     Returns the objective history (iterations x problems) when recorded.
     """
-    screened = at[1].size < out.labels.shape[1]
+    screened = at[1].size < out.n_features
     K0 = np.count_nonzero(size0, axis=1)
     B = K0.size
     order = np.lexsort((K0, d))
@@ -586,13 +610,19 @@ def _chunks(
     variables: ``K (p + 3n) + 25 p`` floats per problem, ``2 n p`` per weight
     vector.
     """
-    used = np.unique(weight_idx)
-    supports, group = np.unique(W[used] != 0, axis=0, return_inverse=True)
+    supports: list[_Ints] = []
+    group = np.full(W.shape[0], -1, dtype=np.intp)
+    for d in np.unique(weight_idx).tolist():
+        cols = np.flatnonzero(W[d])
+        same = [g for g, c in enumerate(supports) if np.array_equal(c, cols)]
+        group[d] = same[0] if same else len(supports)
+        if not same:
+            supports.append(cols)
     budget = max(budget - 16 * n * W.shape[1], 1)
     chunks = []
-    for g, support in enumerate(supports):
-        cols, p = np.flatnonzero(support), int(support.sum())
-        mine = np.flatnonzero(np.isin(weight_idx, used[group.ravel() == g]))
+    for g, cols in enumerate(supports):
+        p = cols.size
+        mine = np.flatnonzero(group[weight_idx] == g)
         order = mine[np.argsort(weight_idx[mine], kind="stable")]
         first = np.ones(order.size, dtype=bool)
         first[1:] = np.diff(weight_idx[order]) != 0
@@ -655,13 +685,19 @@ def _solve(
     tol: float,
     max_memory: int = 2**30,
     history: bool = False,
+    compact: bool = False,
 ) -> BatchResult:
     """Run the engine on validated input; ``labels0`` are compacted (inits x p)."""
     (n, p), B = Xs.shape, lam.size
+    chunks = _chunks(W, widx, K0[iidx], n, max_memory)
+    features = np.arange(p)
+    if compact:
+        features = np.unique(np.concatenate([cols for cols, _ in chunks] + [[]]))
+        features = features.astype(np.intp)
     hist = np.full((B, max_iter), np.nan) if history else None
     out = BatchResult(
-        np.full((B, p), -1, dtype=np.intp),
-        np.zeros((B, p)),
+        np.full((B, features.size), -1, dtype=np.intp),
+        np.zeros((B, features.size)),
         np.full(B, np.nan),
         np.zeros(B, dtype=np.intp),
         np.zeros(B, dtype=bool),
@@ -669,8 +705,10 @@ def _solve(
         np.full(B, np.nan),
         np.full(B, np.nan),
         hist,
+        features,
+        p,
     )
-    for cols, chunk in _chunks(W, widx, K0[iidx], n, max_memory):
+    for cols, chunk in chunks:
         if cols.size == 0:
             _no_support(out, chunk, max_iter)
             if hist is not None:
@@ -686,7 +724,7 @@ def _solve(
             iidx[chunk],
             d,
             lam[chunk],
-            (chunk, cols),
+            (chunk, np.searchsorted(features, cols)),
             out,
             max_iter,
             tol,
@@ -760,6 +798,7 @@ def batched_sos_nmf(
     tol: float = 1e-4,
     max_memory: int = 2**30,
     history: bool = False,
+    compact: bool = False,
 ) -> BatchResult:
     r"""Solve many weighted SOS-NMF problems on the same data at once.
 
@@ -787,6 +826,11 @@ def batched_sos_nmf(
         Bytes for the working arrays (solved in chunks that fit), not outputs.
     history : bool, default=False
         Also return the objective after every iteration of every problem.
+    compact : bool, default=False
+        Return ``labels`` and ``v`` only of the variables with a non-zero
+        weight in some row of ``W`` (``BatchResult.features``; the others are
+        never selected); ``BatchResult.dense_labels`` / ``dense_v`` give
+        chosen problems over all variables.
 
     Returns
     -------
@@ -857,6 +901,7 @@ def batched_sos_nmf(
         tol=float(tol),
         max_memory=int(max_memory),
         history=bool(history),
+        compact=bool(compact),
     )
 
 
@@ -931,6 +976,7 @@ def initial_lambda_max(
         max_iter=1,
         tol=0.0,
         max_memory=int(max_memory),
+        compact=True,
     )
     return res.lam_max.reshape(Wa.shape[0], K0.size)
 
@@ -978,7 +1024,7 @@ def single_result(
     Xs: _Floats, w: _Floats, res: BatchResult, b: int, lam: float, lam_max: float
 ) -> SOSNMFResult:
     """Problem ``b`` of a batch solved with ``history=True`` as an SOSNMFResult."""
-    labels, v = res.labels[b], res.v[b]
+    labels, v = res.dense_labels([b])[0], res.dense_v([b])[0]
     sel = np.flatnonzero(labels >= 0)
     V = np.zeros((labels.size, int(labels.max(initial=-1)) + 1))
     V[sel, labels[sel]] = v[sel]
