@@ -400,10 +400,11 @@ def _reissue_lifelines(caught: list[warnings.WarningMessage]) -> None:
             c.category.__name__
         )
         warnings.warn(
-            f"The Cox outcome model (lifelines CoxPHFitter on the cluster latent "
-            f"variables) warned: {text}"
+            f"The Cox outcome model (lifelines CoxPHFitter on the covariates, if "
+            f"any, and the cluster latent variables) warned: {text}"
             + (
-                " Fewer clusters (n_clusters) or a larger lam_ratio usually help."
+                " Fewer clusters (n_clusters) or a larger lam_ratio usually help;"
+                " a covariate level with few rows or no event separates: merge it."
                 if converge
                 else ""
             ),
