@@ -13,9 +13,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from vcpcr._ridge import newton, spectrum
-from vcpcr.exceptions import ConvergenceWarning
+from vcpcr.exceptions import ConvergenceWarning, VCPCRWarning
 
 __all__ = [
+    "MIN_LOG_STEP",
     "breslow",
     "cox_lasso_delta_max",
     "cox_lasso_path",
@@ -290,17 +291,24 @@ def cox_lasso_path(
     -------
     ndarray of shape (n_deltas, n_features)
         Row ``i`` minimizes :math:`-\frac1n\log PL_{Breslow}(Xw)` plus the
-        penalty at :math:`\delta_i`.
+        penalty at :math:`\delta_i`; a ``delta`` below the end of the path
+        (see Notes) gets the weights at the end of the path.
 
     Raises
     ------
     ImportError
         If scikit-survival (the ``survival`` extra) is not installed.
     ValueError
-        If the fit diverges (a ``delta`` too small for ``p >= n``).
+        If not even the first step of the path below ``delta_max`` can be
+        fitted.
 
     Warns
     -----
+    VCPCRWarning
+        Once, naming the requested deltas below the end of the path and why
+        the path ended there (saturated partial likelihood, or a fit that
+        diverged even with the finest step). Not a ``ConvergenceWarning``:
+        more iterations would not change it, larger deltas would.
     ConvergenceWarning
         If Coxnet stopped at ``max_iter``; the message gives, per ``delta``,
         the largest KKT violation relative to ``delta``.
@@ -310,55 +318,63 @@ def cox_lasso_path(
     The engine is scikit-survival's :class:`~sksurv.linear_model.\
 CoxnetSurvivalAnalysis`, a C++ port of glmnet's Cox coordinate descent
     (Breslow ties, warm starts along decreasing ``delta``, strong rules and
-    active sets), called through its public API with ``alphas = deltas``
-    and ``normalize=False``: the same objective and stopping rule as R's
-    ``glmnet(X, Surv(time, event), family = "cox", lambda = deltas,
-    standardize = FALSE)``. Tested against R glmnet in ``tests/test_cox.py``.
+    active sets), called through its public API with ``normalize=False``:
+    the same objective and stopping rule as R's ``glmnet(X, Surv(time,
+    event), family = "cox", standardize = FALSE)``. Tested against R glmnet
+    in ``tests/test_cox.py``.
+
+    Coordinate descent on the Cox loss has no step-size control, so a warm
+    start far from the solution can overflow (Coxnet then raises
+    ``ArithmeticError``). The requested deltas below ``delta_max``
+    (:func:`cox_lasso_delta_max` divided by ``l1_ratio``; at or above it the
+    weights are zero) form the path; where a step fails, a step of half its
+    length (in log delta) is inserted before it and the path fitted again,
+    down to steps of :data:`MIN_LOG_STEP`, where the path is cut. Coxnet
+    also ends a path early when the deviance ratio grows by less than 0.1%
+    over five steps (the partial likelihood is saturated); deltas below the
+    last fitted step get its weights, with one warning.
+
+    glmnet's default path (100 deltas from ``delta_max``) is not used: on
+    tied times Coxnet's deviance ratio is offset (its null deviance ignores
+    ties), so on a dense path its stopping rule fires within the first five
+    steps below ``delta_max``.
     """
     X, _, d = _check_path_input(Xs, time, event, deltas)
-    try:
-        from sksurv.linear_model import CoxnetSurvivalAnalysis
-        from sksurv.util import Surv
-    except ImportError:
-        raise ImportError(
-            "Penalized Cox weights require scikit-survival: "
-            "pip install 'vcpcr[survival]'"
-        ) from None
-    from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
-
     t = np.asarray(time, dtype=np.float64)
     e = np.asarray(event, dtype=bool)
-    order = np.argsort(-d, kind="stable")
-    model = CoxnetSurvivalAnalysis(
-        alphas=d[order],
-        l1_ratio=float(l1_ratio),
-        normalize=False,
-        tol=tol,
-        max_iter=max_iter,
-    )
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", SkConvergenceWarning)
-        # vcpcr warns about all-zero weights in one place (the estimator).
-        warnings.filterwarnings("ignore", "all coefficients are zero")
-        try:
-            model.fit(X, Surv.from_arrays(e, t))
-        except ArithmeticError as err:  # Coxnet's guard against diverging fits
-            raise ValueError(
-                f"The penalized Cox fit diverged along deltas={d[order].tolist()!r} "
-                f"({err}): the smallest delta leaves the partial likelihood "
-                f"(nearly) saturated. Use larger deltas."
-            ) from None
-    stopped = False
-    for c in caught:  # re-issue what is not about convergence
-        if issubclass(c.category, SkConvergenceWarning):
-            stopped = True
-        else:
-            warnings.warn_explicit(c.message, c.category, c.filename, c.lineno)
+    top = cox_lasso_delta_max(X, t, e) / float(l1_ratio)
     coef = np.zeros((d.size, X.shape[1]))
-    coef[order] = np.asarray(model.coef_, dtype=np.float64).T
-    if stopped:
+    below = d < top  # at or above delta_max the weights are exactly zero
+    if not below.any():
+        return coef
+    path = np.unique(d[below])[::-1]
+    fit = _fit_path(X, t, e, path, top, float(l1_ratio), tol, max_iter)
+    ends = fit.alphas[-1]
+    for i in np.flatnonzero(below):
+        j = np.flatnonzero(fit.alphas == d[i])
+        coef[i] = fit.coef[j[0]] if j.size else fit.coef[-1]
+    short = np.flatnonzero(below & (d < ends))
+    if short.size:
+        why = (
+            "Coxnet stopped the path there, as its deviance ratio grew by "
+            "< 0.1% over five steps (a saturated partial likelihood, or deltas "
+            "too close together)"
+            if not fit.diverged
+            else f"the next step diverged even with a step of "
+            f"{fit.step:.3g} in log10(delta)"
+        )
+        warnings.warn(
+            f"The penalized Cox path ends at delta={ends:.4g} "
+            f"({ends / top:.3g} x delta_max): {why}. The weights of "
+            f"delta={', '.join(f'{v:.4g}' for v in d[short])} are those at "
+            f"delta={ends:.4g}. Use deltas >= {ends:.4g}.",
+            VCPCRWarning,
+            stacklevel=2,
+        )
+    if fit.stopped:
         viol = ", ".join(
-            f"{d[i]:.4g}: {_kkt(X, t, e, coef[i], d[i], l1_ratio):.3g}" for i in order
+            f"{d[i]:.4g}: {_kkt(X, t, e, coef[i], d[i], l1_ratio):.3g}"
+            for i in np.argsort(-d)
         )
         warnings.warn(
             f"The Cox penalized weights did not converge within max_iter={max_iter} "
@@ -368,3 +384,148 @@ CoxnetSurvivalAnalysis`, a C++ port of glmnet's Cox coordinate descent
             stacklevel=2,
         )
     return coef
+
+
+#: The finest step (log10 delta) the Cox elastic-net path is refined to where
+#: a step diverges: glmnet's default step (100 values over two decades).
+MIN_LOG_STEP = 2 / 99
+#: Where the path is cut, trailing steps whose KKT violation (relative to
+#: delta) exceeds this are dropped: they are not solutions (glmnet's stopping
+#: rule leaves violations of ~1e-2).
+_CUT_KKT = 0.1
+
+
+class _PathFit(NamedTuple):
+    """What Coxnet fitted: the deltas reached (decreasing) and their weights."""
+
+    alphas: _Float
+    coef: _Float  # (n_alphas, n_features)
+    diverged: bool  # the path was cut at a step that diverged at the finest step
+    step: float  # the last step tried (log10), when diverged
+    stopped: bool  # Coxnet reached max_iter
+
+
+def _coxnet(
+    X: _Float,
+    t: _Float,
+    e: NDArray[np.bool_],
+    path: _Float,
+    l1_ratio: float,
+    tol: float,
+    max_iter: int,
+) -> tuple[_Float, _Float, bool]:
+    """One Coxnet fit along ``path``: deltas reached, weights, max_iter hit.
+
+    Raises ``ArithmeticError`` where a step diverges (Coxnet's guard).
+    """
+    from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
+    from sksurv.linear_model import CoxnetSurvivalAnalysis
+    from sksurv.util import Surv
+
+    model = CoxnetSurvivalAnalysis(
+        alphas=path,
+        l1_ratio=l1_ratio,
+        normalize=False,
+        tol=tol,
+        max_iter=max_iter,
+        fit_baseline_model=False,
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SkConvergenceWarning)
+        # vcpcr warns about all-zero weights in one place (the estimator).
+        warnings.filterwarnings("ignore", "all coefficients are zero")
+        model.fit(X, Surv.from_arrays(e, t))
+    stopped = False
+    for c in caught:  # re-issue what is not about convergence
+        if issubclass(c.category, SkConvergenceWarning):
+            stopped = True
+        else:
+            warnings.warn_explicit(c.message, c.category, c.filename, c.lineno)
+    alphas = np.asarray(model.alphas_, dtype=np.float64)
+    return alphas, np.asarray(model.coef_, dtype=np.float64).T, stopped
+
+
+def _fit_path(
+    X: _Float,
+    t: _Float,
+    e: NDArray[np.bool_],
+    path: _Float,
+    top: float,
+    l1_ratio: float,
+    tol: float,
+    max_iter: int,
+) -> _PathFit:
+    """Fit ``path`` (decreasing, below ``top``), refining the steps that fail.
+
+    Where Coxnet diverges, the first failing step is found by bisection over
+    prefixes of the path (a prefix's fit does not depend on what follows)
+    and halved (in log delta; the step before ``path[0]`` starts at ``top``,
+    where the weights are zero); a step that still fails at
+    :data:`MIN_LOG_STEP` cuts the path there.
+    """
+    try:
+        import sksurv.linear_model  # noqa: F401
+    except ImportError:
+        raise ImportError(
+            "Penalized Cox weights require scikit-survival: "
+            "pip install 'vcpcr[survival]'"
+        ) from None
+    while True:
+        try:
+            alphas, coef, stopped = _coxnet(X, t, e, path, l1_ratio, tol, max_iter)
+        except ArithmeticError:
+            pass
+        else:
+            return _PathFit(alphas, coef, False, 0.0, stopped)
+        ok, bad = 0, path.size  # path[:ok] fits, path[:bad] diverges
+        while bad - ok > 1:
+            mid = (ok + bad) // 2
+            try:
+                _coxnet(X, t, e, path[:mid], l1_ratio, tol, max_iter)
+            except ArithmeticError:
+                bad = mid
+            else:
+                ok = mid
+        j = bad - 1  # the first step that diverges
+        before = path[j - 1] if j else top
+        step = float(np.log10(before / path[j]))
+        if step < 1.5 * MIN_LOG_STEP:
+            if j == 0:
+                raise ValueError(
+                    f"The penalized Cox fit diverged at delta={path[0]:.4g}, a "
+                    f"step of {step:.2g} in log10(delta) below delta_max="
+                    f"{top:.4g} (l1_ratio={l1_ratio:g}): nothing can be fitted "
+                    f"on these data. Use weights='ridge', a larger l1_ratio, or "
+                    f"remove near-duplicate or extreme columns."
+                )
+            return _cut_path(X, t, e, path, top, j, step, l1_ratio, tol, max_iter)
+        path = np.concatenate([path[:j], [np.sqrt(before * path[j])], path[j:]])
+
+
+def _cut_path(
+    X: _Float,
+    t: _Float,
+    e: NDArray[np.bool_],
+    path: _Float,
+    top: float,
+    j: int,
+    step: float,
+    l1_ratio: float,
+    tol: float,
+    max_iter: int,
+) -> _PathFit:
+    """Fit ``path[:j]`` and drop its trailing steps that are not solutions."""
+    alphas, coef, stopped = _coxnet(X, t, e, path[:j], l1_ratio, tol, max_iter)
+    keep = alphas.size
+    while keep and _kkt(X, t, e, coef[keep - 1], alphas[keep - 1], l1_ratio) > _CUT_KKT:
+        keep -= 1
+    if keep == 0:
+        raise ValueError(
+            f"The penalized Cox fit diverged below delta={path[0]:.4g} "
+            f"(delta_max={top:.4g}, l1_ratio={l1_ratio:g}) and no step before "
+            f"converged: nothing can be fitted on these data. Use "
+            f"weights='ridge', a larger l1_ratio, or larger deltas."
+        )
+    # the steps kept meet the KKT conditions to _CUT_KKT
+    stopped = stopped and keep == alphas.size
+    return _PathFit(alphas[:keep], coef[:keep], True, step, stopped)

@@ -392,14 +392,28 @@ class VCPCRCV(BaseEstimator):
         scores = np.column_stack([r.scores for r in results])
         for i in range(scores.shape[1]):
             frame[f"split{i}_test_score"] = scores[:, i]
-        frame["mean_test_score"] = scores.mean(axis=1)
-        frame["std_test_score"] = (
-            scores.std(axis=1, ddof=1) if scores.shape[1] > 1 else 0.0
+        # A point that could not be fitted in a fold is scored on the others.
+        failed = np.column_stack(
+            [
+                np.zeros(len(points), bool) if r.failed is None else r.failed
+                for r in results
+            ]
         )
-        frame["mean_size"] = np.column_stack([r.sizes for r in results]).mean(axis=1)
-        frame["mean_n_clusters"] = np.column_stack(
-            [r.n_clusters for r in results]
-        ).mean(axis=1)
+        used = (~failed).sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):  # failed in every fold
+            mean = np.where(failed, 0.0, scores).sum(axis=1) / used
+            dev = np.where(failed, 0.0, scores - mean[:, None])
+            std = np.sqrt((dev**2).sum(axis=1) / (used - 1))
+        frame["mean_test_score"] = mean
+        frame["std_test_score"] = std if scores.shape[1] > 1 else 0.0
+        for name, values in (
+            ("mean_size", [r.sizes for r in results]),
+            ("mean_n_clusters", [r.n_clusters for r in results]),
+        ):
+            with np.errstate(invalid="ignore"):
+                frame[name] = (
+                    np.where(failed, 0.0, np.column_stack(values)).sum(axis=1) / used
+                )
         finite = frame["mean_test_score"].where(np.isfinite(frame["mean_test_score"]))
         # Non-finite mean scores rank last (as in GridSearchCV), not NaN.
         rank = finite.rank(ascending=False, method="min", na_option="bottom")
@@ -431,6 +445,18 @@ class VCPCRCV(BaseEstimator):
                 SeparationWarning,
                 stacklevel=user_stacklevel(),
             )
+        self._n_failed = sum(
+            int(np.sum(r.failed)) for r in results if r.failed is not None
+        )
+        if self._n_failed:
+            first = next(r.failure for r in results if r.failure)
+            warnings.warn(
+                f"{self._n_failed} of {total} fold x grid fits could not be fitted; "
+                f"a grid point is scored on the folds where it was fitted, and "
+                f"ignored where it was fitted in none. First error: {first}",
+                VCPCRWarning,
+                stacklevel=user_stacklevel(),
+            )
         if unconverged:
             warnings.warn(
                 f"SOS-NMF did not converge within max_iter={self.max_iter} in "
@@ -443,6 +469,12 @@ class VCPCRCV(BaseEstimator):
         """Row of the chosen grid point (``selection``)."""
         res = self.cv_results_
         mean = res["mean_test_score"].to_numpy()
+        if not np.any(np.isfinite(mean)) and self._n_failed:
+            raise ValueError(
+                f"No grid point could be fitted in every one of the "
+                f"{self.n_splits_} CV folds (see the warning above for the first "
+                f"error). Use fewer folds (cv), weights='ridge', or larger deltas."
+            )
         if not np.any(np.isfinite(mean)):
             raise ValueError(
                 f"No grid point has a finite mean CV score (scoring="
@@ -450,7 +482,7 @@ class VCPCRCV(BaseEstimator):
                 f"folds): the score is undefined on these test folds (e.g. R^2 "
                 f"on folds of one sample). Use fewer folds (cv) or another scoring."
             )
-        if not np.all(np.isfinite(mean)):
+        if not np.all(np.isfinite(mean)) and not self._n_failed:
             bad = int(np.sum(~np.isfinite(mean)))
             warnings.warn(
                 f"{bad} grid point(s) have a non-finite mean score and are ignored.",

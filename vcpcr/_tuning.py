@@ -30,6 +30,7 @@ from vcpcr.exceptions import SeparationWarning
 
 __all__ = [
     "DEFAULT_SCORING",
+    "FIT_ERRORS",
     "FoldResult",
     "FoldSpec",
     "Grid",
@@ -148,6 +149,15 @@ class FoldResult(NamedTuple):
     n_clusters: NDArray[np.float64]
     n_separated: int
     n_unconverged: int
+    #: grid points that could not be fitted in this fold (their score is NaN)
+    failed: NDArray[np.bool_] | None = None
+    #: the first error message of a failed fit
+    failure: str = ""
+
+
+#: What a fit that cannot be done raises (lifelines' ConvergenceError is a
+#: ValueError; Coxnet's divergence an ArithmeticError).
+FIT_ERRORS = (ValueError, ArithmeticError, np.linalg.LinAlgError)
 
 
 def _fold_weights(
@@ -224,11 +234,21 @@ def _score_point(
     V: NDArray[np.float64],
     spec: FoldSpec,
     test: tuple[NDArray[np.float64], Any],
+    failures: dict[int, str],
+    index: int,
 ) -> float:
-    """Fit step 2 on the training fold and score the test fold."""
+    """Fit step 2 on the training fold and score the test fold.
+
+    A step-2 fit that fails scores NaN; its message is recorded in
+    ``failures[index]``.
+    """
     family = FAMILIES[spec.family]
     names = [f"cluster_{k + 1}" for k in range(V.shape[1])]
-    result = family.fit(Xs @ V, prepared.outcome, names, "y")
+    try:
+        result = family.fit(Xs @ V, prepared.outcome, names, "y")
+    except FIT_ERRORS as exc:
+        failures[index] = str(exc)
+        return np.nan
     a0, a = family.split_params(result)
     coef, intercept = raw_coefficients(V, a0, a, mean, scale)
     model = _frozen_model(spec, coef, intercept, prepared, Xs.shape[1])
@@ -240,12 +260,14 @@ def _fit_grid(
     Xs: NDArray[np.float64],
     prepared: Prepared,
     Vs: list[NDArray[np.float64]],
-) -> list[tuple[float, NDArray[np.float64]]]:
+    failures: dict[int, str],
+) -> list[tuple[float, NDArray[np.float64]] | None]:
     """Step 2 of every grid point: ``(intercept, cluster coefficients)``.
 
     Batched per number of clusters; a point the batch cannot vouch for (e.g.
     a separated logistic fit) is fitted by :meth:`Family.fit`, with its
-    warnings.
+    warnings. A point that cannot be fitted is None (its message recorded in
+    ``failures``, by point).
     """
     out: list[Any] = [None] * len(Vs)
     ks = np.array([V.shape[1] for V in Vs])
@@ -260,7 +282,11 @@ def _fit_grid(
             if fit.ok[j]:
                 out[i] = (float(fit.intercept[j]), fit.coef[j])
             else:
-                result = family.fit(M[j], prepared.outcome, names, "y")
+                try:
+                    result = family.fit(M[j], prepared.outcome, names, "y")
+                except FIT_ERRORS as exc:
+                    failures[int(i)] = str(exc)
+                    continue
                 out[i] = family.split_params(result)
     return out
 
@@ -274,16 +300,23 @@ def _score_grid(
     spec: FoldSpec,
     scoring: str,
     test: tuple[NDArray[np.float64], Any],
+    failures: dict[int, str],
 ) -> NDArray[np.float64]:
     """Fit step 2 of all grid points on the training fold, score them together.
 
-    ``scoring`` is one of the family's ``batch_scorings``.
+    ``scoring`` is one of the family's ``batch_scorings``; a point whose
+    step 2 fails scores NaN.
     """
     family = FAMILIES[spec.family]
-    params = _fit_grid(family, Xs, prepared, Vs)
+    params = _fit_grid(family, Xs, prepared, Vs, failures)
+    ok = np.array([par is not None for par in params])
+    out = np.full(len(Vs), np.nan)
+    if not ok.any():
+        return out
     raw = [
-        raw_coefficients(V, a0, a, mean, scale)
-        for V, (a0, a) in zip(Vs, params, strict=True)
+        raw_coefficients(V, par[0], par[1], mean, scale)
+        for V, par in zip(Vs, params, strict=True)
+        if par is not None
     ]
     coef = np.stack([c for c, _ in raw])
     intercept = np.array([b0 for _, b0 in raw])
@@ -294,14 +327,15 @@ def _score_grid(
         scores = family.score_batch(scoring, eta, yte, prepared.classes)
     if scores is None:  # the scorer raises or warns on this fold: let it
         p = Xs.shape[1]
-        return np.array(
+        scores = np.array(
             [
                 spec.scoring(_frozen_model(spec, c, b0, prepared, p), Xte, yte)
                 for c, b0 in raw
             ],
             dtype=np.float64,
         )
-    return scores
+    out[ok] = scores
+    return out
 
 
 def fit_fold(
@@ -316,20 +350,35 @@ def fit_fold(
     family: Family = FAMILIES[spec.family]
     Xs, mean, scale = standardize(Xtr)
     prepared = family.prepare(ytr)
-    W = _fold_weights(Xs, prepared, spec)
+    try:
+        W = _fold_weights(Xs, prepared, spec)
+    except FIT_ERRORS as exc:  # no delta can be fitted on this fold
+        nan = np.full(len(spec.grid.points()), np.nan)
+        return FoldResult(nan, nan, nan, 0, 0, np.ones(nan.size, bool), str(exc))
     best, unconverged = solve_grid(Xs, W, spec, seed)
     Vs = [_membership(labels, v) for labels, v, _ in best]
+    failures: dict[int, str] = {}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SeparationWarning)
         if spec.batch_scoring is not None:
             scores = _score_grid(
-                Xs, mean, scale, prepared, Vs, spec, spec.batch_scoring, (Xte, yte)
+                Xs,
+                mean,
+                scale,
+                prepared,
+                Vs,
+                spec,
+                spec.batch_scoring,
+                (Xte, yte),
+                failures,
             )
         else:
             scores = np.array(
                 [
-                    _score_point(Xs, mean, scale, prepared, V, spec, (Xte, yte))
-                    for V in Vs
+                    _score_point(
+                        Xs, mean, scale, prepared, V, spec, (Xte, yte), failures, i
+                    )
+                    for i, V in enumerate(Vs)
                 ]
             )
     separated = sum(issubclass(c.category, SeparationWarning) for c in caught)
@@ -342,6 +391,8 @@ def fit_fold(
         np.array([float(V.shape[1]) for V in Vs]),
         separated,
         unconverged,
+        np.isin(np.arange(len(Vs)), list(failures)),
+        next(iter(failures.values()), ""),
     )
 
 
