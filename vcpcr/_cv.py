@@ -104,7 +104,16 @@ class VCPCRCV(BaseEstimator):
         ``"neg_mean_squared_error"`` (gaussian), ``"neg_log_loss"``
         (binomial: a proper scoring rule that uses the probabilities, so it
         is far less noisy on small test folds than accuracy or MCC) and
-        Harrell's concordance index (cox, the estimator's ``score``).
+        Harrell's concordance index (cox, the estimator's ``score``). For
+        cox, ``"neg_partial_likelihood_deviance"`` is the cross-validated
+        partial likelihood (Verweij & van Houwelingen, 1993; cv.glmnet's
+        grouped ``type.measure = "deviance"``, negated): per fold, twice the
+        Efron log partial likelihood of the fold's training and test rows
+        minus that of its training rows, at the step-2 fit on the training
+        rows, over the test rows' events; ``mean_test_score`` is the mean
+        weighted by events, and ``std_test_score / sqrt(n_splits)`` is
+        cv.glmnet's ``cvsd``, so ``selection="1se"`` is its ``lambda.1se``
+        rule.
     selection : {"min", "1se"}, default="min"
         ``"min"``: the best mean score. ``"1se"``: the sparsest model (fewest
         selected variables on average) whose mean score is within one
@@ -326,10 +335,11 @@ class VCPCRCV(BaseEstimator):
         check_fold_columns(Xa, folds)
         _check_folds(family, yv, folds, max(grid.n_clusters))
         self.n_splits_ = len(folds)
-        self.scorer_ = check_scoring(
-            VCPCR(family=self.family),
-            scoring=self.scoring or family.default_scoring,
-        )
+        name = self.scoring or family.default_scoring
+        if isinstance(name, str) and name in family.fold_scorings:
+            self.scorer_ = family.fold_scorings[name]
+        else:
+            self.scorer_ = check_scoring(VCPCR(family=self.family), scoring=name)
         spec = FoldSpec(
             self.family,
             self.weights,
@@ -400,10 +410,16 @@ class VCPCRCV(BaseEstimator):
             ]
         )
         used = (~failed).sum(axis=1)
+        # Fold weights (cv.glmnet's events per fold for the partial likelihood):
+        # the weighted mean, and the weighted standard deviation whose standard
+        # error std / sqrt(folds) is cv.glmnet's cvsd.
+        w = np.array([1.0 if r.weight is None else r.weight for r in results])
+        w = np.where(failed, 0.0, w[None, :])
         with np.errstate(invalid="ignore", divide="ignore"):  # failed in every fold
-            mean = np.where(failed, 0.0, scores).sum(axis=1) / used
+            mean = (w * np.where(failed, 0.0, scores)).sum(axis=1) / w.sum(axis=1)
             dev = np.where(failed, 0.0, scores - mean[:, None])
-            std = np.sqrt((dev**2).sum(axis=1) / (used - 1))
+            var = (w * dev**2).sum(axis=1) / w.sum(axis=1)
+            std = np.sqrt(var * used / (used - 1))
         frame["mean_test_score"] = mean
         frame["std_test_score"] = std if scores.shape[1] > 1 else 0.0
         for name, values in (

@@ -59,7 +59,8 @@ def batch_scoring(scoring: Any, family: str) -> str | None:
     if scoring is not None and not isinstance(scoring, str):
         return None  # a callable: the per-point estimator path
     name = scoring_name(scoring, family)
-    return name if name in FAMILIES[family].batch_scorings else None
+    fam = FAMILIES[family]
+    return name if name in fam.batch_scorings or name in fam.fold_scorings else None
 
 
 def default_grid(weights: Any, *, delta_max: float | None = None) -> dict[str, Any]:
@@ -153,6 +154,8 @@ class FoldResult(NamedTuple):
     failed: NDArray[np.bool_] | None = None
     #: the first error message of a failed fit
     failure: str = ""
+    #: the fold's weight in the mean score (None: equal weights)
+    weight: float | None = None
 
 
 #: What a fit that cannot be done raises (lifelines' ConvergenceError is a
@@ -323,6 +326,11 @@ def _score_grid(
     Xte, yte = test
     eta = coef @ Xte.T + intercept[:, None]
     scores = None
+    if scoring in family.fold_scorings:  # needs the training rows too
+        # the training rows' linear predictor, on the scale of ``eta``
+        eta_train = (Xs * scale + mean) @ coef.T + intercept
+        out[ok] = family.score_fold(scoring, eta_train.T, prepared.outcome, eta, yte)
+        return out
     if np.all(np.isfinite(eta)):
         scores = family.score_batch(scoring, eta, yte, prepared.classes)
     if scores is None:  # the scorer raises or warns on this fold: let it
@@ -393,7 +401,15 @@ def fit_fold(
         unconverged,
         np.isin(np.arange(len(Vs)), list(failures)),
         next(iter(failures.values()), ""),
+        _fold_weight(family, spec, yte),
     )
+
+
+def _fold_weight(family: Family, spec: FoldSpec, yte: Any) -> float | None:
+    """Return the fold's weight in the mean score (fold scorings), else None."""
+    if spec.batch_scoring not in family.fold_scorings:
+        return None
+    return family.fold_weight(yte)
 
 
 def one_se_index(res: Any, n_splits: int) -> int:
