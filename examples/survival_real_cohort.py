@@ -1,10 +1,11 @@
-"""Survival on a real wide cohort: NSBCD breast cancer, 115 x 549 genes.
+"""Survival on a real wide cohort: mantle cell lymphoma, 92 x 574 genes.
 
-A cohort from the SurvSet package (GPL-3; ``pip install 'vcpcr[benchmarks]'``,
-never imported by vcpcr itself): 115 patients, 38 events, 549 gene-expression
-columns (``num_gene_*``). VC-PCR is tuned by the cross-validated partial
-likelihood on 70% of the patients (stratified on the event) and judged on the
-other 30% by Harrell's C. ``benchmarks/bench_cohorts.py`` runs six cohorts.
+The ``MCLcleaned`` cohort of the SurvSet package (GPL-3; ``pip install
+'vcpcr[benchmarks]'``, never imported by vcpcr itself): 92 patients, 64
+deaths, 574 gene-expression columns (``num_X*``). VC-PCR is tuned by the
+cross-validated partial likelihood on 70% of the patients (stratified on the
+event) and judged on the other 30% by Harrell's C.
+``benchmarks/bench_cohorts.py`` runs six cohorts.
 
 Run: python examples/survival_real_cohort.py
 """
@@ -18,8 +19,8 @@ from SurvSet.data import SurvLoader
 
 from vcpcr import VCPCRCV
 
-df = SurvLoader().load_dataset("NSBCD")["df"]
-X = df.filter(regex="^num_gene_").to_numpy(dtype=float)
+df = SurvLoader().load_dataset("MCLcleaned")["df"]
+X = df.filter(regex="^num_").to_numpy(dtype=float)
 y = df[["time", "event"]].to_numpy(dtype=float)
 train, test = train_test_split(
     np.arange(len(y)), test_size=0.3, stratify=y[:, 1], random_state=0
