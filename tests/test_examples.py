@@ -71,6 +71,10 @@ CHECKS = {
 
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::vcpcr.exceptions.SeparationWarning")
+# SurvSet's pickles were written by numpy < 2 (survival_real_cohort)
+@pytest.mark.filterwarnings(
+    "ignore:numpy.core.numeric is deprecated:DeprecationWarning"
+)
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def test_example_runs(path, capsys):
     if path.stem.startswith("survival"):  # needs the survival and examples extras
