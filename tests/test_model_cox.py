@@ -147,6 +147,7 @@ def test_cv_for_cox():
     cv = VCPCRCV(
         n_clusters=(3, 4),
         family="cox",
+        scoring="concordance",
         cv=3,
         n_init=2,
         lam_ratios=[0.1, 0.3, 0.6],

@@ -22,7 +22,7 @@ from vcpcr import _score_batch
 from vcpcr._cox import cox_lasso_delta_max, cox_lasso_path, cox_ridge_path
 from vcpcr._enet import enet_binomial_path, enet_gaussian_path
 from vcpcr._outcome import fit_cox, fit_logit, fit_ols
-from vcpcr._outcome_batch import cox_batch, logit_batch, ols_batch
+from vcpcr._outcome_batch import cox_batch, efron_loglik, logit_batch, ols_batch
 from vcpcr._ridge import ridge_binomial_path, ridge_gaussian_path
 from vcpcr._scaling import constant_columns
 from vcpcr._scaling import standardize as standardize_columns
@@ -40,6 +40,7 @@ __all__ = [
     "Gaussian",
     "Prepared",
     "check_identifiable",
+    "neg_partial_likelihood_deviance",
 ]
 
 
@@ -126,6 +127,9 @@ class Family(abc.ABC):
     scoring_name: ClassVar[str]
     #: Scorings that :meth:`score_batch` computes (scikit-learn scorer names).
     batch_scorings: ClassVar[dict[str, _Metric]]
+    #: Scorings of a CV fold that need its training part too (see
+    #: :meth:`score_fold`), with their scorer for :meth:`VCPCRCV.score`.
+    fold_scorings: ClassVar[dict[str, Callable[..., float]]] = {}
     #: How to build CV folds that :meth:`fold_problem` accepts.
     fold_hint: ClassVar[str] = ""
     #: Whether ridge weights with ``delta = 0`` are defined (the gaussian
@@ -226,6 +230,23 @@ class Family(abc.ABC):
         if metric is None:
             return None
         return self._batch_score(metric, eta, y, classes)
+
+    def score_fold(
+        self,
+        scoring: str,
+        eta_train: NDArray[np.float64],
+        train_outcome: Any,
+        eta_test: NDArray[np.float64],
+        y_test: Any,
+    ) -> NDArray[np.float64]:
+        """Scores (B,) of a fold scoring (a name in :attr:`fold_scorings`)."""
+        raise ValueError(
+            f"scoring={scoring!r} is not defined for family={self.name!r}."
+        )
+
+    def fold_weight(self, y_test: Any) -> float:
+        """Weight of a fold in the mean of a fold scoring (its test rows)."""
+        return float(len(y_test))
 
     @abc.abstractmethod
     def _batch_score(
@@ -576,17 +597,36 @@ class Binomial(_StatsmodelsFamily):
         return None
 
 
+def neg_partial_likelihood_deviance(estimator: Any, X: Any, y: Any) -> float:
+    """Scorer: ``2 l(eta) / d``, minus the partial-likelihood deviance per event.
+
+    ``l`` is the Efron log partial likelihood of ``(X, y)`` at the fitted
+    model's linear predictor and ``d`` the number of events. In
+    :class:`VCPCRCV` the name ``"neg_partial_likelihood_deviance"`` scores
+    each fold by the cross-validated partial likelihood instead (see
+    :meth:`Cox.score_fold`).
+    """
+    time, event = check_survival(y)
+    eta = np.asarray(estimator.predict_log_partial_hazard(X), dtype=np.float64)
+    return float(2.0 * efron_loglik(eta[None, :], time, event)[0] / event.sum())
+
+
 class Cox(Family):
     """Cox family: proportional hazards with lifelines (Efron ties)."""
 
     name = "cox"
     estimator_type = None
     survival = True
-    default_scoring = None  # the estimator's score
-    scoring_name = "concordance"
-    #: The estimator's score (Harrell's concordance), the default of VCPCRCV.
+    #: The cross-validated partial likelihood: Harrell's concordance (the
+    #: estimator's score, ``"concordance"``) is flat at 0.5 for the empty model,
+    #: so on noise the best of many grid points beats it (docs/survival.md).
+    default_scoring = scoring_name = "neg_partial_likelihood_deviance"
+    #: The estimator's score (Harrell's concordance).
     batch_scorings: ClassVar[dict[str, _Metric]] = {
         "concordance": _score_batch.concordance
+    }
+    fold_scorings: ClassVar[dict[str, Callable[..., float]]] = {
+        "neg_partial_likelihood_deviance": neg_partial_likelihood_deviance
     }
     fold_hint = (
         "folds stratified on the event indicator, e.g. cv=list("
@@ -657,6 +697,41 @@ class Cox(Family):
     ) -> NDArray[np.float64] | None:
         time, event = check_survival(y)
         return metric(self.predict(eta, classes), time, event)
+
+    def score_fold(
+        self,
+        scoring: str,
+        eta_train: NDArray[np.float64],
+        train_outcome: Any,
+        eta_test: NDArray[np.float64],
+        y_test: Any,
+    ) -> NDArray[np.float64]:
+        """Cross-validated partial likelihood of a fold, per event (cv.glmnet).
+
+        ``2 (l(b) - l_train(b)) / d_k``: the Efron log partial likelihood of
+        all the fold's rows (training and test) minus that of its training
+        rows, at the coefficients fitted on the training rows (Verweij & van
+        Houwelingen, 1993), over the test part's number of events ``d_k``,
+        which is the fold's weight in the mean (cv.glmnet's ``type.measure =
+        "deviance"``, grouped, negated so that greater is better).
+        """
+        if scoring not in self.fold_scorings:
+            return super().score_fold(
+                scoring, eta_train, train_outcome, eta_test, y_test
+            )
+        time, event = check_survival(y_test)
+        t_train, e_train = train_outcome[:, 0], train_outcome[:, 1] > 0
+        full = efron_loglik(
+            np.hstack([eta_train, eta_test]),
+            np.concatenate([t_train, time]),
+            np.concatenate([e_train, event]),
+        )
+        part = efron_loglik(eta_train, t_train, e_train)
+        return 2.0 * (full - part) / self.fold_weight(y_test)
+
+    def fold_weight(self, y_test: Any) -> float:
+        """Return the number of events in the test part (cv.glmnet's fold weight)."""
+        return float(check_survival(y_test)[1].sum())
 
     def table(self, result: Any, alpha: float) -> ParamTable:
         """Coefficients with exp(coef), standard errors, z, p and CI."""

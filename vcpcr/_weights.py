@@ -202,8 +202,8 @@ def compute_weights(
     ------
     ValueError
         For invalid data, a non-binary ``y`` with ``family="binomial"``, an
-        invalid ``delta``, or a Cox lasso/elastic net that diverges (``delta``
-        too small).
+        invalid ``delta``, or a Cox lasso/elastic net whose first step below
+        ``delta_max`` cannot be fitted (see :func:`vcpcr._cox.cox_lasso_path`).
 
     Warns
     -----
