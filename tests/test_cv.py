@@ -250,8 +250,8 @@ def test_plot_renders(fitted_cv, tmp_path):
     [
         ({"selection": "2se"}, "'selection' parameter"),
         ({"weights": "identity", "deltas": [0.1]}, "deltas is only used"),
-        ({"lam_ratios": [-0.1, 0.5]}, "lam_ratios must be >= 0"),
-        ({"deltas": [0.0]}, "deltas must be > 0"),
+        ({"lam_ratios": [-0.1, 0.5]}, "'lam_ratios' parameter of VCPCRCV must be >= 0"),
+        ({"deltas": [0.0]}, "'deltas' parameter of VCPCRCV must be > 0"),
         ({"n_init": 0}, "'n_init' parameter"),
     ],
     ids=lambda v: str(v)[:25],

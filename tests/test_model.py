@@ -387,3 +387,27 @@ def test_larger_problem_still_fits():
         pd.DataFrame(X), pd.Series(y)
     )
     assert model.n_clusters_ >= 1
+
+
+def test_path_is_fit_at_each_ratio_and_leaves_the_model_unfitted(blocks_df):
+    """VCPCR.path solves the ratios in one batch; each row equals a fit (#20)."""
+    from sklearn.exceptions import NotFittedError
+
+    X, y, _, _ = blocks_df
+    model = VCPCR(n_clusters=3, n_init=2, random_state=0)
+    ratios = [0.05, 0.3, 0.7, 1.0]
+    path = model.path(X, y, lam_ratios=ratios)
+    assert list(path.columns) == ["lam_ratio", "lam", "size", "n_clusters"]
+    with pytest.raises(NotFittedError):
+        model.predict(X)
+    for row in path.itertuples():
+        fit = VCPCR(n_clusters=3, n_init=2, lam_ratio=row.lam_ratio, random_state=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", VCPCRWarning)  # nothing selected at 1.0
+            fit.fit(X, y)
+        assert row.size == int((fit.labels_ >= 0).sum())
+        assert row.n_clusters == fit.n_clusters_
+        assert row.lam == pytest.approx(fit.lam_, rel=1e-12)
+    assert path["size"].iloc[-1] == 0
+    with pytest.raises(ValueError, match=r"'lam_ratios' parameter of VCPCR\.path"):
+        model.path(X, y, lam_ratios=[-1.0])

@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 from vcpcr._families import FAMILIES, Family, Prepared
 from vcpcr._formula import resolve_formula
 from vcpcr._input import validate_xy
-from vcpcr._model import VCPCR, cap_n_clusters
+from vcpcr._model import VCPCR, cap_n_clusters, check_lam_ratios
 from vcpcr._scaling import standardize
 from vcpcr._scoring import get_scorer
 from vcpcr._tuning import (
@@ -43,7 +43,7 @@ from vcpcr._validation import (
     check_scalar,
     check_weights,
 )
-from vcpcr._weights import ENET_L1_RATIO, METHODS, lasso_delta_max
+from vcpcr._weights import ENET_L1_RATIO, METHODS, check_deltas, lasso_delta_max
 from vcpcr.exceptions import (
     ConvergenceWarning,
     SeparationWarning,
@@ -280,13 +280,9 @@ class VCPCRCV(BaseEstimator):
             )
         deltas: Any = default["deltas"] if self.deltas is None else self.deltas
         ratios = default["lam_ratios"] if self.lam_ratios is None else self.lam_ratios
-        ratios = check_array(ratios, "lam_ratios", ensure_2d=False)
-        if np.any(ratios < 0):
-            raise ValueError(f"lam_ratios must be >= 0. Got {ratios.tolist()}.")
+        ratios = check_lam_ratios(ratios, owner=owner)
         if not fixed:
-            deltas = check_array(deltas, "deltas", ensure_2d=False)
-            if np.any(deltas <= 0):
-                raise ValueError(f"deltas must be > 0. Got {deltas.tolist()}.")
+            deltas = check_deltas(deltas, self.weights, owner=owner, name="deltas")
         return Grid(
             tuple(int(K) for K in Ks),
             [None if d is None else float(d) for d in deltas],

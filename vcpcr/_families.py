@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,9 +27,6 @@ from vcpcr._scaling import constant_columns
 from vcpcr._scaling import standardize as standardize_columns
 from vcpcr._validation import check_array, check_survival
 
-if TYPE_CHECKING:  # the summary module sits above (it reads the weights' defaults)
-    from vcpcr._summary import ParamTable
-
 __all__ = [
     "FAMILIES",
     "BatchParams",
@@ -37,6 +34,7 @@ __all__ = [
     "Cox",
     "Family",
     "Gaussian",
+    "ParamTable",
     "Prepared",
     "check_identifiable",
 ]
@@ -88,6 +86,25 @@ class Prepared(NamedTuple):
 _Metric = Callable[..., NDArray[np.float64] | None]
 
 
+class ParamTable(NamedTuple):
+    """The coefficient estimates a family reads off its step-2 fit.
+
+    ``stat`` holds t (``use_t``) or z statistics; ``conf_int`` has shape
+    ``(k, 2)``. ``extra`` optionally adds columns (e.g. ``exp(coef)``) after
+    the coefficients, as ``(header, values)`` pairs. The summary
+    (:mod:`vcpcr._summary`) and the multi-split p-values read it.
+    """
+
+    names: list[str]
+    params: NDArray[np.float64]
+    bse: NDArray[np.float64]
+    stat: NDArray[np.float64]
+    pvalues: NDArray[np.float64]
+    conf_int: NDArray[np.float64]
+    use_t: bool
+    extra: tuple[tuple[str, NDArray[np.float64]], ...] = ()
+
+
 class BatchParams(NamedTuple):
     """Step-2 fits of a stack of designs (see :meth:`Family.fit_batch`).
 
@@ -127,9 +144,6 @@ class Family(abc.ABC):
     batch_scorings: ClassVar[dict[str, _Metric]]
     #: How to build CV folds that :meth:`fold_problem` accepts.
     fold_hint: ClassVar[str] = ""
-    #: Whether ridge weights with ``delta = 0`` are defined (the gaussian
-    #: minimum-norm least squares; the other losses need a penalty).
-    unpenalized_ridge: ClassVar[bool] = False
     #: Whether the paper's early-stopped glmnet weights are available.
     glmnet_weights: ClassVar[bool] = False
 
@@ -259,8 +273,6 @@ class _StatsmodelsFamily(Family):
 
     def table(self, result: Any, alpha: float) -> ParamTable:
         """Return the coefficient table of the summary."""
-        from vcpcr._summary import ParamTable
-
         return ParamTable(
             names=list(result.model.exog_names),
             params=np.asarray(result.params),
@@ -285,7 +297,6 @@ class Gaussian(_StatsmodelsFamily):
         "r2": _score_batch.r2,
     }
 
-    unpenalized_ridge = True
     glmnet_weights = True
 
     def weights_response(self, y: Any, *, standardize: bool) -> NDArray[np.float64]:
@@ -579,8 +590,6 @@ class Cox(Family):
     def table(self, result: Any, alpha: float) -> ParamTable:
         """Coefficients with exp(coef), standard errors, z, p and CI."""
         from scipy import stats
-
-        from vcpcr._summary import ParamTable
 
         params = result.params_.to_numpy(dtype=np.float64)
         bse = result.standard_errors_.to_numpy(dtype=np.float64)
