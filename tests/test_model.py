@@ -411,3 +411,42 @@ def test_path_is_fit_at_each_ratio_and_leaves_the_model_unfitted(blocks_df):
     assert path["size"].iloc[-1] == 0
     with pytest.raises(ValueError, match=r"'lam_ratios' parameter of VCPCR\.path"):
         model.path(X, y, lam_ratios=[-1.0])
+
+
+# methods that fit, or need no fit (scikit-learn's own and VCPCR.path)
+_NO_FIT_NEEDED = {"fit", "fit_predict", "fit_transform", "get_metadata_routing"}
+_NO_FIT_NEEDED |= {"get_params", "path"}
+
+
+@pytest.mark.parametrize("family", ["gaussian", "binomial", "cox"])
+@pytest.mark.parametrize("cls_name", ["VCPCR", "VCPCRCV"])
+def test_every_method_of_an_unfitted_estimator_raises_not_fitted(cls_name, family):
+    """check_is_fitted comes first in every method that needs a fit (#20):
+    predict_median, print_summary and plot raised AttributeError."""
+    import inspect
+
+    from sklearn.exceptions import NotFittedError
+
+    import vcpcr
+
+    est = getattr(vcpcr, cls_name)(family=family)
+    X = np.random.default_rng(0).normal(size=(10, 4))
+    y = np.column_stack([np.arange(1.0, 11.0), np.ones(10)])
+    names = [
+        n
+        for n in dir(est)
+        if not n.startswith("_")
+        and not n.startswith("set_")
+        and n not in _NO_FIT_NEEDED
+        and hasattr(est, n)  # available_if hides the other families' methods
+        and callable(getattr(est, n))
+    ]
+    assert "predict" in names
+    if family == "cox":
+        assert {"predict_median", "plot"} <= set(names)
+    for name in names:
+        method = getattr(est, name)
+        params = inspect.signature(method).parameters
+        args = [X, y] if "y" in params else [X] if "X" in params else []
+        with pytest.raises(NotFittedError):
+            method(*args)

@@ -256,7 +256,7 @@ class VCPCRCV(BaseEstimator):
         """Return the validated grid, with the defaults filled in."""
         owner = "VCPCRCV"
         raw: Any = self.n_clusters
-        Ks = (raw,) if isinstance(raw, numbers.Integral) else tuple(raw)
+        Ks = (raw,) if np.ndim(raw) == 0 else tuple(raw)  # check_scalar types it
         if not Ks:
             raise ValueError("n_clusters must hold at least one value.")
         for K in Ks:
@@ -796,7 +796,7 @@ def _reissue_once(caught: list[warnings.WarningMessage], total: int) -> None:
         warnings.warn(
             f"In cross-validation ({count} of {total} fold x grid fits): {message}",
             category,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
 
 

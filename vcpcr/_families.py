@@ -428,6 +428,15 @@ class Binomial(_StatsmodelsFamily):
         """Map two class labels to 0/1 (``classes[1]`` is the event)."""
         from sklearn.utils.multiclass import check_classification_targets
 
+        labels = np.asarray(y, dtype=object).ravel()
+        is_str = np.array([isinstance(v, str) for v in labels], dtype=bool)
+        if is_str.any() and not is_str.all():
+            raise TypeError(
+                f"y mixes string and non-string class labels (e.g. "
+                f"{labels[is_str][0]!r} and {labels[~is_str][0]!r}); "
+                f"family='binomial' needs labels of one type. Convert them, "
+                f"e.g. y = np.asarray(y).astype(str)."
+            )
         check_classification_targets(y)
         classes = np.unique(y)
         if classes.size != 2:

@@ -743,6 +743,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         ndarray of shape (n_samples,)
             The first time at which S(t | x) <= 0.5; ``inf`` if S stays above.
         """
+        check_is_fitted(self)
         median = self.result_.predict_median(self._latent_frame(X))
         return np.asarray(median, dtype=np.float64).reshape(-1)
 
@@ -759,6 +760,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             Passed to ``lifelines.CoxPHFitter.print_summary`` (e.g.
             ``decimals``, ``style``).
         """
+        check_is_fitted(self)
         self.result_.print_summary(**kwargs)
 
     @available_if(_is_survival)
@@ -776,6 +778,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         matplotlib.axes.Axes
             The axes.
         """
+        check_is_fitted(self)
         return self.result_.plot(**kwargs)
 
     @available_if(_is_not_survival)
@@ -913,6 +916,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         float
             The score (higher is better).
         """
+        check_is_fitted(self)
         if y is None:
             if self.formula is None:
                 raise ValueError("score needs y (or a model fitted with formula=).")
