@@ -10,7 +10,7 @@ import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import make_blocks
+from conftest import make_blocks, needs_survival
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import sparse
 from sklearn.base import clone
@@ -27,6 +27,7 @@ from vcpcr._stability import (
     selection_frequency,
 )
 from vcpcr.inference import stability_selection
+from vcpcr.simulate import make_block_data
 
 # Four resamples, four features; worked by hand in the tests below.
 HAND = np.array(
@@ -397,3 +398,18 @@ def test_docs_liver_example_prints_what_the_page_shows():
     ).stdout
     printed = [line.rstrip() for line in out.splitlines()]
     assert [line.rstrip() for line in shown.splitlines()] == printed
+
+
+@needs_survival
+def test_cox_halves_keep_the_share_of_events():
+    data = make_block_data(
+        80, [5, 5], [0.8, 0.0], n_noise=20, family="cox", random_state=0
+    )
+    y = np.column_stack([data.y, data.event])
+    template = VCPCR(n_clusters=2, family="cox", lam_ratio=0.3, n_init=1)
+    res = stability_selection(template, data.X, y, n_pairs=3, random_state=0)
+    n_events = int(data.event.sum())
+    for rows in res.subsamples:
+        assert abs(int(data.event[rows].sum()) - n_events / 2) <= 1
+    freq = res.selection_frequency.to_numpy()
+    assert freq[:5].mean() > freq[10:].mean()
