@@ -2,9 +2,11 @@
 
 Each family turns the user's ``y`` into the step-2 outcome and the step-0
 weights target, fits the outcome model on the cluster latent variables, and
-describes the fit for ``summary()``. :data:`FAMILIES` is the one registry of
-families: the estimators, the weights, the simulator and the cross-validation
-look a family up there and ask it, instead of testing its name.
+describes the fit for ``summary()``. :data:`FAMILIES` is the registry of
+families: the estimators, the weights and the cross-validation look a family
+up there and ask it, instead of testing its name. (:mod:`vcpcr.simulate`
+checks a family's name against it but keeps its own table of response
+simulators, ``_OUTCOMES``.)
 """
 
 from __future__ import annotations
