@@ -71,10 +71,16 @@ def _latent(
 def _assign(
     S: NDArray[np.float64], lam: float
 ) -> tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.float64]]:
-    """Return labels, memberships and best scores for the score matrix ``S``."""
+    """Return labels, memberships and best scores for the score matrix ``S``.
+
+    A score within 1e-12 (relative) of the penalty is at the penalty, as in
+    the engine: ``lam = lam_max`` computed by another GEMM (the engine's on
+    the screened columns) may be one ulp below this loop's best score.
+    """
     best = np.argmax(S, axis=1)
     s_best = np.take_along_axis(S, best[:, None], axis=1)[:, 0]
     v = np.maximum(s_best - lam, 0.0)
+    v[v <= 1e-12 * lam] = 0.0
     labels = np.where(v > 0, best, -1).astype(np.intp)
     return labels, v, s_best
 

@@ -12,7 +12,7 @@ from conftest import make_blocks
 from numpy.testing import assert_allclose, assert_array_equal
 from single_sos_nmf import sos_nmf_single
 from sklearn.base import clone
-from sklearn.metrics import get_scorer, log_loss, roc_auc_score
+from sklearn.metrics import adjusted_rand_score, get_scorer, log_loss, roc_auc_score
 from sklearn.model_selection import KFold
 
 from vcpcr import VCPCR, VCPCRCV, compute_weights, lambda_max, random_partition
@@ -307,3 +307,86 @@ def test_non_integer_n_clusters_is_named(n_clusters):
     match = r"'n_clusters' parameter of VCPCRCV must be of type Integral"
     with pytest.raises(TypeError, match=match):
         VCPCRCV(n_clusters=n_clusters, cv=KF).fit(X, y)
+
+
+def _problem(family):
+    """A seeded 60 x 40 block problem with a gaussian, binary or survival y."""
+    X, y, _, _ = make_blocks(n=60, seed=3)
+    rng = np.random.default_rng(4)
+    if family == "binomial":
+        return X, np.where(y + rng.normal(scale=1.5, size=y.size) > 0, "yes", "no")
+    if family == "cox":
+        time = np.round(rng.exponential(np.exp(-y / 2)), 1) + 0.1
+        return X, pd.DataFrame({"time": time, "event": rng.uniform(size=60) > 0.3})
+    return X, y
+
+
+def _given_weights():
+    """Given weights with exact zeros (half the variables)."""
+    w = np.random.default_rng(5).uniform(-1.0, 1.0, size=40)
+    w[::2] = 0.0
+    return w
+
+
+#: family, weights, deltas: every weight scheme, a delta above delta_max (all
+#: weights zero) and ridge / identity (nothing to screen).
+SCREENING = {
+    "gaussian-enet": ("gaussian", "enet", None),
+    "gaussian-lasso-all-zero": ("gaussian", "lasso", [10.0, 0.2, 0.02]),
+    "gaussian-ridge": ("gaussian", "ridge", None),
+    "gaussian-identity": ("gaussian", "identity", None),
+    "gaussian-given": ("gaussian", "given", None),
+    "binomial-enet": ("binomial", "enet", None),
+    "cox-enet": ("cox", "enet", None),
+}
+
+
+@pytest.mark.parametrize("case", list(SCREENING), ids=list(SCREENING))
+def test_screening_keeps_cv_results(monkeypatch, case):
+    """Exact screening (#19): SOS-NMF on the non-zero-weight columns only
+    gives the cv_results_, warnings and refit of the engine run on all
+    columns (the reference: its grouping of problems told that every weight
+    vector has full support)."""
+    import vcpcr._sos_nmf as engine
+
+    family, weights, deltas = SCREENING[case]
+    if family == "cox":
+        pytest.importorskip("sksurv")
+        pytest.importorskip("lifelines")
+    X, y = _problem(family)
+    cv = VCPCRCV(
+        n_clusters=(2, 3),
+        family=family,
+        weights=_given_weights() if weights == "given" else weights,
+        deltas=deltas,
+        n_init=2,
+        cv=3,
+        random_state=0,
+    )
+
+    def fit():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            est = clone(cv).fit(X, y)
+        return est, [str(w.message) for w in caught]
+
+    screened, said = fit()
+    chunks = engine._chunks
+    monkeypatch.setattr(engine, "_chunks", lambda W, *a: chunks(np.ones_like(W), *a))
+    full, said_full = fit()
+    assert said == said_full
+    res, ref = screened.cv_results_, full.cv_results_
+    columns = [c for c in ref if c.startswith("split")] + ["mean_test_score"]
+    assert_allclose(res[columns], ref[columns], rtol=1e-10, atol=1e-12)
+    for column in ("mean_size", "mean_n_clusters", "rank_test_score"):
+        assert_array_equal(res[column], ref[column])
+    assert screened.best_index_ == full.best_index_
+    assert (
+        adjusted_rand_score(
+            screened.best_estimator_.labels_, full.best_estimator_.labels_
+        )
+        == 1.0
+    )
+    assert_allclose(
+        screened.best_estimator_.coef_, full.best_estimator_.coef_, rtol=1e-10
+    )

@@ -39,9 +39,12 @@ def _data(seed, n=30, p=40):
 def _weights(kind, rng, p):
     """Weight vectors (rows): signed, lasso-like with exact zeros, or ones."""
     W = rng.normal(size=(3, p))
-    if kind == "lasso":
+    if kind in ("lasso", "zero-row"):
         W[rng.random((3, p)) < 0.7] = 0.0
         W[0, :3] = [0.0, -0.0, 0.0]  # signed zeros give zero scores of both signs
+    if kind == "zero-row":
+        W[1] = 0.0
+        W[1, ::7] = -0.0
     elif kind == "identity":
         W = np.ones((1, p))
     return W
@@ -86,6 +89,8 @@ RATIOS = (0.0, 1e-3, 0.05, 0.3, 0.7, 1.0, 1.5)
 CASES = {
     "mixed-K": {"Ks": (2, 3, 5, 7), "expect": {"tol", "empty"}},
     "lasso-zeros": {"kind": "lasso", "Ks": (2, 4, 6), "expect": {"tol", "empty"}},
+    "zero-weights": {"kind": "zero-row", "Ks": (3, 12), "expect": {"tol", "empty"}},
+    "zero-weights-1-iter": {"kind": "zero-row", "Ks": (2, 5), "max_iter": 1},
     "identity": {"kind": "identity", "Ks": (2, 3, 4), "ratios": (0, 0.3, 0.6, 0.9)},
     "max-iter-3": {"Ks": (3, 5), "max_iter": 3, "expect": {"max_iter"}},
     "max-iter-1": {"Ks": (2, 4), "max_iter": 1, "expect": {"max_iter"}},
@@ -120,6 +125,69 @@ def test_matches_loop(case, seed):
         hist = batch.history[b, : res.n_iter]
         assert_allclose(hist, res.objective, rtol=1e-10, atol=1e-13)
         assert np.all(np.isnan(batch.history[b, res.n_iter :]))
+
+
+@pytest.mark.parametrize(
+    ("kind", "Ks", "kw"),
+    [
+        ("lasso", (2, 4, 9), {}),
+        ("zero-row", (3, 12), {"history": True}),
+        ("zero-row", (2, 6), {"max_iter": 1}),
+        ("lasso", (3, 20), {"tol": 0.0}),
+        ("normal", (2, 5), {}),
+    ],
+    ids=["lasso", "zero-row", "one-iteration", "tol-0", "nothing-screened"],
+)
+def test_screening_matches_the_full_problem(monkeypatch, kind, Ks, kw):
+    """Exact screening (#19): solving on the non-zero-weight columns only
+    gives the results of the full problem, run by the same engine with every
+    column kept (a zero weight leaves a variable unselected after one update).
+
+    Includes initial clusters whose members all have zero weight (dropped
+    before the first update), a weight vector of zeros, ``max_iter=1`` (the
+    first update: ``lam_max``) and ``tol=0`` (runs to a fixed point).
+    """
+    import vcpcr._sos_nmf as engine
+
+    Xs, rng = _data(11)
+    W = _weights(kind, rng, 40)
+    inits = [random_partition(40, K, rng) for K in Ks for _ in range(2)]
+    zero = np.flatnonzero(W[0] == 0)
+    if zero.size:  # a cluster of zero-weight variables only
+        inits[0] = inits[0].copy()
+        inits[0][zero[:3]] = Ks[0]
+    d, i, lams = _grid(Xs, W, inits, (0.0, 1e-3, 0.1, 0.5, 1.0))
+    solved_on = []
+    weighted = engine._weighted
+
+    def spy(Xs, W):
+        solved_on.append(Xs.shape[1])
+        return weighted(Xs, W)
+
+    monkeypatch.setattr(engine, "_weighted", spy)
+    screened = batched_sos_nmf(Xs, W, inits, d, i, lams, **kw)
+    # each weight vector ran on its support only (none on an empty one)
+    assert set(solved_on) == {int(s) for s in (W != 0).sum(axis=1) if s}
+    compact = batched_sos_nmf(Xs, W, inits, d, i, lams, compact=True, **kw)
+    assert_array_equal(compact.features, np.flatnonzero(np.any(W != 0, axis=0)))
+    everyone = np.arange(lams.size)
+    assert_array_equal(compact.dense_labels(everyone), screened.labels)
+    assert_array_equal(compact.dense_v(everyone), screened.v)
+    chunks = engine._chunks
+    monkeypatch.setattr(engine, "_chunks", lambda W, *a: chunks(np.ones_like(W), *a))
+    full = batched_sos_nmf(Xs, W, inits, d, i, lams, **kw)
+    for b in range(lams.size):
+        assert adjusted_rand_score(screened.labels[b], full.labels[b]) == 1.0
+    assert_array_equal(screened.labels, full.labels)
+    for name in ("n_iter", "reason", "converged"):
+        assert_array_equal(getattr(screened, name), getattr(full, name))
+    # J of a perfect fit (singletons) is rounding: 1e-15, of either sign
+    for name in ("v", "objective", "lam_max"):
+        assert_allclose(
+            getattr(screened, name), getattr(full, name), rtol=1e-10, atol=1e-13
+        )
+    if kw.get("history"):
+        assert_allclose(screened.history, full.history, rtol=1e-10, atol=1e-13)
 
 
 def test_inits_with_gaps_and_varying_K():

@@ -68,7 +68,8 @@ class BestStarts(NamedTuple):
         The absolute penalty of the point and the ``lam_max`` it is a
         fraction of (the largest over the group's starts).
     batch : BatchResult
-        Every problem solved (all starts of all points).
+        Every problem solved (all starts of all points), on the variables
+        with a non-zero weight (``compact=True``).
     """
 
     problem: NDArray[np.intp]
@@ -80,12 +81,12 @@ class BestStarts(NamedTuple):
     @property
     def labels(self) -> NDArray[np.intp]:
         """Labels of the kept start of each point (points x features)."""
-        return self.batch.labels[self.problem]
+        return self.batch.dense_labels(self.problem)
 
     @property
     def v(self) -> NDArray[np.float64]:
         """Memberships of the kept start of each point (points x features)."""
-        return self.batch.v[self.problem]
+        return self.batch.dense_v(self.problem)
 
     @property
     def converged(self) -> NDArray[np.bool_]:
@@ -144,6 +145,7 @@ def best_starts(
         max_iter=max_iter,
         tol=tol,
         history=history,
+        compact=True,
     )
     kept = np.lexsort((batch.objective, point))[offset]
     if warn:

@@ -130,8 +130,7 @@ def random_partition(
     rng = check_random_state(random_state)
     # P(a draw covers every label) <= (1 - (1 - 1/K)^p)^K (the counts are
     # negatively associated); below 1e-12 the redraws are skipped: they would
-    # all fail (p = K = 10**6 took 48 s), and where any can succeed the draws
-    # are today's.
+    # all fail (p = K = 10**6 took 48 s). Wherever one can succeed, they run.
     missed = np.exp(n_features * np.log1p(-1.0 / n_clusters)) if n_clusters > 1 else 0.0
     redraws = 100 if n_clusters * np.log1p(-missed) > np.log(1e-12) else 0
     for _ in range(redraws):
@@ -169,9 +168,10 @@ class BatchResult(NamedTuple):
 
     Attributes
     ----------
-    labels : ndarray of shape (n_problems, n_features)
+    labels : ndarray of shape (n_problems, n_features) or (n_problems, n_kept)
         Cluster of each variable, compacted to ``0..K'-1``; -1 = unselected.
-    v : ndarray of shape (n_problems, n_features)
+        With ``compact=True``, of the variables ``features`` only.
+    v : ndarray of shape (n_problems, n_features) or (n_problems, n_kept)
         Membership of each variable (the non-zero of its row of ``V``, or 0).
     objective : ndarray of shape (n_problems,)
         Objective after the last update of ``V``.
@@ -188,6 +188,12 @@ class BatchResult(NamedTuple):
     history : ndarray of shape (n_problems, max(n_iter)) or None
         The objective after each iteration (NaN after ``n_iter``), when
         asked for with ``history=True``.
+    features : ndarray of int of shape (n_kept,)
+        The variables ``labels`` and ``v`` hold: all of them, or with
+        ``compact=True`` those with a non-zero weight in some row of ``W``
+        (the others are unselected in every problem).
+    n_features : int
+        The number of variables ``p``.
     """
 
     labels: NDArray[np.intp]
@@ -199,6 +205,22 @@ class BatchResult(NamedTuple):
     rel_change: NDArray[np.float64]
     lam_max: NDArray[np.float64]
     history: NDArray[np.float64] | None
+    features: NDArray[np.intp]
+    n_features: int
+
+    def dense_labels(self, problems: ArrayLike) -> NDArray[np.intp]:
+        """Labels of the ``problems`` over all ``n_features`` variables."""
+        rows = self.labels[np.asarray(problems, dtype=np.intp)]
+        out = np.full((rows.shape[0], self.n_features), -1, dtype=np.intp)
+        out[:, self.features] = rows
+        return out
+
+    def dense_v(self, problems: ArrayLike) -> NDArray[np.float64]:
+        """Memberships of the ``problems`` over all ``n_features`` variables."""
+        rows = self.v[np.asarray(problems, dtype=np.intp)]
+        out = np.zeros((rows.shape[0], self.n_features))
+        out[:, self.features] = rows
+        return out
 
 
 class _Weighted(NamedTuple):
@@ -251,12 +273,22 @@ def _layout(d: _Ints, K: _Ints) -> _Layout:
     return _Layout(groups, base, stride, r0)
 
 
-def _latent(data: _Weighted, d: _Ints, lab: _Ints, v: _Floats, lay: _Layout) -> _Floats:
+def _latent(
+    data: _Weighted,
+    d: _Ints,
+    lab: _Ints,
+    v: _Floats,
+    lay: _Layout,
+    ss: _Floats | None = None,
+) -> _Floats:
     """Unit-variance latent variables ``normalize(XW V (V'V)^-1)``, one per row.
 
     ``lab`` and ``v`` are ``p x problems``; every cluster must hold a
-    selected variable. A latent variable whose variables cancel out (sd at
-    rounding level of the triangle-inequality bound) is returned as zeros.
+    selected variable. ``ss`` overrides the diagonal of ``V'V`` (per row; the
+    first update of a screened chunk counts the zero-weight members too, so
+    that it rounds as the full problem does). A latent variable whose
+    variables cancel out (sd at rounding level of the triangle-inequality
+    bound) is returned as zeros.
     """
     p, D, n = data.XWT.shape
     jj, bb = np.nonzero(lab >= 0)
@@ -269,7 +301,8 @@ def _latent(data: _Weighted, d: _Ints, lab: _Ints, v: _Floats, lay: _Layout) -> 
     np.cumsum(np.bincount(cols, minlength=p * D), out=indptr[1:])
     G = sp.csc_array((vals, rows, indptr), shape=(lay.n_rows, p * D))
     Ut = np.asarray(G @ data.XWT.reshape(p * D, n))
-    ss = np.bincount(rows, vals**2, minlength=lay.n_rows)
+    if ss is None:
+        ss = np.bincount(rows, vals**2, minlength=lay.n_rows).astype(np.float64)
     Ut /= ss[:, None]
     Ut -= Ut.mean(axis=1, keepdims=True)
     sd = Ut.std(axis=1, ddof=1)
@@ -308,7 +341,9 @@ class _State:
     """The active problems, sorted by (``d``, ``K``); ``lab``/``v`` are p x B.
 
     ``pid`` is a problem's position in the chunk; ``J`` its last objective;
-    ``rel`` the last relative change of ``J``.
+    ``rel`` the last relative change of ``J``; ``size0[b, k]`` the number of
+    variables (of all, screened or not) in initial cluster ``k`` of ``b``
+    (0 past its ``K``).
     """
 
     pid: _Ints
@@ -320,6 +355,7 @@ class _State:
     J: _Floats
     rel: _Floats
     lam_max: _Floats
+    size0: _Floats
 
 
 class _Update(NamedTuple):
@@ -350,24 +386,55 @@ def _compact_batch(
     return lab, K
 
 
-def _step(data: _Weighted, st: _State, it: int) -> _Update:
-    """One update of ``U`` then ``V`` of every active problem."""
+def _first_scores(
+    data: _Weighted, st: _State, first: tuple[_Ints, _Ints]
+) -> tuple[_Ints, _Floats, _Floats]:
+    """Best clusters and scores of the first update, once per distinct start.
+
+    ``first = (rep, inv)``: the problems ``rep`` (sorted by ``d``, ``K``)
+    stand for every distinct (weights, initial partition) pair, ``inv[b]`` is
+    problem ``b``'s; the first update of ``U`` and the scores do not depend
+    on the penalty, so the problems of a pair differ only from the first
+    ``V`` on. ``V'V`` counts every member of an initial cluster (screened
+    or not). Returns ``best``, ``s_best`` and the squared norm of each
+    variable's best latent variable (all ``p x problems``).
+    """
+    rep, inv = first
+    d, K, size0 = st.d[rep], st.K[rep], st.size0[rep]
+    lay = _layout(d, K)
+    bb, kk = np.nonzero(size0 > 0)
+    ss = np.empty(lay.n_rows)
+    ss[lay.base[bb] + kk * lay.stride[bb]] = size0[bb, kk]
+    Ut = _latent(data, d, st.lab[:, rep], st.v[:, rep], lay, ss)
+    best, s_best = _best_scores(data, d, Ut, lay)
+    u_norm2 = np.einsum("ri,ri->r", Ut, Ut)
+    rows = best * lay.stride + lay.base
+    return best[:, inv], s_best[:, inv], u_norm2[rows][:, inv]
+
+
+def _step(data: _Weighted, st: _State, first: tuple[_Ints, _Ints] | None) -> _Update:
+    """One update of ``U`` then ``V`` of every active problem.
+
+    ``first`` is given for the first update (see :func:`_first_scores`).
+    """
     lay = _layout(st.d, st.K)
-    Ut = _latent(data, st.d, st.lab, st.v, lay)
-    best, s_best = _best_scores(data, st.d, Ut, lay)
-    if it == 0:
+    if first is not None:
+        best, s_best, u_best = _first_scores(data, st, first)
         st.lam_max = np.maximum(s_best.max(axis=0), 0.0)
+    else:
+        Ut = _latent(data, st.d, st.lab, st.v, lay)
+        best, s_best = _best_scores(data, st.d, Ut, lay)
+        u_best = np.einsum("ri,ri->r", Ut, Ut)[best * lay.stride + lay.base]
     v = s_best - st.lam
     sel = v > _AT_PENALTY * st.lam
     v[~sel] = 0.0
     raw = np.where(sel, best, -1)
     rows = best * lay.stride + lay.base
-    h = 2.0 * (Ut.shape[1] - 1)
-    u_norm2 = np.einsum("ri,ri->r", Ut, Ut)
+    h = 2.0 * (data.XWT.shape[2] - 1)
     J = (
         data.norm2[st.d] / h
         - np.einsum("jb,jb->b", v, s_best)
-        + np.einsum("jb,jb,jb->b", v, v, u_norm2[rows]) / h
+        + np.einsum("jb,jb,jb->b", v, v, u_best) / h
         + st.lam * v.sum(axis=0)
     )
     fixed = np.all(raw == st.lab, axis=0)
@@ -431,14 +498,23 @@ def _decide(
 
 
 def _advance(
-    st: _State, up: _Update, reason: _Ints, out: BatchResult, ids: _Ints, it: int
+    st: _State,
+    up: _Update,
+    reason: _Ints,
+    out: BatchResult,
+    at: tuple[_Ints, _Ints],
+    it: int,
 ) -> _State:
-    """Record the problems that stopped; return the others, sorted by (d, K)."""
+    """Record the problems that stopped; return the others, sorted by (d, K).
+
+    ``at = (ids, cols)``: the chunk's problems and variables in ``out``.
+    """
+    ids, cols = at
     done = np.flatnonzero(reason != _RUNNING)
     if done.size:
         pid = ids[st.pid[done]]
-        out.labels[pid] = up.lab[:, done].T
-        out.v[pid] = up.v[:, done].T
+        out.labels[np.ix_(pid, cols)] = up.lab[:, done].T
+        out.v[np.ix_(pid, cols)] = up.v[:, done].T
         out.objective[pid] = up.J[done]
         out.n_iter[pid] = it + 1
         out.reason[pid] = reason[done]
@@ -457,24 +533,39 @@ def _advance(
         up.J[order],
         st.rel[order],
         st.lam_max[order],
+        st.size0,  # only read by the first update
     )
 
 
 def _solve_chunk(
     data: _Weighted,
     lab0: _Ints,
-    K0: _Ints,
+    size0: _Floats,
+    start: _Ints,
     d: _Ints,
     lam: _Floats,
-    ids: _Ints,
+    at: tuple[_Ints, _Ints],
     out: BatchResult,
     max_iter: int,
     tol: float,
 ) -> NDArray[np.float64] | None:
-    """Solve the problems ``ids`` of a chunk; ``lab0`` is (p, problems).
+    """Solve the problems of a chunk; ``lab0`` is (chunk variables, problems).
+
+    ``size0`` (problems x clusters) are the sizes of the initial clusters
+    over all variables (see :func:`_restrict`); ``start`` identifies the
+    initial partition of each problem (the first update is computed once per
+    distinct weights and start).
+
+    ``at = (ids, cols)`` places the chunk's problems and variables in ``out``
+    (``cols``: columns of ``out.labels``); when the chunk leaves variables
+    out (screened: zero weight), no problem is
+    "fixed" after the first update, as the full problem's is not (its
+    zero-weight variables leave their clusters then).
 
     Returns the objective history (iterations x problems) when recorded.
     """
+    screened = at[1].size < out.n_features
+    K0 = np.count_nonzero(size0, axis=1)
     B = K0.size
     order = np.lexsort((K0, d))
     nan = np.full(B, np.nan)
@@ -488,33 +579,104 @@ def _solve_chunk(
         nan,
         nan.copy(),
         nan.copy(),
+        size0[order],
     )
+    # one first update per distinct (weights, start), sorted by (d, K)
+    _, rep, inv = np.unique(
+        st.d * (int(start.max()) + 1) + start[order],
+        return_index=True,
+        return_inverse=True,
+    )
+    by_dk = np.lexsort((st.K[rep], st.d[rep]))
+    pos = np.empty_like(by_dk)
+    pos[by_dk] = np.arange(by_dk.size)
+    first: tuple[_Ints, _Ints] | None = (rep[by_dk], pos[inv.ravel()])
     log = _Log(B, lab0.shape[0], out.history is not None)
     for it in range(max_iter):
         if st.K.size == 0:
             break
-        up = _step(data, st, it)
-        st = _advance(st, up, _decide(st, up, log, it, max_iter, tol), out, ids, it)
+        up = _step(data, st, first)
+        first = None
+        if it == 0 and screened:
+            up.fixed[:] = False
+        st = _advance(st, up, _decide(st, up, log, it, max_iter, tol), out, at, it)
     return log.J
 
 
-def _chunks(weight_idx: _Ints, K0: _Ints, n: int, p: int, budget: int) -> list[_Ints]:
-    """Split the problems, sorted by weight, into chunks of bounded memory.
+def _chunks(
+    W: _Floats, weight_idx: _Ints, K0: _Ints, n: int, budget: int
+) -> list[tuple[_Ints, _Ints]]:
+    """Group the problems by the support of their weights; bound the memory.
 
-    Cost: ``K (p + 3n) + 25 p`` floats per problem, ``2 n p`` per weight vector.
+    Exact screening: a variable with ``w_j = 0`` scores ``s_jk = 0`` in every
+    cluster, so it is never selected and, being a zero column of ``X W``,
+    never moves a latent variable. The problems whose weight vectors have the
+    same non-zero entries ``cols`` form a group that runs on those columns
+    only; a group is split, by weight vector, into chunks of bounded memory.
+    Returns ``(cols, problems)`` pairs. Cost of a chunk on ``p = cols.size``
+    variables: ``K (p + 3n) + 25 p`` floats per problem, ``2 n p`` per weight
+    vector.
     """
-    order = np.argsort(weight_idx, kind="stable")
-    first = np.ones(order.size, dtype=bool)
-    first[1:] = np.diff(weight_idx[order]) != 0
-    cum = np.cumsum(8 * (K0[order] * (p + 3 * n) + 25 * p + first * 2 * n * p))
-    budget = max(budget - 16 * n * p, 1)
-    chunks, start = [], 0
-    while start < order.size:
-        before = cum[start - 1] if start else 0
-        stop = max(int(np.searchsorted(cum, before + budget, side="right")), start + 1)
-        chunks.append(order[start:stop])
-        start = stop
+    supports: list[_Ints] = []
+    group = np.full(W.shape[0], -1, dtype=np.intp)
+    for d in np.unique(weight_idx).tolist():
+        cols = np.flatnonzero(W[d])
+        same = [g for g, c in enumerate(supports) if np.array_equal(c, cols)]
+        group[d] = same[0] if same else len(supports)
+        if not same:
+            supports.append(cols)
+    budget = max(budget - 16 * n * W.shape[1], 1)
+    chunks = []
+    for g, cols in enumerate(supports):
+        p = cols.size
+        mine = np.flatnonzero(group[weight_idx] == g)
+        order = mine[np.argsort(weight_idx[mine], kind="stable")]
+        first = np.ones(order.size, dtype=bool)
+        first[1:] = np.diff(weight_idx[order]) != 0
+        cum = np.cumsum(8 * (K0[order] * (p + 3 * n) + 25 * p + first * 2 * n * p))
+        start = 0
+        while start < order.size:
+            before = cum[start - 1] if start else 0
+            stop = int(np.searchsorted(cum, before + budget, side="right"))
+            chunks.append((cols, order[start : max(stop, start + 1)]))
+            start = max(stop, start + 1)
     return chunks
+
+
+def _restrict(labels0: _Ints, init_idx: _Ints, cols: _Ints) -> tuple[_Ints, _Floats]:
+    """Restrict the initial partitions to ``cols`` (labels: cols x problems).
+
+    A partition drawn over all variables, restricted to ``cols``: a cluster
+    left without members is dropped (having only zero-weight members, it
+    would empty after one update), the others keep their order. Also returns
+    the sizes of the kept clusters over all variables (problems x clusters,
+    0-padded): the first ``V'V``, which counts the zero-weight members.
+    """
+    inits, inv = np.unique(init_idx, return_inverse=True)
+    lab = np.empty((inits.size, cols.size), dtype=np.intp)
+    sizes = []
+    for r, i in enumerate(inits.tolist()):
+        lab[r] = _compact(labels0[i, cols])[0]
+        full = np.bincount(labels0[i])
+        sizes.append(full[np.unique(labels0[i, cols])])
+    size0 = np.zeros((inits.size, max(s.size for s in sizes)))
+    for r, s in enumerate(sizes):
+        size0[r, : s.size] = s
+    return lab[inv.ravel()].T, size0[inv.ravel()]
+
+
+def _no_support(out: BatchResult, ids: _Ints, max_iter: int) -> None:
+    """Record problems whose weights are all zero: nothing selected at once.
+
+    As the full problem's first update: every score is 0, so ``V = 0``,
+    ``lam_max = 0`` and the objective is 0; it stops as "empty" (or on
+    ``max_iter=1``).
+    """
+    out.objective[ids] = 0.0
+    out.n_iter[ids] = 1
+    out.lam_max[ids] = 0.0
+    out.reason[ids] = _EMPTY if max_iter > 1 else _MAX_ITER
+    out.rel_change[ids] = 0.0 if max_iter > 1 else np.nan
 
 
 def _solve(
@@ -530,13 +692,19 @@ def _solve(
     tol: float,
     max_memory: int = 2**30,
     history: bool = False,
+    compact: bool = False,
 ) -> BatchResult:
     """Run the engine on validated input; ``labels0`` are compacted (inits x p)."""
     (n, p), B = Xs.shape, lam.size
+    chunks = _chunks(W, widx, K0[iidx], n, max_memory)
+    features = np.arange(p)
+    if compact:
+        features = np.unique(np.concatenate([cols for cols, _ in chunks] + [[]]))
+        features = features.astype(np.intp)
     hist = np.full((B, max_iter), np.nan) if history else None
     out = BatchResult(
-        np.full((B, p), -1, dtype=np.intp),
-        np.zeros((B, p)),
+        np.full((B, features.size), -1, dtype=np.intp),
+        np.zeros((B, features.size)),
         np.full(B, np.nan),
         np.zeros(B, dtype=np.intp),
         np.zeros(B, dtype=bool),
@@ -544,12 +712,29 @@ def _solve(
         np.full(B, np.nan),
         np.full(B, np.nan),
         hist,
+        features,
+        p,
     )
-    for chunk in _chunks(widx, K0[iidx], n, p, max_memory):
+    for cols, chunk in chunks:
+        if cols.size == 0:
+            _no_support(out, chunk, max_iter)
+            if hist is not None:
+                hist[chunk, 0] = 0.0
+            continue
         used, d = np.unique(widx[chunk], return_inverse=True)
-        lab0, K = labels0[iidx[chunk]].T, K0[iidx[chunk]]
+        lab0, size0 = _restrict(labels0, iidx[chunk], cols)
+        Xc, Wc = (Xs, W[used]) if cols.size == p else (Xs[:, cols], W[used][:, cols])
         J = _solve_chunk(
-            _weighted(Xs, W[used]), lab0, K, d, lam[chunk], chunk, out, max_iter, tol
+            _weighted(Xc, Wc),
+            lab0,
+            size0,
+            iidx[chunk],
+            d,
+            lam[chunk],
+            (chunk, np.searchsorted(features, cols)),
+            out,
+            max_iter,
+            tol,
         )
         if hist is not None and J is not None:
             rows = min(J.shape[0], max_iter)
@@ -620,6 +805,7 @@ def batched_sos_nmf(
     tol: float = 1e-4,
     max_memory: int = 2**30,
     history: bool = False,
+    compact: bool = False,
 ) -> BatchResult:
     r"""Solve many weighted SOS-NMF problems on the same data at once.
 
@@ -647,6 +833,11 @@ def batched_sos_nmf(
         Bytes for the working arrays (solved in chunks that fit), not outputs.
     history : bool, default=False
         Also return the objective after every iteration of every problem.
+    compact : bool, default=False
+        Return ``labels`` and ``v`` only of the variables with a non-zero
+        weight in some row of ``W`` (``BatchResult.features``; the others are
+        never selected); ``BatchResult.dense_labels`` / ``dense_v`` give
+        chosen problems over all variables.
 
     Returns
     -------
@@ -717,6 +908,7 @@ def batched_sos_nmf(
         tol=float(tol),
         max_memory=int(max_memory),
         history=bool(history),
+        compact=bool(compact),
     )
 
 
@@ -791,6 +983,7 @@ def initial_lambda_max(
         max_iter=1,
         tol=0.0,
         max_memory=int(max_memory),
+        compact=True,
     )
     return res.lam_max.reshape(Wa.shape[0], K0.size)
 
@@ -842,7 +1035,7 @@ def single_result(
     ``objective`` is the history of the objective when the batch was solved
     with ``history=True``, else its final value only.
     """
-    labels, v = res.labels[b], res.v[b]
+    labels, v = res.dense_labels([b])[0], res.dense_v([b])[0]
     sel = np.flatnonzero(labels >= 0)
     V = np.zeros((labels.size, int(labels.max(initial=-1)) + 1))
     V[sel, labels[sel]] = v[sel]

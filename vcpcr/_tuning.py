@@ -258,9 +258,12 @@ def _fit_grid(
     ks = np.array([V.shape[1] for V in Vs])
     for k in np.unique(ks):
         idx = np.flatnonzero(ks == k)
-        # One product for the group: X [V_1 ... V_B], split into (B, n, k).
+        # One product for the group: X [V_1 ... V_B], split into (B, n, k),
+        # over the variables some V_b selects (the other rows of V are zero).
         V = np.concatenate([Vs[i] for i in idx], axis=1)
-        M = (Xs @ V).reshape(Xs.shape[0], idx.size, k).transpose(1, 0, 2)
+        used = np.flatnonzero(V.any(axis=1))
+        M = Xs[:, used] @ V[used]
+        M = M.reshape(Xs.shape[0], idx.size, k).transpose(1, 0, 2)
         fit = family.fit_batch(M, prepared.outcome)
         names = [f"cluster_{j + 1}" for j in range(k)]
         for j, i in enumerate(idx):

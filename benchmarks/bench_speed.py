@@ -1,0 +1,132 @@
+"""Benchmark: ``VCPCRCV`` defaults against the tuned peers a user would pick (#19).
+
+Run (on 2 cores; both sides use ``n_jobs=2``)::
+
+    python benchmarks/bench_speed.py            # the sizes of issue #19
+    python benchmarks/bench_speed.py --quick    # small sizes, a smoke run
+
+Prints one table. Each row is one data set and one pair of fits, timed in
+the same run (wall-clock seconds, one run each):
+
+1. gaussian 500 x 20,000 (``make_block_data``: 8 blocks of 10, 4 active,
+   independent noise): ``VCPCRCV()`` against scikit-learn's
+   ``ElasticNetCV(l1_ratio=0.5, alphas=30, cv=5, n_jobs=2)``;
+2. cox 300 x 5,000 and 300 x 20,000 (the same design, Weibull times, 30%
+   censored): ``VCPCRCV(family="cox")`` against a 5-fold CV of
+   scikit-survival's ``CoxnetSurvivalAnalysis(l1_ratio=0.5)`` over 30
+   alphas (one path per fold, Harrell's concordance per alpha, the folds in
+   parallel).
+
+The ratio is vcpcr's time over the peer's. ``--quick`` divides ``p`` by 20.
+The machine's load (``os.getloadavg``) is printed with the table: on a shared
+machine the ratios are the meaningful numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+import warnings
+from typing import Any
+
+from joblib import Parallel, delayed
+from sklearn.linear_model import ElasticNetCV
+from sklearn.model_selection import KFold
+
+from vcpcr import VCPCRCV, Surv
+from vcpcr.simulate import make_block_data
+
+N_JOBS = 2
+
+
+def make_case(n: int, p: int, family: str) -> tuple[Any, Any]:
+    """8 blocks of 10 variables (4 active, +-1) and ``p - 80`` noise variables."""
+    data = make_block_data(
+        n,
+        [10] * 8,
+        [1.0, 0.0, -1.0, 0.0, 1.0, 0.0, -1.0, 0.0],
+        n_noise=p - 80,
+        family=family,
+        random_state=0,
+    )
+    if family == "cox":
+        return data.X, (data.y, data.event)
+    return data.X, data.y
+
+
+def timed(fn: Any) -> float:
+    """Wall-clock seconds of one call."""
+    tic = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fn()
+    return time.perf_counter() - tic
+
+
+def _coxnet_fold(X: Any, time_: Any, event: Any, train: Any, test: Any) -> Any:
+    """Concordance of each alpha of one fold's Coxnet path on its test rows."""
+    from sksurv.linear_model import CoxnetSurvivalAnalysis
+    from sksurv.metrics import concordance_index_censored
+    from sksurv.util import Surv as SkSurv
+
+    y = SkSurv.from_arrays(event[train], time_[train])
+    model = CoxnetSurvivalAnalysis(l1_ratio=0.5, n_alphas=30).fit(X[train], y)
+    return [
+        concordance_index_censored(
+            event[test], time_[test], model.predict(X[test], alpha=a)
+        )[0]
+        for a in model.alphas_
+    ]
+
+
+def coxnet_cv(X: Any, time_: Any, event: Any) -> Any:
+    """5-fold CV of Coxnet over 30 alphas, folds in parallel."""
+    folds = KFold(5, shuffle=True, random_state=0).split(X)
+    return Parallel(n_jobs=N_JOBS)(
+        delayed(_coxnet_fold)(X, time_, event, tr, te) for tr, te in folds
+    )
+
+
+def row(name: str, X: Any, y: Any, family: str) -> str:
+    """Time vcpcr and its peer on one data set; return the table row."""
+    if family == "cox":
+        time_, event = y
+        ours = timed(
+            lambda: VCPCRCV(family="cox", n_jobs=N_JOBS, random_state=0).fit(
+                X, Surv(time_, event)
+            )
+        )
+        peer = timed(lambda: coxnet_cv(X, time_, event))
+        peer_name = "Coxnet 5-fold CV, 30 alphas"
+    else:
+        ours = timed(lambda: VCPCRCV(n_jobs=N_JOBS, random_state=0).fit(X, y))
+        peer = timed(
+            lambda: ElasticNetCV(l1_ratio=0.5, alphas=30, cv=5, n_jobs=N_JOBS).fit(X, y)
+        )
+        peer_name = "ElasticNetCV(l1_ratio=0.5, alphas=30)"
+    return f"{name:<22} {ours:>9.1f} {peer_name:<38} {peer:>8.1f} {ours / peer:>6.1f}"
+
+
+def main() -> None:
+    """Print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="p divided by 20")
+    args = parser.parse_args()
+    scale = 20 if args.quick else 1
+    cases = [
+        ("gaussian", 500, 20_000),
+        ("cox", 300, 5_000),
+        ("cox", 300, 20_000),
+    ]
+    print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")
+    print(f"{'data':<22} {'vcpcr s':>9} {'peer':<38} {'peer s':>8} {'ratio':>6}")
+    for family, n, p in cases:
+        p = max(p // scale, 200)
+        X, y = make_case(n, p, family)
+        print(row(f"{family} {n} x {p:,}", X, y, family), flush=True)
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
