@@ -196,10 +196,16 @@ def test_find_cycles_reports_a_cycle_through_three_modules():
 
 def test_import_graph_sees_function_local_and_lazy_imports():
     graph = vcpcr_import_graph()
-    # _cv imports plotting only inside VCPCRCV.plot; metrics reaches VCPCR
-    # through vcpcr/__init__.py's lazy names
-    assert "vcpcr._model" in graph["vcpcr._cv"]
-    assert any(graph.values())
+    # _cv imports plotting only inside VCPCRCV.plot; cli's "from vcpcr import
+    # VCPCRCV" (inside a function) goes through vcpcr/__init__.py's _LAZY;
+    # "from vcpcr import _score_batch" names a submodule; __version__ is
+    # defined in vcpcr/__init__.py itself
+    assert "vcpcr.plotting" in graph["vcpcr._cv"]
+    assert "vcpcr._cv" in graph["vcpcr.cli"]
+    assert "vcpcr._score_batch" in graph["vcpcr._families"]
+    assert "vcpcr" in graph["vcpcr.cli"]
+    # names under "if TYPE_CHECKING:" never run: no edge
+    assert "vcpcr._families" not in graph["vcpcr._summary"]
 
 
 def test_no_import_cycle_in_vcpcr():
