@@ -27,7 +27,7 @@ from vcpcr._input import (
     merge_covariates,
     validate_xy,
 )
-from vcpcr._model import VCPCR, cap_n_clusters
+from vcpcr._model import VCPCR, cap_n_clusters, check_lam_ratios
 from vcpcr._scaling import standardize
 from vcpcr._scoring import get_scorer
 from vcpcr._tuning import (
@@ -48,7 +48,7 @@ from vcpcr._validation import (
     check_scalar,
     check_weights,
 )
-from vcpcr._weights import ENET_L1_RATIO, METHODS, lasso_delta_max
+from vcpcr._weights import ENET_L1_RATIO, METHODS, check_deltas, lasso_delta_max
 from vcpcr.exceptions import (
     ConvergenceWarning,
     SeparationWarning,
@@ -279,7 +279,7 @@ class VCPCRCV(BaseEstimator):
         """Return the validated grid, with the defaults filled in."""
         owner = "VCPCRCV"
         raw: Any = self.n_clusters
-        Ks = (raw,) if isinstance(raw, numbers.Integral) else tuple(raw)
+        Ks = (raw,) if np.ndim(raw) == 0 else tuple(raw)  # check_scalar types it
         if not Ks:
             raise ValueError("n_clusters must hold at least one value.")
         for K in Ks:
@@ -303,13 +303,9 @@ class VCPCRCV(BaseEstimator):
             )
         deltas: Any = default["deltas"] if self.deltas is None else self.deltas
         ratios = default["lam_ratios"] if self.lam_ratios is None else self.lam_ratios
-        ratios = check_array(ratios, "lam_ratios", ensure_2d=False)
-        if np.any(ratios < 0):
-            raise ValueError(f"lam_ratios must be >= 0. Got {ratios.tolist()}.")
+        ratios = check_lam_ratios(ratios, owner=owner)
         if not fixed:
-            deltas = check_array(deltas, "deltas", ensure_2d=False)
-            if np.any(deltas <= 0):
-                raise ValueError(f"deltas must be > 0. Got {deltas.tolist()}.")
+            deltas = check_deltas(deltas, self.weights, owner=owner, name="deltas")
         return Grid(
             tuple(int(K) for K in Ks),
             [None if d is None else float(d) for d in deltas],
@@ -874,7 +870,7 @@ def _reissue_once(caught: list[warnings.WarningMessage], total: int) -> None:
         warnings.warn(
             f"In cross-validation ({count} of {total} fold x grid fits): {message}",
             category,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
 
 

@@ -2,16 +2,18 @@
 
 Each family turns the user's ``y`` into the step-2 outcome and the step-0
 weights target, fits the outcome model on the cluster latent variables, and
-describes the fit for ``summary()``. :data:`FAMILIES` is the one registry of
-families: the estimators, the weights, the simulator and the cross-validation
-look a family up there and ask it, instead of testing its name.
+describes the fit for ``summary()``. :data:`FAMILIES` is the registry of
+families: the estimators, the weights and the cross-validation look a family
+up there and ask it, instead of testing its name. (:mod:`vcpcr.simulate`
+checks a family's name against it but keeps its own table of response
+simulators, ``_OUTCOMES``.)
 """
 
 from __future__ import annotations
 
 import abc
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -28,9 +30,6 @@ from vcpcr._scaling import constant_columns
 from vcpcr._scaling import standardize as standardize_columns
 from vcpcr._validation import check_array, check_survival
 
-if TYPE_CHECKING:  # the summary module sits above (it reads the weights' defaults)
-    from vcpcr._summary import ParamTable
-
 __all__ = [
     "FAMILIES",
     "BatchParams",
@@ -38,6 +37,7 @@ __all__ = [
     "Cox",
     "Family",
     "Gaussian",
+    "ParamTable",
     "Prepared",
     "check_identifiable",
     "neg_partial_likelihood_deviance",
@@ -90,6 +90,25 @@ class Prepared(NamedTuple):
 _Metric = Callable[..., NDArray[np.float64] | None]
 
 
+class ParamTable(NamedTuple):
+    """The coefficient estimates a family reads off its step-2 fit.
+
+    ``stat`` holds t (``use_t``) or z statistics; ``conf_int`` has shape
+    ``(k, 2)``. ``extra`` optionally adds columns (e.g. ``exp(coef)``) after
+    the coefficients, as ``(header, values)`` pairs. The summary
+    (:mod:`vcpcr._summary`) and the multi-split p-values read it.
+    """
+
+    names: list[str]
+    params: NDArray[np.float64]
+    bse: NDArray[np.float64]
+    stat: NDArray[np.float64]
+    pvalues: NDArray[np.float64]
+    conf_int: NDArray[np.float64]
+    use_t: bool
+    extra: tuple[tuple[str, NDArray[np.float64]], ...] = ()
+
+
 class BatchParams(NamedTuple):
     """Step-2 fits of a stack of designs (see :meth:`Family.fit_batch`).
 
@@ -132,9 +151,6 @@ class Family(abc.ABC):
     fold_scorings: ClassVar[dict[str, Callable[..., float]]] = {}
     #: How to build CV folds that :meth:`fold_problem` accepts.
     fold_hint: ClassVar[str] = ""
-    #: Whether ridge weights with ``delta = 0`` are defined (the gaussian
-    #: minimum-norm least squares; the other losses need a penalty).
-    unpenalized_ridge: ClassVar[bool] = False
     #: Whether the paper's early-stopped glmnet weights are available.
     glmnet_weights: ClassVar[bool] = False
     #: Whether step 2 has no intercept and the estimator reports its linear
@@ -317,8 +333,6 @@ class _StatsmodelsFamily(Family):
 
     def table(self, result: Any, alpha: float) -> ParamTable:
         """Return the coefficient table of the summary."""
-        from vcpcr._summary import ParamTable
-
         return ParamTable(
             names=list(result.model.exog_names),
             params=np.asarray(result.params),
@@ -343,7 +357,6 @@ class Gaussian(_StatsmodelsFamily):
         "r2": _score_batch.r2,
     }
 
-    unpenalized_ridge = True
     glmnet_weights = True
 
     def weights_response(self, y: Any, *, standardize: bool) -> NDArray[np.float64]:
@@ -504,6 +517,15 @@ class Binomial(_StatsmodelsFamily):
         """Map two class labels to 0/1 (``classes[1]`` is the event)."""
         from sklearn.utils.multiclass import check_classification_targets
 
+        labels = np.asarray(y, dtype=object).ravel()
+        is_str = np.array([isinstance(v, str) for v in labels], dtype=bool)
+        if is_str.any() and not is_str.all():
+            raise TypeError(
+                f"y mixes string and non-string class labels (e.g. "
+                f"{labels[is_str][0]!r} and {labels[~is_str][0]!r}); "
+                f"family='binomial' needs labels of one type. Convert them, "
+                f"e.g. y = np.asarray(y).astype(str)."
+            )
         check_classification_targets(y)
         classes = np.unique(y)
         if classes.size != 2:
@@ -736,8 +758,6 @@ class Cox(Family):
     def table(self, result: Any, alpha: float) -> ParamTable:
         """Coefficients with exp(coef), standard errors, z, p and CI."""
         from scipy import stats
-
-        from vcpcr._summary import ParamTable
 
         params = result.params_.to_numpy(dtype=np.float64)
         bse = result.standard_errors_.to_numpy(dtype=np.float64)
