@@ -315,9 +315,13 @@ def fit_fold(
     spec: FoldSpec,
     seed: int,
 ) -> FoldResult:
-    """Everything of one fold: weights, batched clustering, outcome, scores."""
+    """Everything of one fold: weights, batched clustering, outcome, scores.
+
+    ``Xtr`` is standardized in place when it is a writable float64 array
+    (the fold's own copy): pass a copy to keep it.
+    """
     family: Family = FAMILIES[spec.family]
-    Xs, mean, scale = standardize(Xtr)
+    Xs, mean, scale = standardize(Xtr, copy=False)
     prepared = family.prepare(ytr)
     W = _fold_weights(Xs, prepared, spec)
     solved, delta_index = solve_grid(Xs, W, spec, seed)
@@ -359,10 +363,19 @@ def one_se_index(res: Any, n_splits: int) -> int:
 
 
 def check_fold_columns(X: NDArray[np.float64], folds: list[Any]) -> None:
-    """Raise if a column is constant within a training fold (cannot be scaled)."""
+    """Raise if a column is constant within a training fold (cannot be scaled).
+
+    Checked by blocks of columns, so that no fold's ``X[train]`` is copied
+    whole (the fold's worker makes its own copy).
+    """
     for i, (train, _) in enumerate(folds):
-        Xtr = X[train]
-        const = constant_columns(Xtr)
+        step = max(1, 2**22 // max(len(train), 1))  # 32 MB blocks
+        const = np.concatenate(
+            [
+                j + constant_columns(X[train, j : j + step])
+                for j in range(0, X.shape[1], step)
+            ]
+        )
         if const.size:
             raise ValueError(
                 f"Column(s) {const[:10].tolist()} are constant in training fold {i} "
