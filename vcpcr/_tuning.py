@@ -362,6 +362,11 @@ def one_se_index(res: Any, n_splits: int) -> int:
     return int(ok[order[0]])
 
 
+#: Entries of ``X[train]`` that :func:`check_fold_columns` copies at once
+#: (2**22 float64: 32 MB).
+CHECK_BLOCK = 2**22
+
+
 def check_fold_columns(X: NDArray[np.float64], folds: list[Any]) -> None:
     """Raise if a column is constant within a training fold (cannot be scaled).
 
@@ -369,7 +374,7 @@ def check_fold_columns(X: NDArray[np.float64], folds: list[Any]) -> None:
     whole (the fold's worker makes its own copy).
     """
     for i, (train, _) in enumerate(folds):
-        step = max(1, 2**22 // max(len(train), 1))  # 32 MB blocks
+        step = max(1, CHECK_BLOCK // max(len(train), 1))
         const = np.concatenate(
             [
                 j + constant_columns(X[train, j : j + step])
