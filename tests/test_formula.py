@@ -441,7 +441,7 @@ ERRORS = {
     "syntax": ("y ~ g1 +", ValueError, r"Invalid formula 'y ~ g1 \+'"),
     "syntax-dot": ("y ~ . + *", ValueError, r"Invalid formula"),
     "syntax-lhs": ("y +~ .", ValueError, r"Invalid formula"),
-    "multipart": ("y ~ g1 | g2", ValueError, r"several right-hand parts"),
+    "multipart": ("y ~ g1 | g2 | g3", ValueError, r"more than one '\\|'"),
     "two-outcomes": ("y + g1 ~ g2", ValueError, r"single outcome.*\['y', 'g1'\]"),
     "no-predictors": ("y ~ 1", ValueError, r"has no predictors"),
     "no-predictors-dot": (

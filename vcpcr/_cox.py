@@ -263,6 +263,7 @@ def cox_lasso_path(
     deltas: ArrayLike,
     *,
     l1_ratio: float = 1.0,
+    covariates: ArrayLike | None = None,
     tol: float = 1e-7,
     max_iter: int = 100_000,
 ) -> _Float:
@@ -279,6 +280,11 @@ def cox_lasso_path(
     l1_ratio : float, default=1.0
         glmnet's ``alpha`` in ``(0, 1]``: the penalty is :math:`\delta
         (\alpha\lVert w\rVert_1 + \frac{1-\alpha}{2}\lVert w\rVert_2^2)`.
+    covariates : array-like of shape (n_samples, c), optional
+        Unpenalized columns (Coxnet's ``penalty_factor = 0``); their
+        coefficients are not returned. Coxnet, like glmnet, rescales the
+        penalty factors to sum to the number of columns, so it is called with
+        ``alpha = delta * p / (p + c)``: the genes' penalty stays ``delta``.
     tol : float, default=1e-7
         Coxnet's (and glmnet's ``thresh``) convergence threshold: coordinate
         descent stops when no coefficient update changes the objective by more
@@ -329,8 +335,12 @@ CoxnetSurvivalAnalysis`, a C++ port of glmnet's Cox coordinate descent
     t = np.asarray(time, dtype=np.float64)
     e = np.asarray(event, dtype=bool)
     order = np.argsort(-d, kind="stable")
+    p = X.shape[1]
+    Z = np.empty((X.shape[0], 0)) if covariates is None else np.asarray(covariates)
+    n_cov = Z.shape[1]
     model = CoxnetSurvivalAnalysis(
-        alphas=d[order],
+        alphas=d[order] * p / (p + n_cov),
+        penalty_factor=np.r_[np.zeros(n_cov), np.ones(p)] if n_cov else None,
         l1_ratio=float(l1_ratio),
         normalize=False,
         tol=tol,
@@ -341,7 +351,7 @@ CoxnetSurvivalAnalysis`, a C++ port of glmnet's Cox coordinate descent
         # vcpcr warns about all-zero weights in one place (the estimator).
         warnings.filterwarnings("ignore", "all coefficients are zero")
         try:
-            model.fit(X, Surv.from_arrays(e, t))
+            model.fit(np.column_stack([Z, X]), Surv.from_arrays(e, t))
         except ArithmeticError as err:  # Coxnet's guard against diverging fits
             raise ValueError(
                 f"The penalized Cox fit diverged along deltas={d[order].tolist()!r} "
@@ -354,12 +364,16 @@ CoxnetSurvivalAnalysis`, a C++ port of glmnet's Cox coordinate descent
             stopped = True
         else:
             warnings.warn_explicit(c.message, c.category, c.filename, c.lineno)
-    coef = np.zeros((d.size, X.shape[1]))
-    coef[order] = np.asarray(model.coef_, dtype=np.float64).T
+    coef = np.zeros((d.size, p))
+    coef[order] = np.asarray(model.coef_, dtype=np.float64)[n_cov:].T
     if stopped:
-        viol = ", ".join(
-            f"{d[i]:.4g}: {_kkt(X, t, e, coef[i], d[i], l1_ratio):.3g}" for i in order
-        )
+        # The KKT check knows the genes only: without covariates it measures.
+        viol = "unknown (unpenalized covariates)"
+        if not n_cov:
+            viol = ", ".join(
+                f"{d[i]:.4g}: {_kkt(X, t, e, coef[i], d[i], l1_ratio):.3g}"
+                for i in order
+            )
         warnings.warn(
             f"The Cox penalized weights did not converge within max_iter={max_iter} "
             f"coordinate-descent passes (tol={tol:g}); relative KKT violation "

@@ -21,7 +21,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from vcpcr._families import FAMILIES, Family, Prepared
 from vcpcr._formula import resolve_formula
-from vcpcr._input import validate_xy
+from vcpcr._input import (
+    check_covariates,
+    covariate_columns,
+    merge_covariates,
+    validate_xy,
+)
 from vcpcr._model import VCPCR, cap_n_clusters
 from vcpcr._scaling import standardize
 from vcpcr._scoring import get_scorer
@@ -132,6 +137,14 @@ class VCPCRCV(BaseEstimator):
         SOS-NMF tolerance.
     missing : {"raise", "drop"}, default="raise"
         Missing values with ``formula`` (see :class:`VCPCR`).
+    covariates : str, int or list of them, optional
+        Covariates adjusted for and never clustered (see :class:`VCPCR`), or
+        a two-part ``formula``'s. Every fold passes them to its step 0 and
+        step 2, and the refit too. A covariate that is constant or collinear
+        within a training fold (the dummy of a rare level that no training
+        row has) is left out of that fold's fit, i.e. its coefficient is 0
+        when that fold's test part is scored; the CV goes on. The top of the
+        default ``deltas`` grid (``delta_max``) is computed without them.
 
     Attributes
     ----------
@@ -227,6 +240,7 @@ class VCPCRCV(BaseEstimator):
         max_iter: int = 500,
         tol: float = 1e-4,
         missing: str = "raise",
+        covariates: str | int | list[Any] | None = None,
     ) -> None:
         self.n_clusters = n_clusters
         self.family = family
@@ -245,6 +259,7 @@ class VCPCRCV(BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
         self.missing = missing
+        self.covariates = covariates
 
     # ------------------------------------------------------------------ tags
     def __sklearn_tags__(self) -> Any:
@@ -303,8 +318,8 @@ class VCPCRCV(BaseEstimator):
         )
         check_scalar(self.tol, "tol", numbers.Real, owner=owner, min_val=0.0)
 
-    def _data(self, X: Any, y: Any) -> tuple[NDArray[np.float64], Any, Prepared]:
-        """Design matrix and response (through the formula, if any)."""
+    def _data(self, X: Any, y: Any) -> tuple[NDArray[np.float64], int, Any, Prepared]:
+        """Design matrix (covariates first), their number, the response."""
         resolved = resolve_formula(
             self.formula, X, y, missing=self.missing, owner="VCPCRCV"
         )
@@ -319,10 +334,19 @@ class VCPCRCV(BaseEstimator):
             min_samples=3,
             allow_constant=False,
         )
+        labels = [f"x{j}" for j in range(Xa.shape[1])] if names is None else names
+        cols = covariate_columns(
+            merge_covariates(self.covariates, resolved.covariates),
+            [str(n) for n in labels],
+            has_names=names is not None,
+        )
+        if cols.size:
+            check_covariates(Xa[:, cols], [str(labels[j]) for j in cols])
+        genes = np.setdiff1d(np.arange(Xa.shape[1]), cols)
         prepared = family.prepare(yv)
         if prepared.classes is not None:
             self.classes_ = prepared.classes
-        return Xa, yv, prepared
+        return np.column_stack([Xa[:, cols], Xa[:, genes]]), cols.size, yv, prepared
 
     def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> VCPCRCV:
         """Cross-validate the grid, choose a point, refit on all data.
@@ -342,12 +366,13 @@ class VCPCRCV(BaseEstimator):
         self._check_params()
         family = FAMILIES[self.family]
         self.scorer_ = get_scorer(self.scoring, family, VCPCR(family=self.family))
-        Xa, yv, prepared = self._data(X, y)
-        check_weights(self.weights, Xa.shape[1], owner="VCPCRCV", methods=METHODS)
-        grid = self._grid(standardize(Xa)[0], prepared.weights_target)
+        Xa, n_cov, yv, prepared = self._data(X, y)
+        genes = Xa[:, n_cov:]
+        check_weights(self.weights, genes.shape[1], owner="VCPCRCV", methods=METHODS)
+        grid = self._grid(standardize(genes)[0], prepared.weights_target)
         classifier = family.estimator_type == "classifier"
         folds = list(check_cv(self.cv, yv, classifier=classifier).split(Xa, yv))
-        check_fold_columns(Xa, folds)
+        check_fold_columns(genes, folds)
         _check_folds(family, yv, folds, max(grid.n_clusters))
         self.n_splits_ = len(folds)
         spec = FoldSpec(
@@ -363,9 +388,11 @@ class VCPCRCV(BaseEstimator):
                 n_init=self.n_init,
                 max_iter=self.max_iter,
                 tol=self.tol,
+                covariates=list(range(n_cov)) or None,  # fold data: covariates first
             ),
             self.scorer_,
             batch_scoring(self.scoring, self.family),
+            n_cov,
         )
         results = self._run_folds(Xa, yv, folds, spec)
         self.cv_results_ = self._results_frame(grid, results)
@@ -499,6 +526,7 @@ class VCPCRCV(BaseEstimator):
             random_state=self.random_state,
             formula=self.formula,
             missing=self.missing,
+            covariates=self.covariates,
         )
 
     # ------------------------------------------------------------ delegation

@@ -166,51 +166,84 @@ def _prox_newton(
     y: _Float,
     delta: float,
     l1_ratio: float,
-    b0: float,
+    Q: _Float,
+    beta: _Float,
     w: _Float,
     tol: float,
     max_iter: int,
-) -> tuple[float, _Float, float, bool]:
+) -> tuple[_Float, _Float, float, bool]:
     """Binomial elastic net on the columns of ``X`` by proximal Newton.
 
-    Returns ``b0, w``, the last relative change of the objective (or the
-    inner duality gap, whichever is larger) and whether it reached ``tol``.
+    ``Q`` holds the unpenalized columns (the intercept, then any covariates)
+    with coefficients ``beta``. Each Newton step is a weighted least-squares
+    elastic net; ``Q`` is partialled out of it with the IRLS weights
+    (Frisch-Waugh-Lovell), which is exact. Returns ``beta, w``, the last
+    relative change of the objective (or the inner duality gap, whichever is
+    larger) and whether it reached ``tol``.
     """
     n = X.shape[0]
 
-    def objective(b0: float, w: _Float) -> float:
-        return logistic_loss(b0 + X @ w, y) + _penalty(w, delta, l1_ratio)
+    def objective(beta: _Float, w: _Float) -> float:
+        return logistic_loss(Q @ beta + X @ w, y) + _penalty(w, delta, l1_ratio)
 
-    fx, change = objective(b0, w), np.inf
+    fx, change = objective(beta, w), np.inf
     for _ in range(MAX_NEWTON):
-        eta = b0 + X @ w
+        eta = Q @ beta + X @ w
         mu = expit(eta)
         d = np.maximum(mu * (1 - mu), 1e-10)
         z = eta + (y - mu) / d
-        # Weighted least squares with intercept: centre with the IRLS weights,
-        # scale rows by sqrt(d) and renormalize to the 1/(2n) convention.
-        xm, zm = d @ X / d.sum(), float(d @ z / d.sum())
+        # Weighted least squares with the unpenalized block Q: residualize on
+        # Q with the IRLS weights (with Q the intercept alone: centring), scale
+        # rows by sqrt(d) and renormalize to the 1/(2n) convention.
+        B = np.linalg.solve(Q.T @ (d[:, None] * Q), (d[:, None] * Q).T)
+        xq, zq = B @ X, B @ z
         sq = np.sqrt(d * n / d.sum())
         w_new, gap, ok = _coordinate_descent(
-            (X - xm) * sq[:, None],
-            (z - zm) * sq,
+            (X - Q @ xq) * sq[:, None],
+            (z - Q @ zq) * sq,
             delta * n / d.sum(),
             l1_ratio,
             w,
             tol,
             max_iter,
         )
-        b0_new = zm - float(xm @ w_new)
-        t, f_new = 1.0, objective(b0_new, w_new)
+        beta_new = zq - xq @ w_new
+        t, f_new = 1.0, objective(beta_new, w_new)
         while f_new > fx and t > 1e-10:
             t /= 2
-            f_new = objective(b0 + t * (b0_new - b0), w + t * (w_new - w))
-        b0, w = b0 + t * (b0_new - b0), w + t * (w_new - w)
+            f_new = objective(beta + t * (beta_new - beta), w + t * (w_new - w))
+        beta, w = beta + t * (beta_new - beta), w + t * (w_new - w)
         change = max((fx - f_new) / max(abs(f_new), 1e-300), gap)
         fx = f_new
         if ok and change <= tol:
-            return b0, w, change, True
-    return b0, w, change, False
+            return beta, w, change, True
+    return beta, w, change, False
+
+
+def _null_logit(Q: _Float, y: _Float, tol: float) -> _Float:
+    """Unpenalized logistic regression of ``y`` on the columns of ``Q`` (Newton).
+
+    The starting point of the path: the fit at an infinite penalty. With
+    ``Q`` the intercept alone it is ``logit(ybar)`` (clipped away from 0, 1).
+    """
+    ybar = float(np.clip(y.mean(), 1e-6, 1 - 1e-6))
+    beta = np.zeros(Q.shape[1])
+    beta[0] = np.log(ybar / (1 - ybar))
+    fx = logistic_loss(Q @ beta, y)
+    for _ in range(MAX_NEWTON):
+        mu = expit(Q @ beta)
+        d = np.maximum(mu * (1 - mu), 1e-10)
+        step = np.linalg.solve(Q.T @ (d[:, None] * Q), Q.T @ (y - mu))
+        t, f_new = 1.0, logistic_loss(Q @ (beta + step), y)
+        while f_new > fx and t > 1e-10:
+            t /= 2
+            f_new = logistic_loss(Q @ (beta + t * step), y)
+        beta = beta + t * step
+        done = fx - f_new <= tol * max(abs(f_new), 1e-300)
+        fx = f_new
+        if done:
+            break
+    return beta
 
 
 def enet_binomial_path(
@@ -219,33 +252,38 @@ def enet_binomial_path(
     deltas: _Float,
     l1_ratio: float = 1.0,
     *,
+    covariates: _Float | None = None,
     tol: float = TOL,
     max_iter: int = MAX_ITER,
 ) -> tuple[_Float, _Float]:
     """Elastic-net logistic regression for every ``delta``: ``(coef, intercept)``.
 
-    Minimizes ``-(1/n) loglik(b0 + X w) + delta (a||w||_1 + (1-a)/2||w||^2)``
-    with an unpenalized intercept ``b0``.
+    Minimizes ``-(1/n) loglik(b0 + Z c + X w) + delta (a||w||_1 +
+    (1-a)/2||w||^2)`` with an unpenalized intercept ``b0`` and unpenalized
+    coefficients ``c`` of the ``covariates`` ``Z`` (glmnet's
+    ``penalty.factor = 0``, at its ``lambda = delta p / (p + c)``: glmnet
+    rescales the penalty factors to sum to the number of columns).
     """
     n, p = Xs.shape
+    Z = np.empty((n, 0)) if covariates is None else covariates
+    Q = np.column_stack([np.ones(n), Z])
     coef, intercept = np.zeros((deltas.size, p)), np.zeros(deltas.size)
-    ybar = float(np.clip(y.mean(), 1e-6, 1 - 1e-6))
-    b0, w = float(np.log(ybar / (1 - ybar))), np.zeros(p)
-    g = Xs.T @ (ybar - y) / n
+    beta, w = _null_logit(Q, y, tol), np.zeros(p)
+    g = Xs.T @ (expit(Q @ beta) - y) / n
     for i in np.argsort(-deltas):
         delta = float(deltas[i])
         ws, converged, worst = w != 0, True, 0.0
         _grow(ws, g, l1_ratio * delta)
         while ws.any():
             cols = np.flatnonzero(ws)
-            b0, w[cols], change, ok = _prox_newton(
-                Xs[:, cols], y, delta, l1_ratio, b0, w[cols], tol, max_iter
+            beta, w[cols], change, ok = _prox_newton(
+                Xs[:, cols], y, delta, l1_ratio, Q, beta, w[cols], tol, max_iter
             )
             converged, worst = converged and ok, max(worst, change)
-            g = Xs.T @ (expit(b0 + Xs[:, cols] @ w[cols]) - y) / n
+            g = Xs.T @ (expit(Q @ beta + Xs[:, cols] @ w[cols]) - y) / n
             if not _grow(ws, g, l1_ratio * delta):
                 break
         if not converged:
             _warn("binomial", delta, max(max_iter, MAX_NEWTON), worst, tol)
-        coef[i], intercept[i] = w, b0
+        coef[i], intercept[i] = w, beta[0]
     return coef, intercept

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
+import pandas as pd
 from numpy.typing import NDArray
 from sklearn.utils import ClassifierTags, RegressorTags, Tags
 
@@ -132,6 +133,9 @@ class Family(abc.ABC):
     unpenalized_ridge: ClassVar[bool] = False
     #: Whether the paper's early-stopped glmnet weights are available.
     glmnet_weights: ClassVar[bool] = False
+    #: Whether step 2 has no intercept and the estimator reports its linear
+    #: predictor centred at the training means (lifelines' convention).
+    centred: ClassVar[bool] = False
 
     # ---------------------------------------------------------------- step 0
     @abc.abstractmethod
@@ -159,8 +163,27 @@ class Family(abc.ABC):
         target: Any,
         deltas: NDArray[np.float64],
         l1_ratio: float,
+        covariates: NDArray[np.float64] | None = None,
     ) -> NDArray[np.float64]:
-        """Elastic-net (lasso: ``l1_ratio=1``) weights for every delta (rows)."""
+        """Elastic-net (lasso: ``l1_ratio=1``) weights for every delta (rows).
+
+        ``covariates`` (standardized, shape (n_samples, c)) enter unpenalized.
+        """
+
+    def partial_out(
+        self,
+        Xs: NDArray[np.float64],
+        target: Any,
+        covariates: NDArray[np.float64],
+    ) -> tuple[NDArray[np.float64], Any, NDArray[np.float64] | None]:
+        """Take unpenalized covariates out of step 0 where that is exact.
+
+        Returns ``(Xs, target, covariates)`` for the weight solvers: the
+        problem unchanged (the solver then carries the covariates as an
+        unpenalized block), or (gaussian) the residuals of ``Xs`` and the
+        target after regressing them on the covariates and ``None``.
+        """
+        return Xs, target, covariates
 
     # ---------------------------------------------------------------- step 2
 
@@ -170,9 +193,18 @@ class Family(abc.ABC):
 
     @abc.abstractmethod
     def fit(
-        self, M: NDArray[np.float64], outcome: Any, names: list[str], yname: str
+        self,
+        M: NDArray[np.float64],
+        outcome: Any,
+        names: list[str],
+        yname: str,
+        strata: pd.DataFrame | None = None,
     ) -> Any:
-        """Fit the step-2 model; return the untouched results object."""
+        """Fit the step-2 model; return the untouched results object.
+
+        ``strata`` (cox only: a survival family; the estimator checks the
+        family first) are the columns of a stratified Cox model.
+        """
 
     @abc.abstractmethod
     def split_params(self, result: Any) -> tuple[float, NDArray[np.float64]]:
@@ -245,6 +277,11 @@ class Family(abc.ABC):
         return None
 
 
+def _no_strata(strata: Any) -> None:
+    if strata is not None:
+        raise ValueError("strata need a stratified Cox model: family='cox'.")
+
+
 class _StatsmodelsFamily(Family):
     """A family whose step 2 is a statsmodels model with an intercept."""
 
@@ -309,9 +346,29 @@ class Gaussian(_StatsmodelsFamily):
         target: Any,
         deltas: NDArray[np.float64],
         l1_ratio: float,
+        covariates: NDArray[np.float64] | None = None,
     ) -> NDArray[np.float64]:
-        """Coordinate descent along the path of deltas."""
+        """Coordinate descent along the path of deltas (covariates partialled out)."""
+        if covariates is not None:
+            Xs, target, _ = self.partial_out(Xs, target, covariates)
         return enet_gaussian_path(Xs, target, deltas, l1_ratio)
+
+    def partial_out(
+        self,
+        Xs: NDArray[np.float64],
+        target: Any,
+        covariates: NDArray[np.float64],
+    ) -> tuple[NDArray[np.float64], Any, NDArray[np.float64] | None]:
+        """Residualize ``Xs`` and the target on ``[1, covariates]`` (exact).
+
+        Frisch-Waugh-Lovell: the penalty does not involve the covariates'
+        coefficients, so profiling them out of the least-squares loss leaves
+        the same problem in the genes on the residuals.
+        """
+        Q = np.column_stack([np.ones(Xs.shape[0]), covariates])
+        R = np.column_stack([target, Xs])
+        R = R - Q @ np.linalg.lstsq(Q, R, rcond=None)[0]
+        return R[:, 1:], R[:, 0], None
 
     def prepare(self, y: Any) -> Prepared:
         """Validate the numeric response."""
@@ -324,9 +381,15 @@ class Gaussian(_StatsmodelsFamily):
         return Prepared(yf, standardize_columns(yf)[0])
 
     def fit(
-        self, M: NDArray[np.float64], outcome: Any, names: list[str], yname: str
+        self,
+        M: NDArray[np.float64],
+        outcome: Any,
+        names: list[str],
+        yname: str,
+        strata: pd.DataFrame | None = None,
     ) -> Any:
         """Fit ``statsmodels.OLS`` with an intercept; return its results."""
+        _no_strata(strata)
         check_identifiable(M, intercept=True)
         return fit_ols(M, outcome, names=names, yname=yname)
 
@@ -409,9 +472,12 @@ class Binomial(_StatsmodelsFamily):
         target: Any,
         deltas: NDArray[np.float64],
         l1_ratio: float,
+        covariates: NDArray[np.float64] | None = None,
     ) -> NDArray[np.float64]:
         """Proximal Newton coordinate descent along the path of deltas."""
-        return enet_binomial_path(Xs, target, deltas, l1_ratio)[0]
+        return enet_binomial_path(Xs, target, deltas, l1_ratio, covariates=covariates)[
+            0
+        ]
 
     def prepare(self, y: Any) -> Prepared:
         """Map two class labels to 0/1 (``classes[1]`` is the event)."""
@@ -430,9 +496,15 @@ class Binomial(_StatsmodelsFamily):
         return Prepared(y01, y01, classes)
 
     def fit(
-        self, M: NDArray[np.float64], outcome: Any, names: list[str], yname: str
+        self,
+        M: NDArray[np.float64],
+        outcome: Any,
+        names: list[str],
+        yname: str,
+        strata: pd.DataFrame | None = None,
     ) -> Any:
         """Fit ``statsmodels.Logit`` (Firth's estimate under separation)."""
+        _no_strata(strata)
         check_identifiable(M, intercept=True)
         return fit_logit(M, outcome, names=names, yname=yname)[0]
 
@@ -521,6 +593,8 @@ class Cox(Family):
         "StratifiedKFold(k, shuffle=True).split(X, event))"
     )
 
+    centred = True
+
     def weights_response(self, y: Any, *, standardize: bool) -> NDArray[np.float64]:
         """Return the ``(time, event)`` columns of a survival outcome."""
         time, event = check_survival(y)
@@ -543,10 +617,13 @@ class Cox(Family):
         target: Any,
         deltas: NDArray[np.float64],
         l1_ratio: float,
+        covariates: NDArray[np.float64] | None = None,
     ) -> NDArray[np.float64]:
         """Coxnet along the path of deltas."""
         time, event = target[:, 0], target[:, 1] == 1
-        return cox_lasso_path(Xs, time, event, deltas, l1_ratio=l1_ratio)
+        return cox_lasso_path(
+            Xs, time, event, deltas, l1_ratio=l1_ratio, covariates=covariates
+        )
 
     def prepare(self, y: Any) -> Prepared:
         """Validate a survival outcome into ``(time, event)`` columns."""
@@ -555,11 +632,16 @@ class Cox(Family):
         return Prepared(outcome, outcome)
 
     def fit(
-        self, M: NDArray[np.float64], outcome: Any, names: list[str], yname: str
+        self,
+        M: NDArray[np.float64],
+        outcome: Any,
+        names: list[str],
+        yname: str,
+        strata: pd.DataFrame | None = None,
     ) -> Any:
         """Fit ``lifelines.CoxPHFitter``; return the untouched fitter."""
         check_identifiable(M, intercept=False)
-        return fit_cox(M, outcome, names=names)
+        return fit_cox(M, outcome, names=names, strata=strata)
 
     def split_params(self, result: Any) -> tuple[float, NDArray[np.float64]]:
         """No intercept: the baseline hazard absorbs it."""

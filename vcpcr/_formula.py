@@ -169,12 +169,16 @@ class DesignSpec:
     model_spec : formulaic.ModelSpec or None
         formulaic's right-hand-side spec (categorical levels, transform state);
         ``None`` on the fast path, whose design is ``data[columns]`` as floats.
+    parts : tuple of DesignSpec
+        A two-part formula's specs (covariates, clustered variables), whose
+        designs are side by side; empty otherwise.
     """
 
     formula: str
     columns: tuple[str, ...]
     feature_names: tuple[str, ...]
     model_spec: ModelSpec | None = None
+    parts: tuple[DesignSpec, ...] = ()
 
 
 class FormulaResult(NamedTuple):
@@ -195,6 +199,9 @@ class FormulaResult(NamedTuple):
         The left-hand side as formulaic prints it, e.g. ``'np.log(y)'``.
     n_dropped : int
         Rows dropped for missing values (``missing="drop"``), else 0.
+    covariates : tuple of str
+        A two-part formula's covariate columns of ``X`` (the first ones);
+        empty otherwise.
     """
 
     y: pd.Series | pd.DataFrame
@@ -203,6 +210,7 @@ class FormulaResult(NamedTuple):
     spec: DesignSpec
     yname: str
     n_dropped: int
+    covariates: tuple[str, ...] = ()
 
 
 def parse_formula(
@@ -216,7 +224,9 @@ def parse_formula(
         A two-sided formula: ``"y ~ ."``, ``"y ~ . - age - sex"``,
         ``"np.log(y) ~ g1 + np.log(g2)"``, ``"I(status == 'dead') ~ ."`` or
         ``"Surv(time, event) ~ ."``. ``.`` stands for every column not used on
-        the left-hand side.
+        the left-hand side. A two-part formula ``"y ~ age + C(stage) | ."``
+        puts covariates left of ``|`` and the clustered variables right of it,
+        where ``.`` also leaves out the covariates' columns.
     data : pandas.DataFrame
         The data; column names must be unique strings.
     missing : {"raise", "drop"}, default="raise"
@@ -226,15 +236,16 @@ def parse_formula(
     Returns
     -------
     FormulaResult
-        ``(y, X, feature_names, spec, yname, n_dropped)``.
+        ``(y, X, feature_names, spec, yname, n_dropped, covariates)``.
 
     Raises
     ------
     TypeError
         On a non-string formula or column name, non-DataFrame data, or dates.
     ValueError
-        On a malformed or one-sided formula, unknown columns, no predictor, or
-        missing values (with ``missing="raise"``).
+        On a malformed or one-sided formula, unknown columns, no predictor,
+        missing values (with ``missing="raise"``), or a column on both sides
+        of ``|``.
 
     See Also
     --------
@@ -245,6 +256,9 @@ def parse_formula(
     -----
     X has no intercept column; categorical predictors become reduced-rank
     dummies, each a separate variable for SOS-NMF (module docstring).
+    Categorical covariates are coded as statsmodels codes them (treatment
+    coding, the first level the reference, ``C(stage)[T.II]``). With
+    ``missing="drop"``, a row missing in either part is dropped from both.
 
     Examples
     --------
@@ -269,6 +283,9 @@ def parse_formula(
     data = _check_data(data)
     lhs_tokens, rhs_tokens = _split_tokens(formula)
     _check_known_names(formula, lhs_tokens + rhs_tokens, data)
+    bar = _top_level_bar(rhs_tokens)
+    if bar is not None:
+        return _parse_two_part(formula, data, lhs_tokens, rhs_tokens, bar, missing)
     lhs_vars = {v for token in lhs_tokens for v in token.required_variables}
     fast = _fast_path_columns(rhs_tokens, lhs_vars, data)
     if fast is not None:
@@ -279,13 +296,15 @@ def parse_formula(
 class Resolved(NamedTuple):
     """The estimator's data after :func:`resolve_formula`.
 
-    ``spec`` is the encoding to re-apply to new data (None without formula).
+    ``spec`` is the encoding to re-apply to new data (None without formula);
+    ``covariates`` the covariate columns a two-part formula names.
     """
 
     X: Any
     y: Any
     yname: str
     spec: DesignSpec | None
+    covariates: tuple[str, ...] = ()
 
 
 def resolve_formula(
@@ -334,7 +353,7 @@ def resolve_formula(
             "(fit(df)) and no y: the formula names the outcome."
         )
     parsed = parse_formula(formula, X, missing=missing)
-    return Resolved(parsed.X, parsed.y, parsed.yname, parsed.spec)
+    return Resolved(parsed.X, parsed.y, parsed.yname, parsed.spec, parsed.covariates)
 
 
 def transform_new(spec: DesignSpec, data: pd.DataFrame) -> pd.DataFrame:
@@ -386,6 +405,8 @@ def transform_new(spec: DesignSpec, data: pd.DataFrame) -> pd.DataFrame:
             f"uses: {_show(absent)}."
         )
     _drop_missing(data, list(spec.columns), "predict")
+    if spec.parts:
+        return pd.concat([transform_new(part, data) for part in spec.parts], axis=1)
     if spec.model_spec is None:
         return _fast_design(data, list(spec.columns))
     _check_levels(spec.model_spec, data)
@@ -471,6 +492,81 @@ def _split_tokens(formula: str) -> tuple[list[Token], list[Token]]:
         f"The formula {formula!r} has no left-hand side (outcome). Write it as "
         "'y ~ x1 + x2', 'y ~ .' or 'Surv(time, event) ~ .'."
     )
+
+
+def _top_level_bar(rhs_tokens: list[Token]) -> Token | None:
+    """Return the ``|`` separating covariates from clustered variables, if any."""
+    depth = 0
+    for token in rhs_tokens:
+        if token.kind is Token.Kind.CONTEXT:
+            depth += 1 if token.token in "([" else -1
+        elif depth == 0 and token.kind is Token.Kind.OPERATOR and token.token == "|":
+            return token
+    return None
+
+
+def _parse_two_part(
+    formula: str,
+    data: pd.DataFrame,
+    lhs_tokens: list[Token],
+    rhs_tokens: list[Token],
+    bar: Token,
+    missing: str,
+) -> FormulaResult:
+    """``y ~ covariates | clustered``: two designs side by side.
+
+    The clustered part sees the data without the covariates' columns (so its
+    ``.`` leaves them out); rows missing in either part are handled once, for
+    both.
+    """
+    i = rhs_tokens.index(bar)
+    cov_tokens, gene_tokens = rhs_tokens[:i], rhs_tokens[i + 1 :]
+    if not cov_tokens or not gene_tokens:
+        raise ValueError(
+            f"The formula {formula!r} needs terms on both sides of '|': "
+            "'y ~ covariates | clustered variables', e.g. 'y ~ age + C(stage) | .'."
+        )
+    if _top_level_bar(gene_tokens) is not None:
+        raise ValueError(
+            f"The formula {formula!r} has more than one '|'; write "
+            "'y ~ covariates | clustered variables'."
+        )
+
+    def columns(tokens: list[Token]) -> set[str]:
+        names = {v for token in tokens for v in token.required_variables}
+        return names & set(data.columns)
+
+    lhs_vars, cov_vars = columns(lhs_tokens), columns(cov_tokens)
+    both = sorted(cov_vars & columns(gene_tokens))
+    if both:
+        raise ValueError(
+            f"The formula {formula!r} uses {both} both as covariates (left of '|') "
+            "and as clustered variables (right of it). A covariate is adjusted "
+            "for and never clustered: remove it from the right of '|'."
+        )
+    gene_vars = columns(gene_tokens)
+    if any(t.kind is Token.Kind.OPERATOR and t.token == "." for t in gene_tokens):
+        gene_vars |= set(data.columns) - lhs_vars - cov_vars
+    used = [c for c in data.columns if c in lhs_vars | cov_vars | gene_vars]
+    data, n_dropped = _drop_missing(data, used, missing)
+    lhs_text = formula[: rhs_tokens[0].source_start]
+    cov = parse_formula(formula[: bar.source_start], data, missing="raise")
+    genes = parse_formula(
+        lhs_text + formula[bar.source_end + 1 :],
+        data.drop(columns=sorted(cov_vars)),
+        missing="raise",
+    )
+    X = pd.concat([cov.X, genes.X], axis=1)
+    names = list(X.columns)
+    spec = DesignSpec(
+        formula,
+        cov.spec.columns + genes.spec.columns,
+        tuple(names),
+        None,
+        (cov.spec, genes.spec),
+    )
+    covariates = tuple(cov.feature_names)
+    return FormulaResult(cov.y, X, names, spec, cov.yname, n_dropped, covariates)
 
 
 def _fast_path_columns(

@@ -8,9 +8,12 @@ and re-raises its errors with the fix; :func:`missing_as_nan` lets pandas'
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import difflib
+import numbers
+import re
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -18,8 +21,174 @@ from numpy.typing import NDArray
 from sklearn.utils.validation import validate_data
 
 from vcpcr._families import Family
+from vcpcr._scaling import independent_columns, standardize
 
-__all__ = ["missing_as_nan", "validate_xy"]
+__all__ = [
+    "ColumnLayout",
+    "check_covariates",
+    "check_strata",
+    "covariate_columns",
+    "merge_covariates",
+    "missing_as_nan",
+    "validate_xy",
+]
+
+#: Names the step-2 designs use themselves (statsmodels' intercept, the
+#: lifelines frame's outcome columns, the latent variables).
+_RESERVED = re.compile(r"const|time|event|cluster_\d+")
+
+
+class ColumnLayout(NamedTuple):
+    """Which input columns of a fitted model are covariates, which clustered.
+
+    ``Z`` holds the covariates' raw values on the training rows (step 2's
+    first columns), ``covariates`` and ``clustered`` their positions among
+    the ``n_features`` input columns; ``strata`` the positions of a Cox
+    model's strata columns, ``S`` their training values. A CV fold's model
+    may leave out a covariate that is constant in its training part: that
+    column is then in neither list.
+    """
+
+    Z: NDArray[np.float64]
+    covariates: NDArray[np.intp]
+    clustered: NDArray[np.intp]
+    n_features: int
+    strata: NDArray[np.intp] = np.zeros(0, dtype=np.intp)
+    S: NDArray[np.float64] | None = None  # the strata columns (cox), training rows
+
+    @classmethod
+    def without_covariates(cls, n_samples: int, n_features: int) -> ColumnLayout:
+        """Every column clustered, no covariate."""
+        none = np.zeros(0, dtype=np.intp)
+        return cls(np.zeros((n_samples, 0)), none, np.arange(n_features), n_features)
+
+
+def covariate_columns(
+    covariates: Any, names: Sequence[str], *, has_names: bool, param: str = "covariates"
+) -> NDArray[np.intp]:
+    """Positions of the ``covariates`` (names or positions) among ``names``.
+
+    Raises a ``TypeError``/``ValueError`` naming the offending entry and the
+    fix: a name with an array ``X`` (no column names), an unknown name or an
+    out-of-range position, a duplicate, a name the step-2 design reserves, or
+    every column a covariate (nothing left to cluster).
+    """
+    if covariates is None:
+        return np.zeros(0, dtype=np.intp)
+    items = [covariates] if isinstance(covariates, str | numbers.Integral) else None
+    if items is None:
+        try:
+            items = list(covariates)
+        except TypeError:
+            raise TypeError(
+                f"{param} must be a column name, a column position or a list "
+                f"of them; got {covariates!r}."
+            ) from None
+    positions = [
+        _covariate_position(item, covariates, names, has_names, param) for item in items
+    ]
+    if len(set(positions)) < len(positions):
+        raise ValueError(f"{param}={covariates!r} names a column twice.")
+    for j in positions:
+        if _RESERVED.fullmatch(names[j]):
+            raise ValueError(
+                f"{param}: the column name {names[j]!r} is reserved for the "
+                f"step-2 design (const, time, event, cluster_<k>); rename the "
+                f"column."
+            )
+    if len(positions) == len(names):
+        raise ValueError(
+            f"{param}={covariates!r} takes every column of X: no variable is "
+            f"left to cluster. Keep the clustered variables out of covariates."
+        )
+    return np.asarray(positions, dtype=np.intp)
+
+
+def _covariate_position(
+    item: Any, covariates: Any, names: Sequence[str], has_names: bool, param: str
+) -> int:
+    """Position of one entry of ``covariates`` (a name or a position)."""
+    p = len(names)
+    if isinstance(item, bool) or not isinstance(item, str | numbers.Integral):
+        raise TypeError(
+            f"{param} must hold column names (str) or positions (int); got "
+            f"{item!r} of type {type(item).__name__}."
+        )
+    if isinstance(item, str):
+        if not has_names:
+            raise TypeError(
+                f"{param}={covariates!r} names columns, but X has no column "
+                f"names: pass a DataFrame, or the columns' positions (int)."
+            )
+        if item not in names:
+            close = difflib.get_close_matches(item, names, n=3)
+            hint = f" Did you mean {close}?" if close else ""
+            raise ValueError(
+                f"{param}: {item!r} is not a column of X.{hint} Pass names "
+                f"of X's columns."
+            )
+        return list(names).index(item)
+    if not -p <= int(item) < p:
+        raise ValueError(
+            f"{param}: position {item} is out of range for X with {p} columns."
+        )
+    return int(item) % p
+
+
+def merge_covariates(covariates: Any, from_formula: tuple[str, ...]) -> Any:
+    """Return ``covariates=`` or a two-part formula's covariates, not both."""
+    if not from_formula:
+        return covariates
+    if covariates is not None:
+        raise ValueError(
+            f"covariates={covariates!r} and the formula's covariates (left of "
+            f"'|': {list(from_formula)}) are given both; name them in one place."
+        )
+    return list(from_formula)
+
+
+def check_strata(
+    S: NDArray[np.float64], names: Sequence[str], event: NDArray[np.bool_]
+) -> None:
+    """Raise if a stratum (a combination of the strata columns) has no event.
+
+    Its baseline hazard is undefined and it adds nothing to the stratified
+    partial likelihood; the message names the stratum and the fix.
+    """
+    keys, inverse = np.unique(S, axis=0, return_inverse=True)
+    events = np.bincount(inverse.ravel(), weights=event, minlength=len(keys))
+    for key, n_events, size in zip(
+        keys, events, np.bincount(inverse.ravel()), strict=True
+    ):
+        if n_events == 0:
+            where = ", ".join(f"{n}={v:g}" for n, v in zip(names, key, strict=True))
+            raise ValueError(
+                f"strata: the stratum {where} ({size} rows) has no event, so its "
+                f"baseline hazard is undefined. Merge it with another stratum or "
+                f"drop its rows."
+            )
+
+
+def check_covariates(Z: NDArray[np.float64], names: Sequence[str]) -> Any:
+    """Return the standardized covariates, or raise if they are collinear.
+
+    The first covariate that the intercept and the covariates before it
+    explain (:func:`vcpcr._scaling.independent_columns`) is named with them,
+    so the user knows which column to drop. Constant columns are caught
+    before, by :func:`vcpcr._validation.check_array`.
+    """
+    Zs = standardize(Z)[0]
+    keep = independent_columns(Zs)
+    if keep.size < Zs.shape[1]:
+        j = int(np.setdiff1d(np.arange(Zs.shape[1]), keep)[0])
+        others = ", ".join(map(repr, names[:j]))
+        raise ValueError(
+            f"covariates: {names[j]!r} is a linear combination of "
+            f"{others + ' and ' if others else ''}the intercept: the covariates "
+            f"are collinear. Drop {names[j]!r} (e.g. keep one dummy less than "
+            f"the levels of a categorical variable)."
+        )
+    return Zs
 
 
 def missing_as_nan(X: Any) -> Any:

@@ -24,8 +24,16 @@ from vcpcr._clustering import (
 )
 from vcpcr._families import FAMILIES, Family, Prepared
 from vcpcr._formula import resolve_formula, transform_new
-from vcpcr._input import missing_as_nan, validate_xy
-from vcpcr._scaling import raw_coefficients, standardize
+from vcpcr._input import (
+    ColumnLayout,
+    check_covariates,
+    check_strata,
+    covariate_columns,
+    merge_covariates,
+    missing_as_nan,
+    validate_xy,
+)
+from vcpcr._scaling import adjusted_coefficients, standardize
 from vcpcr._sos_nmf import single_result
 from vcpcr._summary import SummaryMixin
 from vcpcr._validation import (
@@ -128,13 +136,31 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         Seeds the random initial partitions.
     formula : str, optional
         A model formula such as ``"weight ~ ."``, ``"np.log(y) ~ . - age"``
-        or ``"I(status == 'dead') ~ ."``; then ``fit`` takes one DataFrame
+        or ``"I(status == 'dead') ~ ."``, or a two-part formula
+        ``"Surv(time, event) ~ age + C(stage) | ."`` with the covariates left
+        of ``|`` (categorical ones coded as statsmodels codes them) and the
+        clustered variables right of it (``.``: every column but the outcome
+        and the covariates); then ``fit`` takes one DataFrame
         (no ``y``) and ``predict``/``transform``/``score`` take DataFrames
         that are encoded identically (``model_spec_``). Categorical columns
         become dummy variables that SOS-NMF may cluster like any other.
     missing : {"raise", "drop"}, default="raise"
         With ``formula``: rows with missing values in the columns the formula
         uses are an error, or are dropped with a warning saying how many.
+    covariates : str, int or list of them, optional
+        Clinical covariates to adjust for (e.g. ``["age", "stage_II"]``):
+        column names of a DataFrame ``X`` (with ``formula``, of its design)
+        or column positions of an array. They are never clustered or
+        selected, unpenalized in step 0 and enter step 2 beside the latent
+        variables on their raw scale (see Notes). A constructor parameter
+        rather than a second array in ``fit``, so that ``clone``,
+        cross-validation and ``Pipeline`` pass them along with ``X``.
+    strata : str, int or list of them, optional
+        Cox only: columns (names or positions, as ``covariates``; numeric
+        codes) whose combinations get their own baseline hazard in step 2
+        (lifelines' ``strata``). Neither clustered nor covariates. The step-0
+        weights are unstratified (scikit-survival's Coxnet has no strata);
+        the summary says so.
 
     Attributes
     ----------
@@ -149,14 +175,26 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
     n_clusters_ : int
         Number of non-empty clusters.
     coef_ : ndarray of shape (n_features,)
-        Coefficients on the original scale of ``X`` (zero for unselected
-        variables); ``predict`` uses ``X @ coef_ + intercept_``.
+        Coefficients on the original scale of ``X``, one per input column
+        (zero for unselected variables; a covariate's column holds its
+        step-2 coefficient), so that ``predict`` uses
+        ``X @ coef_ + intercept_`` with or without covariates.
     intercept_ : float
         Intercept on the original scale.
     cluster_coef_ : pandas.Series
         Step-2 coefficients of the latent variables (without intercept).
-    weights_ : ndarray of shape (n_features,)
-        Step-0 weights.
+    covariate_coef_ : pandas.Series
+        Step-2 coefficients of the covariates, per unit of each (empty
+        without covariates).
+    covariate_names_ : list of str
+        Names of the covariates (``x<j>`` for arrays), in ``result_``'s order.
+    covariate_columns_ : ndarray of int
+        Positions of the covariates among the input columns.
+    clustered_columns_ : ndarray of int
+        Positions of the clustered variables (``membership_.index``) among
+        the input columns: all but the covariates.
+    weights_ : ndarray of shape (n_clustered,)
+        Step-0 weights of the clustered variables.
     lam_ : float
         Absolute SOS-NMF penalty, ``lam_ratio * lam_max_``.
     lam_max_ : float
@@ -172,8 +210,9 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
     result_ : statsmodels results or lifelines.CoxPHFitter
         The untouched step-2 fit (``OLS`` or ``Logit`` results, or the fitted
         ``CoxPHFitter`` with columns ``time`` and ``event``).
-    mean_, scale_ : ndarray of shape (n_features,)
-        Column means and standard deviations (``ddof=1``) used to standardize.
+    mean_, scale_ : ndarray of shape (n_clustered,)
+        Means and standard deviations (``ddof=1``) used to standardize the
+        clustered variables.
     classes_ : ndarray of shape (2,)
         Class labels (binomial); ``classes_[1]`` is the "event".
     unique_times_ : ndarray
@@ -219,6 +258,22 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
     Standard errors in ``result_`` and ``summary()`` are conditional on the
     estimated clusters; they ignore the selection step.
 
+    Covariates ``Z`` (``covariates=``) are adjusted for without penalty. In
+    step 0, on the standardized ``Z``: gaussian weights are those of the
+    residuals of ``y`` and of the standardized clustered variables after
+    least squares on ``[1, Z]`` (Frisch-Waugh-Lovell, exact); binomial
+    weights carry ``Z`` as an unpenalized block of each Newton step; Cox
+    weights use Coxnet's ``penalty_factor = 0``. ``delta`` stays the penalty
+    of the clustered variables: R's ``glmnet(cbind(Z, X), y, penalty.factor
+    = c(rep(0, c), rep(1, p)))``, which rescales the penalty factors to sum
+    to ``p + c``, gives the same weights at ``lambda = delta * p / (p + c)``.
+    The ridge weights with covariates are available for the gaussian family
+    only. Step 1 clusters the clustered variables alone. Step 2 fits ``y ~
+    1 + Z c + M a`` with ``Z`` on its raw scale (``result_`` and the summary
+    list the covariates first). ``transform`` returns the latent variables
+    ``M`` only: it is VC-PCR's reduction of the clustered variables, and the
+    covariates are the user's own columns, unchanged.
+
     References
     ----------
     .. [1] Marion, R., Lederer, J., Govaerts, B., von Sachs, R. "VC-PCR: A
@@ -253,6 +308,8 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         random_state: Any = None,
         formula: str | None = None,
         missing: str = "raise",
+        covariates: str | int | list[Any] | None = None,
+        strata: str | int | list[Any] | None = None,
     ) -> None:
         self.n_clusters = n_clusters
         self.family = family
@@ -266,6 +323,8 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         self.random_state = random_state
         self.formula = formula
         self.missing = missing
+        self.covariates = covariates
+        self.strata = strata
 
     # ------------------------------------------------------------------ tags
     def __sklearn_tags__(self) -> Tags:
@@ -337,10 +396,27 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         Xa = check_array(
             Xv, "X", feature_names=names, min_samples=3, allow_constant=False
         )
-        n_clusters = self._check_params(Xa.shape[1])
+        covs = covariate_columns(
+            merge_covariates(self.covariates, resolved.covariates),
+            names,
+            has_names=hasattr(self, "feature_names_in_"),
+        )
+        strata = self._strata_columns(names, covs)
+        genes = np.setdiff1d(np.arange(Xa.shape[1]), np.union1d(covs, strata))
+        if genes.size == 0:
+            raise ValueError(
+                "covariates and strata take every column of X: no variable is "
+                "left to cluster."
+            )
+        Z = Xa[:, covs]
+        Zs = check_covariates(Z, [names[j] for j in covs]) if covs.size else None
+        n_clusters = self._check_params(genes.size)
         prepared = self._family.prepare(yv)
-        Xs, mean, scale = standardize(Xa)
-        weights = self._compute_weights(Xs, prepared.weights_target)
+        S = Xa[:, strata] if strata.size else None
+        if S is not None:
+            check_strata(S, [names[j] for j in strata], prepared.outcome[:, 1] > 0)
+        Xs, mean, scale = standardize(Xa[:, genes])
+        weights = self._compute_weights(Xs, prepared.weights_target, Zs)
         starts = initial_partitions(
             self.init, n_clusters, self.n_init, Xs.shape[1], self.random_state
         )
@@ -356,8 +432,17 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             history=True,
             warn=True,
         )
+        layout = ColumnLayout(Z, covs, genes, Xa.shape[1], strata, S)
         self._set_solution(
-            Xs, mean, scale, prepared, weights, solved, 0, yname=resolved.yname
+            Xs,
+            mean,
+            scale,
+            prepared,
+            weights,
+            solved,
+            0,
+            yname=resolved.yname,
+            layout=layout,
         )
         if self.n_clusters_ == 0:
             warnings.warn(
@@ -379,6 +464,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         point: int,
         *,
         yname: str = "y",
+        layout: ColumnLayout | None = None,
     ) -> VCPCR:
         """Set the complete fitted state from a solved grid point; return self.
 
@@ -395,9 +481,13 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         recorded it (``fit``), else its final value (the folds).
         ``n_features_in_`` is set here; ``feature_names_in_``, which names
         the membership rows, only by ``fit``'s data validation (fold models
-        see arrays).
+        see arrays). ``layout`` says which input columns are covariates
+        (their raw training values enter step 2 first) and which were
+        clustered (``Xs``); by default all columns were clustered.
         """
         p = Xs.shape[1]
+        if layout is None:
+            layout = ColumnLayout.without_covariates(Xs.shape[0], p)
         res = single_result(
             Xs,
             weights,
@@ -406,7 +496,10 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             solved.lam[point],
             solved.lam_max[point],
         )
-        self.n_features_in_, self.n_samples_fit_ = p, Xs.shape[0]
+        self.n_features_in_, self.n_samples_fit_ = layout.n_features, Xs.shape[0]
+        self.covariate_columns_ = layout.covariates
+        self.clustered_columns_ = layout.clustered
+        self.strata_columns_ = layout.strata
         self.mean_, self.scale_, self.weights_ = mean, scale, weights
         if prepared.classes is not None:
             self.classes_ = prepared.classes
@@ -417,21 +510,57 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             res.converged,
             res.objective,
         )
-        names = self._feature_names(p)
+        every = self._feature_names(layout.n_features)
+        names = [every[j] for j in layout.clustered]
         self.labels_, self.membership_, self.clusters_ = order_clusters(res, names)
         self.n_clusters_ = self.membership_.shape[1]
         V = self.membership_.to_numpy()
         self.yname_ = yname
         self.result_ = self._family.fit(
-            Xs @ V, prepared.outcome, list(self.membership_.columns), yname
+            np.column_stack([layout.Z, Xs @ V]),
+            prepared.outcome,
+            [*self.covariate_names_, *self.membership_.columns],
+            yname,
+            None
+            if layout.S is None
+            else pd.DataFrame(layout.S, columns=self.strata_names_),
         )
         a0, a = self._family.split_params(self.result_)
-        self.cluster_coef_ = pd.Series(a, index=self.membership_.columns)
-        self.coef_, self.intercept_ = raw_coefficients(V, a0, a, mean, scale)
+        c = layout.covariates.size
+        coef, covariate_coef, self.intercept_ = adjusted_coefficients(
+            V, a0, a, mean, scale, layout.Z.mean(axis=0), self._family.centred
+        )
+        self.covariate_coef_ = pd.Series(covariate_coef, index=self.covariate_names_)
+        self.cluster_coef_ = pd.Series(a[c:], index=self.membership_.columns)
+        self.coef_ = np.zeros(layout.n_features)
+        self.coef_[layout.clustered] = coef
+        self.coef_[layout.covariates] = covariate_coef
         extra = self._family.fitted_attributes(prepared.outcome, self.result_)
         for name, value in extra.items():
             setattr(self, name, value)
         return self
+
+    def _strata_columns(self, names: list[str], covs: NDArray[np.intp]) -> Any:
+        """Positions of the strata columns; checked against family and covariates."""
+        strata = covariate_columns(
+            self.strata,
+            names,
+            has_names=hasattr(self, "feature_names_in_"),
+            param="strata",
+        )
+        if strata.size and not self._family.survival:
+            raise ValueError(
+                f"strata={self.strata!r} needs family='cox' (a stratified Cox "
+                f"model); got family={self.family!r}. Adjust for the column with "
+                f"covariates= instead."
+            )
+        both = sorted(names[j] for j in np.intersect1d(covs, strata))
+        if both:
+            raise ValueError(
+                f"{both} are both covariates and strata; a column is one or the "
+                f"other: remove it from one of them."
+            )
+        return strata
 
     def _feature_names(self, p: int) -> list[str]:
         names = getattr(self, "feature_names_in_", None)
@@ -439,16 +568,32 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             return [f"x{j}" for j in range(p)]
         return [str(n) for n in names]
 
+    @property
+    def strata_names_(self) -> list[str]:
+        """Names of the strata columns (cox; empty without strata)."""
+        names = self._feature_names(int(self.n_features_in_))
+        return [names[j] for j in self.strata_columns_]
+
+    @property
+    def covariate_names_(self) -> list[str]:
+        """Names of the covariates (``x<j>`` for arrays without names)."""
+        names = self._feature_names(int(self.n_features_in_))
+        return [names[j] for j in self.covariate_columns_]
+
     def _compute_weights(
-        self, Xs: NDArray[np.float64], target: NDArray[np.float64]
+        self,
+        Xs: NDArray[np.float64],
+        target: NDArray[np.float64],
+        covariates: NDArray[np.float64] | None,
     ) -> NDArray[np.float64]:
-        """Step 0 on the standardized data."""
+        """Step 0 on the standardized data (covariates unpenalized)."""
         return weights_for_grid(
             Xs,
             target,
             self.weights,
             [self.delta],
             self.family,
+            covariates=covariates,
             stacklevel=user_stacklevel(),
         )[0]
 
@@ -490,8 +635,36 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         eta = self._linear_predictor(X)
         return self._family.predict(eta, getattr(self, "classes_", None))
 
-    def _latent_frame(self, X: ArrayLike) -> pd.DataFrame:
-        return pd.DataFrame(self.transform(X), columns=self.membership_.columns)
+    def outcome_design(self, X: ArrayLike) -> pd.DataFrame:
+        """Return the regressors of ``result_`` on new data: covariates, then ``M``.
+
+        The covariates on their raw scale (none without ``covariates``) and
+        the latent variables of :meth:`transform`, named as in ``result_``
+        (without the intercept column of statsmodels' fits), then a Cox
+        model's strata columns (lifelines reads them from the frame).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or DataFrame
+            New data.
+
+        Returns
+        -------
+        pandas.DataFrame of shape (n_samples, n_covariates + n_clusters_)
+            The step-2 design of ``X``.
+        """
+        Xa = self._check_input(X)
+        M = self._standardize_clustered(Xa) @ self.membership_.to_numpy()
+        return pd.DataFrame(
+            np.column_stack(
+                [Xa[:, self.covariate_columns_], M, Xa[:, self.strata_columns_]]
+            ),
+            columns=[
+                *self.covariate_names_,
+                *self.membership_.columns,
+                *self.strata_names_,
+            ],
+        )
 
     def _survival(
         self, X: ArrayLike, kind: str, return_array: bool, times: Any, frame: bool
@@ -499,21 +672,42 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         """Survival or cumulative-hazard predictions in the requested layout."""
         check_is_fitted(self)
         times = check_times(times)
-        M = self._latent_frame(X)
+        M = self.outcome_design(X)
         if frame:
             method = f"predict_{kind}"
             return getattr(self.result_, method)(M, times=times)
-        from vcpcr._survival import evaluate_baseline, step_functions
+        from vcpcr._survival import step_functions
 
         grid = self.unique_times_ if times is None else times
         if np.any(np.diff(grid) <= 0):
             raise ValueError("times must be strictly increasing.")
-        H0 = evaluate_baseline(self.result_.baseline_cumulative_hazard_, grid)
+        H0 = self._baselines(M, grid)
         risk = self.result_.predict_partial_hazard(M).to_numpy(dtype=np.float64)
-        values = risk[:, None] * H0[None, :]
+        values = risk[:, None] * H0
         if kind == "survival_function":
             values = np.exp(-values)
         return values if return_array else step_functions(grid, values)
+
+    def _baselines(self, M: pd.DataFrame, grid: Any) -> NDArray[np.float64]:
+        """Each row's baseline cumulative hazard at ``grid`` (its stratum's)."""
+        from vcpcr._survival import evaluate_baseline
+
+        base = self.result_.baseline_cumulative_hazard_
+        names = self.strata_names_
+        if not names:
+            return evaluate_baseline(base, grid)[None, :]
+        keys = list(M[names].itertuples(index=False, name=None))
+        if len(names) == 1:
+            keys = [k[0] for k in keys]
+        unseen = sorted({str(k) for k in keys} - {str(k) for k in base.columns})
+        if unseen:
+            raise ValueError(
+                f"X has strata {unseen} of {names} that were not in the training "
+                f"data (strata: {[str(k) for k in base.columns]}); a stratum's "
+                f"baseline hazard is only known for trained strata."
+            )
+        H0 = {k: evaluate_baseline(base[[k]], grid) for k in base.columns}
+        return np.stack([H0[k] for k in keys])
 
     @available_if(_is_survival)
     def predict_survival_function(
@@ -627,7 +821,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         ndarray of shape (n_samples,)
             The first time at which S(t | x) <= 0.5; ``inf`` if S stays above.
         """
-        median = self.result_.predict_median(self._latent_frame(X))
+        median = self.result_.predict_median(self.outcome_design(X))
         return np.asarray(median, dtype=np.float64).reshape(-1)
 
     @available_if(_is_survival)
@@ -688,7 +882,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         The intervals are conditional on the estimated clusters, as the
         standard errors of :meth:`summary`.
         """
-        exog = self._latent_frame(X)
+        exog = self.outcome_design(X)
         exog.insert(0, "const", 1.0)
         return self.result_.get_prediction(exog)
 
@@ -726,7 +920,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         return np.column_stack([1 - p1, p1])
 
     def standardized_design(self, X: ArrayLike) -> NDArray[np.float64]:
-        """Return the data as steps 0 and 1 see it: ``(X - mean_) / scale_``.
+        """Return the data as step 1 sees it: ``(X - mean_) / scale_``.
 
         With ``formula``, ``X`` is first encoded as in ``fit``
         (``model_spec_``), so the columns are those of ``membership_.index``.
@@ -738,16 +932,20 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_features_in_)
-            The design matrix standardized with the training means and
-            standard deviations.
+        ndarray of shape (n_samples, n_clustered)
+            The clustered variables (all columns but the covariates)
+            standardized with the training means and standard deviations.
         """
-        return (self._check_input(X) - self.mean_) / self.scale_
+        return self._standardize_clustered(self._check_input(X))
+
+    def _standardize_clustered(self, Xa: NDArray[np.float64]) -> NDArray[np.float64]:
+        return (Xa[:, self.clustered_columns_] - self.mean_) / self.scale_
 
     def transform(self, X: ArrayLike) -> NDArray[np.float64]:
         """Latent variables ``M = X V`` (standardized ``X``), one per cluster.
 
-        These are the regressors of ``result_``.
+        These are the regressors of ``result_`` beside the covariates, which
+        ``transform`` leaves out (see Notes of :class:`VCPCR`).
 
         Parameters
         ----------

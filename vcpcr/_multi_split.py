@@ -184,7 +184,7 @@ def _split(
     try:
         model.fit(take(rows.X, first), take(rows.y, first))
         fitted = model.best_estimator_ if isinstance(model, VCPCRCV) else model
-        M = fitted.transform(take(rows.X, second))
+        design = fitted.outcome_design(take(rows.X, second))  # covariates, M
     except ValueError as exc:
         return _Split(
             f"fitting the first part (or transforming the second) failed: {exc}"
@@ -203,7 +203,8 @@ def _split(
         return _Split(None, params=params)
     try:
         outcome = family.prepare(take(rows.response, second)).outcome
-        result = family.fit(M, outcome, list(modules), rows.yname)
+        names = [str(c) for c in design.columns]
+        result = family.fit(design.to_numpy(), outcome, names, rows.yname)
     except (ValueError, np.linalg.LinAlgError) as exc:
         return _Split(f"step 2 on the second part failed: {exc}")
     table = family.table(result, 0.05)
@@ -478,7 +479,8 @@ def multi_split(
     2. on the second part, the module latent variables are formed with the
        first part's standardization and membership (``model.transform``) and
        the family's step-2 model (OLS, logistic regression with Firth's
-       fallback, Cox) gives one p-value per module;
+       fallback, Cox), with the template's covariates beside them
+       (``model.outcome_design``), gives one p-value per module;
     3. each module's p-value times the number of modules tested (capped at
        1) goes to its members, 1 to the genes the split did not select.
 

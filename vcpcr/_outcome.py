@@ -332,7 +332,11 @@ _TIME, _EVENT = "time", "event"  # the cluster columns are cluster_<k>
 
 
 def fit_cox(
-    M: NDArray[np.float64], outcome: NDArray[np.float64], *, names: list[str]
+    M: NDArray[np.float64],
+    outcome: NDArray[np.float64],
+    *,
+    names: list[str],
+    strata: pd.DataFrame | None = None,
 ) -> Any:
     """Cox proportional hazards (Efron ties) of ``outcome`` on ``M``.
 
@@ -344,6 +348,9 @@ def fit_cox(
         ``(time, event)`` columns.
     names : list of str
         Names of the columns of ``M``.
+    strata : pandas.DataFrame, optional
+        Strata columns (lifelines' ``strata``): a baseline hazard per
+        combination of their values.
 
     Returns
     -------
@@ -364,6 +371,8 @@ def fit_cox(
         ) from None
     frame = pd.DataFrame(M, columns=names)
     frame[_TIME], frame[_EVENT] = outcome[:, 0], outcome[:, 1]
+    if strata is not None:
+        frame[list(strata.columns)] = strata.to_numpy()
     # lifelines' default tolerance (1e-7 on the step) leaves ~1e-5 relative
     # error; converge fully, as R's coxph does. The latent variables' scale
     # follows the weights' (small for penalized Cox weights); lifelines
@@ -376,6 +385,7 @@ def fit_cox(
             frame,
             duration_col=_TIME,
             event_col=_EVENT,
+            strata=None if strata is None else list(strata.columns),
             fit_options={"precision": 1e-12, "r_precision": 1e-14},
         )
     _reissue_lifelines(caught)
@@ -390,10 +400,11 @@ def _reissue_lifelines(caught: list[warnings.WarningMessage]) -> None:
             c.category.__name__
         )
         warnings.warn(
-            f"The Cox outcome model (lifelines CoxPHFitter on the cluster latent "
-            f"variables) warned: {text}"
+            f"The Cox outcome model (lifelines CoxPHFitter on the covariates, if "
+            f"any, and the cluster latent variables) warned: {text}"
             + (
-                " Fewer clusters (n_clusters) or a larger lam_ratio usually help."
+                " Fewer clusters (n_clusters) or a larger lam_ratio usually help;"
+                " a covariate level with few rows or no event separates: merge it."
                 if converge
                 else ""
             ),

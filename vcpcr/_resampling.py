@@ -40,7 +40,12 @@ from sklearn.utils.validation import check_is_fitted
 from vcpcr._cv import VCPCRCV
 from vcpcr._families import FAMILIES, Family
 from vcpcr._formula import resolve_formula
-from vcpcr._input import validate_xy
+from vcpcr._input import (
+    check_covariates,
+    covariate_columns,
+    merge_covariates,
+    validate_xy,
+)
 from vcpcr._model import VCPCR
 from vcpcr._scaling import standardize
 from vcpcr._validation import (
@@ -376,19 +381,34 @@ def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> R
         else [str(n) for n in feature_names]
     )
     Xa = check_array(Xv, "X", feature_names=names, min_samples=3, allow_constant=False)
+    if getattr(estimator, "strata", None) is not None:
+        raise ValueError(
+            f"{owner}: a template with strata={estimator.strata!r} is not "
+            f"supported (each split's outcome model would ignore the strata). "
+            f"Use the template without strata, or adjust for those columns with "
+            f"covariates=."
+        )
+    covs = covariate_columns(
+        merge_covariates(estimator.covariates, resolved.covariates),
+        names,
+        has_names=feature_names is not None,
+    )
+    if covs.size:
+        check_covariates(Xa[:, covs], [names[j] for j in covs])
+    genes = np.setdiff1d(np.arange(Xa.shape[1]), covs)  # the clustered columns
     with warnings.catch_warnings():  # each resample warns about a capped K
         warnings.simplefilter("ignore", VCPCRWarning)
         if isinstance(scratch, VCPCR):  # the parameters, before any resample
-            scratch._check_params(Xa.shape[1])
+            scratch._check_params(genes.size)
         else:
             scratch._check_params()
     prepared = family.prepare(yv)
-    _, mean, scale = standardize(Xa)
+    _, mean, scale = standardize(Xa[:, genes])
     fingerprint = Fingerprint(
         type(estimator).__name__,
         _params(estimator),
         int(Xa.shape[0]),
-        tuple(names),
+        tuple(names[j] for j in genes),
         resolved.yname,
         mean,
         scale,

@@ -175,3 +175,53 @@ def relative_weights(w: NDArray[np.float64]) -> NDArray[np.float64]:
     """
     top = float(np.max(np.abs(w), initial=0.0))
     return w / top if top > 0 else w
+
+
+def independent_columns(Z: NDArray[np.float64], rtol: float = 1e-8) -> NDArray[np.intp]:
+    """Return the columns of ``Z`` kept greedily, left to right, as identifiable.
+
+    A column is dropped when the intercept and the columns kept before it
+    explain it (relative residual norm ``<= rtol``): a constant column, or a
+    linear combination such as a dummy that duplicates another in a small
+    sample.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Z = np.array([[1.0, 0.0, 2.0, 5.0], [2.0, 1.0, 4.0, 5.0], [4.0, 0.0, 8.0, 5.0]])
+    >>> independent_columns(Z).tolist()
+    [0, 1]
+    """
+    n = Z.shape[0]
+    keep: list[int] = []
+    for j in range(Z.shape[1]):
+        Q = np.column_stack([np.ones(n), Z[:, keep]])
+        z = Z[:, j]
+        r = z - Q @ np.linalg.lstsq(Q, z, rcond=None)[0]
+        if np.linalg.norm(r) > rtol * np.linalg.norm(z):
+            keep.append(j)
+    return np.asarray(keep, dtype=np.intp)
+
+
+def adjusted_coefficients(
+    V: NDArray[np.float64],
+    a0: float,
+    a: NDArray[np.float64],
+    mean: NDArray[np.float64],
+    scale: NDArray[np.float64],
+    covariate_mean: NDArray[np.float64],
+    centred: bool,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
+    """Raw-scale coefficients of a step 2 on ``[Z, M]``: genes, covariates, intercept.
+
+    ``a`` holds the ``c = covariate_mean.size`` covariate coefficients first
+    (on the covariates' raw scale already), then the cluster coefficients,
+    mapped by :func:`raw_coefficients`. ``centred`` (a family without
+    intercept, cox): the linear predictor is reported centred at the training
+    means, as lifelines does, so the covariates' means enter the intercept.
+    """
+    c = covariate_mean.size
+    coef, intercept = raw_coefficients(V, a0, a[c:], mean, scale)
+    if centred:
+        intercept -= float(covariate_mean @ a[:c])
+    return coef, a[:c], intercept

@@ -496,6 +496,7 @@ class SummaryMixin:
             POST_SELECTION_NOTE,
             "Regressors are the cluster latent variables M = X V with X "
             "standardized (mean 0, sd 1); coef_ gives per-variable effects.",
+            *self._covariate_notes(),
             *family.notes(res),
             *extra_notes,
             *(r.guarantee for r in results),
@@ -525,6 +526,24 @@ class SummaryMixin:
             **common,
             **evidence,
         )
+
+    def _covariate_notes(self) -> list[str]:
+        est: Any = self
+        names, strata = est.covariate_names_, est.strata_names_
+        notes = []
+        if names:
+            notes.append(
+                f"Covariates ({', '.join(names)}) enter on their raw scale (per "
+                f"unit of each), unpenalized in the weights and never clustered; "
+                f"the cluster coefficients are adjusted for them."
+            )
+        if strata:
+            notes.append(
+                f"Stratified by {', '.join(strata)}: a baseline hazard per "
+                f"stratum in the outcome model. The step-0 weights are "
+                f"unstratified (scikit-survival's Coxnet has no strata)."
+            )
+        return notes
 
     def _cluster_evidence(
         self, params: ParamTable, results: list[Evidence], target: Any
@@ -575,8 +594,14 @@ class SummaryMixin:
             ("Family:", est._family.describe(est.result_)),
             ("Weights:", self._weights_description()),
             ("No. Observations:", int(est.n_samples_fit_)),
-            ("No. Variables:", int(est.n_features_in_)),
+            ("No. Variables:", int(est.membership_.shape[0])),
             ("Selected:", int((est.labels_ >= 0).sum())),
+            *(
+                [("Covariates:", str(len(est.covariate_names_)))]
+                if est.covariate_names_
+                else []
+            ),
+            *([("Strata:", ", ".join(est.strata_names_))] if est.strata_names_ else []),
         ]
 
     def _summary_right(self) -> list[tuple[str, Any]]:

@@ -23,7 +23,13 @@ from sklearn.base import BaseEstimator, clone
 
 from vcpcr._clustering import BestStarts, best_starts
 from vcpcr._families import FAMILIES, Family, Prepared
-from vcpcr._scaling import constant_columns, raw_coefficients, standardize
+from vcpcr._input import ColumnLayout
+from vcpcr._scaling import (
+    adjusted_coefficients,
+    constant_columns,
+    independent_columns,
+    standardize,
+)
 from vcpcr._sos_nmf import random_partition
 from vcpcr._weights import weights_for_grid
 from vcpcr.exceptions import SeparationWarning
@@ -141,6 +147,63 @@ class FoldSpec(NamedTuple):
     template: BaseEstimator  # an unfitted VCPCR of the family (see fold_model)
     scoring: Any
     batch_scoring: str | None = None  # see batch_scoring(); None: per point
+    n_covariates: int = 0  # the first columns of the fold data are covariates
+
+
+class TrainFold(NamedTuple):
+    """A training fold as steps 0-2 see it.
+
+    ``Xs`` (standardized clustered variables, with ``mean``, ``scale``) and
+    ``Z``, the covariates kept in this fold (raw): a covariate constant or
+    collinear within the training fold (e.g. the dummy of a rare level that
+    no training row has) is left out of this fold's fit, so its coefficient
+    there is 0 (``keep``: the positions of the kept ones).
+    """
+
+    Xs: NDArray[np.float64]
+    mean: NDArray[np.float64]
+    scale: NDArray[np.float64]
+    Z: NDArray[np.float64]
+    keep: NDArray[np.intp]
+    n_covariates: int
+
+    def design(self, M: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Step-2 design(s) ``[Z, M]`` (``M`` of shape (n, k) or (B, n, k))."""
+        Z = np.broadcast_to(self.Z, (*M.shape[:-2], *self.Z.shape))
+        return np.concatenate([Z, M], axis=-1)
+
+    def layout(self) -> ColumnLayout:
+        """Return the fold data's columns as a fold model sees them."""
+        c, p = self.n_covariates, self.Xs.shape[1]
+        return ColumnLayout(self.Z, self.keep, np.arange(c, c + p), c + p)
+
+    def names(self, k: int) -> list[str]:
+        """Column names of a step-2 design with ``k`` clusters."""
+        covs = [f"covariate_{j + 1}" for j in range(self.Z.shape[1])]
+        return covs + [f"cluster_{j + 1}" for j in range(k)]
+
+    def coefficients(
+        self, family: Family, V: NDArray[np.float64], a0: float, a: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], float]:
+        """Coefficients on the fold data's columns (covariates first) and intercept."""
+        genes, covs, intercept = adjusted_coefficients(
+            V, a0, a, self.mean, self.scale, self.Z.mean(axis=0), family.centred
+        )
+        coef = np.zeros(self.n_covariates + genes.size)
+        coef[self.keep], coef[self.n_covariates :] = covs, genes
+        return coef, intercept
+
+
+def train_fold(Xtr: NDArray[np.float64], n_covariates: int) -> TrainFold:
+    """Split fold data into covariates (the first columns) and clustered variables.
+
+    The clustered columns of ``Xtr`` are standardized in place when ``Xtr``
+    is a writable float64 array (the fold's own copy: no n x p copy).
+    """
+    Z = Xtr[:, :n_covariates]
+    keep = independent_columns(Z)
+    Xs, mean, scale = standardize(Xtr[:, n_covariates:], copy=False)
+    return TrainFold(Xs, mean, scale, Z[:, keep], keep, n_covariates)
 
 
 class FoldResult(NamedTuple):
@@ -152,11 +215,17 @@ class FoldResult(NamedTuple):
 
 
 def _fold_weights(
-    Xs: NDArray[np.float64], prepared: Prepared, spec: FoldSpec
+    fold: TrainFold, prepared: Prepared, spec: FoldSpec
 ) -> NDArray[np.float64]:
     """Weights for every delta of the grid (one row each)."""
+    Zs = standardize(fold.Z)[0] if fold.Z.shape[1] else None
     return weights_for_grid(
-        Xs, prepared.weights_target, spec.weights, spec.grid.deltas, spec.family
+        fold.Xs,
+        prepared.weights_target,
+        spec.weights,
+        spec.grid.deltas,
+        spec.family,
+        covariates=Zs,
     )
 
 
@@ -167,9 +236,7 @@ class SolvedFold(NamedTuple):
     grid point; ``solved`` the kept start of each point.
     """
 
-    Xs: NDArray[np.float64]
-    mean: NDArray[np.float64]
-    scale: NDArray[np.float64]
+    train: TrainFold
     prepared: Prepared
     weights: NDArray[np.float64]
     delta_index: NDArray[np.intp]
@@ -221,14 +288,16 @@ def fold_model(fold: SolvedFold, spec: FoldSpec, point: int) -> Any:
     """
     K, delta, ratio = spec.grid.points()[point]
     model = clone(spec.template).set_params(n_clusters=K, delta=delta, lam_ratio=ratio)
+    train = fold.train
     return model._set_solution(
-        fold.Xs,
-        fold.mean,
-        fold.scale,
+        train.Xs,
+        train.mean,
+        train.scale,
         fold.prepared,
         fold.weights[fold.delta_index[point]],
         fold.solved,
         point,
+        layout=train.layout(),
     )
 
 
@@ -244,11 +313,11 @@ def _score_points(
 
 def _fit_grid(
     family: Family,
-    Xs: NDArray[np.float64],
+    fold: TrainFold,
     prepared: Prepared,
     Vs: list[NDArray[np.float64]],
 ) -> list[tuple[float, NDArray[np.float64]]]:
-    """Step 2 of every grid point: ``(intercept, cluster coefficients)``.
+    """Step 2 of every grid point: ``(intercept, covariate + cluster coefficients)``.
 
     Batched per number of clusters; a point the batch cannot vouch for (e.g.
     a separated logistic fit) is fitted by :meth:`Family.fit`, with its
@@ -261,11 +330,13 @@ def _fit_grid(
         # One product for the group: X [V_1 ... V_B], split into (B, n, k),
         # over the variables some V_b selects (the other rows of V are zero).
         V = np.concatenate([Vs[i] for i in idx], axis=1)
+        Xs = fold.Xs
         used = np.flatnonzero(V.any(axis=1))
         M = Xs[:, used] @ V[used]
         M = M.reshape(Xs.shape[0], idx.size, k).transpose(1, 0, 2)
+        M = fold.design(M)
         fit = family.fit_batch(M, prepared.outcome)
-        names = [f"cluster_{j + 1}" for j in range(k)]
+        names = fold.names(k)
         for j, i in enumerate(idx):
             if fit.ok[j]:
                 out[i] = (float(fit.intercept[j]), fit.coef[j])
@@ -288,11 +359,11 @@ def _score_grid(
     model instead (and raises or warns as it does).
     """
     family = FAMILIES[spec.family]
-    res = fold.solved
+    res, train = fold.solved, fold.train
     Vs = [_membership(labels, v) for labels, v in zip(res.labels, res.v, strict=True)]
-    params = _fit_grid(family, fold.Xs, fold.prepared, Vs)
+    params = _fit_grid(family, train, fold.prepared, Vs)
     raw = [
-        raw_coefficients(V, a0, a, fold.mean, fold.scale)
+        train.coefficients(family, V, a0, a)
         for V, (a0, a) in zip(Vs, params, strict=True)
     ]
     coef = np.stack([c for c, _ in raw])
@@ -321,11 +392,11 @@ def fit_fold(
     (the fold's own copy): pass a copy to keep it.
     """
     family: Family = FAMILIES[spec.family]
-    Xs, mean, scale = standardize(Xtr, copy=False)
+    train = train_fold(Xtr, spec.n_covariates)
     prepared = family.prepare(ytr)
-    W = _fold_weights(Xs, prepared, spec)
-    solved, delta_index = solve_grid(Xs, W, spec, seed)
-    fold = SolvedFold(Xs, mean, scale, prepared, W, delta_index, solved)
+    W = _fold_weights(train, prepared, spec)
+    solved, delta_index = solve_grid(train.Xs, W, spec, seed)
+    fold = SolvedFold(train, prepared, W, delta_index, solved)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SeparationWarning)
         if spec.batch_scoring is not None:

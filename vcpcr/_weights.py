@@ -97,21 +97,34 @@ def _weights_path(
     deltas: NDArray[np.float64],
     family: str,
     l1_ratio: float = ENET_L1_RATIO,
+    covariates: NDArray[np.float64] | None = None,
 ) -> NDArray[np.float64]:
     """Weights for every delta (rows), on validated, standardized input.
 
     ``l1_ratio`` is the mixing of ``"enet"`` (the lasso's is 1).
+    ``covariates`` (standardized) are unpenalized: partialled out (gaussian)
+    or an unpenalized block of the solver (binomial, cox; elastic net and
+    lasso only).
     """
     if method == "identity":
         return np.ones((deltas.size, Xs.shape[1]))
     fam = FAMILIES[family]
+    if covariates is not None:
+        Xs, y, covariates = fam.partial_out(Xs, y, covariates)
+    if covariates is not None and method != "enet" and method != "lasso":
+        raise ValueError(
+            f"weights={method!r} with covariates is only available for "
+            f"family='gaussian' (the covariates are partialled out). Use "
+            f"weights='enet' or 'lasso' with family={family!r}."
+        )
     if method.startswith("glmnet_"):  # the paper's early-stopped glmnet call
         if not fam.glmnet_weights:
             raise ValueError(f"weights={method!r} needs family='gaussian'.")
         return glmnet_weights(Xs, y, deltas, alpha=float(method == "glmnet_lasso"))
     if method == "ridge":
         return fam.ridge_weights(Xs, y, deltas)
-    return fam.enet_weights(Xs, y, deltas, l1_ratio if method == "enet" else 1.0)
+    l1 = l1_ratio if method == "enet" else 1.0
+    return fam.enet_weights(Xs, y, deltas, l1, covariates)
 
 
 def _check_deltas(delta: Any, method: str, family: str) -> NDArray[np.float64]:
@@ -285,6 +298,7 @@ def weights_for_grid(
     deltas: Any,
     family: str,
     *,
+    covariates: NDArray[np.float64] | None = None,
     stacklevel: int = 1,
 ) -> NDArray[np.float64]:
     """Step-0 weights of every ``delta`` (rows), on standardized data.
@@ -295,6 +309,8 @@ def weights_for_grid(
     penalized scheme gives one row per ``delta`` (``None`` meaning its
     :data:`DEFAULT_DELTA`). ``target`` is the family's weights target (the
     standardized response, 0/1 labels, or ``(time, event)`` columns).
+    ``covariates`` (standardized columns, or None) are adjusted for without
+    penalty (see :func:`_weights_path`); ``delta`` stays the genes' penalty.
 
     Warns (VCPCRWarning, ``stacklevel`` frames above the caller) when the
     weights of some ``delta`` are all zero: no variable can then be selected.
@@ -307,7 +323,9 @@ def weights_for_grid(
         return np.ones((1, p))
     values = [DEFAULT_DELTA[weights] if d is None else d for d in deltas]
     grid = _check_deltas(values, weights, family)
-    W = _weights_path(Xs, target, weights, grid, family)
+    W = _weights_path(
+        Xs, target, weights, grid, family, ENET_L1_RATIO, covariates=covariates
+    )
     zero = ~W.any(axis=1)
     if zero.any():
         at = ", ".join(f"{d:g}" for d in grid[zero])

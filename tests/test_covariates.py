@@ -1,0 +1,455 @@
+"""Clinical covariates (issue #18): never clustered, unpenalized, in step 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_allclose
+from sklearn.base import clone
+from sklearn.linear_model import ElasticNet
+
+from vcpcr import VCPCR
+from vcpcr._scaling import standardize
+from vcpcr._weights import ENET_L1_RATIO, weights_for_grid
+
+REF = Path(__file__).parent / "reference"
+with open(REF / "glmnet_covariates.json") as fh:
+    GLMNET = json.load(fh)  # see glmnet_covariates.R
+
+
+def _simulate(n=90, p=24, seed=0):
+    """A strong covariate (age), a binary one (sex) and a gene signal."""
+    rng = np.random.default_rng(seed)
+    G = rng.normal(size=(n, p))
+    G[:, :4] += rng.normal(size=(n, 1))  # one correlated block carries signal
+    age = rng.normal(60.0, 10.0, n)
+    sex = rng.integers(0, 2, n).astype(float)
+    X = pd.DataFrame(G, columns=[f"g{j}" for j in range(p)])
+    X.insert(0, "age", age)
+    X.insert(3, "sex", sex)  # covariates need not come first
+    eta = 0.08 * (age - 60.0) + 0.5 * sex + 0.4 * G[:, :4].sum(axis=1)
+    return X, eta, rng
+
+
+def _gaussian(seed=0):
+    X, eta, rng = _simulate(seed=seed)
+    return X, eta + rng.normal(size=eta.size)
+
+
+def _binomial(seed=0):
+    X, eta, rng = _simulate(seed=seed)
+    return X, (rng.random(eta.size) < 1 / (1 + np.exp(-eta))).astype(int)
+
+
+def _cox(seed=0):
+    X, eta, rng = _simulate(seed=seed)
+    time = rng.exponential(np.exp(-eta))
+    censor = rng.exponential(2.0 * np.median(time), eta.size)
+    return X, np.column_stack([np.minimum(time, censor), time <= censor])
+
+
+COV = ["age", "sex"]
+KW = {"n_clusters": 3, "n_init": 3, "random_state": 0, "covariates": COV}
+
+
+def _design(model, X):
+    """``[covariates (raw), M]`` as an independent step-2 fit sees it."""
+    M = pd.DataFrame(model.transform(X), columns=model.membership_.columns)
+    return pd.concat([X[COV].reset_index(drop=True), M], axis=1)
+
+
+# --------------------------------------------------------------- step 0
+def _reference_case(name):
+    df = pd.read_csv(REF / "data" / f"{name}.csv")
+    A = standardize(df.filter(regex=r"^x\d+$").to_numpy())[0]
+    Z, Xs = A[:, :2], A[:, 2:]
+    if "y" in df and name.startswith("gauss"):
+        y = df["y"].to_numpy(dtype=float)
+        target = (y - y.mean()) / y.std(ddof=1)
+    elif "y" in df:
+        target = df["y"].to_numpy(dtype=float)
+    else:
+        target = df[["time", "event"]].to_numpy(dtype=float)
+    return Z, Xs, target
+
+
+@pytest.mark.reference
+@pytest.mark.parametrize(
+    ("name", "family"),
+    [("gauss_wide", "gaussian"), ("binom_tall", "binomial"), ("cox_wide", "cox")],
+)
+def test_weights_equal_glmnet_penalty_factor_zero(name, family):
+    """R glmnet(cbind(Z, X), y, penalty.factor = c(0, 0, 1, ...)) at
+    lambda = delta p / (p + c) (and glmnet's gaussian y-scaling) gives the
+    genes' weights of vcpcr's delta (tests/reference/glmnet_covariates.R)."""
+    if family == "cox":
+        pytest.importorskip("sksurv")
+    ref = GLMNET[name]
+    Z, Xs, target = _reference_case(name)
+    p, c = Xs.shape[1], Z.shape[1]
+    if family != "gaussian":  # the documented mapping, as R recorded it
+        assert_allclose(ref["lambda_glmnet"], np.array(ref["deltas"]) * p / (p + c))
+    if family == "cox":  # Coxnet's default tol=1e-7 leaves ~6e-4 relative
+        from vcpcr._cox import cox_lasso_path
+
+        time, event = target[:, 0], target[:, 1] == 1
+        W = cox_lasso_path(
+            Xs, time, event, ref["deltas"], l1_ratio=0.05, covariates=Z, tol=1e-13
+        )
+    else:
+        W = weights_for_grid(Xs, target, "enet", ref["deltas"], family, covariates=Z)
+    for k in range(len(ref["deltas"])):
+        expected = np.asarray(ref["coef"][k])
+        # glmnet's accuracy (1e-7 on the objective), as tests/test_weights.py
+        assert_allclose(W[k], expected, rtol=0, atol=5e-6 * np.abs(expected).max())
+        assert np.array_equal(W[k] != 0, expected != 0)
+
+
+def test_gaussian_weights_frisch_waugh_lovell():
+    """Gaussian weights with covariates = an elastic net (scikit-learn's) on
+    the residuals of y and the standardized genes after OLS on [1, Z]."""
+    X, y = _gaussian()
+    Xs = standardize(X.drop(columns=COV).to_numpy())[0]
+    Zs = standardize(X[COV].to_numpy())[0]
+    ys = (y - y.mean()) / y.std(ddof=1)
+    Q = np.column_stack([np.ones(len(y)), Zs])
+    H = Q @ np.linalg.pinv(Q)
+    delta = 0.2
+    w = weights_for_grid(Xs, ys, "enet", [delta], "gaussian", covariates=Zs)[0]
+    ref = ElasticNet(
+        alpha=delta, l1_ratio=ENET_L1_RATIO, fit_intercept=False, tol=1e-14
+    ).fit(Xs - H @ Xs, ys - H @ ys)
+    assert_allclose(w, ref.coef_, atol=1e-6 * np.abs(ref.coef_).max())
+    # and the adjustment matters: unadjusted weights differ
+    w0 = weights_for_grid(Xs, ys, "enet", [delta], "gaussian")[0]
+    assert np.abs(w0 - w).max() > 1e-2 * np.abs(w).max()
+
+
+# --------------------------------------------------------------- step 2
+def test_gaussian_step2_equals_statsmodels_ols():
+    import statsmodels.api as sm
+
+    X, y = _gaussian()
+    model = VCPCR(**KW).fit(X, y)
+    ref = sm.OLS(y, sm.add_constant(_design(model, X))).fit()
+    assert list(model.result_.params.index) == [
+        "const",
+        *COV,
+        *model.cluster_coef_.index,
+    ]
+    assert_allclose(model.result_.params, ref.params, rtol=1e-8)
+    assert_allclose(model.result_.bse, ref.bse, rtol=1e-8)
+    assert_allclose(model.covariate_coef_[COV], ref.params[COV], rtol=1e-8)
+    # coef_ is aligned with X's columns: predict is X @ coef_ + intercept_
+    assert model.coef_.shape == (X.shape[1],)
+    assert_allclose(model.coef_[[0, 3]], ref.params[COV], rtol=1e-8)
+    assert_allclose(X.to_numpy() @ model.coef_ + model.intercept_, ref.fittedvalues)
+    assert_allclose(model.predict(X), ref.fittedvalues, rtol=1e-10)
+    # the covariates are never clustered
+    assert not set(COV) & set(model.membership_.index)
+    assert model.weights_.shape == model.mean_.shape == (X.shape[1] - 2,)
+
+
+def test_binomial_step2_equals_statsmodels_logit():
+    import statsmodels.api as sm
+
+    X, y = _binomial()
+    model = VCPCR(family="binomial", **KW).fit(X, y)
+    ref = sm.Logit(y, sm.add_constant(_design(model, X))).fit(disp=0, tol=1e-12)
+    assert_allclose(model.result_.params, ref.params, rtol=1e-6)
+    assert_allclose(model.result_.bse, ref.bse, rtol=1e-6)
+    assert_allclose(model.predict_proba(X)[:, 1], ref.predict(), rtol=1e-6)
+
+
+def test_cox_step2_equals_lifelines():
+    pytest.importorskip("sksurv")
+    lifelines = pytest.importorskip("lifelines")
+    X, y = _cox()
+    model = VCPCR(family="cox", **KW).fit(X, y)
+    frame = _design(model, X)
+    frame["T"], frame["E"] = y[:, 0], y[:, 1]
+    ref = lifelines.CoxPHFitter().fit(
+        frame,
+        "T",
+        "E",
+        fit_options={"precision": 1e-12, "r_precision": 1e-14},
+    )
+    assert list(model.result_.params_.index) == [*COV, *model.cluster_coef_.index]
+    assert_allclose(model.result_.params_, ref.params_, rtol=1e-6)
+    assert_allclose(model.covariate_coef_[COV], ref.params_[COV], rtol=1e-6)
+    new = X.iloc[:7]
+    expected = ref.predict_log_partial_hazard(frame.iloc[:7])
+    assert_allclose(model.predict_log_partial_hazard(new), expected, rtol=1e-6)
+    assert_allclose(
+        model.predict_survival_function(new, return_array=True),
+        ref.predict_survival_function(frame.iloc[:7], times=model.unique_times_).T,
+        rtol=1e-6,
+    )
+
+
+def test_summary_lists_covariates_before_clusters():
+    X, y = _gaussian()
+    model = VCPCR(**KW).fit(X, y)
+    text = model.summary().as_text()
+    rows = [line.split()[0] for line in text.splitlines() if line.strip()]
+    assert rows.index("age") < rows.index("sex") < rows.index("cluster_1")
+    assert "Covariates (age, sex) enter on their raw scale" in " ".join(text.split())
+    # per year of age: rescaling age to decades multiplies its coefficient by 10
+    X10 = X.assign(age=X["age"] / 10)
+    model10 = VCPCR(**KW).fit(X10, y)
+    assert_allclose(model10.covariate_coef_["age"], 10 * model.covariate_coef_["age"])
+    assert_allclose(model10.cluster_coef_, model.cluster_coef_, rtol=1e-8)
+
+
+def test_positions_for_arrays_and_clone():
+    X, y = _gaussian()
+    model = VCPCR(**KW).fit(X, y)
+    arr = VCPCR(**{**KW, "covariates": [0, 3]}).fit(X.to_numpy(), y)
+    assert arr.covariate_names_ == ["x0", "x3"]
+    assert_allclose(arr.predict(X.to_numpy()), model.predict(X))
+    assert clone(model).get_params()["covariates"] == COV
+
+
+@pytest.mark.parametrize(
+    ("covariates", "error", "match"),
+    [
+        (["agee"], ValueError, r"'agee' is not a column of X. Did you mean \['age'\]"),
+        ([0, 0], ValueError, "names a column twice"),
+        ([99], ValueError, "position 99 is out of range"),
+        ([1.5], TypeError, "names \\(str\\) or positions \\(int\\)"),
+    ],
+)
+def test_bad_covariates(covariates, error, match):
+    X, y = _gaussian()
+    with pytest.raises(error, match=match):
+        VCPCR(covariates=covariates).fit(X, y)
+
+
+def test_bad_covariate_data():
+    X, y = _gaussian()
+    with pytest.raises(TypeError, match="X has no column names"):
+        VCPCR(covariates=["age"]).fit(X.to_numpy(), y)
+    collinear = X.assign(age2=2 * X["age"] + 1)
+    with pytest.raises(ValueError, match="'age2' is a linear combination of 'age'"):
+        VCPCR(covariates=["age", "age2"]).fit(collinear, y)
+    with pytest.raises(ValueError, match="constant"):
+        VCPCR(covariates=["one"]).fit(X.assign(one=1.0), y)
+    with pytest.raises(ValueError, match="'cluster_1' is reserved"):
+        VCPCR(covariates=["cluster_1"]).fit(X.rename(columns={"age": "cluster_1"}), y)
+    with pytest.raises(ValueError, match="no variable is left to cluster"):
+        VCPCR(covariates=COV).fit(X[COV], y)
+    Xb, yb = _binomial()
+    with pytest.raises(ValueError, match="weights='ridge' with covariates"):
+        VCPCR(family="binomial", weights="ridge", covariates=COV).fit(Xb, yb)
+
+
+# -------------------------------------------------------------- formulas
+def _clinical_frame(seed=0):
+    X, y = _gaussian(seed)
+    rng = np.random.default_rng(seed + 1)
+    df = X.drop(columns="sex").assign(stage=rng.choice(["I", "II", "III"], len(y)), y=y)
+    return df
+
+
+def test_two_part_formula_equals_statsmodels_formula():
+    import statsmodels.formula.api as smf
+
+    df = _clinical_frame()
+    model = VCPCR(
+        n_clusters=3, n_init=3, random_state=0, formula="y ~ age + C(stage) | ."
+    ).fit(df)
+    covs = ["age", "C(stage)[T.II]", "C(stage)[T.III]"]
+    assert model.covariate_names_ == covs
+    assert not {"age", "stage", "y"} & {
+        c.split("[")[0] for c in model.membership_.index
+    }
+    frame = df.assign(
+        **dict(zip(model.membership_.columns, model.transform(df).T, strict=True))
+    )
+    terms = " + ".join(model.membership_.columns)
+    ref = smf.ols(f"y ~ age + C(stage) + {terms}", frame).fit()
+    names = list(model.result_.params.index[1:])  # patsy puts C(stage) first
+    assert sorted(names) == sorted(ref.params.index[1:])
+    assert_allclose(model.result_.params[names], ref.params[names], rtol=1e-8)
+    assert_allclose(model.result_.params.iloc[0], ref.params["Intercept"], rtol=1e-8)
+    assert_allclose(model.predict(df.iloc[:5]), ref.fittedvalues.iloc[:5], rtol=1e-10)
+
+
+def test_two_part_formula_drops_missing_rows_of_both_parts():
+    df = _clinical_frame()
+    df.loc[3, "g2"], df.loc[5, "stage"], df.loc[7, "age"] = np.nan, None, np.nan
+    model = VCPCR(
+        n_clusters=2, n_init=2, random_state=0, formula="y ~ age + C(stage) | ."
+    )
+    with pytest.warns(UserWarning, match="Dropped 3 of 90 rows"):
+        model.set_params(missing="drop").fit(df)
+    assert model.n_samples_fit_ == 87
+
+
+def test_two_part_formula_bad_input():
+    df = _clinical_frame()
+    with pytest.raises(ValueError, match=r"\['age'\] both as covariates .* remove it"):
+        VCPCR(formula="y ~ age | age + g1 + g2").fit(df)
+    with pytest.raises(ValueError, match="name them in one place"):
+        VCPCR(formula="y ~ age | .", covariates=["g1"]).fit(df)
+    with pytest.raises(ValueError, match="needs terms on both sides of '\\|'"):
+        VCPCR(formula="y ~ age | ").fit(df)
+
+
+# ------------------------------------------------------------------ VCPCRCV
+@pytest.mark.parametrize(
+    ("family", "data", "scoring"),
+    [
+        ("gaussian", _gaussian, "neg_mean_squared_error"),
+        ("binomial", _binomial, "neg_log_loss"),
+        ("cox", _cox, None),
+    ],
+)
+def test_cv_fold_equals_vcpcr_with_covariates(family, data, scoring):
+    """A fold of VCPCRCV (batched weights, clustering, step 2, scores) scores
+    what VCPCR(covariates=...) fitted on the training part scores."""
+    from vcpcr._families import FAMILIES
+    from vcpcr._scoring import get_scorer
+    from vcpcr._sos_nmf import random_partition
+    from vcpcr._tuning import FoldSpec, Grid, batch_scoring, fit_fold
+
+    if family == "cox":
+        pytest.importorskip("sksurv")
+        pytest.importorskip("lifelines")
+    scorer = get_scorer(scoring, FAMILIES[family], VCPCR(family=family))
+    X, y = data()
+    order = [*COV, *(c for c in X.columns if c not in COV)]  # covariates first
+    A = X[order].to_numpy()
+    train, test = np.arange(60), np.arange(60, len(y))
+    K, delta, ratio, seed = 3, 0.3, 0.4, 7
+    spec = FoldSpec(
+        family,
+        "enet",
+        Grid((K,), [delta], np.array([ratio])),
+        1,
+        500,
+        1e-4,
+        VCPCR(family=family),
+        scorer,
+        batch_scoring(scoring, family),
+        2,
+    )
+    out = fit_fold(A[train], y[train], A[test], y[test], spec, seed)
+    init = random_partition(A.shape[1] - 2, K, np.random.default_rng(seed))
+    model = VCPCR(
+        K, family=family, delta=delta, lam_ratio=ratio, init=init, covariates=[0, 1]
+    ).fit(A[train], y[train])
+    expected = scorer(model, A[test], y[test])
+    assert_allclose(out.scores, [expected], rtol=1e-7)
+
+
+def test_cv_rare_level_constant_in_a_training_fold():
+    """A dummy whose only 1 is in one row is constant in that row's training
+    fold: the fold leaves it out (coefficient 0 there), the CV runs."""
+    from sklearn.model_selection import KFold
+
+    from vcpcr import VCPCRCV
+    from vcpcr._tuning import train_fold
+
+    X, y = _gaussian()
+    X = X.assign(rare=0.0)
+    X.loc[5, "rare"] = 1.0
+    fold = train_fold(X[["age", "rare", "g0"]].drop(index=5).to_numpy(), 2)
+    assert fold.keep.tolist() == [0]
+    cv = VCPCRCV(
+        n_clusters=(2,),
+        lam_ratios=[0.3, 0.6],
+        n_init=2,
+        cv=KFold(3),
+        random_state=0,
+        covariates=["age", "sex", "rare"],
+    ).fit(X, y)
+    assert np.all(np.isfinite(cv.cv_results_["mean_test_score"]))
+    assert cv.best_estimator_.covariate_names_ == ["age", "sex", "rare"]
+    assert "rare" not in cv.best_estimator_.membership_.index
+
+
+# --------------------------------------------------------------- inference
+def test_multi_split_and_stability_with_covariates():
+    """The covariates are in each split's step 2 (never tested as genes),
+    and the results match a model fitted with them."""
+    from vcpcr.inference import multi_split, stability_selection
+
+    X, y = _gaussian()
+    model = VCPCR(**{**KW, "n_init": 2})
+    genes = [c for c in X.columns if c not in COV]
+    result = multi_split(model, X, y, n_splits=3, random_state=0)
+    assert result.n_splits_used == 3
+    assert list(result.pvalues.index) == genes
+    result.check_matches(clone(model).fit(X, y))
+    stab = stability_selection(model, X, y, n_pairs=2, random_state=0)
+    assert list(stab.selection_frequency.index) == genes
+
+
+def test_outcome_design_is_covariates_then_latent_variables():
+    X, y = _gaussian()
+    model = VCPCR(**KW).fit(X, y)
+    design = model.outcome_design(X)
+    assert list(design.columns) == list(model.result_.params.index[1:])
+    assert_allclose(design[COV], X[COV])
+    assert_allclose(design.iloc[:, 2:], model.transform(X))
+
+
+# ------------------------------------------------------------------ strata
+def _stratified(seed=0):
+    X, y = _cox(seed)
+    rng = np.random.default_rng(seed + 5)
+    return X.assign(center=rng.integers(0, 3, len(X)).astype(float)), y
+
+
+def test_strata_equal_lifelines_stratified_cox():
+    """Step 2 and the survival predictions follow lifelines' strata."""
+    pytest.importorskip("sksurv")
+    lifelines = pytest.importorskip("lifelines")
+    X, y = _stratified()
+    model = VCPCR(family="cox", strata=["center"], **KW).fit(X, y)
+    assert "center" not in model.membership_.index
+    assert model.strata_names_ == ["center"]
+    frame = _design(model, X).assign(center=X["center"], T=y[:, 0], E=y[:, 1])
+    ref = lifelines.CoxPHFitter().fit(
+        frame,
+        "T",
+        "E",
+        strata=["center"],
+        fit_options={"precision": 1e-12, "r_precision": 1e-14},
+    )
+    assert_allclose(model.result_.params_, ref.params_, rtol=1e-6)
+    new = frame.drop(columns=["T", "E"]).iloc[:9]
+    times = model.unique_times_[::7]
+    expected = ref.predict_survival_function(new, times=times)[new.index].T
+    got = model.predict_survival_function(X.iloc[:9], return_array=True, times=times)
+    assert_allclose(got, expected, rtol=1e-6)
+    text = " ".join(model.summary().as_text().split())
+    assert "Strata: center" in text
+    assert "step-0 weights are unstratified" in text
+
+
+def test_bad_strata():
+    X, y = _stratified()
+    with pytest.raises(ValueError, match="strata=\\['center'\\] needs family='cox'"):
+        VCPCR(strata=["center"]).fit(X, y[:, 0])
+    with pytest.raises(ValueError, match="both covariates and strata"):
+        VCPCR(family="cox", covariates=["center"], strata=["center"]).fit(X, y)
+    no_event = y.copy()
+    no_event[X["center"].to_numpy() == 2, 1] = 0
+    with pytest.raises(ValueError, match=r"stratum center=2 .* has no event"):
+        VCPCR(family="cox", strata=["center"]).fit(X, no_event)
+    with pytest.raises(ValueError, match="strata: 'centre' is not a column"):
+        VCPCR(family="cox", strata=["centre"]).fit(X, y)
+
+
+def test_resampling_refuses_strata():
+    from vcpcr.inference import multi_split
+
+    X, y = _stratified()
+    with pytest.raises(ValueError, match="strata=\\['center'\\] is not supported"):
+        multi_split(VCPCR(family="cox", strata=["center"]), X, y, n_splits=2)
