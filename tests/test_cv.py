@@ -390,3 +390,19 @@ def test_screening_keeps_cv_results(monkeypatch, case):
     assert_allclose(
         screened.best_estimator_.coef_, full.best_estimator_.coef_, rtol=1e-10
     )
+
+
+def test_fold_column_check_by_blocks_names_the_column(monkeypatch):
+    """check_fold_columns reads X[train] by blocks of columns; a column that is
+    constant in a fold is found in any block, under its own index."""
+    import vcpcr._tuning as tuning
+
+    monkeypatch.setattr(tuning, "CHECK_BLOCK", 8 * 10)  # 10 columns of 8 rows
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(10, 35))
+    X[:, 27] = 0.0
+    X[9, 27] = 1.0  # constant in the training fold without row 9
+    folds = [(np.arange(8), np.arange(8, 10)), (np.arange(2, 10), np.arange(2))]
+    with pytest.raises(ValueError, match=r"Column\(s\) \[27\] are constant in .* 0"):
+        tuning.check_fold_columns(X, folds)
+    tuning.check_fold_columns(X, folds[1:])  # row 9 is in that fold: no error

@@ -103,3 +103,19 @@ def test_the_extremes_of_float64():
     assert_allclose(Xs[:, 0], standardize(X[:, 0] / 1e300)[0], rtol=1e-12)
     assert np.all(np.isfinite(mean))
     assert np.all(np.isfinite(scale))
+
+
+def test_in_place_standardization_gives_the_same_bits():
+    X = _X(2)
+    Xs, mean, scale = standardize(X)
+    own = X.copy()
+    Xs2, mean2, scale2 = standardize(own, copy=False)
+    assert np.shares_memory(Xs2, own)  # no n x p copy
+    assert_array_equal(Xs2, Xs)
+    assert_array_equal(mean2, mean)
+    assert_array_equal(scale2, scale)
+    frozen = X.copy()
+    frozen.flags.writeable = False  # e.g. a joblib memmap: copied, untouched
+    Xs3 = standardize(frozen, copy=False)[0]
+    assert_array_equal(frozen, X)
+    assert_array_equal(Xs3, Xs)

@@ -429,7 +429,7 @@ class VCPCRCV(BaseEstimator):
         ]
         ys = np.asarray(y)
         jobs = (
-            delayed(_timed_fit_fold)(X[tr], ys[tr], X[te], ys[te], spec, seed)
+            delayed(_timed_fit_fold)(X, ys, tr, te, spec, seed)
             for (tr, te), seed in zip(folds, seeds, strict=True)
         )
         with warnings.catch_warnings(record=True) as caught:
@@ -891,8 +891,21 @@ def _check_folds(family: Family, y: Any, folds: list[Any], max_k: int) -> None:
             )
 
 
-def _timed_fit_fold(*args: Any) -> tuple[FoldResult, float]:
-    """Run :func:`fit_fold` and return its result with its wall time (seconds)."""
+def _timed_fit_fold(
+    X: NDArray[np.float64],
+    y: Any,
+    train: NDArray[np.intp],
+    test: NDArray[np.intp],
+    spec: FoldSpec,
+    seed: int,
+) -> tuple[FoldResult, float]:
+    """Run :func:`fit_fold` on one fold; return its result and wall time (s).
+
+    The fold's rows are taken here, in the worker, from the shared ``X``
+    (which joblib memory-maps for its worker processes when it is large):
+    the parent holds no per-fold copies, and ``fit_fold`` standardizes its
+    own ``X[train]`` in place.
+    """
     start = time.perf_counter()
-    result = fit_fold(*args)
+    result = fit_fold(X[train], y[train], X[test], y[test], spec, seed)
     return result, time.perf_counter() - start

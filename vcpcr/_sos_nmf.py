@@ -239,7 +239,10 @@ class _Weighted(NamedTuple):
 
 
 def _weighted(Xs: _Floats, W: _Floats) -> _Weighted:
-    XWT = np.ascontiguousarray(Xs.T[:, None, :] * W.T[:, :, None])
+    # The product written into a C-ordered array: one (p, D, n) buffer, not
+    # a differently ordered product and its contiguous copy.
+    XWT = np.empty((Xs.shape[1], W.shape[0], Xs.shape[0]))
+    np.multiply(Xs.T[:, None, :], W.T[:, :, None], out=XWT)
     norm2 = np.einsum("jdi,jdi->d", XWT, XWT)
     return _Weighted(XWT, norm2, XWT.std(axis=2, ddof=1).reshape(-1))
 
@@ -1024,7 +1027,10 @@ def latent_variables(Xs: _Floats, w: _Floats, labels: _Ints, v: _Floats) -> _Flo
         return np.empty((Xs.shape[0], 0))
     lay = _layout(np.zeros(1, dtype=np.intp), np.array([K]))
     one = np.zeros(1, dtype=np.intp)
-    return _latent(_weighted(Xs, w[None, :]), one, labels[:, None], v[:, None], lay).T
+    # Only the selected variables enter (no n x p weighted copy of Xs).
+    sel = np.flatnonzero(labels >= 0)
+    data = _weighted(Xs[:, sel], w[None, sel])
+    return _latent(data, one, labels[sel, None], v[sel, None], lay).T
 
 
 def single_result(

@@ -197,10 +197,14 @@ class TrainFold(NamedTuple):
 
 
 def train_fold(Xtr: NDArray[np.float64], n_covariates: int) -> TrainFold:
-    """Split fold data into covariates (the first columns) and clustered variables."""
+    """Split fold data into covariates (the first columns) and clustered variables.
+
+    The clustered columns of ``Xtr`` are standardized in place when ``Xtr``
+    is a writable float64 array (the fold's own copy: no n x p copy).
+    """
     Z = Xtr[:, :n_covariates]
     keep = independent_columns(Z)
-    Xs, mean, scale = standardize(Xtr[:, n_covariates:])
+    Xs, mean, scale = standardize(Xtr[:, n_covariates:], copy=False)
     return TrainFold(Xs, mean, scale, Z[:, keep], keep, n_covariates)
 
 
@@ -429,7 +433,11 @@ def fit_fold(
     spec: FoldSpec,
     seed: int,
 ) -> FoldResult:
-    """Everything of one fold: weights, batched clustering, outcome, scores."""
+    """Everything of one fold: weights, batched clustering, outcome, scores.
+
+    ``Xtr`` is standardized in place when it is a writable float64 array
+    (the fold's own copy): pass a copy to keep it.
+    """
     family: Family = FAMILIES[spec.family]
     train = train_fold(Xtr, spec.n_covariates)
     prepared = family.prepare(ytr)
@@ -489,11 +497,25 @@ def one_se_index(res: Any, n_splits: int) -> int:
     return int(ok[order[0]])
 
 
+#: Entries of ``X[train]`` that :func:`check_fold_columns` copies at once
+#: (2**22 float64: 32 MB).
+CHECK_BLOCK = 2**22
+
+
 def check_fold_columns(X: NDArray[np.float64], folds: list[Any]) -> None:
-    """Raise if a column is constant within a training fold (cannot be scaled)."""
+    """Raise if a column is constant within a training fold (cannot be scaled).
+
+    Checked by blocks of columns, so that no fold's ``X[train]`` is copied
+    whole (the fold's worker makes its own copy).
+    """
     for i, (train, _) in enumerate(folds):
-        Xtr = X[train]
-        const = constant_columns(Xtr)
+        step = max(1, CHECK_BLOCK // max(len(train), 1))
+        const = np.concatenate(
+            [
+                j + constant_columns(X[train, j : j + step])
+                for j in range(0, X.shape[1], step)
+            ]
+        )
         if const.size:
             raise ValueError(
                 f"Column(s) {const[:10].tolist()} are constant in training fold {i} "
