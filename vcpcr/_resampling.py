@@ -311,7 +311,9 @@ def take(data: Any, rows: NDArray[np.intp]) -> Any:
         return data.iloc[rows]
     if isinstance(data, np.ndarray):  # structured survival arrays included
         return data[rows]
-    return np.asarray(data)[rows]  # a list
+    if isinstance(data, list | tuple):
+        return [data[i] for i in rows]
+    return np.asarray(data)[rows]
 
 
 def _n_rows(data: Any, name: str) -> int:
