@@ -306,7 +306,7 @@ def test_two_part_formula_bad_input():
     [
         ("gaussian", _gaussian, "neg_mean_squared_error"),
         ("binomial", _binomial, "neg_log_loss"),
-        ("cox", _cox, None),
+        ("cox", _cox, "concordance"),
     ],
 )
 def test_cv_fold_equals_vcpcr_with_covariates(family, data, scoring):

@@ -5,6 +5,8 @@ survival-outcome validation."""
 from __future__ import annotations
 
 import json
+import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +24,7 @@ from vcpcr._cox import (
 )
 from vcpcr._sos_nmf import standardize
 from vcpcr._validation import check_survival
-from vcpcr.exceptions import ConvergenceWarning
+from vcpcr.exceptions import ConvergenceWarning, VCPCRWarning
 
 REF = Path(__file__).parent / "reference"
 with open(REF / "cox.json") as fh:
@@ -342,12 +344,107 @@ def test_cox_lasso_path_kkt_and_delta_max():
     assert set(np.flatnonzero(W[2])) >= {0, 20}
 
 
+def _diverging_case():
+    """Few samples (25), 24 events, pairs of correlated columns (p = 50),
+    survival driven by one column: on the commit before the refined path,
+    Coxnet diverged (ValueError) along the default six-point lasso grid."""
+    rng = np.random.default_rng(355)
+    n, p, blk = 25, 50, 2
+    rho = rng.uniform(0.3, 0.95)
+    z = np.repeat(rng.normal(size=(n, p // blk + 1)), blk, axis=1)[:, :p]
+    df = rng.choice([2, 30])
+    X = np.sqrt(rho) * z + np.sqrt(1 - rho) * rng.standard_t(df, size=(n, p))
+    Xs = standardize(X)[0]
+    time = rng.exponential(np.exp(-rng.uniform(0.5, 4) * Xs[:, 0]))
+    if rng.uniform() < 0.5:
+        time = np.ceil(time * 5)
+    event = rng.uniform(size=n) < rng.uniform(0.7, 1.0)
+    return Xs, time, event
+
+
+def _check_path_result(Xs, time, event, deltas, W, caught, kkt=2e-2):
+    """Each row meets the KKT conditions, or is the end of the path's (warned)."""
+    ends = [
+        float(re.search(r"path ends at delta=(\S+) ", str(w.message)).group(1))
+        for w in caught
+        if issubclass(w.category, VCPCRWarning)
+    ]
+    assert len(ends) <= 1
+    for w, delta in zip(W, deltas, strict=True):
+        if ends and delta < ends[0] * (1 - 1e-3):
+            last = W[
+                np.argmin(np.where(deltas >= ends[0] * (1 - 1e-3), deltas, np.inf))
+            ]
+            assert_allclose(w, last, rtol=0, atol=0)
+        else:
+            # glmnet's stopping rule (1e-7 on the objective) leaves violations of
+            # ~1e-2 x delta (see test_cox_lasso_path_kkt_and_delta_max).
+            assert _kkt(Xs, time, event, w, delta) < kkt
+    return ends
+
+
 @needs_survival
-def test_cox_lasso_diverging_fit_is_a_clear_error():
+def test_cox_lasso_default_grid_that_diverged_now_runs():
+    Xs, time, event = _diverging_case()
+    dmax = cox_lasso_delta_max(Xs, time, event)
+    deltas = dmax * 10 ** np.linspace(-2, np.log10(0.5), 6)  # the default grid
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        W = cox_lasso_path(Xs, time, event, deltas)
+    _check_path_result(Xs, time, event, deltas, W, caught, 5e-2)
+    assert (W != 0).sum(axis=1).min() > 0
+    # The violations left are glmnet's stopping rule's (tol=1e-7 on the
+    # objective): a tighter tol shrinks them, so the path reaches the solutions.
+    W = cox_lasso_path(Xs, time, event, deltas, tol=1e-11)
+    _check_path_result(Xs, time, event, deltas, W, [], 1e-3)
+
+
+@needs_survival
+@pytest.mark.slow
+def test_cox_lasso_path_cut_where_refining_fails_warns_once():
+    """The former 'diverged' example: the path is refined, then cut; the
+    deltas below the cut get its weights, with one warning naming them."""
     Xs, time, event = _wide_data(seed=3, n=80, p=300)
     dmax = cox_lasso_delta_max(Xs, time, event)
-    with pytest.raises(ValueError, match=r"diverged along deltas=.*Use larger deltas"):
-        cox_lasso_path(Xs, time, event, dmax * np.array([0.999, 0.5, 0.2, 0.05, 0.01]))
+    deltas = dmax * np.array([0.999, 0.5, 0.2, 0.05, 0.01])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        W = cox_lasso_path(Xs, time, event, deltas)
+    assert [w.category for w in caught] == [VCPCRWarning]
+    assert re.search(
+        r"diverged even with a step of .* Use deltas >= ", str(caught[0].message)
+    )
+    ends = _check_path_result(Xs, time, event, deltas, W, caught)
+    assert dmax * 0.01 < ends[0] < dmax * 0.2
+
+
+@needs_survival
+def test_cox_enet_path_that_stops_early_warns_once():
+    """Coxnet ends a path when the deviance ratio stalls over five steps (here
+    on a dense path below delta_max, with tied times): fewer alphas than asked
+    come back; the deltas below get the last fitted weights, one warning."""
+    _, Xs, time, event = _load("cox_wide")
+    dmax = cox_lasso_delta_max(Xs, time, event) / 0.05
+    deltas = dmax * 10 ** (-np.arange(1, 13) / 100)
+    with pytest.warns(VCPCRWarning, match=r"deviance ratio grew by < 0.1%") as caught:
+        W = cox_lasso_path(Xs, time, event, deltas, l1_ratio=0.05)
+    assert len(caught) == 1
+    assert_allclose(W[-1], W[-2], rtol=0, atol=0)
+    assert (W[0] != 0).any()
+
+
+@needs_survival
+def test_cox_lasso_path_that_cannot_start_is_a_clear_error(monkeypatch):
+    from vcpcr import _cox
+
+    def diverge(*args, **kwargs):
+        raise ArithmeticError("Numerical error, because weights are too large.")
+
+    monkeypatch.setattr(_cox, "_coxnet", diverge)
+    Xs, time, event = _wide_data(seed=3, n=80, p=300)
+    dmax = cox_lasso_delta_max(Xs, time, event)
+    with pytest.raises(ValueError, match=r"nothing can be fitted.*Use weights='ridge'"):
+        cox_lasso_path(Xs, time, event, dmax * np.array([0.5, 0.1]))
 
 
 @needs_survival

@@ -250,8 +250,8 @@ def test_plot_renders(fitted_cv, tmp_path):
     [
         ({"selection": "2se"}, "'selection' parameter"),
         ({"weights": "identity", "deltas": [0.1]}, "deltas is only used"),
-        ({"lam_ratios": [-0.1, 0.5]}, "lam_ratios must be >= 0"),
-        ({"deltas": [0.0]}, "deltas must be > 0"),
+        ({"lam_ratios": [-0.1, 0.5]}, "'lam_ratios' parameter of VCPCRCV must be >= 0"),
+        ({"deltas": [0.0]}, "'deltas' parameter of VCPCRCV must be > 0"),
         ({"n_init": 0}, "'n_init' parameter"),
     ],
     ids=lambda v: str(v)[:25],
@@ -288,12 +288,25 @@ def test_all_zero_weights_warned_from_the_folds():
         warnings.simplefilter("always")
         cv.fit(X, y)
     zero = [str(w.message) for w in caught if "weights are zero" in str(w.message)]
+    # the re-issued warning names the user's line (user_stacklevel, #20)
+    assert {w.filename for w in caught if "weights are zero" in str(w.message)} == {
+        __file__
+    }
     # each fold warns; VCPCRCV re-issues the folds' warning once, with its count
     assert zero == [
         "In cross-validation (3 of 6 fold x grid fits): All lasso weights are "
         "zero at delta=10: no variable can be selected and the model predicts a "
         "constant. Lower delta."
     ]
+
+
+@pytest.mark.parametrize("n_clusters", [2.5, [2, 2.5], "3"], ids=str)
+def test_non_integer_n_clusters_is_named(n_clusters):
+    """A float n_clusters gave "'float' object is not iterable" (#20)."""
+    X, y, _, _ = make_blocks()
+    match = r"'n_clusters' parameter of VCPCRCV must be of type Integral"
+    with pytest.raises(TypeError, match=match):
+        VCPCRCV(n_clusters=n_clusters, cv=KF).fit(X, y)
 
 
 def _problem(family):

@@ -110,3 +110,13 @@ def test_standardized_design_against_hand_encoding():
     assert_allclose(
         model.standardized_design(new), expected_new, rtol=1e-12, atol=1e-14
     )
+
+
+def test_binomial_refuses_mixed_string_and_number_labels():
+    """Mixed int/str labels gave scikit-learn's "Unknown label type" (#20)."""
+    from vcpcr import VCPCR
+
+    X = np.random.default_rng(0).normal(size=(20, 4))
+    y = np.array([1, "a"] * 10, dtype=object)
+    with pytest.raises(TypeError, match=r"mixes string and non-string .*'a' and 1"):
+        VCPCR(family="binomial", n_clusters=2).fit(X, y)

@@ -267,3 +267,22 @@ BAD_LABELS = {
 def test_clustering_bad_input(func, truth, pred, error, match):
     with pytest.raises(error, match=match):
         func(truth, pred)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda est: model_size(est),
+        lambda est: mcc_support(np.ones(4), est),
+        lambda est: mcc_support(est, np.ones(4)),
+    ],
+    ids=["model_size", "mcc_support-pred", "mcc_support-true"],
+)
+def test_metrics_refuse_an_unfitted_estimator(call):
+    """An unfitted estimator gave "'bool' object has no attribute 'astype'" (#20)."""
+    from sklearn.exceptions import NotFittedError
+
+    from vcpcr import VCPCR
+
+    with pytest.raises(NotFittedError, match="VCPCR instance is not fitted"):
+        call(VCPCR())

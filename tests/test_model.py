@@ -71,9 +71,15 @@ def test_cluster_coef_equals_statsmodels_ols_on_transform(fitted):
     assert_allclose(model.cluster_coef_.to_numpy(), ref.params[1:], rtol=1e-8)
     assert_allclose(model.result_.bse, ref.bse, rtol=1e-8)
     assert_allclose(model.predict(X), ref.fittedvalues, rtol=1e-8)
-    assert_allclose(
-        model.predict(X), X.to_numpy() @ model.coef_ + model.intercept_, rtol=1e-12
-    )
+    # coef_ and intercept_ in raw units, against statsmodels' prediction on new
+    # data standardized here with the training columns' mean and sd (more
+    # rows than variables: every coefficient is checked)
+    Xa = X.to_numpy()
+    new = np.random.default_rng(1).normal(size=(Xa.shape[1] + 5, Xa.shape[1]))
+    new = Xa.mean(axis=0) + new * Xa.std(axis=0, ddof=1)
+    M_new = (new - Xa.mean(axis=0)) / Xa.std(axis=0, ddof=1) @ model.membership_
+    expected = ref.predict(sm.add_constant(M_new.to_numpy(), has_constant="add"))
+    assert_allclose(model.predict(pd.DataFrame(new, columns=X.columns)), expected)
 
 
 def test_cluster_coef_equals_statsmodels_logit_on_transform(binary_blocks):
@@ -88,7 +94,7 @@ def test_cluster_coef_equals_statsmodels_logit_on_transform(binary_blocks):
     assert_allclose(model.result_.bse, ref.bse, rtol=1e-8)
     proba = model.predict_proba(X)
     assert_allclose(proba[:, 1], ref.predict(), rtol=1e-8)
-    assert_allclose(proba.sum(axis=1), 1.0)
+    assert_allclose(proba[:, 0], 1 - ref.predict(), rtol=1e-8)
     assert_array_equal(model.predict(X), np.where(proba[:, 1] > 0.5, "control", "case"))
     assert_allclose(
         model.decision_function(X), np.log(proba[:, 1] / proba[:, 0]), rtol=1e-8
@@ -387,3 +393,66 @@ def test_larger_problem_still_fits():
         pd.DataFrame(X), pd.Series(y)
     )
     assert model.n_clusters_ >= 1
+
+
+def test_path_is_fit_at_each_ratio_and_leaves_the_model_unfitted(blocks_df):
+    """VCPCR.path solves the ratios in one batch; each row equals a fit (#20)."""
+    from sklearn.exceptions import NotFittedError
+
+    X, y, _, _ = blocks_df
+    model = VCPCR(n_clusters=3, n_init=2, random_state=0)
+    ratios = [0.05, 0.3, 0.7, 1.0]
+    path = model.path(X, y, lam_ratios=ratios)
+    assert list(path.columns) == ["lam_ratio", "lam", "size", "n_clusters"]
+    with pytest.raises(NotFittedError):
+        model.predict(X)
+    for row in path.itertuples():
+        fit = VCPCR(n_clusters=3, n_init=2, lam_ratio=row.lam_ratio, random_state=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", VCPCRWarning)  # nothing selected at 1.0
+            fit.fit(X, y)
+        assert row.size == int((fit.labels_ >= 0).sum())
+        assert row.n_clusters == fit.n_clusters_
+        assert row.lam == pytest.approx(fit.lam_, rel=1e-12)
+    assert path["size"].iloc[-1] == 0
+    with pytest.raises(ValueError, match=r"'lam_ratios' parameter of VCPCR\.path"):
+        model.path(X, y, lam_ratios=[-1.0])
+
+
+# methods that fit, or need no fit (scikit-learn's own and VCPCR.path)
+_NO_FIT_NEEDED = {"fit", "fit_predict", "fit_transform", "get_metadata_routing"}
+_NO_FIT_NEEDED |= {"get_params", "path"}
+
+
+@pytest.mark.parametrize("family", ["gaussian", "binomial", "cox"])
+@pytest.mark.parametrize("cls_name", ["VCPCR", "VCPCRCV"])
+def test_every_method_of_an_unfitted_estimator_raises_not_fitted(cls_name, family):
+    """check_is_fitted comes first in every method that needs a fit (#20):
+    predict_median, print_summary and plot raised AttributeError."""
+    import inspect
+
+    from sklearn.exceptions import NotFittedError
+
+    import vcpcr
+
+    est = getattr(vcpcr, cls_name)(family=family)
+    X = np.random.default_rng(0).normal(size=(10, 4))
+    y = np.column_stack([np.arange(1.0, 11.0), np.ones(10)])
+    names = [
+        n
+        for n in dir(est)
+        if not n.startswith("_")
+        and not n.startswith("set_")
+        and n not in _NO_FIT_NEEDED
+        and hasattr(est, n)  # available_if hides the other families' methods
+        and callable(getattr(est, n))
+    ]
+    assert "predict" in names
+    if family == "cox":
+        assert {"predict_median", "plot"} <= set(names)
+    for name in names:
+        method = getattr(est, name)
+        params = inspect.signature(method).parameters
+        args = [X, y] if "y" in params else [X] if "X" in params else []
+        with pytest.raises(NotFittedError):
+            method(*args)

@@ -159,3 +159,26 @@ def test_clone_and_grid_search_with_formula(frame):
     assert grid.best_score_ == pytest.approx(means[best], rel=1e-12)
     refit = clone(model).set_params(lam_ratio=best).fit(frame)
     assert grid.score(frame) == pytest.approx(refit.score(frame), rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("column", "new_values", "match"),
+    [
+        ("g", np.arange(30.0), "'g' was categorical in fit but has dtype float64"),
+        ("a", ["x"] * 30, r"'a' was numeric in fit but has dtype object.*to_numeric"),
+    ],
+    ids=["categorical-to-numeric", "numeric-to-strings"],
+)
+def test_predict_names_a_column_whose_type_changed(column, new_values, match):
+    """A column's kind changing between fit and predict gave formulaic's
+    'inconsistent with specification' or a list of every value as unseen
+    levels (#20)."""
+    rng = np.random.default_rng(0)
+    data = pd.DataFrame(rng.normal(size=(30, 4)), columns=list("abcd"))
+    data["g"] = ["u", "v", "w"] * 10
+    data["y"] = data["a"] + rng.normal(size=30)
+    model = VCPCR(formula="y ~ .", n_clusters=2, n_init=1, random_state=0)
+    model.fit(data)
+    new = data.drop(columns="y").assign(**{column: new_values})
+    with pytest.raises(TypeError, match=match):
+        model.predict(new)

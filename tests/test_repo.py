@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -87,3 +88,128 @@ def test_readme_use_example_prints_what_the_readme_shows():
     printed = [line.rstrip() for line in out.splitlines()]
     for line in shown.splitlines():
         assert line.rstrip() in printed, line
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _lazy_names() -> dict[str, str]:
+    """``vcpcr/__init__.py``'s ``_LAZY``: public name -> module it comes from."""
+    tree = ast.parse((ROOT / "vcpcr" / "__init__.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "_LAZY" for t in node.targets
+        ):
+            return ast.literal_eval(node.value)
+    raise AssertionError("vcpcr/__init__.py defines no _LAZY")
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _runtime_imports(tree: ast.AST):
+    """Every import statement that can run: module level and inside functions,
+    but not under ``if TYPE_CHECKING:`` (never executed)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            stack.extend(node.orelse)
+            continue
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def vcpcr_import_graph() -> dict[str, set[str]]:
+    """Module -> the ``vcpcr`` modules it imports (at any depth of the code)."""
+    files = {_module_name(p): p for p in (ROOT / "vcpcr").rglob("*.py")}
+    lazy = _lazy_names()
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        edges: set[str] = set()
+        for node in _runtime_imports(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                edges.update(a.name for a in node.names if a.name in files)
+                continue
+            base = node.module or ""
+            if node.level:
+                anchor = package.rsplit(".", node.level - 1)[0]
+                base = f"{anchor}.{base}" if base else anchor
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                if sub in files:
+                    edges.add(sub)
+                elif base == "vcpcr" and alias.name in lazy:
+                    edges.add(lazy[alias.name])
+                elif base in files:
+                    edges.add(base)
+        edges.discard(name)
+        graph[name] = edges
+    return graph
+
+
+def _shortest_paths(graph: dict[str, set[str]], start: str) -> dict[str, list[str]]:
+    """Breadth-first: each module reachable from ``start`` -> a shortest path."""
+    paths = {start: [start]}
+    queue = [start]
+    while queue:
+        v = queue.pop(0)
+        for w in sorted(graph.get(v, ())):
+            if w not in paths:
+                paths[w] = [*paths[v], w]
+                queue.append(w)
+    return paths
+
+
+def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One shortest cycle per group of modules that import each other."""
+    cycles: list[list[str]] = []
+    seen: set[str] = set()
+    for start in sorted(graph):
+        if start in seen:
+            continue
+        paths = _shortest_paths(graph, start)
+        back = [v for v in paths if start in graph.get(v, ())]
+        if not back:
+            continue
+        last = min(back, key=lambda v: (len(paths[v]), v))
+        cycles.append([*paths[last], start])
+        seen.update(v for v in paths if start in _shortest_paths(graph, v))
+    return cycles
+
+
+def test_find_cycles_reports_a_cycle_through_three_modules():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert find_cycles(graph) == [["a", "b", "c", "a"]]
+    assert find_cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_import_graph_sees_function_local_and_lazy_imports():
+    graph = vcpcr_import_graph()
+    # _cv imports plotting only inside VCPCRCV.plot; cli's "from vcpcr import
+    # VCPCRCV" (inside a function) goes through vcpcr/__init__.py's _LAZY;
+    # "from vcpcr import _score_batch" names a submodule; __version__ is
+    # defined in vcpcr/__init__.py itself
+    assert "vcpcr.plotting" in graph["vcpcr._cv"]
+    assert "vcpcr._cv" in graph["vcpcr.cli"]
+    assert "vcpcr._score_batch" in graph["vcpcr._families"]
+    assert "vcpcr" in graph["vcpcr.cli"]
+    # names under "if TYPE_CHECKING:" never run: no edge
+    assert "vcpcr._families" not in graph["vcpcr._summary"]
+
+
+def test_no_import_cycle_in_vcpcr():
+    """STYLE.md §1: no import cycle anywhere in vcpcr/, not even through a
+    function-local import."""
+    cycles = find_cycles(vcpcr_import_graph())
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)

@@ -240,6 +240,7 @@ def test_runner_keeps_the_order_and_counts_the_warnings(n_jobs):
         )
     assert out == [x * x for x in range(7)]
     messages = sorted((c.category.__name__, str(c.message)) for c in caught)
+    assert {c.filename for c in caught} == {__file__}  # the caller's line (#20)
     # messages that differ only in numbers are counted together
     assert messages == [
         ("UserWarning", "In test (2 of 7 resamples; the first): big 5"),

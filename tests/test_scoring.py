@@ -203,7 +203,7 @@ def test_scoring_of_another_family_names_the_choices(family, scoring, valid):
 
 
 @needs_survival
-def test_concordance_by_name_is_the_default():
+def test_partial_likelihood_by_name_is_the_default():
     X, y = _cox_data(n=90)
     cv = VCPCRCV(
         n_clusters=2,
@@ -217,5 +217,6 @@ def test_concordance_by_name_is_the_default():
         random_state=0,
     )
     default = cv.fit(X, y).cv_results_["mean_test_score"]
-    named = clone(cv).set_params(scoring="concordance").fit(X, y)
+    named = clone(cv).set_params(scoring="neg_partial_likelihood_deviance")
+    named = named.fit(X, y)
     assert_array_equal(named.cv_results_["mean_test_score"], default)

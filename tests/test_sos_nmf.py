@@ -236,3 +236,39 @@ def test_bad_data():
         sos_nmf(X[:1], 2)
     with pytest.raises(TypeError, match="numbers only"):
         sos_nmf(np.array([["a", "b"], ["c", "d"]]), 1)
+
+
+def _random_partition_before_20(p, K, seed):
+    """random_partition as it was before #20: 100 redraws, then the fallback.
+
+    Returns the labels and whether a redraw succeeded."""
+    rng = np.random.default_rng(seed)
+    for _ in range(100):
+        labels = rng.integers(0, K, size=p)
+        if np.unique(labels).size == K:
+            return labels, True
+    labels = rng.integers(0, K, size=p)
+    labels[rng.permutation(p)[:K]] = np.arange(K)
+    return labels, False
+
+
+@pytest.mark.parametrize(("p", "K"), [(10, 3), (30, 12), (40, 25), (300, 100)])
+def test_random_partition_keeps_the_draws_where_a_redraw_succeeds(p, K):
+    """#20 skips the redraws only when they cannot succeed: on every seed
+    where the former redraws succeed, the partition is unchanged."""
+    compared = 0
+    for seed in range(60):
+        before, redrawn = _random_partition_before_20(p, K, seed)
+        if redrawn:
+            compared += 1
+            assert_array_equal(
+                random_partition(p, K, np.random.default_rng(seed)), before
+            )
+    assert compared > 0
+
+
+def test_random_partition_with_one_variable_per_cluster():
+    """p = K = 10**6 skips the 100 hopeless redraws (48 s before #20): each
+    label is placed once."""
+    labels = random_partition(10**6, 10**6, random_state=0)
+    assert_array_equal(np.sort(labels), np.arange(10**6))

@@ -199,7 +199,9 @@ def test_enet_is_the_default_and_validates_l1_ratio():
     X, _, y, _ = _std_data(5)
     with pytest.raises(ValueError, match="l1_ratio"):
         compute_weights(X, y, "enet", l1_ratio=0.0)
-    with pytest.raises(ValueError, match="delta must be > 0"):
+    with pytest.raises(
+        ValueError, match="'delta' parameter of compute_weights must be > 0"
+    ):
         compute_weights(X, y, "enet", delta=0.0)
 
 
@@ -221,14 +223,19 @@ def test_binomial_lasso_kkt():
 
 def test_ridge_path_equals_single_calls_and_zero_delta():
     X, Xs, y, _ = _std_data(3, n=20, p=40)
-    deltas = np.array([0.0, 1e-2, 1.0])
+    from vcpcr._ridge import ridge_gaussian_path
+
+    deltas = np.array([1e-2, 1.0])
     W = compute_weights(X, y, "ridge", delta=deltas)
     for i, d in enumerate(deltas):
         assert_allclose(
             W[i], compute_weights(X, y, "ridge", delta=d), rtol=1e-12, atol=1e-14
         )
+    # the solver's delta -> 0 limit (refused by compute_weights) is the
+    # minimum-norm least-squares fit
     ys = (y - y.mean()) / y.std(ddof=1)
-    assert_allclose(W[0], np.linalg.lstsq(Xs, ys, rcond=None)[0], rtol=1e-8, atol=1e-10)
+    W0 = ridge_gaussian_path(Xs, ys, np.array([0.0]))[0]
+    assert_allclose(W0, np.linalg.lstsq(Xs, ys, rcond=None)[0], rtol=1e-8, atol=1e-10)
 
 
 def test_identity_and_default_delta():
@@ -256,10 +263,11 @@ def test_ridge_weights_are_scale_free_in_y():
     [
         ({"method": "elastic"}, "'method' parameter"),
         ({"family": "poisson"}, "'family' parameter"),
-        ({"delta": -1.0}, "delta must be >= 0"),
-        ({"method": "lasso", "delta": 0.0}, "delta must be > 0"),
+        ({"delta": -1.0}, "must be > 0 for 'ridge' weights"),
+        ({"delta": 0.0}, r"must be > 0 for 'ridge' weights .*\(e\.g\. 1e-4\)"),
+        ({"method": "lasso", "delta": 0.0}, "must be > 0"),
         ({"delta": [0.1, np.nan]}, "finite number"),
-        ({"family": "binomial", "delta": 0.0}, "delta must be > 0"),
+        ({"family": "binomial", "delta": 0.0}, "must be > 0"),
     ],
     ids=lambda v: str(v)[:25],
 )
@@ -281,3 +289,33 @@ def test_bad_data():
         compute_weights(X, y[:-1])
     with pytest.raises(ValueError, match="y is constant"):
         compute_weights(X, np.ones_like(y))
+
+
+@pytest.mark.parametrize("scheme", ["ridge", "enet", "lasso", "glmnet_ridge"])
+def test_one_delta_rule_for_vcpcr_vcpcrcv_and_compute_weights(scheme):
+    """delta = 0 is refused alike by the three entry points (#20)."""
+    from vcpcr import VCPCR, VCPCRCV
+
+    X, _, y, _ = _std_data()
+    match = f"must be > 0 for '{scheme}' weights"
+    with pytest.raises(ValueError, match=f"'delta' parameter of VCPCR {match}"):
+        VCPCR(weights=scheme, delta=0).fit(X, y)
+    with pytest.raises(ValueError, match=f"'deltas' parameter of VCPCRCV {match}"):
+        VCPCRCV(weights=scheme, deltas=[0], cv=3).fit(X, y)
+    with pytest.raises(ValueError, match=f"compute_weights {match}"):
+        compute_weights(X, y, scheme, delta=0)
+
+
+@pytest.mark.parametrize(
+    ("weights", "delta", "expected"),
+    [("ridge", None, 0.01), ("enet", 0.2, 0.2), ("identity", None, None)],
+)
+def test_fitted_delta_is_the_penalty_used(weights, delta, expected):
+    from vcpcr import VCPCR
+
+    X, _, y, _ = _std_data()
+    model = VCPCR(n_clusters=2, weights=weights, delta=delta, n_init=1).fit(X, y)
+    assert model.delta_ == expected
+    text = str(model.summary())
+    shown = weights if expected is None else f"{weights} (delta={expected:.3g})"
+    assert shown in text

@@ -13,9 +13,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from vcpcr._ridge import newton, spectrum
-from vcpcr.exceptions import ConvergenceWarning
+from vcpcr.exceptions import ConvergenceWarning, VCPCRWarning
 
 __all__ = [
+    "MIN_LOG_STEP",
     "breslow",
     "cox_lasso_delta_max",
     "cox_lasso_path",
@@ -247,11 +248,20 @@ def cox_lasso_delta_max(Xs: ArrayLike, time: ArrayLike, event: ArrayLike) -> flo
 
 
 def _kkt(
-    X: _Float, time: _Float, event: ArrayLike, w: _Float, delta: float, l1_ratio: float
+    X: _Float,
+    time: _Float,
+    event: ArrayLike,
+    w: _Float,
+    delta: float,
+    l1_ratio: float,
+    offset: _Float | float = 0.0,
 ) -> float:
-    """Largest violation of the optimality conditions, relative to ``delta``."""
+    """Largest violation of the optimality conditions, relative to ``delta``.
+
+    ``offset`` is the unpenalized covariates' part of the linear predictor.
+    """
     l1, l2 = delta * l1_ratio, delta * (1.0 - l1_ratio)
-    g = X.T @ breslow(X @ w, time, event, hessian=False)[1] + l2 * w
+    g = X.T @ breslow(X @ w + offset, time, event, hessian=False)[1] + l2 * w
     viol = np.where(w != 0, np.abs(g + l1 * np.sign(w)), np.abs(g) - l1)
     return float(np.maximum(viol, 0.0).max(initial=0.0)) / delta
 
@@ -285,6 +295,8 @@ def cox_lasso_path(
         coefficients are not returned. Coxnet, like glmnet, rescales the
         penalty factors to sum to the number of columns, so it is called with
         ``alpha = delta * p / (p + c)``: the genes' penalty stays ``delta``.
+        ``delta_max`` is then the largest gradient at the covariates-only
+        (unpenalized) Cox fit.
     tol : float, default=1e-7
         Coxnet's (and glmnet's ``thresh``) convergence threshold: coordinate
         descent stops when no coefficient update changes the objective by more
@@ -296,17 +308,24 @@ def cox_lasso_path(
     -------
     ndarray of shape (n_deltas, n_features)
         Row ``i`` minimizes :math:`-\frac1n\log PL_{Breslow}(Xw)` plus the
-        penalty at :math:`\delta_i`.
+        penalty at :math:`\delta_i`; a ``delta`` below the end of the path
+        (see Notes) gets the weights at the end of the path.
 
     Raises
     ------
     ImportError
         If scikit-survival (the ``survival`` extra) is not installed.
     ValueError
-        If the fit diverges (a ``delta`` too small for ``p >= n``).
+        If not even the first step of the path below ``delta_max`` can be
+        fitted.
 
     Warns
     -----
+    VCPCRWarning
+        Once, naming the requested deltas below the end of the path and why
+        the path ended there (saturated partial likelihood, or a fit that
+        diverged even with the finest step). Not a ``ConvergenceWarning``:
+        more iterations would not change it, larger deltas would.
     ConvergenceWarning
         If Coxnet stopped at ``max_iter``; the message gives, per ``delta``,
         the largest KKT violation relative to ``delta``.
@@ -316,64 +335,67 @@ def cox_lasso_path(
     The engine is scikit-survival's :class:`~sksurv.linear_model.\
 CoxnetSurvivalAnalysis`, a C++ port of glmnet's Cox coordinate descent
     (Breslow ties, warm starts along decreasing ``delta``, strong rules and
-    active sets), called through its public API with ``alphas = deltas``
-    and ``normalize=False``: the same objective and stopping rule as R's
-    ``glmnet(X, Surv(time, event), family = "cox", lambda = deltas,
-    standardize = FALSE)``. Tested against R glmnet in ``tests/test_cox.py``.
+    active sets), called through its public API with ``normalize=False``:
+    the same objective and stopping rule as R's ``glmnet(X, Surv(time,
+    event), family = "cox", standardize = FALSE)``. Tested against R glmnet
+    in ``tests/test_cox.py``.
+
+    Coordinate descent on the Cox loss has no step-size control, so a warm
+    start far from the solution can overflow (Coxnet then raises
+    ``ArithmeticError``). The requested deltas below ``delta_max``
+    (:func:`cox_lasso_delta_max` divided by ``l1_ratio``; at or above it the
+    weights are zero) form the path; where a step fails, a step of half its
+    length (in log delta) is inserted before it and the path fitted again,
+    down to steps of :data:`MIN_LOG_STEP`, where the path is cut. Coxnet
+    also ends a path early when the deviance ratio grows by less than 0.1%
+    over five steps (the partial likelihood is saturated); deltas below the
+    last fitted step get its weights, with one warning.
+
+    glmnet's default path (100 deltas from ``delta_max``) is not used: on
+    tied times Coxnet's deviance ratio is offset (its null deviance ignores
+    ties), so on a dense path its stopping rule fires within the first five
+    steps below ``delta_max``.
     """
     X, _, d = _check_path_input(Xs, time, event, deltas)
-    try:
-        from sksurv.linear_model import CoxnetSurvivalAnalysis
-        from sksurv.util import Surv
-    except ImportError:
-        raise ImportError(
-            "Penalized Cox weights require scikit-survival: "
-            "pip install 'vcpcr[survival]'"
-        ) from None
-    from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
-
     t = np.asarray(time, dtype=np.float64)
     e = np.asarray(event, dtype=bool)
-    order = np.argsort(-d, kind="stable")
-    p = X.shape[1]
     Z = np.empty((X.shape[0], 0)) if covariates is None else np.asarray(covariates)
-    n_cov = Z.shape[1]
-    model = CoxnetSurvivalAnalysis(
-        alphas=d[order] * p / (p + n_cov),
-        penalty_factor=np.r_[np.zeros(n_cov), np.ones(p)] if n_cov else None,
-        l1_ratio=float(l1_ratio),
-        normalize=False,
-        tol=tol,
-        max_iter=max_iter,
-    )
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", SkConvergenceWarning)
-        # vcpcr warns about all-zero weights in one place (the estimator).
-        warnings.filterwarnings("ignore", "all coefficients are zero")
-        try:
-            model.fit(np.column_stack([Z, X]), Surv.from_arrays(e, t))
-        except ArithmeticError as err:  # Coxnet's guard against diverging fits
-            raise ValueError(
-                f"The penalized Cox fit diverged along deltas={d[order].tolist()!r} "
-                f"({err}): the smallest delta leaves the partial likelihood "
-                f"(nearly) saturated. Use larger deltas."
-            ) from None
-    stopped = False
-    for c in caught:  # re-issue what is not about convergence
-        if issubclass(c.category, SkConvergenceWarning):
-            stopped = True
-        else:
-            warnings.warn_explicit(c.message, c.category, c.filename, c.lineno)
-    coef = np.zeros((d.size, p))
-    coef[order] = np.asarray(model.coef_, dtype=np.float64)[n_cov:].T
-    if stopped:
-        # The KKT check knows the genes only: without covariates it measures.
-        viol = "unknown (unpenalized covariates)"
-        if not n_cov:
-            viol = ", ".join(
-                f"{d[i]:.4g}: {_kkt(X, t, e, coef[i], d[i], l1_ratio):.3g}"
-                for i in order
-            )
+    prob = _Problem(X, Z.astype(np.float64), t, e, float(l1_ratio), tol, max_iter)
+    offset = _covariates_offset(Z, t, e)
+    grad = breslow(offset, t, e, hessian=False)[1]
+    top = float(np.abs(X.T @ grad).max()) / float(l1_ratio)
+    coef = np.zeros((d.size, X.shape[1]))
+    below = d < top  # at or above delta_max the weights are exactly zero
+    if not below.any():
+        return coef
+    path = np.unique(d[below])[::-1]
+    fit = _fit_path(prob, path, top)
+    ends = fit.alphas[-1]
+    for i in np.flatnonzero(below):
+        coef[i] = fit.coef[_path_row(fit, d[i])]
+    short = np.flatnonzero(below & (d < ends))
+    if short.size:
+        why = (
+            "Coxnet stopped the path there, as its deviance ratio grew by "
+            "< 0.1% over five steps (a saturated partial likelihood, or deltas "
+            "too close together)"
+            if not fit.diverged
+            else f"the next step diverged even with a step of "
+            f"{fit.step:.3g} in log10(delta)"
+        )
+        warnings.warn(
+            f"The penalized Cox path ends at delta={ends:.4g} "
+            f"({ends / top:.3g} x delta_max): {why}. The weights of "
+            f"delta={', '.join(f'{v:.4g}' for v in d[short])} are those at "
+            f"delta={ends:.4g}. Use deltas >= {ends:.4g}.",
+            VCPCRWarning,
+            stacklevel=2,
+        )
+    if fit.stopped:
+        viol = ", ".join(
+            f"{d[i]:.4g}: {_kkt(X, t, e, coef[i], d[i], l1_ratio, off):.3g}"
+            for i, off in zip(*_row_offsets(fit, d), strict=True)
+        )
         warnings.warn(
             f"The Cox penalized weights did not converge within max_iter={max_iter} "
             f"coordinate-descent passes (tol={tol:g}); relative KKT violation "
@@ -382,3 +404,176 @@ CoxnetSurvivalAnalysis`, a C++ port of glmnet's Cox coordinate descent
             stacklevel=2,
         )
     return coef
+
+
+#: The finest step (log10 delta) the Cox elastic-net path is refined to where
+#: a step diverges: glmnet's default step (100 values over two decades).
+MIN_LOG_STEP = 2 / 99
+#: Where the path is cut, trailing steps whose KKT violation (relative to
+#: delta) exceeds this are dropped: they are not solutions (glmnet's stopping
+#: rule leaves violations of ~1e-2).
+_CUT_KKT = 0.1
+
+
+class _Problem(NamedTuple):
+    """The data and settings of one Cox elastic-net path."""
+
+    X: _Float
+    Z: _Float  # unpenalized covariates, (n_samples, c) with c >= 0
+    t: _Float
+    e: NDArray[np.bool_]
+    l1_ratio: float
+    tol: float
+    max_iter: int
+
+
+class _PathFit(NamedTuple):
+    """What Coxnet fitted: the deltas reached (decreasing) and their weights."""
+
+    alphas: _Float
+    coef: _Float  # (n_alphas, n_features)
+    offset: _Float  # (n_alphas, n_samples): the covariates' linear predictor
+    diverged: bool  # the path was cut at a step that diverged at the finest step
+    step: float  # the last step tried (log10), when diverged
+    stopped: bool  # Coxnet reached max_iter
+
+
+def _coxnet(prob: _Problem, path: _Float) -> _PathFit:
+    """One Coxnet fit along ``path`` (deltas, decreasing); max_iter hit or not.
+
+    With covariates, Coxnet fits ``[Z, X]`` with ``penalty_factor`` 0 on
+    ``Z`` at ``alpha = delta * p / (p + c)`` (it rescales the factors to sum
+    to ``p + c``), so the genes' penalty is ``delta``. Raises
+    ``ArithmeticError`` where a step diverges (Coxnet's guard).
+    """
+    from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
+    from sksurv.linear_model import CoxnetSurvivalAnalysis
+    from sksurv.util import Surv
+
+    p, c = prob.X.shape[1], prob.Z.shape[1]
+    scale = p / (p + c)
+    model = CoxnetSurvivalAnalysis(
+        alphas=path * scale,
+        penalty_factor=np.r_[np.zeros(c), np.ones(p)] if c else None,
+        l1_ratio=prob.l1_ratio,
+        normalize=False,
+        tol=prob.tol,
+        max_iter=prob.max_iter,
+        fit_baseline_model=False,
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SkConvergenceWarning)
+        # vcpcr warns about all-zero weights in one place (the estimator).
+        warnings.filterwarnings("ignore", "all coefficients are zero")
+        model.fit(np.column_stack([prob.Z, prob.X]), Surv.from_arrays(prob.e, prob.t))
+    stopped = False
+    for w in caught:  # re-issue what is not about convergence
+        if issubclass(w.category, SkConvergenceWarning):
+            stopped = True
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    coef = np.asarray(model.coef_, dtype=np.float64).T
+    # the deltas reached, on the requested values (not rescaled back)
+    alphas = path[: coef.shape[0]]
+    offset = coef[:, :c] @ prob.Z.T
+    return _PathFit(alphas, coef[:, c:], offset, False, 0.0, stopped)
+
+
+def _covariates_offset(Z: _Float, t: _Float, e: NDArray[np.bool_]) -> _Float:
+    """Linear predictor of the unpenalized Cox fit on the covariates (0 without)."""
+    if Z.shape[1] == 0:
+        return np.zeros(Z.shape[0])
+    rs = _risk_sets(t, e)
+    theta = _ridge_newton(Z[rs.order], rs, 0.0, np.zeros(Z.shape[1]), 100)
+    return np.asarray(Z @ theta, dtype=np.float64)
+
+
+def _path_row(fit: _PathFit, delta: float) -> int:
+    """Row of ``fit`` for a requested ``delta`` (the last one if not reached)."""
+    j = np.flatnonzero(fit.alphas == delta)
+    return int(j[0]) if j.size else fit.alphas.size - 1
+
+
+def _row_offsets(fit: _PathFit, d: _Float) -> tuple[list[int], list[_Float]]:
+    """Return the requested deltas' rows (decreasing delta) and their offsets."""
+    rows = [int(i) for i in np.argsort(-d)]
+    return rows, [fit.offset[_path_row(fit, d[i])] for i in rows]
+
+
+def _fit_path(prob: _Problem, path: _Float, top: float) -> _PathFit:
+    """Fit ``path`` (decreasing, below ``top``), refining the steps that fail.
+
+    Where Coxnet diverges, the first failing step is found by bisection over
+    prefixes of the path (a prefix's fit does not depend on what follows)
+    and halved (in log delta; the step before ``path[0]`` starts at ``top``,
+    where the weights are zero); a step that still fails at
+    :data:`MIN_LOG_STEP` cuts the path there.
+    """
+    try:
+        import sksurv.linear_model  # noqa: F401
+    except ImportError:
+        raise ImportError(
+            "Penalized Cox weights require scikit-survival: "
+            "pip install 'vcpcr[survival]'"
+        ) from None
+    while True:
+        try:
+            return _coxnet(prob, path)
+        except ArithmeticError:
+            pass
+        ok, bad = 0, path.size  # path[:ok] fits, path[:bad] diverges
+        while bad - ok > 1:
+            mid = (ok + bad) // 2
+            try:
+                _coxnet(prob, path[:mid])
+            except ArithmeticError:
+                bad = mid
+            else:
+                ok = mid
+        j = bad - 1  # the first step that diverges
+        before = path[j - 1] if j else top
+        step = float(np.log10(before / path[j]))
+        if step < 1.5 * MIN_LOG_STEP:
+            if j == 0:
+                raise ValueError(
+                    f"The penalized Cox fit diverged at delta={path[0]:.4g}, a "
+                    f"step of {step:.2g} in log10(delta) below delta_max="
+                    f"{top:.4g} (l1_ratio={prob.l1_ratio:g}): nothing can be "
+                    f"fitted on these data. Use weights='ridge', a larger "
+                    f"l1_ratio, or remove near-duplicate or extreme columns."
+                )
+            return _cut_path(prob, path, top, j, step)
+        path = np.concatenate([path[:j], [np.sqrt(before * path[j])], path[j:]])
+
+
+def _cut_path(
+    prob: _Problem, path: _Float, top: float, j: int, step: float
+) -> _PathFit:
+    """Fit ``path[:j]`` and drop its trailing steps that are not solutions."""
+    fit = _coxnet(prob, path[:j])
+    keep = fit.alphas.size
+    while keep and (
+        _kkt(
+            prob.X,
+            prob.t,
+            prob.e,
+            fit.coef[keep - 1],
+            fit.alphas[keep - 1],
+            prob.l1_ratio,
+            fit.offset[keep - 1],
+        )
+        > _CUT_KKT
+    ):
+        keep -= 1
+    if keep == 0:
+        raise ValueError(
+            f"The penalized Cox fit diverged below delta={path[0]:.4g} "
+            f"(delta_max={top:.4g}, l1_ratio={prob.l1_ratio:g}) and no step "
+            f"before converged: nothing can be fitted on these data. Use "
+            f"weights='ridge', a larger l1_ratio, or larger deltas."
+        )
+    # the steps kept meet the KKT conditions to _CUT_KKT
+    stopped = fit.stopped and keep == fit.alphas.size
+    return _PathFit(
+        fit.alphas[:keep], fit.coef[:keep], fit.offset[:keep], True, step, stopped
+    )

@@ -27,7 +27,7 @@ from vcpcr._input import (
     merge_covariates,
     validate_xy,
 )
-from vcpcr._model import VCPCR, cap_n_clusters
+from vcpcr._model import VCPCR, cap_n_clusters, check_lam_ratios
 from vcpcr._scaling import standardize
 from vcpcr._scoring import get_scorer
 from vcpcr._tuning import (
@@ -48,7 +48,7 @@ from vcpcr._validation import (
     check_scalar,
     check_weights,
 )
-from vcpcr._weights import ENET_L1_RATIO, METHODS, lasso_delta_max
+from vcpcr._weights import ENET_L1_RATIO, METHODS, check_deltas, lasso_delta_max
 from vcpcr.exceptions import (
     ConvergenceWarning,
     SeparationWarning,
@@ -111,11 +111,19 @@ class VCPCRCV(BaseEstimator):
         methods). Default: ``"neg_mean_squared_error"`` (gaussian),
         ``"neg_log_loss"`` (binomial: a proper scoring rule that uses the
         probabilities, so it is far less noisy on small test folds than
-        accuracy or MCC) and Harrell's concordance index (cox,
-        ``"concordance"``, the estimator's ``score``). For cox also
-        ``"neg_integrated_brier_score"`` and ``"mean_cumulative_dynamic_auc"``
-        (``sksurv.metrics``; see Notes). A name of another family's task is
-        an error that lists the valid choices.
+        accuracy or MCC) and ``"neg_partial_likelihood_deviance"`` (cox;
+        Harrell's concordance, the estimator's ``score``, is
+        ``"concordance"``, and ``"neg_integrated_brier_score"`` and
+        ``"mean_cumulative_dynamic_auc"`` come from ``sksurv.metrics``; see
+        Notes). ``"neg_partial_likelihood_deviance"`` is the cross-validated partial
+        likelihood (Verweij & van Houwelingen, 1993; cv.glmnet's grouped
+        ``type.measure = "deviance"``, negated): per fold, twice the Efron log
+        partial likelihood of the fold's training and test rows minus that of
+        its training rows, at the step-2 fit on the training rows, over the
+        test rows' events; ``mean_test_score`` is the mean weighted by events,
+        and ``std_test_score / sqrt(n_splits)`` is cv.glmnet's ``cvsd``, so
+        ``selection="1se"`` is its ``lambda.1se`` rule. A name of another
+        family's task is an error that lists the valid choices.
     selection : {"min", "1se"}, default="min"
         ``"min"``: the best mean score. ``"1se"``: the sparsest model (fewest
         selected variables on average) whose mean score is within one
@@ -271,7 +279,7 @@ class VCPCRCV(BaseEstimator):
         """Return the validated grid, with the defaults filled in."""
         owner = "VCPCRCV"
         raw: Any = self.n_clusters
-        Ks = (raw,) if isinstance(raw, numbers.Integral) else tuple(raw)
+        Ks = (raw,) if np.ndim(raw) == 0 else tuple(raw)  # check_scalar types it
         if not Ks:
             raise ValueError("n_clusters must hold at least one value.")
         for K in Ks:
@@ -295,13 +303,9 @@ class VCPCRCV(BaseEstimator):
             )
         deltas: Any = default["deltas"] if self.deltas is None else self.deltas
         ratios = default["lam_ratios"] if self.lam_ratios is None else self.lam_ratios
-        ratios = check_array(ratios, "lam_ratios", ensure_2d=False)
-        if np.any(ratios < 0):
-            raise ValueError(f"lam_ratios must be >= 0. Got {ratios.tolist()}.")
+        ratios = check_lam_ratios(ratios, owner=owner)
         if not fixed:
-            deltas = check_array(deltas, "deltas", ensure_2d=False)
-            if np.any(deltas <= 0):
-                raise ValueError(f"deltas must be > 0. Got {deltas.tolist()}.")
+            deltas = check_deltas(deltas, self.weights, owner=owner, name="deltas")
         return Grid(
             tuple(int(K) for K in Ks),
             [None if d is None else float(d) for d in deltas],
@@ -445,14 +449,34 @@ class VCPCRCV(BaseEstimator):
         scores = np.column_stack([r.scores for r in results])
         for i in range(scores.shape[1]):
             frame[f"split{i}_test_score"] = scores[:, i]
-        frame["mean_test_score"] = scores.mean(axis=1)
-        frame["std_test_score"] = (
-            scores.std(axis=1, ddof=1) if scores.shape[1] > 1 else 0.0
+        # A point that could not be fitted in a fold is scored on the others.
+        failed = np.column_stack(
+            [
+                np.zeros(len(points), bool) if r.failed is None else r.failed
+                for r in results
+            ]
         )
-        frame["mean_size"] = np.column_stack([r.sizes for r in results]).mean(axis=1)
-        frame["mean_n_clusters"] = np.column_stack(
-            [r.n_clusters for r in results]
-        ).mean(axis=1)
+        used = (~failed).sum(axis=1)
+        # Fold weights (cv.glmnet's events per fold for the partial likelihood):
+        # the weighted mean, and the weighted standard deviation whose standard
+        # error std / sqrt(folds) is cv.glmnet's cvsd.
+        w = np.array([1.0 if r.weight is None else r.weight for r in results])
+        w = np.where(failed, 0.0, w[None, :])
+        with np.errstate(invalid="ignore", divide="ignore"):  # failed in every fold
+            mean = (w * np.where(failed, 0.0, scores)).sum(axis=1) / w.sum(axis=1)
+            dev = np.where(failed, 0.0, scores - mean[:, None])
+            var = (w * dev**2).sum(axis=1) / w.sum(axis=1)
+            std = np.sqrt(var * used / (used - 1))
+        frame["mean_test_score"] = mean
+        frame["std_test_score"] = std if scores.shape[1] > 1 else 0.0
+        for name, values in (
+            ("mean_size", [r.sizes for r in results]),
+            ("mean_n_clusters", [r.n_clusters for r in results]),
+        ):
+            with np.errstate(invalid="ignore"):
+                frame[name] = (
+                    np.where(failed, 0.0, np.column_stack(values)).sum(axis=1) / used
+                )
         finite = frame["mean_test_score"].where(np.isfinite(frame["mean_test_score"]))
         # Non-finite mean scores rank last (as in GridSearchCV), not NaN.
         rank = finite.rank(ascending=False, method="min", na_option="bottom")
@@ -484,6 +508,18 @@ class VCPCRCV(BaseEstimator):
                 SeparationWarning,
                 stacklevel=user_stacklevel(),
             )
+        self._n_failed = sum(
+            int(np.sum(r.failed)) for r in results if r.failed is not None
+        )
+        if self._n_failed:
+            first = next(r.failure for r in results if r.failure)
+            warnings.warn(
+                f"{self._n_failed} of {total} fold x grid fits could not be fitted; "
+                f"a grid point is scored on the folds where it was fitted, and "
+                f"ignored where it was fitted in none. First error: {first}",
+                VCPCRWarning,
+                stacklevel=user_stacklevel(),
+            )
         if unconverged:
             warnings.warn(
                 f"SOS-NMF did not converge within max_iter={self.max_iter} in "
@@ -496,6 +532,12 @@ class VCPCRCV(BaseEstimator):
         """Row of the chosen grid point (``selection``)."""
         res = self.cv_results_
         mean = res["mean_test_score"].to_numpy()
+        if not np.any(np.isfinite(mean)) and self._n_failed:
+            raise ValueError(
+                f"No grid point could be fitted in every one of the "
+                f"{self.n_splits_} CV folds (see the warning above for the first "
+                f"error). Use fewer folds (cv), weights='ridge', or larger deltas."
+            )
         if not np.any(np.isfinite(mean)):
             raise ValueError(
                 f"No grid point has a finite mean CV score (scoring="
@@ -503,7 +545,7 @@ class VCPCRCV(BaseEstimator):
                 f"folds): the score is undefined on these test folds (e.g. R^2 "
                 f"on folds of one sample). Use fewer folds (cv) or another scoring."
             )
-        if not np.all(np.isfinite(mean)):
+        if not np.all(np.isfinite(mean)) and not self._n_failed:
             bad = int(np.sum(~np.isfinite(mean)))
             warnings.warn(
                 f"{bad} grid point(s) have a non-finite mean score and are ignored.",
@@ -828,7 +870,7 @@ def _reissue_once(caught: list[warnings.WarningMessage], total: int) -> None:
         warnings.warn(
             f"In cross-validation ({count} of {total} fold x grid fits): {message}",
             category,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
 
 

@@ -2,16 +2,18 @@
 
 Each family turns the user's ``y`` into the step-2 outcome and the step-0
 weights target, fits the outcome model on the cluster latent variables, and
-describes the fit for ``summary()``. :data:`FAMILIES` is the one registry of
-families: the estimators, the weights, the simulator and the cross-validation
-look a family up there and ask it, instead of testing its name.
+describes the fit for ``summary()``. :data:`FAMILIES` is the registry of
+families: the estimators, the weights and the cross-validation look a family
+up there and ask it, instead of testing its name. (:mod:`vcpcr.simulate`
+checks a family's name against it but keeps its own table of response
+simulators, ``_OUTCOMES``.)
 """
 
 from __future__ import annotations
 
 import abc
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -22,14 +24,11 @@ from vcpcr import _score_batch
 from vcpcr._cox import cox_lasso_delta_max, cox_lasso_path, cox_ridge_path
 from vcpcr._enet import enet_binomial_path, enet_gaussian_path
 from vcpcr._outcome import fit_cox, fit_logit, fit_ols
-from vcpcr._outcome_batch import cox_batch, logit_batch, ols_batch
+from vcpcr._outcome_batch import cox_batch, efron_loglik, logit_batch, ols_batch
 from vcpcr._ridge import ridge_binomial_path, ridge_gaussian_path
 from vcpcr._scaling import constant_columns
 from vcpcr._scaling import standardize as standardize_columns
 from vcpcr._validation import check_array, check_survival
-
-if TYPE_CHECKING:  # the summary module sits above (it reads the weights' defaults)
-    from vcpcr._summary import ParamTable
 
 __all__ = [
     "FAMILIES",
@@ -38,8 +37,10 @@ __all__ = [
     "Cox",
     "Family",
     "Gaussian",
+    "ParamTable",
     "Prepared",
     "check_identifiable",
+    "neg_partial_likelihood_deviance",
 ]
 
 
@@ -89,6 +90,25 @@ class Prepared(NamedTuple):
 _Metric = Callable[..., NDArray[np.float64] | None]
 
 
+class ParamTable(NamedTuple):
+    """The coefficient estimates a family reads off its step-2 fit.
+
+    ``stat`` holds t (``use_t``) or z statistics; ``conf_int`` has shape
+    ``(k, 2)``. ``extra`` optionally adds columns (e.g. ``exp(coef)``) after
+    the coefficients, as ``(header, values)`` pairs. The summary
+    (:mod:`vcpcr._summary`) and the multi-split p-values read it.
+    """
+
+    names: list[str]
+    params: NDArray[np.float64]
+    bse: NDArray[np.float64]
+    stat: NDArray[np.float64]
+    pvalues: NDArray[np.float64]
+    conf_int: NDArray[np.float64]
+    use_t: bool
+    extra: tuple[tuple[str, NDArray[np.float64]], ...] = ()
+
+
 class BatchParams(NamedTuple):
     """Step-2 fits of a stack of designs (see :meth:`Family.fit_batch`).
 
@@ -126,11 +146,11 @@ class Family(abc.ABC):
     scoring_name: ClassVar[str]
     #: Scorings that :meth:`score_batch` computes (scikit-learn scorer names).
     batch_scorings: ClassVar[dict[str, _Metric]]
+    #: Scorings of a CV fold that need its training part too (see
+    #: :meth:`score_fold`), with their scorer for :meth:`VCPCRCV.score`.
+    fold_scorings: ClassVar[dict[str, Callable[..., float]]] = {}
     #: How to build CV folds that :meth:`fold_problem` accepts.
     fold_hint: ClassVar[str] = ""
-    #: Whether ridge weights with ``delta = 0`` are defined (the gaussian
-    #: minimum-norm least squares; the other losses need a penalty).
-    unpenalized_ridge: ClassVar[bool] = False
     #: Whether the paper's early-stopped glmnet weights are available.
     glmnet_weights: ClassVar[bool] = False
     #: Whether step 2 has no intercept and the estimator reports its linear
@@ -227,6 +247,23 @@ class Family(abc.ABC):
             return None
         return self._batch_score(metric, eta, y, classes)
 
+    def score_fold(
+        self,
+        scoring: str,
+        eta_train: NDArray[np.float64],
+        train_outcome: Any,
+        eta_test: NDArray[np.float64],
+        y_test: Any,
+    ) -> NDArray[np.float64]:
+        """Scores (B,) of a fold scoring (a name in :attr:`fold_scorings`)."""
+        raise ValueError(
+            f"scoring={scoring!r} is not defined for family={self.name!r}."
+        )
+
+    def fold_weight(self, y_test: Any) -> float:
+        """Weight of a fold in the mean of a fold scoring (its test rows)."""
+        return float(len(y_test))
+
     @abc.abstractmethod
     def _batch_score(
         self, metric: _Metric, eta: NDArray[np.float64], y: Any, classes: Any
@@ -296,8 +333,6 @@ class _StatsmodelsFamily(Family):
 
     def table(self, result: Any, alpha: float) -> ParamTable:
         """Return the coefficient table of the summary."""
-        from vcpcr._summary import ParamTable
-
         return ParamTable(
             names=list(result.model.exog_names),
             params=np.asarray(result.params),
@@ -322,7 +357,6 @@ class Gaussian(_StatsmodelsFamily):
         "r2": _score_batch.r2,
     }
 
-    unpenalized_ridge = True
     glmnet_weights = True
 
     def weights_response(self, y: Any, *, standardize: bool) -> NDArray[np.float64]:
@@ -483,6 +517,15 @@ class Binomial(_StatsmodelsFamily):
         """Map two class labels to 0/1 (``classes[1]`` is the event)."""
         from sklearn.utils.multiclass import check_classification_targets
 
+        labels = np.asarray(y, dtype=object).ravel()
+        is_str = np.array([isinstance(v, str) for v in labels], dtype=bool)
+        if is_str.any() and not is_str.all():
+            raise TypeError(
+                f"y mixes string and non-string class labels (e.g. "
+                f"{labels[is_str][0]!r} and {labels[~is_str][0]!r}); "
+                f"family='binomial' needs labels of one type. Convert them, "
+                f"e.g. y = np.asarray(y).astype(str)."
+            )
         check_classification_targets(y)
         classes = np.unique(y)
         if classes.size != 2:
@@ -576,17 +619,36 @@ class Binomial(_StatsmodelsFamily):
         return None
 
 
+def neg_partial_likelihood_deviance(estimator: Any, X: Any, y: Any) -> float:
+    """Scorer: ``2 l(eta) / d``, minus the partial-likelihood deviance per event.
+
+    ``l`` is the Efron log partial likelihood of ``(X, y)`` at the fitted
+    model's linear predictor and ``d`` the number of events. In
+    :class:`VCPCRCV` the name ``"neg_partial_likelihood_deviance"`` scores
+    each fold by the cross-validated partial likelihood instead (see
+    :meth:`Cox.score_fold`).
+    """
+    time, event = check_survival(y)
+    eta = np.asarray(estimator.predict_log_partial_hazard(X), dtype=np.float64)
+    return float(2.0 * efron_loglik(eta[None, :], time, event)[0] / event.sum())
+
+
 class Cox(Family):
     """Cox family: proportional hazards with lifelines (Efron ties)."""
 
     name = "cox"
     estimator_type = None
     survival = True
-    default_scoring = None  # the estimator's score
-    scoring_name = "concordance"
-    #: The estimator's score (Harrell's concordance), the default of VCPCRCV.
+    #: The cross-validated partial likelihood: Harrell's concordance (the
+    #: estimator's score, ``"concordance"``) is flat at 0.5 for the empty model,
+    #: so on noise the best of many grid points beats it (docs/survival.md).
+    default_scoring = scoring_name = "neg_partial_likelihood_deviance"
+    #: The estimator's score (Harrell's concordance).
     batch_scorings: ClassVar[dict[str, _Metric]] = {
         "concordance": _score_batch.concordance
+    }
+    fold_scorings: ClassVar[dict[str, Callable[..., float]]] = {
+        "neg_partial_likelihood_deviance": neg_partial_likelihood_deviance
     }
     fold_hint = (
         "folds stratified on the event indicator, e.g. cv=list("
@@ -658,11 +720,44 @@ class Cox(Family):
         time, event = check_survival(y)
         return metric(self.predict(eta, classes), time, event)
 
+    def score_fold(
+        self,
+        scoring: str,
+        eta_train: NDArray[np.float64],
+        train_outcome: Any,
+        eta_test: NDArray[np.float64],
+        y_test: Any,
+    ) -> NDArray[np.float64]:
+        """Cross-validated partial likelihood of a fold, per event (cv.glmnet).
+
+        ``2 (l(b) - l_train(b)) / d_k``: the Efron log partial likelihood of
+        all the fold's rows (training and test) minus that of its training
+        rows, at the coefficients fitted on the training rows (Verweij & van
+        Houwelingen, 1993), over the test part's number of events ``d_k``,
+        which is the fold's weight in the mean (cv.glmnet's ``type.measure =
+        "deviance"``, grouped, negated so that greater is better).
+        """
+        if scoring not in self.fold_scorings:
+            return super().score_fold(
+                scoring, eta_train, train_outcome, eta_test, y_test
+            )
+        time, event = check_survival(y_test)
+        t_train, e_train = train_outcome[:, 0], train_outcome[:, 1] > 0
+        full = efron_loglik(
+            np.hstack([eta_train, eta_test]),
+            np.concatenate([t_train, time]),
+            np.concatenate([e_train, event]),
+        )
+        part = efron_loglik(eta_train, t_train, e_train)
+        return 2.0 * (full - part) / self.fold_weight(y_test)
+
+    def fold_weight(self, y_test: Any) -> float:
+        """Return the number of events in the test part (cv.glmnet's fold weight)."""
+        return float(check_survival(y_test)[1].sum())
+
     def table(self, result: Any, alpha: float) -> ParamTable:
         """Coefficients with exp(coef), standard errors, z, p and CI."""
         from scipy import stats
-
-        from vcpcr._summary import ParamTable
 
         params = result.params_.to_numpy(dtype=np.float64)
         bse = result.standard_errors_.to_numpy(dtype=np.float64)

@@ -374,7 +374,8 @@ def transform_new(spec: DesignSpec, data: pd.DataFrame) -> pd.DataFrame:
     Raises
     ------
     TypeError
-        If ``spec`` or ``data`` has the wrong type, or a numeric column is not.
+        If ``spec`` or ``data`` has the wrong type, or a column's kind
+        (numeric or categorical) differs from the training data's.
     ValueError
         On absent columns, missing values (rows cannot be dropped at predict
         time), or categorical levels not seen in training.
@@ -409,6 +410,7 @@ def transform_new(spec: DesignSpec, data: pd.DataFrame) -> pd.DataFrame:
         return pd.concat([transform_new(part, data) for part in spec.parts], axis=1)
     if spec.model_spec is None:
         return _fast_design(data, list(spec.columns))
+    _check_column_types(spec.model_spec, data)
     _check_levels(spec.model_spec, data)
     return _design(_materialize(spec.model_spec, data, spec.formula), spec.formula)
 
@@ -447,6 +449,27 @@ def _check_known_names(formula: str, tokens: list[Token], data: pd.DataFrame) ->
             "data. Check the spelling, and put names with spaces or special "
             "characters in backquotes, e.g. `my gene`."
         )
+
+
+def _check_column_types(model_spec: ModelSpec, data: pd.DataFrame) -> None:
+    """Require each column read as is to keep its kind (numeric or categorical)."""
+    for expr, (kind, _) in model_spec.encoder_state.items():
+        if expr not in data.columns:
+            continue
+        dtype = data[expr].dtype
+        numeric = pd.api.types.is_numeric_dtype(dtype)
+        if kind is Factor.Kind.NUMERICAL and not numeric:
+            raise TypeError(
+                f"Column {expr!r} was numeric in fit but has dtype {dtype} in the "
+                f"new data; convert it, e.g. data[{expr!r}] = "
+                f"pd.to_numeric(data[{expr!r}])."
+            )
+        if kind is Factor.Kind.CATEGORICAL and numeric:
+            raise TypeError(
+                f"Column {expr!r} was categorical in fit but has dtype {dtype} in "
+                f"the new data; pass it with its training type (e.g. "
+                f"data[{expr!r}].astype(str) if its values are the training levels)."
+            )
 
 
 def _check_levels(model_spec: ModelSpec, data: pd.DataFrame) -> None:

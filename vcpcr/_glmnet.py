@@ -45,7 +45,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import solve_triangular
 
 from vcpcr._validation import check_array, check_y_length
-from vcpcr.exceptions import ConvergenceWarning
+from vcpcr.exceptions import ConvergenceWarning, user_stacklevel
 
 __all__ = ["GlmnetFit", "glmnet_gaussian", "glmnet_weights"]
 
@@ -410,7 +410,7 @@ def glmnet_gaussian(
             f"glmnet's coordinate descent did not converge within maxit={maxit} "
             f"passes (thresh={thresh:g}, lambda={lam:.4g}).",
             ConvergenceWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     coef = cd.a * (s.ys / s.xs)
     b0 = 0.0

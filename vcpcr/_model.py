@@ -5,13 +5,13 @@ from __future__ import annotations
 import numbers
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils import Tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -43,10 +43,34 @@ from vcpcr._validation import (
     check_times,
     check_weights,
 )
-from vcpcr._weights import METHODS, weights_for_grid
+from vcpcr._weights import METHODS, check_deltas, scheme_delta, weights_for_grid
 from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
 __all__ = ["VCPCR"]
+
+
+class _FitData(NamedTuple):
+    """What ``fit`` and ``path`` solve: the prepared data, weights and starts."""
+
+    yname: str
+    Xs: NDArray[np.float64]
+    mean: NDArray[np.float64]
+    scale: NDArray[np.float64]
+    prepared: Prepared
+    weights: NDArray[np.float64]
+    starts: list[NDArray[np.intp]]
+    layout: ColumnLayout
+
+
+def check_lam_ratios(values: ArrayLike, *, owner: str) -> NDArray[np.float64]:
+    """Validate SOS-NMF penalty ratios: a 1-d array of finite numbers ``>= 0``."""
+    ratios = check_array(values, "lam_ratios", ensure_2d=False)
+    if np.any(ratios < 0):
+        raise ValueError(
+            f"The 'lam_ratios' parameter of {owner} must be >= 0. "
+            f"Got {ratios.tolist()} instead."
+        )
+    return ratios
 
 
 def cap_n_clusters(n_clusters: int, n_features: int, owner: str) -> int:
@@ -117,8 +141,8 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         ``weights_`` has ``max|w| = 1``, and ``1e300 * w`` clusters as ``w``).
     delta : float, optional
         Penalty of the weights in glmnet's parametrization (see
-        :func:`compute_weights`). ``None`` uses :data:`DEFAULT_DELTA`: 0.5
-        (enet), 0.01 (ridge) or 0.05 (lasso).
+        :func:`compute_weights`), ``> 0``. ``None`` uses
+        :data:`DEFAULT_DELTA`: 0.5 (enet), 0.01 (ridge) or 0.05 (lasso).
     lam_ratio : float, default=0.5
         SOS-NMF sparsity penalty as a fraction of ``lam_max``, the smallest
         penalty that selects nothing; larger values select fewer variables.
@@ -210,6 +234,9 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
     result_ : statsmodels results or lifelines.CoxPHFitter
         The untouched step-2 fit (``OLS`` or ``Logit`` results, or the fitted
         ``CoxPHFitter`` with columns ``time`` and ``event``).
+    delta_ : float or None
+        The weights' penalty used (``delta`` or the scheme's
+        :data:`DEFAULT_DELTA`); None for ``"identity"`` or given weights.
     mean_, scale_ : ndarray of shape (n_clustered,)
         Means and standard deviations (``ddof=1``) used to standardize the
         clustered variables.
@@ -352,7 +379,8 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         check_scalar(self.lam_ratio, "lam_ratio", real, owner=owner, min_val=0.0)
         check_weights(self.weights, n_features, owner=owner, methods=METHODS)
         if self.delta is not None:
-            check_scalar(self.delta, "delta", real, owner=owner, min_val=0.0)
+            scheme = self.weights if isinstance(self.weights, str) else "given"
+            check_deltas(self.delta, scheme, owner=owner)
         return cap_n_clusters(int(self.n_clusters), n_features, owner)
 
     # ------------------------------------------------------------------- fit
@@ -384,6 +412,45 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         -----
         VCPCRWarning
             When ``n_clusters > n_features``: ``n_features`` clusters are used.
+        """
+        data = self._fit_data(X, y)
+        solved = best_starts(
+            data.Xs,
+            data.weights[None, :],
+            [data.starts],
+            [0],
+            [0],
+            [float(self.lam_ratio)],
+            max_iter=self.max_iter,
+            tol=self.tol,
+            history=True,
+            warn=True,
+        )
+        self._set_solution(
+            data.Xs,
+            data.mean,
+            data.scale,
+            data.prepared,
+            data.weights,
+            solved,
+            0,
+            yname=data.yname,
+            layout=data.layout,
+        )
+        if self.n_clusters_ == 0:
+            warnings.warn(
+                f"No variable was selected (lam_ratio={self.lam_ratio}); the model "
+                f"predicts a constant. Lower lam_ratio.",
+                VCPCRWarning,
+                stacklevel=user_stacklevel(),
+            )
+        return self
+
+    def _fit_data(self, X: ArrayLike, y: ArrayLike | None) -> _FitData:
+        """Validate and standardize the data, compute the weights, draw the starts.
+
+        Sets the attributes that describe the data (``n_features_in_``,
+        ``feature_names_in_``, ``model_spec_``).
         """
         check_choice(self.family, "family", tuple(FAMILIES), owner="VCPCR")
         resolved = resolve_formula(
@@ -420,38 +487,82 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         starts = initial_partitions(
             self.init, n_clusters, self.n_init, Xs.shape[1], self.random_state
         )
+        layout = ColumnLayout(Z, covs, genes, Xa.shape[1], strata, S)
+        return _FitData(
+            resolved.yname, Xs, mean, scale, prepared, weights, starts, layout
+        )
+
+    def path(
+        self,
+        X: ArrayLike,
+        y: ArrayLike | None = None,
+        *,
+        lam_ratios: ArrayLike | None = None,
+    ) -> pd.DataFrame:
+        """Compute the selection path along ``lam_ratio`` at the other parameters.
+
+        The weights are computed once and every ratio is solved from the
+        same ``n_init`` starts in one batch (each ratio's result is that of
+        ``fit`` with that ``lam_ratio``); step 2 is not fitted. The estimator
+        itself is neither fitted nor changed (scikit-learn's ``path``
+        functions, e.g. ``ElasticNet.path``, likewise return arrays).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or DataFrame
+            Predictors, as in :meth:`fit`.
+        y : array-like of shape (n_samples,), optional
+            The response, as in :meth:`fit` (omitted with ``formula``).
+        lam_ratios : array-like of float, optional
+            Ratios ``>= 0`` (default ``10**linspace(-3, 0, 20)``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per ratio: ``lam_ratio``, ``lam`` (the absolute penalty),
+            ``size`` (selected variables) and ``n_clusters`` (non-empty
+            clusters).
+
+        See Also
+        --------
+        vcpcr.plotting.plot_path : Draws this path.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from vcpcr import VCPCR
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(30, 8))
+        >>> y = X[:, 0] + X[:, 1] + rng.normal(size=30)
+        >>> model = VCPCR(n_clusters=2, random_state=0)
+        >>> path = model.path(X, y, lam_ratios=[0.1, 1.0])
+        >>> path["size"].tolist()
+        [2, 0]
+        """
+        default = 10 ** np.linspace(-3, 0, 20)
+        ratios = check_lam_ratios(
+            default if lam_ratios is None else lam_ratios, owner="VCPCR.path"
+        )
+        data = clone(self)._fit_data(X, y)
+        zeros = np.zeros(ratios.size, dtype=np.intp)
         solved = best_starts(
-            Xs,
-            weights[None, :],
-            [starts],
-            [0],
-            [0],
-            [float(self.lam_ratio)],
+            data.Xs,
+            data.weights[None, :],
+            [data.starts],
+            zeros,
+            zeros,
+            ratios,
             max_iter=self.max_iter,
             tol=self.tol,
-            history=True,
-            warn=True,
         )
-        layout = ColumnLayout(Z, covs, genes, Xa.shape[1], strata, S)
-        self._set_solution(
-            Xs,
-            mean,
-            scale,
-            prepared,
-            weights,
-            solved,
-            0,
-            yname=resolved.yname,
-            layout=layout,
+        return pd.DataFrame(
+            {
+                "lam_ratio": ratios,
+                "lam": solved.lam,
+                "size": [int(np.sum(lab >= 0)) for lab in solved.labels],
+                "n_clusters": [int(lab.max(initial=-1)) + 1 for lab in solved.labels],
+            }
         )
-        if self.n_clusters_ == 0:
-            warnings.warn(
-                f"No variable was selected (lam_ratio={self.lam_ratio}); the model "
-                f"predicts a constant. Lower lam_ratio.",
-                VCPCRWarning,
-                stacklevel=user_stacklevel(),
-            )
-        return self
 
     def _set_solution(
         self,
@@ -501,6 +612,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         self.clustered_columns_ = layout.clustered
         self.strata_columns_ = layout.strata
         self.mean_, self.scale_, self.weights_ = mean, scale, weights
+        self.delta_ = scheme_delta(self.weights, self.delta)
         if prepared.classes is not None:
             self.classes_ = prepared.classes
         self.best_init_ = int(solved.start[point])
@@ -821,6 +933,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         ndarray of shape (n_samples,)
             The first time at which S(t | x) <= 0.5; ``inf`` if S stays above.
         """
+        check_is_fitted(self)
         median = self.result_.predict_median(self.outcome_design(X))
         return np.asarray(median, dtype=np.float64).reshape(-1)
 
@@ -837,6 +950,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             Passed to ``lifelines.CoxPHFitter.print_summary`` (e.g.
             ``decimals``, ``style``).
         """
+        check_is_fitted(self)
         self.result_.print_summary(**kwargs)
 
     @available_if(_is_survival)
@@ -854,6 +968,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         matplotlib.axes.Axes
             The axes.
         """
+        check_is_fitted(self)
         return self.result_.plot(**kwargs)
 
     @available_if(_is_not_survival)
@@ -995,6 +1110,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         float
             The score (higher is better).
         """
+        check_is_fitted(self)
         if y is None:
             if self.formula is None:
                 raise ValueError("score needs y (or a model fitted with formula=).")

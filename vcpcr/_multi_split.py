@@ -493,7 +493,10 @@ def multi_split(
         Unfitted template, cloned for every split. A ``VCPCRCV`` re-tunes
         inside every split (its first part), the honest choice: fixing the
         hyperparameters chosen on all the data would let the second parts
-        take part in the selection. Its ``refit`` must be True.
+        take part in the selection. Its ``refit`` must be True. CV tunes for
+        prediction and tends to pick dense modules that take noise genes
+        along, so with a tuned template read the module-level evidence
+        rather than the gene list (``docs/inference.md`` measures it).
     X : array-like of shape (n_samples, n_features) or DataFrame
         Predictors; with a formula template, the DataFrame.
     y : array-like of shape (n_samples,), optional

@@ -409,5 +409,5 @@ def _reissue_lifelines(caught: list[warnings.WarningMessage]) -> None:
                 else ""
             ),
             ConvergenceWarning if converge else VCPCRWarning,
-            stacklevel=5,
+            stacklevel=user_stacklevel(),
         )

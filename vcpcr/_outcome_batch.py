@@ -40,7 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import expit
 
-__all__ = ["BatchFit", "cox_batch", "logit_batch", "ols_batch"]
+__all__ = ["BatchFit", "cox_batch", "efron_loglik", "logit_batch", "ols_batch"]
 
 
 class BatchFit(NamedTuple):
@@ -201,6 +201,48 @@ def _efron_layout(time: NDArray[np.float64], event: NDArray[np.bool_]) -> _Efron
     return _EfronLayout(order, events, starts, first, tie_group, tie_frac)
 
 
+def _at_risk(a: NDArray[np.float64], lay: _EfronLayout) -> NDArray[np.float64]:
+    """Sum ``a`` (B, n, ...) over the risk set of each event time."""
+    return np.flip(np.cumsum(np.flip(a, axis=1), axis=1), axis=1)[:, lay.first]
+
+
+def _tied(a: NDArray[np.float64], lay: _EfronLayout) -> NDArray[np.float64]:
+    """Sum ``a`` (B, n, ...) over the events of each event time."""
+    return np.add.reduceat(a[:, lay.events], lay.starts, axis=1)
+
+
+def _efron_terms(r: NDArray[np.float64], lay: _EfronLayout) -> NDArray[np.float64]:
+    """Efron's denominator of each event, ``sum_risk r - l/d_j sum_tied r``."""
+    g = lay.tie_group
+    return _at_risk(r, lay)[:, g] - lay.tie_frac * _tied(r, lay)[:, g]
+
+
+def efron_loglik(
+    eta: NDArray[np.float64], time: NDArray[np.float64], event: NDArray[np.bool_]
+) -> NDArray[np.float64]:
+    r"""Log partial likelihood (Efron ties, as lifelines) of each row of ``eta``.
+
+    Parameters
+    ----------
+    eta : ndarray of shape (n_fits, n_samples)
+        Linear predictors.
+    time, event : ndarray of shape (n_samples,)
+        The survival outcome.
+
+    Returns
+    -------
+    ndarray of shape (n_fits,)
+        :math:`\sum_j [\sum_{i \in D_j} \eta_i - \sum_{l=0}^{d_j - 1}
+        \log(\sum_{i \in R_j} e^{\eta_i} - \frac{l}{d_j}
+        \sum_{i \in D_j} e^{\eta_i})]`.
+    """
+    lay = _efron_layout(time, event.astype(bool))
+    es = eta[:, lay.order]
+    shift = es.max(axis=1, keepdims=True)
+    phi = _efron_terms(np.exp(es - shift), lay)
+    return es[:, lay.events].sum(axis=1) - np.sum(np.log(phi) + shift, axis=1)
+
+
 def _efron(
     eta: NDArray[np.float64], Z: NDArray[np.float64], lay: _EfronLayout
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
@@ -212,17 +254,10 @@ def _efron(
     r = np.exp(eta - shift)
     rZ = r[..., None] * Z
     rZZ = rZ[..., None] * Z[:, :, None, :]
-
-    def at_risk(a: NDArray[np.float64]) -> NDArray[np.float64]:
-        return np.flip(np.cumsum(np.flip(a, axis=1), axis=1), axis=1)[:, lay.first]
-
-    def tied(a: NDArray[np.float64]) -> NDArray[np.float64]:
-        return np.add.reduceat(a[:, lay.events], lay.starts, axis=1)
-
     g, c = lay.tie_group, lay.tie_frac
-    phi = at_risk(r)[:, g] - c * tied(r)[:, g]
-    psi = at_risk(rZ)[:, g] - c[:, None] * tied(rZ)[:, g]
-    psi2 = at_risk(rZZ)[:, g] - c[:, None, None] * tied(rZZ)[:, g]
+    phi = _efron_terms(r, lay)
+    psi = _at_risk(rZ, lay)[:, g] - c[:, None] * _tied(rZ, lay)[:, g]
+    psi2 = _at_risk(rZZ, lay)[:, g] - c[:, None, None] * _tied(rZZ, lay)[:, g]
     ll = eta[:, lay.events].sum(axis=1) - np.sum(np.log(phi) + shift, axis=1)
     mean = psi / phi[..., None]
     grad = Z[:, lay.events].sum(axis=1) - mean.sum(axis=1)

@@ -54,7 +54,7 @@ from vcpcr._validation import (
     check_random_state,
     check_scalar,
 )
-from vcpcr.exceptions import VCPCRWarning
+from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
 __all__ = [
     "IGNORED_PARAMS",
@@ -635,6 +635,6 @@ def run_parallel(
         warnings.warn(
             f"In {desc} ({count} of {len(tasks)} resamples; the first): {message}",
             category,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     return [result for result, _ in done]

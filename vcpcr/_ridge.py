@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 from scipy.special import expit
 
 from vcpcr._enet import logistic_loss
-from vcpcr.exceptions import ConvergenceWarning
+from vcpcr.exceptions import ConvergenceWarning, user_stacklevel
 
 __all__ = ["newton", "ridge_binomial_path", "ridge_gaussian_path", "spectrum"]
 
@@ -78,7 +78,7 @@ def newton(
         f"The Newton solver for the {what} weights did not converge within "
         f"{max_iter} iterations (last relative step {size:.3g}).",
         ConvergenceWarning,
-        stacklevel=4,
+        stacklevel=user_stacklevel(),
     )
     return x
 

@@ -171,7 +171,7 @@ SURVIVAL_SCORERS: dict[str, Scorer] = {
 
 def _choices(family: Family) -> str:
     """Return the scorings ``family`` takes, for an error message."""
-    own = [family.scoring_name, *family.batch_scorings]
+    own = [family.scoring_name, *family.batch_scorings, *family.fold_scorings]
     if family.survival:
         own += list(SURVIVAL_SCORERS)
         rest = "or a callable scorer(estimator, X, y)"
@@ -187,7 +187,8 @@ def get_scorer(scoring: Any, family: Family, estimator: Any) -> Scorer:
 
     ``None`` or the family's default name gives its default (for cox, the
     estimator's ``score``: Harrell's concordance); a survival name gives a
-    scorer of :data:`SURVIVAL_SCORERS`; other names and callables go to
+    scorer of :data:`SURVIVAL_SCORERS`, a name of the family's
+    ``fold_scorings`` its scorer; other names and callables go to
     scikit-learn's ``check_scoring`` on ``estimator``. A name that belongs
     to another family, or any scikit-learn name for a survival family, is a
     ValueError naming the valid choices.
@@ -196,10 +197,15 @@ def get_scorer(scoring: Any, family: Family, estimator: Any) -> Scorer:
         scoring = family.default_scoring
     if not isinstance(scoring, str):
         return check_scoring(estimator, scoring=scoring)
+    if scoring in family.fold_scorings:
+        return family.fold_scorings[scoring]
+    if family.survival and scoring in family.batch_scorings:
+        return check_scoring(estimator, scoring=None)  # the estimator's score
     if family.survival and scoring in SURVIVAL_SCORERS:
         return SURVIVAL_SCORERS[scoring]
     others = set(SURVIVAL_SCORERS).union(
-        *(f.batch_scorings for f in FAMILIES.values() if f is not family)
+        *(f.batch_scorings for f in FAMILIES.values() if f is not family),
+        *(f.fold_scorings for f in FAMILIES.values() if f is not family),
     )
     if family.survival or (scoring in others and scoring not in family.batch_scorings):
         raise ValueError(

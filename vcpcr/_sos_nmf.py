@@ -94,7 +94,9 @@ def random_partition(
     reference behaviour), which gives the uniform distribution over partitions
     with no empty cluster. When that is unlikely to happen within 100 draws
     (``n_clusters`` close to ``n_features``), each label is instead placed once
-    at a random position and the remaining variables drawn uniformly.
+    at a random position and the remaining variables drawn uniformly; when a
+    draw covers every label with probability below ``1e-12``, this is done
+    without the 100 draws.
 
     Parameters
     ----------
@@ -126,7 +128,12 @@ def random_partition(
             f"cluster needs at least one variable."
         )
     rng = check_random_state(random_state)
-    for _ in range(100):
+    # P(a draw covers every label) <= (1 - (1 - 1/K)^p)^K (the counts are
+    # negatively associated); below 1e-12 the redraws are skipped: they would
+    # all fail (p = K = 10**6 took 48 s). Wherever one can succeed, they run.
+    missed = np.exp(n_features * np.log1p(-1.0 / n_clusters)) if n_clusters > 1 else 0.0
+    redraws = 100 if n_clusters * np.log1p(-missed) > np.log(1e-12) else 0
+    for _ in range(redraws):
         labels = rng.integers(0, n_clusters, size=n_features)
         if np.unique(labels).size == n_clusters:
             return labels.astype(np.intp)

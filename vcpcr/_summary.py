@@ -1,6 +1,7 @@
 """``summary()`` and ``summary2()`` of a fitted VC-PCR estimator.
 
-The tables are built from plain arrays (:class:`ParamTable`, composition rows,
+The tables are built from plain arrays (the family's
+:class:`vcpcr._families.ParamTable`, composition rows,
 header rows), so that each family only describes its own fit; the
 :class:`SummaryMixin` of ``VCPCR`` gathers them.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 import numbers
 import textwrap
 from collections.abc import Sequence
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -21,13 +22,14 @@ from statsmodels.iolib.summary import Summary, summary_params
 from statsmodels.iolib.table import SimpleTable
 
 from vcpcr._validation import check_scalar
-from vcpcr._weights import DEFAULT_DELTA
+
+if TYPE_CHECKING:  # the coefficient table a family reads off its fit
+    from vcpcr._families import ParamTable
 
 __all__ = [
     "CONDITIONAL_TITLE",
     "POST_SELECTION_NOTE",
     "Evidence",
-    "ParamTable",
     "SummaryMixin",
     "VCPCRSummary",
     "build_summary",
@@ -66,24 +68,6 @@ class Evidence(Protocol):
 
     def gene_evidence(self, model: Any) -> pd.DataFrame:
         """Return one row per feature, strongest evidence first; named columns."""
-
-
-class ParamTable(NamedTuple):
-    """Coefficient table content.
-
-    ``stat`` holds t (``use_t``) or z statistics; ``conf_int`` has shape
-    ``(k, 2)``. ``extra`` optionally adds columns (e.g. ``exp(coef)``) after
-    the coefficients, as ``(header, values)`` pairs.
-    """
-
-    names: list[str]
-    params: NDArray[np.float64]
-    bse: NDArray[np.float64]
-    stat: NDArray[np.float64]
-    pvalues: NDArray[np.float64]
-    conf_int: NDArray[np.float64]
-    use_t: bool
-    extra: tuple[tuple[str, NDArray[np.float64]], ...] = ()
 
 
 def _fmt(value: Any) -> str:
@@ -581,10 +565,9 @@ class SummaryMixin:
         est: Any = self
         if not isinstance(est.weights, str):
             return "user-supplied"
-        if est.weights == "identity":
-            return "identity"
-        delta = DEFAULT_DELTA[est.weights] if est.delta is None else est.delta
-        return f"{est.weights} (delta={delta:.3g})"
+        if est.delta_ is None:
+            return str(est.weights)
+        return f"{est.weights} (delta={est.delta_:.3g})"
 
     def _summary_left(self) -> list[tuple[str, Any]]:
         est: Any = self

@@ -36,6 +36,7 @@ from vcpcr.exceptions import SeparationWarning
 
 __all__ = [
     "DEFAULT_SCORING",
+    "FIT_ERRORS",
     "FoldResult",
     "FoldSpec",
     "Grid",
@@ -65,7 +66,8 @@ def batch_scoring(scoring: Any, family: str) -> str | None:
     if scoring is not None and not isinstance(scoring, str):
         return None  # a callable: the per-point estimator path
     name = scoring_name(scoring, family)
-    return name if name in FAMILIES[family].batch_scorings else None
+    fam = FAMILIES[family]
+    return name if name in fam.batch_scorings or name in fam.fold_scorings else None
 
 
 def default_grid(weights: Any, *, delta_max: float | None = None) -> dict[str, Any]:
@@ -212,6 +214,17 @@ class FoldResult(NamedTuple):
     n_clusters: NDArray[np.float64]
     n_separated: int
     n_unconverged: int
+    #: grid points that could not be fitted in this fold (their score is NaN)
+    failed: NDArray[np.bool_] | None = None
+    #: the first error message of a failed fit
+    failure: str = ""
+    #: the fold's weight in the mean score (None: equal weights)
+    weight: float | None = None
+
+
+#: What a fit that cannot be done raises (lifelines' ConvergenceError is a
+#: ValueError; Coxnet's divergence an ArithmeticError).
+FIT_ERRORS = (ValueError, ArithmeticError, np.linalg.LinAlgError)
 
 
 def _fold_weights(
@@ -302,13 +315,25 @@ def fold_model(fold: SolvedFold, spec: FoldSpec, point: int) -> Any:
 
 
 def _score_points(
-    fold: SolvedFold, spec: FoldSpec, test: tuple[NDArray[np.float64], Any]
+    fold: SolvedFold,
+    spec: FoldSpec,
+    test: tuple[NDArray[np.float64], Any],
+    failures: dict[int, str],
 ) -> NDArray[np.float64]:
-    """Score every grid point's fold model on the test fold with the scorer."""
-    models = (fold_model(fold, spec, i) for i in range(fold.delta_index.size))
-    return np.array(
-        [float(spec.scoring(model, *test)) for model in models], dtype=np.float64
-    )
+    """Score every grid point's fold model on the test fold with the scorer.
+
+    A point whose step 2 fails scores NaN; its message is recorded in
+    ``failures``, by point.
+    """
+    scores = np.full(fold.delta_index.size, np.nan)
+    for i in range(scores.size):
+        try:
+            model = fold_model(fold, spec, i)
+        except FIT_ERRORS as exc:
+            failures[i] = str(exc)
+            continue
+        scores[i] = float(spec.scoring(model, *test))
+    return scores
 
 
 def _fit_grid(
@@ -316,12 +341,14 @@ def _fit_grid(
     fold: TrainFold,
     prepared: Prepared,
     Vs: list[NDArray[np.float64]],
-) -> list[tuple[float, NDArray[np.float64]]]:
+    failures: dict[int, str],
+) -> list[tuple[float, NDArray[np.float64]] | None]:
     """Step 2 of every grid point: ``(intercept, covariate + cluster coefficients)``.
 
     Batched per number of clusters; a point the batch cannot vouch for (e.g.
     a separated logistic fit) is fitted by :meth:`Family.fit`, with its
-    warnings.
+    warnings. A point that cannot be fitted is None (its message recorded in
+    ``failures``, by point).
     """
     out: list[Any] = [None] * len(Vs)
     ks = np.array([V.shape[1] for V in Vs])
@@ -341,7 +368,11 @@ def _fit_grid(
             if fit.ok[j]:
                 out[i] = (float(fit.intercept[j]), fit.coef[j])
             else:
-                result = family.fit(M[j], prepared.outcome, names, "y")
+                try:
+                    result = family.fit(M[j], prepared.outcome, names, "y")
+                except FIT_ERRORS as exc:
+                    failures[int(i)] = str(exc)
+                    continue
                 out[i] = family.split_params(result)
     return out
 
@@ -350,32 +381,48 @@ def _score_grid(
     fold: SolvedFold,
     spec: FoldSpec,
     scoring: str,
-    test: tuple[NDArray[np.float64], Any],
+    data: tuple[NDArray[np.float64], NDArray[np.float64], Any],
+    failures: dict[int, str],
 ) -> NDArray[np.float64]:
     """Fit step 2 of all grid points on the training fold, score them together.
 
-    ``scoring`` is one of the family's ``batch_scorings``. When the batched
-    score is not defined on this fold, the scorer scores each point's fold
-    model instead (and raises or warns as it does).
+    ``scoring`` is one of the family's ``batch_scorings`` or
+    ``fold_scorings`` (which also need the training rows: ``data`` is the
+    raw training design, the test design and the test response); a point
+    whose step 2 fails scores NaN. When the batched score is not defined on
+    this fold, the scorer scores each point's fold model instead (and raises
+    or warns as it does).
     """
     family = FAMILIES[spec.family]
     res, train = fold.solved, fold.train
     Vs = [_membership(labels, v) for labels, v in zip(res.labels, res.v, strict=True)]
-    params = _fit_grid(family, train, fold.prepared, Vs)
+    params = _fit_grid(family, train, fold.prepared, Vs, failures)
+    ok = np.array([par is not None for par in params])
+    out = np.full(len(Vs), np.nan)
+    if not ok.any():
+        return out
     raw = [
-        train.coefficients(family, V, a0, a)
-        for V, (a0, a) in zip(Vs, params, strict=True)
+        train.coefficients(family, V, par[0], par[1])
+        for V, par in zip(Vs, params, strict=True)
+        if par is not None
     ]
     coef = np.stack([c for c, _ in raw])
     intercept = np.array([b0 for _, b0 in raw])
-    Xte, yte = test
+    Xtr, Xte, yte = data
     eta = coef @ Xte.T + intercept[:, None]
+    if scoring in family.fold_scorings:  # needs the training rows too
+        eta_train = Xtr @ coef.T + intercept
+        out[ok] = family.score_fold(
+            scoring, eta_train.T, fold.prepared.outcome, eta, yte
+        )
+        return out
     scores = None
     if np.all(np.isfinite(eta)):
         scores = family.score_batch(scoring, eta, yte, fold.prepared.classes)
     if scores is None:  # the scorer raises or warns on this fold: let it
-        return _score_points(fold, spec, test)
-    return scores
+        return _score_points(fold, spec, (Xte, yte), failures)
+    out[ok] = scores
+    return out
 
 
 def fit_fold(
@@ -394,15 +441,22 @@ def fit_fold(
     family: Family = FAMILIES[spec.family]
     train = train_fold(Xtr, spec.n_covariates)
     prepared = family.prepare(ytr)
-    W = _fold_weights(train, prepared, spec)
+    try:
+        W = _fold_weights(train, prepared, spec)
+    except FIT_ERRORS as exc:  # no delta can be fitted on this fold
+        nan = np.full(len(spec.grid.points()), np.nan)
+        return FoldResult(nan, nan, nan, 0, 0, np.ones(nan.size, bool), str(exc))
     solved, delta_index = solve_grid(train.Xs, W, spec, seed)
     fold = SolvedFold(train, prepared, W, delta_index, solved)
+    failures: dict[int, str] = {}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SeparationWarning)
         if spec.batch_scoring is not None:
-            scores = _score_grid(fold, spec, spec.batch_scoring, (Xte, yte))
+            scores = _score_grid(
+                fold, spec, spec.batch_scoring, (Xtr, Xte, yte), failures
+            )
         else:
-            scores = _score_points(fold, spec, (Xte, yte))
+            scores = _score_points(fold, spec, (Xte, yte), failures)
     separated = sum(issubclass(c.category, SeparationWarning) for c in caught)
     for c in caught:
         if not issubclass(c.category, SeparationWarning):
@@ -414,7 +468,17 @@ def fit_fold(
         (labels.max(axis=1, initial=-1) + 1).astype(np.float64),
         separated,
         int(np.sum(~solved.converged)),
+        np.isin(np.arange(scores.size), list(failures)),
+        next(iter(failures.values()), ""),
+        _fold_weight(family, spec, yte),
     )
+
+
+def _fold_weight(family: Family, spec: FoldSpec, yte: Any) -> float | None:
+    """Return the fold's weight in the mean score (fold scorings), else None."""
+    if spec.batch_scoring not in family.fold_scorings:
+        return None
+    return family.fold_weight(yte)
 
 
 def one_se_index(res: Any, n_splits: int) -> int:

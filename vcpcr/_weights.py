@@ -53,7 +53,6 @@ DEFAULT_DELTA = {
     "enet": 0.5,
     "ridge": 0.01,
     "lasso": 0.05,
-    "identity": 0.0,
     "glmnet_ridge": 0.0036,
     "glmnet_lasso": 0.0004,
 }
@@ -127,27 +126,48 @@ def _weights_path(
     return fam.enet_weights(Xs, y, deltas, l1, covariates)
 
 
-def _check_deltas(delta: Any, method: str, family: str) -> NDArray[np.float64]:
-    """Validate ``delta`` (scalar or 1-d array) for ``method`` and ``family``."""
+def check_deltas(
+    delta: Any, method: str, *, owner: str, name: str = "delta"
+) -> NDArray[np.float64]:
+    """Validate ``delta`` (scalar or 1-d array) for the weight scheme ``method``.
+
+    The one ``delta`` rule, used by :class:`VCPCR`, :class:`VCPCRCV` and
+    :func:`compute_weights`: finite numbers, each ``> 0`` (every scheme but
+    ``"identity"`` is a penalized fit, and an unpenalized one does not exist
+    when ``n_features >= n_samples``). ``name`` is the argument's name in
+    ``owner``'s signature (``VCPCRCV`` takes ``deltas``).
+    """
     if isinstance(delta, str | bytes) or np.asarray(delta).dtype.kind not in "biuf":
         raise TypeError(
-            f"delta must be a number or a 1-d array of numbers. Got {delta!r}."
+            f"The {name!r} parameter of {owner} must be a number or a 1-d array "
+            f"of numbers. Got {delta!r} instead."
         )
     arr = np.atleast_1d(np.asarray(delta, dtype=np.float64))
     if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)):
         raise ValueError(
-            f"delta must be a finite number or a 1-d array of them. Got {delta!r}."
+            f"The {name!r} parameter of {owner} must be a finite number or a 1-d "
+            f"array of them. Got {delta!r} instead."
         )
-    positive = method in ("lasso", "enet") or (
-        method == "ridge" and not FAMILIES[family].unpenalized_ridge
-    )
-    if np.any(arr < 0) or (positive and np.any(arr == 0)):
-        bound = "> 0" if positive else ">= 0"
+    if np.any(arr <= 0):
         raise ValueError(
-            f"delta must be {bound} for {method} weights with family={family!r}. "
-            f"Got {delta!r}."
+            f"The {name!r} parameter of {owner} must be > 0 for {method!r} "
+            f"weights (a penalized fit; without a penalty it does not exist when "
+            f"n_features >= n_samples). Got {delta!r} instead. Use a small "
+            f"positive value (e.g. 1e-4), or weights='identity' for unsupervised "
+            f"clustering."
         )
     return arr
+
+
+def scheme_delta(weights: Any, delta: float | None) -> float | None:
+    """Return the ``delta`` a fit with ``weights`` uses (None: fixed weights).
+
+    ``"identity"`` and given weights have no penalty; a penalized scheme
+    uses ``delta`` or, when it is None, its :data:`DEFAULT_DELTA`.
+    """
+    if not isinstance(weights, str) or weights == "identity":
+        return None
+    return DEFAULT_DELTA[weights] if delta is None else float(delta)
 
 
 def compute_weights(
@@ -182,8 +202,9 @@ def compute_weights(
         the order of the columns (see :func:`vcpcr._glmnet.glmnet_gaussian`);
         gaussian family only.
     delta : float or array-like of float, optional
-        Penalty in glmnet's parametrization (see Notes). An array returns one
-        row of weights per value. Defaults to :data:`DEFAULT_DELTA`.
+        Penalty in glmnet's parametrization (see Notes), ``> 0``. An array
+        returns one row of weights per value. Defaults to
+        :data:`DEFAULT_DELTA`; ignored by ``"identity"``.
     family : {"gaussian", "binomial", "cox"}, default="gaussian"
         Loss of the penalized regression (cox: Breslow partial likelihood).
     standardize : bool, default=True
@@ -202,8 +223,8 @@ def compute_weights(
     ------
     ValueError
         For invalid data, a non-binary ``y`` with ``family="binomial"``, an
-        invalid ``delta``, or a Cox lasso/elastic net that diverges (``delta``
-        too small).
+        invalid ``delta``, or a Cox lasso/elastic net whose first step below
+        ``delta_max`` cannot be fitted (see :func:`vcpcr._cox.cox_lasso_path`).
 
     Warns
     -----
@@ -283,9 +304,14 @@ def compute_weights(
     ya = FAMILIES[family].weights_response(y, standardize=standardize)
     check_y_length(Xa.shape[0], ya)
     scalar = delta is None or isinstance(delta, numbers.Real)
-    deltas = _check_deltas(
-        DEFAULT_DELTA[method] if delta is None else delta, method, family
-    )
+    if method == "identity":  # no penalty: delta only sets the number of rows
+        deltas = np.zeros(1 if delta is None else np.size(delta))
+    else:
+        deltas = check_deltas(
+            DEFAULT_DELTA[method] if delta is None else delta,
+            method,
+            owner="compute_weights",
+        )
     Xs = _standardize(Xa)[0] if standardize else Xa
     W = _weights_path(Xs, ya, method, deltas, family, float(l1_ratio))
     return W[0] if scalar else W
@@ -322,7 +348,7 @@ def weights_for_grid(
     if weights == "identity":
         return np.ones((1, p))
     values = [DEFAULT_DELTA[weights] if d is None else d for d in deltas]
-    grid = _check_deltas(values, weights, family)
+    grid = check_deltas(values, weights, owner="weights")
     W = _weights_path(
         Xs, target, weights, grid, family, ENET_L1_RATIO, covariates=covariates
     )

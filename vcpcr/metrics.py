@@ -43,6 +43,10 @@ def _check_same_length(
 
 def _check_coef(coef: Any, name: str) -> NDArray[np.float64]:
     """Return a coefficient vector from an array or a fitted estimator's ``coef_``."""
+    if hasattr(coef, "fit"):  # an estimator: it must be fitted
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(coef, "coef_")
     if hasattr(coef, "coef_"):
         coef = np.asarray(coef.coef_)
         if coef.ndim == 2 and coef.shape[0] == 1:
@@ -192,6 +196,8 @@ def model_size(coef: ArrayLike | Any, *, tol: float = 0.0) -> int:
     ------
     ValueError
         If ``coef`` is not 1-d or contains NaN or infinity, or ``tol < 0``.
+    sklearn.exceptions.NotFittedError
+        If ``coef`` is an estimator that is not fitted.
 
     See Also
     --------
@@ -250,6 +256,8 @@ def mcc_support(
     ------
     ValueError
         If the lengths differ or an input contains NaN or infinity.
+    sklearn.exceptions.NotFittedError
+        If an estimator given for the coefficients is not fitted.
 
     See Also
     --------

@@ -14,6 +14,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils.validation import check_is_fitted
 
+from vcpcr._model import VCPCR
 from vcpcr._tuning import one_se_index, scoring_name
 
 __all__ = [
@@ -231,8 +232,8 @@ def plot_path(
 
     For a fitted :class:`VCPCRCV`, the fold means of ``cv_results_`` at the
     chosen ``(n_clusters, delta)``. For a :class:`VCPCR` and data ``(X, y)``,
-    the whole path is computed at the model's other parameters with the
-    batched solver (one weights computation, all ratios solved together).
+    :meth:`VCPCR.path`: the path at the model's other parameters (one
+    weights computation, all ratios solved together).
 
     Parameters
     ----------
@@ -250,16 +251,13 @@ def plot_path(
     matplotlib.axes.Axes
         The axes (model size on the left axis, clusters on the right one).
     """
-    from vcpcr._cv import VCPCRCV
-
-    if isinstance(model, VCPCRCV):
-        check_is_fitted(model, "cv_results_")
-        path = _cv_path(model)
-    else:
+    if isinstance(model, VCPCR):
         if X is None:
             raise ValueError("plot_path needs X (and y) for a VCPCR model.")
-        ratios = 10 ** np.linspace(-3, 0, 20) if lam_ratios is None else lam_ratios
-        path = _model_path(model, X, y, np.asarray(ratios, dtype=np.float64))
+        path = model.path(X, y, lam_ratios=lam_ratios)
+    else:
+        check_is_fitted(model, "cv_results_")
+        path = _cv_path(model)
     ax = _axes(ax, figsize=(6, 4))
     ax.plot(
         path["lam_ratio"], path["size"], "o-", color="C0", label="selected variables"
@@ -268,7 +266,9 @@ def plot_path(
     ax.set_xlabel("lam_ratio")
     ax.set_ylabel("selected variables", color="C0")
     right = ax.twinx()
-    right.plot(path["lam_ratio"], path["clusters"], "s--", color="C1", label="clusters")
+    right.plot(
+        path["lam_ratio"], path["n_clusters"], "s--", color="C1", label="clusters"
+    )
     right.set_ylabel("clusters", color="C1")
     return ax
 
@@ -392,47 +392,7 @@ def _cv_path(cv: Any) -> pd.DataFrame:
         {
             "lam_ratio": part["lam_ratio"].to_numpy(),
             "size": part["mean_size"].to_numpy(),
-            "clusters": part["mean_n_clusters"].to_numpy(),
-        }
-    )
-
-
-def _model_path(
-    model: Any, X: Any, y: Any, ratios: NDArray[np.float64]
-) -> pd.DataFrame:
-    """Sizes along ``ratios`` at the model's K, weights and delta (batched)."""
-    import warnings
-
-    from sklearn.base import clone
-
-    from vcpcr._tuning import FoldSpec, Grid, solve_grid
-    from vcpcr._validation import check_random_state
-    from vcpcr.exceptions import VCPCRWarning
-
-    # A fit that selects nothing gives the standardization and the weights.
-    probe = clone(model).set_params(lam_ratio=1.0, n_init=1)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", VCPCRWarning)
-        probe.fit(X, y)
-    Xs = probe.standardized_design(X)
-    grid = Grid((model.n_clusters,), [None], ratios)
-    spec = FoldSpec(
-        model.family,
-        model.weights,
-        grid,
-        model.n_init,
-        model.max_iter,
-        model.tol,
-        probe,
-        None,
-    )
-    seed = int(check_random_state(model.random_state).integers(2**63 - 1))
-    labels = solve_grid(Xs, probe.weights_[None, :], spec, seed)[0].labels
-    return pd.DataFrame(
-        {
-            "lam_ratio": ratios,
-            "size": [int(np.sum(lab >= 0)) for lab in labels],
-            "clusters": [int(lab.max(initial=-1)) + 1 for lab in labels],
+            "n_clusters": part["mean_n_clusters"].to_numpy(),
         }
     )
 

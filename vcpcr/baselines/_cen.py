@@ -13,7 +13,7 @@ from vcpcr._sos_nmf import random_partition
 from vcpcr._validation import check_random_state
 from vcpcr.baselines._base import BaselineRegressor
 from vcpcr.baselines._cd import cd_quadratic_lasso, lasso_path
-from vcpcr.exceptions import ConvergenceWarning
+from vcpcr.exceptions import ConvergenceWarning, user_stacklevel
 
 __all__ = [
     "CEN",
@@ -421,7 +421,7 @@ class CEN(BaselineRegressor):
                 f"{self.max_iter} alternations (last relative change of the "
                 f"objective {change:.3g}).",
                 ConvergenceWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
         self.best_init_ = best
         self.objective_, self.n_iter_, self.converged_ = history, n_iter, converged

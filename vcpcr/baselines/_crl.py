@@ -15,7 +15,7 @@ from vcpcr._validation import check_choice, check_random_state
 from vcpcr.baselines._base import BaselineRegressor
 from vcpcr.baselines._cd import lasso_path
 from vcpcr.baselines._hclustvar import hclustvar
-from vcpcr.exceptions import ConvergenceWarning
+from vcpcr.exceptions import ConvergenceWarning, user_stacklevel
 
 __all__ = ["CRL", "cluster_variables", "crl_path"]
 
@@ -131,7 +131,7 @@ def crl_path(
                 "The lasso on the cluster representatives did not reach a "
                 "duality gap of 1e-10 within max_iter=100000 passes.",
                 ConvergenceWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
     if not pos.all():
         a[~pos] = np.linalg.lstsq(Z, ys, rcond=None)[0]

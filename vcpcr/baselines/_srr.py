@@ -11,7 +11,7 @@ from threadpoolctl import threadpool_limits
 
 from vcpcr.baselines._base import BaselineRegressor
 from vcpcr.baselines._cd import cd_quadratic_lasso, lasso_path
-from vcpcr.exceptions import ConvergenceWarning
+from vcpcr.exceptions import ConvergenceWarning, user_stacklevel
 
 __all__ = ["SRR", "SRRPath", "srr_objective", "srr_path", "srr_penalties"]
 
@@ -373,7 +373,7 @@ class SRR(BaselineRegressor):
                 f"the models (last largest coefficient change {change:.3g}, "
                 f"tol={self.tol}).",
                 ConvergenceWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
         self.objective_, self.n_iter_ = np.array(history), n_iter
         active = B != 0.0

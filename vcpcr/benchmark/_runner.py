@@ -29,6 +29,7 @@ from vcpcr._validation import check_scalar
 from vcpcr.benchmark._methods import PROFILES, Method, Profile, draw_starts, get_methods
 from vcpcr.benchmark._protocol import nested_cv, nested_folds
 from vcpcr.benchmark._results import average_folds, curves, summarize, to_markdown
+from vcpcr.exceptions import user_stacklevel
 
 __all__ = ["SimulatedSetting", "StudyResult", "run_study", "run_units"]
 
@@ -342,7 +343,8 @@ def figures(draw: Any, curve: pd.DataFrame, out: Path) -> list[Path]:
         import matplotlib  # noqa: F401
     except ImportError:  # pragma: no cover - the "plot" extra is missing
         warnings.warn(
-            "Figures skipped: pip install 'vcpcr[plot]' for matplotlib.", stacklevel=3
+            "Figures skipped: pip install 'vcpcr[plot]' for matplotlib.",
+            stacklevel=user_stacklevel(),
         )
         return []
     return list(draw(curve, out))
