@@ -350,6 +350,8 @@ class VCPCRCV(BaseEstimator):
         prepared = family.prepare(yv)
         if prepared.classes is not None:
             self.classes_ = prepared.classes
+        if cols.size == 0:  # no covariates: X as it is (no n x p copy)
+            return Xa, 0, yv, prepared
         return np.column_stack([Xa[:, cols], Xa[:, genes]]), cols.size, yv, prepared
 
     def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> VCPCRCV:
