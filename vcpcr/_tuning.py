@@ -197,14 +197,10 @@ class TrainFold(NamedTuple):
 
 
 def train_fold(Xtr: NDArray[np.float64], n_covariates: int) -> TrainFold:
-    """Split fold data into covariates (the first columns) and clustered variables.
-
-    The clustered columns of ``Xtr`` are standardized in place when ``Xtr``
-    is a writable float64 array (the fold's own copy: no n x p copy).
-    """
+    """Split fold data into covariates (the first columns) and clustered variables."""
     Z = Xtr[:, :n_covariates]
     keep = independent_columns(Z)
-    Xs, mean, scale = standardize(Xtr[:, n_covariates:], copy=False)
+    Xs, mean, scale = standardize(Xtr[:, n_covariates:])
     return TrainFold(Xs, mean, scale, Z[:, keep], keep, n_covariates)
 
 
@@ -435,8 +431,8 @@ def fit_fold(
 ) -> FoldResult:
     """Everything of one fold: weights, batched clustering, outcome, scores.
 
-    ``Xtr`` is standardized in place when it is a writable float64 array
-    (the fold's own copy): pass a copy to keep it.
+    ``Xtr`` is standardized into a copy: the Cox partial likelihood scores
+    the raw training rows too.
     """
     family: Family = FAMILIES[spec.family]
     train = train_fold(Xtr, spec.n_covariates)
