@@ -164,7 +164,8 @@ def main():
     table = frame.groupby(["cohort", "n x p", "method"], sort=False)[
         ["C", "IBS", "genes", "K", "s"]
     ].mean()
-    print(f"VCPCRCV scoring: {scoring or 'concordance (default)'}")
+    default = "the default (neg_partial_likelihood_deviance)"
+    print(f"VCPCRCV scoring: {scoring or default}")
     print(table.round(3).to_string())
 
 

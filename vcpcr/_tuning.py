@@ -384,7 +384,8 @@ def _score_grid(
 
     ``scoring`` is one of the family's ``batch_scorings`` or
     ``fold_scorings`` (which also need the training rows: ``data`` is the
-    raw training design, the test design and the test response); a point
+    fold's training design as :func:`train_fold` left it, the test design and
+    the test response); a point
     whose step 2 fails scores NaN. When the batched score is not defined on
     this fold, the scorer scores each point's fold model instead (and raises
     or warns as it does).
@@ -407,7 +408,15 @@ def _score_grid(
     Xtr, Xte, yte = data
     eta = coef @ Xte.T + intercept[:, None]
     if scoring in family.fold_scorings:  # needs the training rows too
-        eta_train = Xtr @ coef.T + intercept
+        # the raw training rows' linear predictor; train_fold standardized the
+        # clustered columns of Xtr in place (the covariates stay raw)
+        c = train.n_covariates
+        genes = coef[:, c:]
+        eta_train = (
+            Xtr[:, :c] @ coef[:, :c].T
+            + train.Xs @ (genes * train.scale).T
+            + (genes @ train.mean + intercept)
+        )
         out[ok] = family.score_fold(
             scoring, eta_train.T, fold.prepared.outcome, eta, yte
         )

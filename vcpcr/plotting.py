@@ -428,7 +428,11 @@ def plot_stability(
     """
     if axes is None:
         axes = _pyplot().subplots(
-            1, 2, figsize=(13, 5.5), gridspec_kw={"width_ratios": [1.2, 1]}
+            1,
+            2,
+            figsize=(13, 5.5),
+            gridspec_kw={"width_ratios": [1.2, 1]},
+            layout="constrained",  # room for the long gene labels
         )[1]
     module_of = {g: i for i, genes in enumerate(result.modules.values()) for g in genes}
     colors = _cluster_colors(len(result.modules))
