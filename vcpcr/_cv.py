@@ -905,7 +905,8 @@ def _timed_fit_fold(
 
     The fold's rows are taken here, in the worker, from the shared ``X``
     (which joblib memory-maps for its worker processes when it is large):
-    the parent holds no per-fold copies.
+    the parent holds no per-fold copies, and ``fit_fold`` standardizes its
+    own ``X[train]`` in place.
     """
     start = time.perf_counter()
     result = fit_fold(X[train], y[train], X[test], y[test], spec, seed)

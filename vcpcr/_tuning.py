@@ -197,10 +197,14 @@ class TrainFold(NamedTuple):
 
 
 def train_fold(Xtr: NDArray[np.float64], n_covariates: int) -> TrainFold:
-    """Split fold data into covariates (the first columns) and clustered variables."""
+    """Split fold data into covariates (the first columns) and clustered variables.
+
+    The clustered columns of ``Xtr`` are standardized in place when ``Xtr``
+    is a writable float64 array (the fold's own copy: no n x p copy).
+    """
     Z = Xtr[:, :n_covariates]
     keep = independent_columns(Z)
-    Xs, mean, scale = standardize(Xtr[:, n_covariates:])
+    Xs, mean, scale = standardize(Xtr[:, n_covariates:], copy=False)
     return TrainFold(Xs, mean, scale, Z[:, keep], keep, n_covariates)
 
 
@@ -440,8 +444,8 @@ def fit_fold(
 ) -> FoldResult:
     """Everything of one fold: weights, batched clustering, outcome, scores.
 
-    ``Xtr`` is standardized into a copy: the Cox partial likelihood scores
-    the raw training rows too.
+    ``Xtr``'s clustered columns are standardized in place (see
+    :func:`train_fold`): pass a copy to keep it.
     """
     family: Family = FAMILIES[spec.family]
     train = train_fold(Xtr, spec.n_covariates)
