@@ -6,6 +6,11 @@ profile sees every stage)::
     OPENBLAS_NUM_THREADS=1 python benchmarks/profile_cv.py gaussian  # 500 x 20,000
     OPENBLAS_NUM_THREADS=1 python benchmarks/profile_cv.py cox       # 300 x 5,000
     OPENBLAS_NUM_THREADS=1 python benchmarks/profile_cv.py cox-wide  # 300 x 20,000
+    OPENBLAS_NUM_THREADS=1 python benchmarks/profile_cv.py chop      # 414 x 3,833
+
+``chop`` is SurvSet's real cohort (``pip install 'vcpcr[benchmarks]'``; its
+gene columns, the two event times 0 moved to half the smallest positive time,
+as in ``bench_cohorts.py``).
 
 The profile counts CPU time (``time.process_time``): on a machine shared with
 other work, wall time measures the load more than the code. Prints the CPU
@@ -44,6 +49,11 @@ CASES = {
 
 def make_case(name: str) -> tuple[Any, Any, str]:
     """The data of a case: 8 blocks of 10 (4 active) and independent noise."""
+    if name == "chop":
+        from bench_cohorts import load
+
+        X, time_, event = load("chop")
+        return X, Surv(time_, event), "cox"
     n, p, family = CASES[name]
     data = make_block_data(
         n,

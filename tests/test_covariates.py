@@ -453,3 +453,149 @@ def test_resampling_refuses_strata():
     X, y = _stratified()
     with pytest.raises(ValueError, match="strata=\\['center'\\] is not supported"):
         multi_split(VCPCR(family="cox", strata=["center"]), X, y, n_splits=2)
+
+
+def _stratified_fold(scoring):
+    """A training/test split of ``_stratified`` as VCPCRCV's fold data (covariates,
+    then the stratum, then the genes), its FoldSpec and the fold's start."""
+    from vcpcr._families import FAMILIES
+    from vcpcr._scoring import get_scorer
+    from vcpcr._sos_nmf import random_partition
+    from vcpcr._tuning import FoldSpec, Grid, batch_scoring
+
+    X, y = _stratified()
+    order = [*COV, "center", *(c for c in X.columns if c not in [*COV, "center"])]
+    A = X[order].to_numpy()
+    K, delta, ratio, seed = 3, 0.3, 0.4, 7
+    scorer = get_scorer(scoring, FAMILIES["cox"], VCPCR(family="cox"))
+    spec = FoldSpec(
+        "cox",
+        "enet",
+        Grid((K,), [delta], np.array([ratio])),
+        1,
+        500,
+        1e-4,
+        VCPCR(family="cox"),
+        scorer,
+        batch_scoring(scoring, "cox"),
+        2,
+        1,
+    )
+    init = random_partition(A.shape[1] - 3, K, np.random.default_rng(seed))
+    model = VCPCR(
+        K,
+        family="cox",
+        delta=delta,
+        lam_ratio=ratio,
+        init=init,
+        covariates=[0, 1],
+        strata=[2],
+    )
+    return A, y, spec, seed, model, scorer
+
+
+@pytest.mark.parametrize("scoring", ["concordance", "mean_cumulative_dynamic_auc"])
+def test_cv_fold_with_strata_equals_vcpcr_with_strata(scoring):
+    """A fold of VCPCRCV(strata=...) (the per-point stratified step 2, batched
+    or per-point scores) scores what VCPCR(strata=...) fitted on the training
+    part scores."""
+    pytest.importorskip("sksurv")
+    pytest.importorskip("lifelines")
+    from vcpcr._tuning import fit_fold
+
+    A, y, spec, seed, model, scorer = _stratified_fold(scoring)
+    train, test = np.arange(60), np.arange(60, len(y))
+    out = fit_fold(A[train], y[train], A[test], y[test], spec, seed)
+    model.fit(A[train], y[train])
+    assert model.strata_names_ == ["x2"]
+    assert_allclose(out.scores, [scorer(model, A[test], y[test])], rtol=1e-7)
+
+
+def test_cv_stratified_partial_likelihood_against_lifelines():
+    """The fold score of the default Cox scoring is ``2 (l(b) - l_train(b)) /
+    d_test`` with l the stratified partial likelihood: lifelines' stratified
+    log-likelihood (CoxPHFitter.score) of the VCPCR(strata=...) fitted on the
+    training part, at its coefficients, on all the fold's rows and on the
+    training rows."""
+    pytest.importorskip("sksurv")
+    pytest.importorskip("lifelines")
+    from vcpcr._tuning import fit_fold
+
+    A, y, spec, seed, model, _ = _stratified_fold(None)
+    train, test = np.arange(60), np.arange(60, len(y))
+    out = fit_fold(A[train], y[train], A[test], y[test], spec, seed)
+    model.fit(A[train], y[train])
+    fitter = model.result_
+
+    def loglik(rows):
+        frame = pd.DataFrame(
+            model.transform(A[rows]), columns=model.membership_.columns
+        )
+        frame.insert(0, "x0", A[rows, 0])
+        frame.insert(1, "x1", A[rows, 1])
+        frame["x2"] = A[rows, 2]
+        frame[fitter.duration_col], frame[fitter.event_col] = y[rows, 0], y[rows, 1]
+        return fitter.score(frame, scoring_method="log_likelihood") * len(rows)
+
+    full, part = loglik(np.arange(len(y))), loglik(train)
+    assert_allclose(out.scores, [2 * (full - part) / y[test, 1].sum()], rtol=1e-7)
+    # the unstratified partial likelihood differs: the strata matter here
+    from vcpcr._outcome_batch import efron_loglik
+
+    eta = model.predict_log_partial_hazard(A)[None, :]
+    flat = efron_loglik(eta, y[:, 0], y[:, 1] > 0)[0]
+    assert abs(flat - full) > 1.0
+
+
+def test_vcpcrcv_with_strata():
+    """End to end: a stratified best_estimator_, finite scores."""
+    pytest.importorskip("sksurv")
+    pytest.importorskip("lifelines")
+    from sklearn.model_selection import StratifiedKFold
+
+    from vcpcr import VCPCRCV
+
+    X, y = _stratified()
+    folds = list(StratifiedKFold(3, shuffle=True, random_state=0).split(X, y[:, 1]))
+    cv = VCPCRCV(
+        n_clusters=3,
+        family="cox",
+        deltas=[0.3],
+        lam_ratios=[0.1, 0.4],
+        n_init=1,
+        cv=folds,
+        random_state=0,
+        covariates=COV,
+        strata="center",
+    ).fit(X, y)
+    assert np.isfinite(cv.cv_results_["mean_test_score"]).all()
+    best = cv.best_estimator_
+    assert best.strata_names_ == ["center"]
+    assert "center" not in best.membership_.index
+    assert "Strata: center" in " ".join(cv.summary().as_text().split())
+
+
+def test_vcpcrcv_bad_strata():
+    from sklearn.model_selection import KFold
+
+    from vcpcr import VCPCRCV
+
+    X, y = _stratified()
+    with pytest.raises(ValueError, match="strata=\\['center'\\] needs family='cox'"):
+        VCPCRCV(3, strata=["center"]).fit(X, y[:, 0])
+    with pytest.raises(ValueError, match="strata: 'centre' is not a column"):
+        VCPCRCV(3, family="cox", strata=["centre"]).fit(X, y)
+    with pytest.raises(ValueError, match="both covariates and strata"):
+        VCPCRCV(3, family="cox", covariates=["center"], strata="center").fit(X, y)
+    # center 2's only events are in the test part of the first fold
+    rows = np.flatnonzero(X["center"].to_numpy() == 2)
+    y2 = y.copy()
+    y2[rows[rows >= 30], 1] = 0
+    y2[rows[rows < 30][:2], 1] = 1
+    folds = list(KFold(3).split(X))
+    with pytest.raises(
+        ValueError,
+        match=r"CV fold 0 of 3, training part \(60 rows\): strata: the stratum "
+        r"center=2 .* has no event",
+    ):
+        VCPCRCV(3, family="cox", strata="center", cv=folds).fit(X, y2)

@@ -23,8 +23,10 @@ from vcpcr._families import FAMILIES, Family, Prepared
 from vcpcr._formula import resolve_formula
 from vcpcr._input import (
     check_covariates,
+    check_strata,
     covariate_columns,
     merge_covariates,
+    strata_columns,
     validate_xy,
 )
 from vcpcr._model import VCPCR, cap_n_clusters, check_lam_ratios
@@ -153,6 +155,20 @@ class VCPCRCV(BaseEstimator):
         row has) is left out of that fold's fit, i.e. its coefficient is 0
         when that fold's test part is scored; the CV goes on. The top of the
         default ``deltas`` grid (``delta_max``) is computed without them.
+    strata : str, int or list of them, optional
+        Columns whose combinations are the strata of a stratified Cox model
+        (``family="cox"`` only; see :class:`VCPCR`): neither clustered nor
+        covariates. Each fold's step 2 at each grid point is lifelines'
+        stratified fit, one fit per point (slower than the batched
+        unstratified Cox fits); the step-0 weights are unstratified, as in
+        :class:`VCPCR`. ``"neg_partial_likelihood_deviance"`` (the default)
+        uses the stratified partial likelihood (the sum over strata of each
+        stratum's), for the fold's training rows and for all its rows;
+        ``"concordance"`` stays Harrell's C over all pairs of the test part,
+        as lifelines' ``CoxPHFitter.score`` on new data. The folds stay
+        stratified on the event indicator only; a stratum without an event
+        in some training fold is an error (use fewer folds or merge strata).
+        ``best_estimator_`` is stratified.
 
     Attributes
     ----------
@@ -249,6 +265,7 @@ class VCPCRCV(BaseEstimator):
         tol: float = 1e-4,
         missing: str = "raise",
         covariates: str | int | list[Any] | None = None,
+        strata: str | int | list[Any] | None = None,
     ) -> None:
         self.n_clusters = n_clusters
         self.family = family
@@ -268,6 +285,7 @@ class VCPCRCV(BaseEstimator):
         self.tol = tol
         self.missing = missing
         self.covariates = covariates
+        self.strata = strata
 
     # ------------------------------------------------------------------ tags
     def __sklearn_tags__(self) -> Any:
@@ -322,8 +340,10 @@ class VCPCRCV(BaseEstimator):
         )
         check_scalar(self.tol, "tol", numbers.Real, owner=owner, min_val=0.0)
 
-    def _data(self, X: Any, y: Any) -> tuple[NDArray[np.float64], int, Any, Prepared]:
-        """Design matrix (covariates first), their number, the response."""
+    def _data(
+        self, X: Any, y: Any
+    ) -> tuple[NDArray[np.float64], int, int, Any, Prepared]:
+        """Design matrix (covariates, strata, the rest), their numbers, the response."""
         resolved = resolve_formula(
             self.formula, X, y, missing=self.missing, owner="VCPCRCV"
         )
@@ -344,15 +364,29 @@ class VCPCRCV(BaseEstimator):
             [str(n) for n in labels],
             has_names=names is not None,
         )
+        strata = strata_columns(
+            self.strata,
+            [str(n) for n in labels],
+            cols,
+            family=self.family,
+            has_names=names is not None,
+        )
         if cols.size:
             check_covariates(Xa[:, cols], [str(labels[j]) for j in cols])
-        genes = np.setdiff1d(np.arange(Xa.shape[1]), cols)
+        genes = np.setdiff1d(np.arange(Xa.shape[1]), np.union1d(cols, strata))
+        if genes.size == 0:
+            raise ValueError(
+                "covariates and strata take every column of X: no variable is "
+                "left to cluster."
+            )
         prepared = family.prepare(yv)
         if prepared.classes is not None:
             self.classes_ = prepared.classes
-        if cols.size == 0:  # no covariates: X as it is (no n x p copy)
-            return Xa, 0, yv, prepared
-        return np.column_stack([Xa[:, cols], Xa[:, genes]]), cols.size, yv, prepared
+        self._strata_names = [str(labels[j]) for j in strata]
+        if cols.size == 0 and strata.size == 0:  # X as it is (no n x p copy)
+            return Xa, 0, 0, yv, prepared
+        design = np.column_stack([Xa[:, cols], Xa[:, strata], Xa[:, genes]])
+        return design, cols.size, strata.size, yv, prepared
 
     def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> VCPCRCV:
         """Cross-validate the grid, choose a point, refit on all data.
@@ -372,14 +406,18 @@ class VCPCRCV(BaseEstimator):
         self._check_params()
         family = FAMILIES[self.family]
         self.scorer_ = get_scorer(self.scoring, family, VCPCR(family=self.family))
-        Xa, n_cov, yv, prepared = self._data(X, y)
-        genes = Xa[:, n_cov:]
+        Xa, n_cov, n_strata, yv, prepared = self._data(X, y)
+        genes = Xa[:, n_cov + n_strata :]
         check_weights(self.weights, genes.shape[1], owner="VCPCRCV", methods=METHODS)
         grid = self._grid(standardize(genes)[0], prepared.weights_target)
         classifier = family.estimator_type == "classifier"
         folds = list(check_cv(self.cv, yv, classifier=classifier).split(Xa, yv))
         check_fold_columns(genes, folds)
         _check_folds(family, yv, folds, max(grid.n_clusters))
+        if n_strata:
+            _check_fold_strata(
+                Xa[:, n_cov : n_cov + n_strata], self._strata_names, prepared, folds
+            )
         self.n_splits_ = len(folds)
         spec = FoldSpec(
             self.family,
@@ -395,10 +433,12 @@ class VCPCRCV(BaseEstimator):
                 max_iter=self.max_iter,
                 tol=self.tol,
                 covariates=list(range(n_cov)) or None,  # fold data: covariates first
+                strata=list(range(n_cov, n_cov + n_strata)) or None,  # then strata
             ),
             self.scorer_,
             batch_scoring(self.scoring, self.family),
             n_cov,
+            n_strata,
         )
         results = self._run_folds(Xa, yv, folds, spec)
         self.cv_results_ = self._results_frame(grid, results)
@@ -571,6 +611,7 @@ class VCPCRCV(BaseEstimator):
             formula=self.formula,
             missing=self.missing,
             covariates=self.covariates,
+            strata=self.strata,
         )
 
     # ------------------------------------------------------------ delegation
@@ -891,6 +932,21 @@ def _check_folds(family: Family, y: Any, folds: list[Any], max_k: int) -> None:
                 f"CV fold {i} of {len(folds)}: {problem}. Use fewer folds (cv) "
                 f"or {family.fold_hint}."
             )
+
+
+def _check_fold_strata(
+    S: NDArray[np.float64], names: list[str], prepared: Prepared, folds: list[Any]
+) -> None:
+    """Raise a ValueError naming the first training fold with an event-free stratum."""
+    event = prepared.outcome[:, 1] > 0
+    for i, (train, _) in enumerate(folds):
+        try:
+            check_strata(S[train], names, event[train])
+        except ValueError as exc:
+            raise ValueError(
+                f"CV fold {i} of {len(folds)}, training part ({len(train)} rows): "
+                f"{exc} Or use fewer folds (cv)."
+            ) from None
 
 
 def _timed_fit_fold(

@@ -254,8 +254,13 @@ class Family(abc.ABC):
         train_outcome: Any,
         eta_test: NDArray[np.float64],
         y_test: Any,
+        strata: NDArray[np.intp] | None = None,
     ) -> NDArray[np.float64]:
-        """Scores (B,) of a fold scoring (a name in :attr:`fold_scorings`)."""
+        """Scores (B,) of a fold scoring (a name in :attr:`fold_scorings`).
+
+        ``strata`` labels the fold's rows (training rows, then test rows) by
+        stratum when the model is stratified.
+        """
         raise ValueError(
             f"scoring={scoring!r} is not defined for family={self.name!r}."
         )
@@ -727,6 +732,7 @@ class Cox(Family):
         train_outcome: Any,
         eta_test: NDArray[np.float64],
         y_test: Any,
+        strata: NDArray[np.intp] | None = None,
     ) -> NDArray[np.float64]:
         """Cross-validated partial likelihood of a fold, per event (cv.glmnet).
 
@@ -735,20 +741,27 @@ class Cox(Family):
         rows, at the coefficients fitted on the training rows (Verweij & van
         Houwelingen, 1993), over the test part's number of events ``d_k``,
         which is the fold's weight in the mean (cv.glmnet's ``type.measure =
-        "deviance"``, grouped, negated so that greater is better).
+        "deviance"``, grouped, negated so that greater is better). With
+        ``strata`` (labels of the training rows, then the test rows), both
+        are stratified partial likelihoods: the sum over strata of each
+        stratum's Efron log partial likelihood.
         """
         if scoring not in self.fold_scorings:
             return super().score_fold(
-                scoring, eta_train, train_outcome, eta_test, y_test
+                scoring, eta_train, train_outcome, eta_test, y_test, strata
             )
         time, event = check_survival(y_test)
         t_train, e_train = train_outcome[:, 0], train_outcome[:, 1] > 0
+        n = t_train.size
         full = efron_loglik(
             np.hstack([eta_train, eta_test]),
             np.concatenate([t_train, time]),
             np.concatenate([e_train, event]),
+            strata,
         )
-        part = efron_loglik(eta_train, t_train, e_train)
+        part = efron_loglik(
+            eta_train, t_train, e_train, None if strata is None else strata[:n]
+        )
         return 2.0 * (full - part) / self.fold_weight(y_test)
 
     def fold_weight(self, y_test: Any) -> float:

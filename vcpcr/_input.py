@@ -30,6 +30,7 @@ __all__ = [
     "covariate_columns",
     "merge_covariates",
     "missing_as_nan",
+    "strata_columns",
     "validate_xy",
 ]
 
@@ -145,6 +146,35 @@ def merge_covariates(covariates: Any, from_formula: tuple[str, ...]) -> Any:
             f"'|': {list(from_formula)}) are given both; name them in one place."
         )
     return list(from_formula)
+
+
+def strata_columns(
+    strata: Any,
+    names: Sequence[str],
+    covariates: NDArray[np.intp],
+    *,
+    family: str,
+    has_names: bool,
+) -> NDArray[np.intp]:
+    """Positions of the ``strata`` columns; checked against family and covariates.
+
+    Raises a ``ValueError`` for strata with a family other than ``"cox"`` or
+    a column that is also a covariate (and what :func:`covariate_columns`
+    raises for a name that is not a column).
+    """
+    cols = covariate_columns(strata, names, has_names=has_names, param="strata")
+    if cols.size and family != "cox":
+        raise ValueError(
+            f"strata={strata!r} needs family='cox' (a stratified Cox model); got "
+            f"family={family!r}. Adjust for the column with covariates= instead."
+        )
+    both = sorted(names[j] for j in np.intersect1d(covariates, cols))
+    if both:
+        raise ValueError(
+            f"{both} are both covariates and strata; a column is one or the "
+            f"other: remove it from one of them."
+        )
+    return cols
 
 
 def check_strata(

@@ -31,6 +31,7 @@ from vcpcr._input import (
     covariate_columns,
     merge_covariates,
     missing_as_nan,
+    strata_columns,
     validate_xy,
 )
 from vcpcr._scaling import adjusted_coefficients, standardize
@@ -657,25 +658,13 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
 
     def _strata_columns(self, names: list[str], covs: NDArray[np.intp]) -> Any:
         """Positions of the strata columns; checked against family and covariates."""
-        strata = covariate_columns(
+        return strata_columns(
             self.strata,
             names,
+            covs,
+            family=self.family,
             has_names=hasattr(self, "feature_names_in_"),
-            param="strata",
         )
-        if strata.size and not self._family.survival:
-            raise ValueError(
-                f"strata={self.strata!r} needs family='cox' (a stratified Cox "
-                f"model); got family={self.family!r}. Adjust for the column with "
-                f"covariates= instead."
-            )
-        both = sorted(names[j] for j in np.intersect1d(covs, strata))
-        if both:
-            raise ValueError(
-                f"{both} are both covariates and strata; a column is one or the "
-                f"other: remove it from one of them."
-            )
-        return strata
 
     def _feature_names(self, p: int) -> list[str]:
         names = getattr(self, "feature_names_in_", None)

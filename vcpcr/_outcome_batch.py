@@ -34,7 +34,7 @@ caller fits that design with the per-point adapter.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -218,7 +218,10 @@ def _efron_terms(r: NDArray[np.float64], lay: _EfronLayout) -> NDArray[np.float6
 
 
 def efron_loglik(
-    eta: NDArray[np.float64], time: NDArray[np.float64], event: NDArray[np.bool_]
+    eta: NDArray[np.float64],
+    time: NDArray[np.float64],
+    event: NDArray[np.bool_],
+    strata: NDArray[Any] | None = None,
 ) -> NDArray[np.float64]:
     r"""Log partial likelihood (Efron ties, as lifelines) of each row of ``eta``.
 
@@ -228,6 +231,9 @@ def efron_loglik(
         Linear predictors.
     time, event : ndarray of shape (n_samples,)
         The survival outcome.
+    strata : ndarray of shape (n_samples,), optional
+        Stratum labels: the stratified partial likelihood, the sum over
+        strata of each stratum's (lifelines' ``strata``).
 
     Returns
     -------
@@ -236,6 +242,11 @@ def efron_loglik(
         \log(\sum_{i \in R_j} e^{\eta_i} - \frac{l}{d_j}
         \sum_{i \in D_j} e^{\eta_i})]`.
     """
+    if strata is not None:
+        parts = [strata == g for g in np.unique(strata)]
+        return np.sum(
+            [efron_loglik(eta[:, m], time[m], event[m]) for m in parts], axis=0
+        )
     lay = _efron_layout(time, event.astype(bool))
     es = eta[:, lay.order]
     shift = es.max(axis=1, keepdims=True)

@@ -34,7 +34,6 @@ from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
-from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_is_fitted
 
 from vcpcr._cv import VCPCRCV
@@ -308,7 +307,13 @@ def take(data: Any, rows: NDArray[np.intp]) -> Any:
     """
     if data is None:
         return None
-    return _safe_indexing(data, rows, axis=0)
+    if isinstance(data, pd.DataFrame | pd.Series):
+        return data.iloc[rows]
+    if isinstance(data, np.ndarray):  # structured survival arrays included
+        return data[rows]
+    if isinstance(data, list | tuple):
+        return [data[i] for i in rows]
+    return np.asarray(data)[rows]
 
 
 def _n_rows(data: Any, name: str) -> int:

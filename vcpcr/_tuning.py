@@ -18,6 +18,7 @@ import warnings
 from typing import Any, NamedTuple
 
 import numpy as np
+import pandas as pd
 from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, clone
 
@@ -150,6 +151,7 @@ class FoldSpec(NamedTuple):
     scoring: Any
     batch_scoring: str | None = None  # see batch_scoring(); None: per point
     n_covariates: int = 0  # the first columns of the fold data are covariates
+    n_strata: int = 0  # the next columns are a Cox model's strata
 
 
 class TrainFold(NamedTuple):
@@ -159,7 +161,8 @@ class TrainFold(NamedTuple):
     ``Z``, the covariates kept in this fold (raw): a covariate constant or
     collinear within the training fold (e.g. the dummy of a rare level that
     no training row has) is left out of this fold's fit, so its coefficient
-    there is 0 (``keep``: the positions of the kept ones).
+    there is 0 (``keep``: the positions of the kept ones). ``S`` holds the
+    strata columns of a stratified Cox model (None without strata).
     """
 
     Xs: NDArray[np.float64]
@@ -168,6 +171,12 @@ class TrainFold(NamedTuple):
     Z: NDArray[np.float64]
     keep: NDArray[np.intp]
     n_covariates: int
+    S: NDArray[np.float64] | None = None
+
+    @property
+    def n_strata(self) -> int:
+        """Number of strata columns (they follow the covariates)."""
+        return 0 if self.S is None else self.S.shape[1]
 
     def design(self, M: NDArray[np.float64]) -> NDArray[np.float64]:
         """Step-2 design(s) ``[Z, M]`` (``M`` of shape (n, k) or (B, n, k))."""
@@ -176,8 +185,23 @@ class TrainFold(NamedTuple):
 
     def layout(self) -> ColumnLayout:
         """Return the fold data's columns as a fold model sees them."""
-        c, p = self.n_covariates, self.Xs.shape[1]
-        return ColumnLayout(self.Z, self.keep, np.arange(c, c + p), c + p)
+        c, s, p = self.n_covariates, self.n_strata, self.Xs.shape[1]
+        return ColumnLayout(
+            self.Z,
+            self.keep,
+            np.arange(c + s, c + s + p),
+            c + s + p,
+            np.arange(c, c + s),
+            self.S,
+        )
+
+    def strata_frame(self) -> pd.DataFrame | None:
+        """Return the strata columns as step 2 (lifelines) takes them, or None."""
+        if self.S is None:
+            return None
+        return pd.DataFrame(
+            self.S, columns=[f"stratum_{j + 1}" for j in range(self.n_strata)]
+        )
 
     def names(self, k: int) -> list[str]:
         """Column names of a step-2 design with ``k`` clusters."""
@@ -187,25 +211,53 @@ class TrainFold(NamedTuple):
     def coefficients(
         self, family: Family, V: NDArray[np.float64], a0: float, a: NDArray[np.float64]
     ) -> tuple[NDArray[np.float64], float]:
-        """Coefficients on the fold data's columns (covariates first) and intercept."""
+        """Coefficients on the fold data's columns (covariates first) and intercept.
+
+        The strata columns' coefficients are 0 (they enter no linear predictor).
+        """
         genes, covs, intercept = adjusted_coefficients(
             V, a0, a, self.mean, self.scale, self.Z.mean(axis=0), family.centred
         )
-        coef = np.zeros(self.n_covariates + genes.size)
-        coef[self.keep], coef[self.n_covariates :] = covs, genes
+        first = self.n_covariates + self.n_strata
+        coef = np.zeros(first + genes.size)
+        coef[self.keep], coef[first:] = covs, genes
         return coef, intercept
 
+    def linear_predictor(
+        self, coef: NDArray[np.float64], intercept: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """Linear predictors (n, B) on the training rows of coefficients (B, columns).
 
-def train_fold(Xtr: NDArray[np.float64], n_covariates: int) -> TrainFold:
-    """Split fold data into covariates (the first columns) and clustered variables.
+        On the raw scale, as ``X_train @ coef.T + intercept`` (the clustered
+        columns are only kept standardized: ``Xs * scale + mean``).
+        """
+        genes = coef[:, self.n_covariates + self.n_strata :]
+        covs = coef[:, : self.n_covariates][:, self.keep]
+        return (
+            self.Xs @ (genes * self.scale).T
+            + genes @ self.mean
+            + self.Z @ covs.T
+            + intercept
+        )
+
+
+def train_fold(
+    Xtr: NDArray[np.float64], n_covariates: int, n_strata: int = 0
+) -> TrainFold:
+    """Split fold data into covariates, strata and clustered variables.
+
+    The covariates are the first ``n_covariates`` columns, the strata (a
+    stratified Cox model's) the next ``n_strata``.
 
     The clustered columns of ``Xtr`` are standardized in place when ``Xtr``
     is a writable float64 array (the fold's own copy: no n x p copy).
     """
     Z = Xtr[:, :n_covariates]
     keep = independent_columns(Z)
-    Xs, mean, scale = standardize(Xtr[:, n_covariates:], copy=False)
-    return TrainFold(Xs, mean, scale, Z[:, keep], keep, n_covariates)
+    first = n_covariates + n_strata
+    S = Xtr[:, n_covariates:first].copy() if n_strata else None
+    Xs, mean, scale = standardize(Xtr[:, first:], copy=False)
+    return TrainFold(Xs, mean, scale, Z[:, keep], keep, n_covariates, S)
 
 
 class FoldResult(NamedTuple):
@@ -347,9 +399,11 @@ def _fit_grid(
 
     Batched per number of clusters; a point the batch cannot vouch for (e.g.
     a separated logistic fit) is fitted by :meth:`Family.fit`, with its
-    warnings. A point that cannot be fitted is None (its message recorded in
-    ``failures``, by point).
+    warnings, and so is every point of a stratified Cox model (lifelines'
+    stratified fit; the batch has no strata). A point that cannot be fitted
+    is None (its message recorded in ``failures``, by point).
     """
+    strata = fold.strata_frame()
     out: list[Any] = [None] * len(Vs)
     ks = np.array([V.shape[1] for V in Vs])
     for k in np.unique(ks):
@@ -362,14 +416,14 @@ def _fit_grid(
         M = Xs[:, used] @ V[used]
         M = M.reshape(Xs.shape[0], idx.size, k).transpose(1, 0, 2)
         M = fold.design(M)
-        fit = family.fit_batch(M, prepared.outcome)
+        fit = None if strata is not None else family.fit_batch(M, prepared.outcome)
         names = fold.names(k)
         for j, i in enumerate(idx):
-            if fit.ok[j]:
+            if fit is not None and fit.ok[j]:
                 out[i] = (float(fit.intercept[j]), fit.coef[j])
             else:
                 try:
-                    result = family.fit(M[j], prepared.outcome, names, "y")
+                    result = family.fit(M[j], prepared.outcome, names, "y", strata)
                 except FIT_ERRORS as exc:
                     failures[int(i)] = str(exc)
                     continue
@@ -381,15 +435,15 @@ def _score_grid(
     fold: SolvedFold,
     spec: FoldSpec,
     scoring: str,
-    data: tuple[NDArray[np.float64], NDArray[np.float64], Any],
+    data: tuple[NDArray[np.float64], Any],
     failures: dict[int, str],
 ) -> NDArray[np.float64]:
     """Fit step 2 of all grid points on the training fold, score them together.
 
     ``scoring`` is one of the family's ``batch_scorings`` or
-    ``fold_scorings`` (which also need the training rows: ``data`` is the
-    fold's training design as :func:`train_fold` left it, the test design and
-    the test response); a point
+    ``fold_scorings`` (which also need the training rows; ``data`` is the
+    test design and the test response; with strata, a fold scoring is
+    stratified: see :meth:`Family.score_fold`); a point
     whose step 2 fails scores NaN. When the batched score is not defined on
     this fold, the scorer scores each point's fold model instead (and raises
     or warns as it does).
@@ -409,20 +463,17 @@ def _score_grid(
     ]
     coef = np.stack([c for c, _ in raw])
     intercept = np.array([b0 for _, b0 in raw])
-    Xtr, Xte, yte = data
+    Xte, yte = data
     eta = coef @ Xte.T + intercept[:, None]
     if scoring in family.fold_scorings:  # needs the training rows too
-        # the raw training rows' linear predictor; train_fold standardized the
-        # clustered columns of Xtr in place (the covariates stay raw)
-        c = train.n_covariates
-        genes = coef[:, c:]
-        eta_train = (
-            Xtr[:, :c] @ coef[:, :c].T
-            + train.Xs @ (genes * train.scale).T
-            + (genes @ train.mean + intercept)
-        )
+        eta_train = train.linear_predictor(coef, intercept)
         out[ok] = family.score_fold(
-            scoring, eta_train.T, fold.prepared.outcome, eta, yte
+            scoring,
+            eta_train.T,
+            fold.prepared.outcome,
+            eta,
+            yte,
+            strata=_stratum_labels(train, Xte),
         )
         return out
     scores = None
@@ -432,6 +483,17 @@ def _score_grid(
         return _score_points(fold, spec, (Xte, yte), failures)
     out[ok] = scores
     return out
+
+
+def _stratum_labels(
+    train: TrainFold, Xte: NDArray[np.float64]
+) -> NDArray[np.intp] | None:
+    """Stratum of each row of the fold, training rows then test rows (or None)."""
+    if train.S is None:
+        return None
+    c = train.n_covariates
+    S = np.vstack([train.S, Xte[:, c : c + train.n_strata]])
+    return np.unique(S, axis=0, return_inverse=True)[1].ravel()
 
 
 def fit_fold(
@@ -448,7 +510,7 @@ def fit_fold(
     :func:`train_fold`): pass a copy to keep it.
     """
     family: Family = FAMILIES[spec.family]
-    train = train_fold(Xtr, spec.n_covariates)
+    train = train_fold(Xtr, spec.n_covariates, spec.n_strata)
     prepared = family.prepare(ytr)
     try:
         W = _fold_weights(train, prepared, spec)
@@ -461,9 +523,7 @@ def fit_fold(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SeparationWarning)
         if spec.batch_scoring is not None:
-            scores = _score_grid(
-                fold, spec, spec.batch_scoring, (Xtr, Xte, yte), failures
-            )
+            scores = _score_grid(fold, spec, spec.batch_scoring, (Xte, yte), failures)
         else:
             scores = _score_points(fold, spec, (Xte, yte), failures)
     separated = sum(issubclass(c.category, SeparationWarning) for c in caught)
