@@ -483,10 +483,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         S = Xa[:, strata] if strata.size else None
         if S is not None:
             check_strata(S, [names[j] for j in strata], prepared.outcome[:, 1] > 0)
-        # Without covariates or strata, standardize a copy of Xa; otherwise the
-        # gene columns are already a copy, standardized in place.
-        whole = genes.size == Xa.shape[1]
-        Xs, mean, scale = standardize(Xa if whole else Xa[:, genes], copy=whole)
+        Xs, mean, scale = standardize(Xa[:, genes])
         weights = self._compute_weights(Xs, prepared.weights_target, Zs)
         starts = initial_partitions(
             self.init, n_clusters, self.n_init, Xs.shape[1], self.random_state
