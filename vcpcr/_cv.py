@@ -104,8 +104,9 @@ class VCPCRCV(BaseEstimator):
         Random starts per grid point; the one with the lowest SOS-NMF
         objective on the training fold is kept.
     cv : int, cross-validation generator or iterable, default=5
-        As in scikit-learn (stratified folds for ``family="binomial"``;
-        an int gives unshuffled folds, pass ``KFold(shuffle=True)`` to shuffle).
+        As in scikit-learn (an int gives unshuffled folds, stratified on the
+        class for ``family="binomial"`` and on the event indicator for
+        ``family="cox"``; pass ``KFold(shuffle=True)`` to shuffle).
     scoring : str or callable, optional
         A scikit-learn scorer (higher is better) of the family's task, or a
         callable ``scorer(estimator, X, y)``, which gets a whole fitted
@@ -330,6 +331,29 @@ class VCPCRCV(BaseEstimator):
             ratios,
         )
 
+    def _folds(
+        self, family: Family, Xa: NDArray[np.float64], yv: Any, prepared: Prepared
+    ) -> list[Any]:
+        """Return the CV folds: scikit-learn's ``check_cv``, stratified by family.
+
+        An int ``cv`` gives ``StratifiedKFold`` for a classifier (scikit-learn's
+        rule) and, for a survival family, folds stratified on the event
+        indicator (when events and censored rows both number at least
+        ``cv``), so that no test fold lacks events on a cohort whose rows are
+        sorted (unshuffled, as scikit-learn's int folds).
+        """
+        classifier = family.estimator_type == "classifier"
+        labels = family.strata(prepared.outcome)
+        k = 5 if self.cv is None else self.cv
+        if (
+            family.survival
+            and labels is not None
+            and isinstance(k, numbers.Integral)
+            and np.unique(labels, return_counts=True)[1].min() >= k
+        ):
+            return list(check_cv(k, labels, classifier=True).split(Xa, labels))
+        return list(check_cv(self.cv, yv, classifier=classifier).split(Xa, yv))
+
     def _check_params(self) -> None:
         owner = "VCPCRCV"
         check_choice(self.family, "family", tuple(FAMILIES), owner=owner)
@@ -410,8 +434,7 @@ class VCPCRCV(BaseEstimator):
         genes = Xa[:, n_cov + n_strata :]
         check_weights(self.weights, genes.shape[1], owner="VCPCRCV", methods=METHODS)
         grid = self._grid(standardize(genes)[0], prepared.weights_target)
-        classifier = family.estimator_type == "classifier"
-        folds = list(check_cv(self.cv, yv, classifier=classifier).split(Xa, yv))
+        folds = self._folds(family, Xa, yv, prepared)
         check_fold_columns(genes, folds)
         _check_folds(family, yv, folds, max(grid.n_clusters))
         if n_strata:
