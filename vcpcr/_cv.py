@@ -407,6 +407,8 @@ class VCPCRCV(BaseEstimator):
         if prepared.classes is not None:
             self.classes_ = prepared.classes
         self._strata_names = [str(labels[j]) for j in strata]
+        if cols.size == 0 and strata.size == 0:  # X itself when C-ordered
+            return np.ascontiguousarray(Xa), 0, 0, yv, prepared
         design = np.column_stack([Xa[:, cols], Xa[:, strata], Xa[:, genes]])
         return design, cols.size, strata.size, yv, prepared
 

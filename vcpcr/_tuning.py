@@ -506,8 +506,8 @@ def fit_fold(
 ) -> FoldResult:
     """Everything of one fold: weights, batched clustering, outcome, scores.
 
-    ``Xtr`` is standardized in place when it is a writable float64 array
-    (the fold's own copy): pass a copy to keep it.
+    ``Xtr``'s clustered columns are standardized in place (see
+    :func:`train_fold`): pass a copy to keep it.
     """
     family: Family = FAMILIES[spec.family]
     train = train_fold(Xtr, spec.n_covariates, spec.n_strata)
