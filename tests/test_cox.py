@@ -13,9 +13,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import needs_survival
-from numpy.testing import assert_allclose, assert_array_less
+from numpy.testing import assert_allclose, assert_array_equal, assert_array_less
 from scipy.optimize import approx_fprime, check_grad, minimize
 
+import vcpcr._cox
 from vcpcr._cox import (
     breslow,
     cox_lasso_delta_max,
@@ -401,9 +402,12 @@ def test_cox_lasso_default_grid_that_diverged_now_runs():
 
 @needs_survival
 @pytest.mark.slow
-def test_cox_lasso_path_cut_where_refining_fails_warns_once():
+def test_cox_lasso_path_cut_where_refining_fails_warns_once(monkeypatch):
     """The former 'diverged' example: the path is refined, then cut; the
-    deltas below the cut get its weights, with one warning naming them."""
+    deltas below the cut get its weights, with one warning naming them.
+    (With the warm-start points of MAX_LOG_STEP this path no longer
+    diverges: they are switched off to exercise the refinement.)"""
+    monkeypatch.setattr(vcpcr._cox, "MAX_LOG_STEP", 10.0)
     Xs, time, event = _wide_data(seed=3, n=80, p=300)
     dmax = cox_lasso_delta_max(Xs, time, event)
     deltas = dmax * np.array([0.999, 0.5, 0.2, 0.05, 0.01])
@@ -590,3 +594,18 @@ def test_check_survival_accepts_informative_edge_cases():
     expected = np.abs(Xs.T @ m).max() / 3
     assert expected > 0.1
     assert_allclose(cox_lasso_delta_max(Xs, time, event), expected, rtol=1e-12)
+
+
+def test_warm_start_path_fills_only_the_long_gaps():
+    """The default grid's steps (0.34 decade) stay as they are; one delta two
+    decades below delta_max is reached through evenly spaced points."""
+    from vcpcr._cox import MAX_LOG_STEP, _warm_start_path
+
+    grid = (10 ** np.linspace(-2, np.log10(0.5), 6))[::-1]
+    assert_array_equal(_warm_start_path(grid, 1.0), grid)
+    path = _warm_start_path(np.array([0.01]), 1.0)
+    steps = -np.diff(np.log10(np.r_[1.0, path]))
+    assert path[-1] == 0.01
+    assert path.size == 6
+    assert_allclose(steps, 2 / 6, rtol=1e-12)
+    assert steps.max() <= MAX_LOG_STEP
