@@ -164,7 +164,7 @@ def main():
     table = frame.groupby(["cohort", "n x p", "method"], sort=False)[
         ["C", "IBS", "genes", "K", "s"]
     ].mean()
-    default = "the default (neg_partial_likelihood_deviance)"
+    default = "concordance (the default)"
     print(f"VCPCRCV scoring: {scoring or default}")
     print(table.round(3).to_string())
 

@@ -512,7 +512,7 @@ def test_cv_fold_with_strata_equals_vcpcr_with_strata(scoring):
 
 
 def test_cv_stratified_partial_likelihood_against_lifelines():
-    """The fold score of the default Cox scoring is ``2 (l(b) - l_train(b)) /
+    """The fold score of the partial-likelihood scoring is ``2 (l(b) - l_train(b)) /
     d_test`` with l the stratified partial likelihood: lifelines' stratified
     log-likelihood (CoxPHFitter.score) of the VCPCR(strata=...) fitted on the
     training part, at its coefficients, on all the fold's rows and on the
@@ -521,7 +521,7 @@ def test_cv_stratified_partial_likelihood_against_lifelines():
     pytest.importorskip("lifelines")
     from vcpcr._tuning import fit_fold
 
-    A, y, spec, seed, model, _ = _stratified_fold(None)
+    A, y, spec, seed, model, _ = _stratified_fold("neg_partial_likelihood_deviance")
     train, test = np.arange(60), np.arange(60, len(y))
     out = fit_fold(A[train], y[train], A[test], y[test], spec, seed)
     model.fit(A[train], y[train])

@@ -181,14 +181,14 @@ def test_cv_results_equal_recorded_values(case):
 DOCUMENTED_DEFAULT = {
     "gaussian": "neg_mean_squared_error",
     "binomial": "neg_log_loss",
-    "cox": "neg_partial_likelihood_deviance",
+    "cox": None,  # Harrell's concordance: the estimator's score
 }
 
 
 def _callable(scoring: str | None, family: str) -> object:
     """A callable scorer equal to ``scoring``: forces the per-point path."""
     name = scoring or DOCUMENTED_DEFAULT[family]
-    if name == "concordance":  # cox: the estimator's score
+    if name in (None, "concordance"):  # cox: the estimator's score
         return lambda est, X, y: est.score(X, y)
     return get_scorer(name)
 
@@ -264,8 +264,10 @@ def test_unsupported_scoring_name_uses_the_scorer(blocks):
 def test_batch_scoring_names():
     assert batch_scoring(None, "gaussian") == "neg_mean_squared_error"
     assert batch_scoring(None, "binomial") == "neg_log_loss"
-    assert batch_scoring(None, "cox") == "neg_partial_likelihood_deviance"
-    assert batch_scoring("concordance", "cox") == "concordance"
+    assert batch_scoring(None, "cox") == "concordance"
+    assert batch_scoring("neg_partial_likelihood_deviance", "cox") == (
+        "neg_partial_likelihood_deviance"
+    )
     assert batch_scoring("roc_auc", "binomial") == "roc_auc"
     assert batch_scoring("roc_auc", "gaussian") is None
     assert batch_scoring(get_scorer("r2"), "gaussian") is None

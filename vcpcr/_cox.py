@@ -430,6 +430,8 @@ def _warm_start_path(path: _Float, top: float) -> _Float:
         if k > 1:
             points.append(10 ** np.linspace(hi, lo, k + 1)[1:-1])
     return np.unique(np.concatenate(points))[::-1]
+
+
 #: Where the path is cut, trailing steps whose KKT violation (relative to
 #: delta) exceeds this are dropped: they are not solutions (glmnet's stopping
 #: rule leaves violations of ~1e-2).

@@ -114,11 +114,11 @@ class VCPCRCV(BaseEstimator):
         methods). Default: ``"neg_mean_squared_error"`` (gaussian),
         ``"neg_log_loss"`` (binomial: a proper scoring rule that uses the
         probabilities, so it is far less noisy on small test folds than
-        accuracy or MCC) and ``"neg_partial_likelihood_deviance"`` (cox;
-        Harrell's concordance, the estimator's ``score``, is
-        ``"concordance"``, and ``"neg_integrated_brier_score"`` and
-        ``"mean_cumulative_dynamic_auc"`` come from ``sksurv.metrics``; see
-        Notes). ``"neg_partial_likelihood_deviance"`` is the cross-validated partial
+        accuracy or MCC) and Harrell's concordance index (cox,
+        ``"concordance"``, the estimator's ``score``). For cox also
+        ``"neg_integrated_brier_score"`` and ``"mean_cumulative_dynamic_auc"``
+        (``sksurv.metrics``; see Notes), and
+        ``"neg_partial_likelihood_deviance"``, the cross-validated partial
         likelihood (Verweij & van Houwelingen, 1993; cv.glmnet's grouped
         ``type.measure = "deviance"``, negated): per fold, twice the Efron log
         partial likelihood of the fold's training and test rows minus that of
@@ -162,7 +162,7 @@ class VCPCRCV(BaseEstimator):
         covariates. Each fold's step 2 at each grid point is lifelines'
         stratified fit, one fit per point (slower than the batched
         unstratified Cox fits); the step-0 weights are unstratified, as in
-        :class:`VCPCR`. ``"neg_partial_likelihood_deviance"`` (the default)
+        :class:`VCPCR`. ``"neg_partial_likelihood_deviance"``
         uses the stratified partial likelihood (the sum over strata of each
         stratum's), for the fold's training rows and for all its rows;
         ``"concordance"`` stays Harrell's C over all pairs of the test part,

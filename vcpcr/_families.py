@@ -644,11 +644,12 @@ class Cox(Family):
     name = "cox"
     estimator_type = None
     survival = True
-    #: The cross-validated partial likelihood: Harrell's concordance (the
-    #: estimator's score, ``"concordance"``) is flat at 0.5 for the empty model,
-    #: so on noise the best of many grid points beats it (docs/survival.md).
-    default_scoring = scoring_name = "neg_partial_likelihood_deviance"
-    #: The estimator's score (Harrell's concordance).
+    default_scoring = None  # the estimator's score
+    scoring_name = "concordance"
+    #: The estimator's score (Harrell's concordance), the default of VCPCRCV:
+    #: the cross-validated partial likelihood (``fold_scorings``) rejects noise
+    #: better but lost 0.07 of held-out C on six real cohorts
+    #: (docs/survival.md), so it is offered, not the default.
     batch_scorings: ClassVar[dict[str, _Metric]] = {
         "concordance": _score_batch.concordance
     }

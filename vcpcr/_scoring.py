@@ -199,8 +199,6 @@ def get_scorer(scoring: Any, family: Family, estimator: Any) -> Scorer:
         return check_scoring(estimator, scoring=scoring)
     if scoring in family.fold_scorings:
         return family.fold_scorings[scoring]
-    if family.survival and scoring in family.batch_scorings:
-        return check_scoring(estimator, scoring=None)  # the estimator's score
     if family.survival and scoring in SURVIVAL_SCORERS:
         return SURVIVAL_SCORERS[scoring]
     others = set(SURVIVAL_SCORERS).union(
