@@ -589,11 +589,6 @@ def multi_split(
     """
     owner = "multi_split"
     check_template(estimator, owner)
-    if isinstance(estimator, VCPCRCV) and not estimator.refit:
-        raise ValueError(
-            "The 'estimator' parameter of multi_split is a VCPCRCV with "
-            "refit=False; each split needs the tuned model. Use refit=True."
-        )
     check_scalar(
         gamma_min,
         "gamma_min",

@@ -94,7 +94,8 @@ def check_template(estimator: Any, owner: str) -> None:
         If ``estimator`` is not a ``VCPCR`` or ``VCPCRCV``.
     ValueError
         If it is fitted (pass an unfitted template, e.g. ``sklearn.base.clone``
-        of the fitted model).
+        of the fitted model), or a ``VCPCRCV`` with ``refit=False`` (each
+        resample needs the tuned model's clusters).
     """
     if not isinstance(estimator, _TEMPLATES):
         raise TypeError(
@@ -102,6 +103,12 @@ def check_template(estimator: Any, owner: str) -> None:
             f"vcpcr.VCPCR or vcpcr.VCPCRCV (a template, cloned for every "
             f"resample). Got {estimator!r} of type {type(estimator).__name__} "
             f"instead."
+        )
+    if isinstance(estimator, VCPCRCV) and not estimator.refit:
+        raise ValueError(
+            f"The 'estimator' parameter of {owner} is a VCPCRCV with "
+            f"refit=False; each resample needs the tuned model's clusters. Use "
+            f"refit=True."
         )
     try:
         check_is_fitted(estimator)

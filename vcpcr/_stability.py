@@ -775,11 +775,6 @@ def stability_selection(
     """
     owner = "stability_selection"
     check_template(estimator, owner)
-    if isinstance(estimator, VCPCRCV) and not estimator.refit:
-        raise ValueError(
-            f"The 'estimator' parameter of {owner} is a VCPCRCV with refit=False; "
-            f"each half needs the tuned model's clusters. Use refit=True."
-        )
     real = numbers.Real
     check_scalar(n_pairs, "n_pairs", numbers.Integral, owner=owner, min_val=1)
     check_scalar(
