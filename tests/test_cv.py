@@ -16,7 +16,7 @@ from sklearn.metrics import adjusted_rand_score, get_scorer, log_loss, roc_auc_s
 from sklearn.model_selection import KFold
 
 from vcpcr import VCPCR, VCPCRCV, compute_weights, lambda_max, random_partition
-from vcpcr._sos_nmf import standardize
+from vcpcr._scaling import standardize
 from vcpcr._tuning import FoldSpec, Grid, fit_fold
 
 KF = KFold(3, shuffle=True, random_state=0)

@@ -19,7 +19,7 @@ from vcpcr._glmnet import (
     glmnet_gaussian,
     glmnet_weights,
 )
-from vcpcr._sos_nmf import standardize
+from vcpcr._scaling import standardize
 from vcpcr.exceptions import ConvergenceWarning
 
 REF = Path(__file__).parent / "reference"

@@ -15,7 +15,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.metrics import adjusted_rand_score
 
 from vcpcr import VCPCR, ConvergenceWarning, SeparationWarning, VCPCRWarning, sos_nmf
-from vcpcr._sos_nmf import standardize
+from vcpcr._scaling import standardize
 
 
 @pytest.fixture

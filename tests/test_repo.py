@@ -16,7 +16,8 @@ def test_solver_imports_only_numpy_and_scipy():
     """STYLE.md: the functional core never imports pandas, statsmodels,
     lifelines or scikit-learn."""
     code = (
-        "import sys, vcpcr._sos_nmf, vcpcr._validation, vcpcr.exceptions;"
+        "import sys, vcpcr._sos_nmf, vcpcr._sos_nmf_single, vcpcr._validation,"
+        " vcpcr.exceptions;"
         "print(sorted(m for m in ('pandas', 'statsmodels', 'lifelines', 'sklearn')"
         " if m in sys.modules))"
     )

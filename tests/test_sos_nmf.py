@@ -9,7 +9,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.metrics import adjusted_rand_score
 
 from vcpcr import ConvergenceWarning, lambda_max, random_partition, sos_nmf
-from vcpcr._sos_nmf import standardize
+from vcpcr._scaling import standardize
 
 
 def _problem(seed, n=40, p=60):

@@ -18,13 +18,9 @@ from numpy.testing import assert_allclose, assert_array_equal
 from single_sos_nmf import sos_nmf_single
 from sklearn.metrics import adjusted_rand_score
 
-from vcpcr._sos_nmf import (
-    batched_sos_nmf,
-    initial_lambda_max,
-    lambda_max,
-    random_partition,
-    standardize,
-)
+from vcpcr._scaling import standardize
+from vcpcr._sos_nmf import batched_sos_nmf, initial_lambda_max
+from vcpcr._sos_nmf_single import lambda_max, random_partition
 
 
 def _data(seed, n=30, p=40):
@@ -332,7 +328,7 @@ BAD = {
     "W-columns": ({"W": np.ones((2, 7))}, ValueError, "W has 7 columns but Xs has 6"),
     "init-length": ({"inits": [[0, 1, 0, 1, 0, 1], [0, 1]]}, ValueError,
                     r"inits\[1\] must hold one label per variable"),
-    "init-float": ({"inits": [np.zeros(6), np.zeros(6)]}, TypeError,
+    "init-float": ({"inits": [np.full(6, 0.5), np.zeros(6)]}, TypeError,
                    r"inits\[0\] labels must be integers"),
     "init-negative": ({"inits": [[0, 0, 1, 1, -1, 2], [0] * 6]}, ValueError,
                       r"inits\[0\] labels must be >= 0"),

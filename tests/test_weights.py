@@ -12,7 +12,7 @@ from numpy.testing import assert_allclose
 from scipy.special import expit
 
 from vcpcr import compute_weights
-from vcpcr._sos_nmf import standardize
+from vcpcr._scaling import standardize
 from vcpcr._weights import DEFAULT_DELTA, lasso_delta_max
 from vcpcr.exceptions import ConvergenceWarning
 

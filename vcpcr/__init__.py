@@ -12,7 +12,12 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from vcpcr._sos_nmf import SOSNMFResult, lambda_max, random_partition, sos_nmf
+from vcpcr._sos_nmf_single import (
+    SOSNMFResult,
+    lambda_max,
+    random_partition,
+    sos_nmf,
+)
 from vcpcr.exceptions import SeparationWarning, VCPCRWarning
 
 if TYPE_CHECKING:

@@ -1,10 +1,10 @@
-"""Step 1 as the estimators run it: starts, the best of them, ordered clusters.
+"""Step 1 as the estimators run it: the best of the starts, ordered clusters.
 
-Above the solver (:mod:`vcpcr._sos_nmf`, which solves given problems), this
-module is the clustering step of VC-PCR: it draws the initial partitions
-(:func:`initial_partitions`), keeps the best restart of every grid point
-(:func:`best_starts`) and turns the kept solution into the estimators'
-ordered clusters (:func:`order_clusters`).
+Above the engine (:mod:`vcpcr._sos_nmf`, which solves given problems), this
+module is the clustering step of VC-PCR: it keeps the best restart of every
+grid point (:func:`best_starts`; the starts come from
+:func:`vcpcr._sos_nmf_single.initial_partitions`) and turns the kept
+solution into the estimators' ordered clusters (:func:`order_clusters`).
 
 One restart driver, :func:`best_starts`, serves :class:`vcpcr.VCPCR`,
 :class:`vcpcr.VCPCRCV` (per fold, through :mod:`vcpcr._tuning`),
@@ -17,42 +17,22 @@ compare) and the start with the lowest final objective is kept.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from vcpcr._sos_nmf import (
-    BatchResult,
-    SOSNMFResult,
-    _check_init,
-    batched_sos_nmf,
-    initial_lambda_max,
-    random_partition,
-    warn_unconverged,
-)
-from vcpcr._validation import check_choice, check_random_state
+from vcpcr._sos_nmf import BatchResult, batched_sos_nmf, initial_lambda_max
+from vcpcr._sos_nmf_single import SOSNMFResult, warn_unconverged
 from vcpcr.exceptions import user_stacklevel
 
 __all__ = [
     "BestStarts",
     "Clusters",
     "best_starts",
-    "initial_partitions",
     "order_clusters",
 ]
-
-
-def initial_partitions(
-    init: Any, n_clusters: int, n_init: int, p: int, random_state: Any
-) -> list[NDArray[np.intp]]:
-    """Return ``n_init`` random partitions, or the given labels as one start."""
-    if not isinstance(init, str):
-        return [_check_init(init, n_clusters, p, None)]
-    check_choice(init, "init", ("random",), owner="VCPCR")
-    rng = check_random_state(random_state)
-    return [random_partition(p, n_clusters, rng) for _ in range(n_init)]
 
 
 class BestStarts(NamedTuple):
@@ -117,7 +97,8 @@ def best_starts(
     ``lam_max`` is a group of one start. ``history`` records the objective
     of every iteration; ``warn`` issues a ConvergenceWarning for each kept
     start that did not converge (the caller's caller is blamed: ``VCPCR.fit``
-    is called by the user).
+    is called by the user). The data, the weights and the starts are the
+    caller's, validated once (the engine runs with ``check_input=False``).
     """
     gidx, widx = (
         np.asarray(group_idx, dtype=np.intp),
@@ -127,7 +108,8 @@ def best_starts(
     sizes = np.array([len(g) for g in groups], dtype=np.intp)
     first = np.concatenate(([0], np.cumsum(sizes)[:-1]))
     inits = [start for group in groups for start in group]
-    lam_max = np.maximum.reduceat(initial_lambda_max(Xs, W, inits), first, axis=1)
+    lam_max = initial_lambda_max(Xs, W, inits, check_input=False)
+    lam_max = np.maximum.reduceat(lam_max, first, axis=1)
     lam_max = lam_max[widx, gidx]
     lam = ratios * lam_max
     # problems: point by point, the starts of a point consecutive
@@ -146,6 +128,7 @@ def best_starts(
         tol=tol,
         history=history,
         compact=True,
+        check_input=False,
     )
     kept = np.lexsort((batch.objective, point))[offset]
     if warn:

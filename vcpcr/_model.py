@@ -16,12 +16,7 @@ from sklearn.utils import Tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from vcpcr._clustering import (
-    BestStarts,
-    best_starts,
-    initial_partitions,
-    order_clusters,
-)
+from vcpcr._clustering import BestStarts, best_starts, order_clusters
 from vcpcr._families import FAMILIES, Family, Prepared
 from vcpcr._formula import resolve_formula, transform_new
 from vcpcr._input import (
@@ -35,7 +30,7 @@ from vcpcr._input import (
     validate_xy,
 )
 from vcpcr._scaling import adjusted_coefficients, standardize
-from vcpcr._sos_nmf import single_result
+from vcpcr._sos_nmf_single import initial_partitions, single_result
 from vcpcr._summary import SummaryMixin
 from vcpcr._validation import (
     check_array,
@@ -486,7 +481,12 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         Xs, mean, scale = standardize(Xa[:, genes])
         weights = self._compute_weights(Xs, prepared.weights_target, Zs)
         starts = initial_partitions(
-            self.init, n_clusters, self.n_init, Xs.shape[1], self.random_state
+            self.init,
+            n_clusters,
+            self.n_init,
+            Xs.shape[1],
+            self.random_state,
+            owner=type(self).__name__,
         )
         layout = ColumnLayout(Z, covs, genes, Xa.shape[1], strata, S)
         return _FitData(

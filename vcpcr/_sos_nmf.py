@@ -1,4 +1,4 @@
-"""Weighted SOS-NMF, the variable-clustering step of VC-PCR (numpy/scipy only).
+"""The weighted SOS-NMF engine, the variable-clustering step of VC-PCR.
 
 The solver alternates two closed-form updates (Marion et al., Algorithm 1):
 
@@ -13,14 +13,19 @@ a value per variable; ``X W V`` is then a sparse product costing ``O(np)``.
 One engine runs every problem: :func:`batched_sos_nmf` advances a batch of
 problems (weights, initial partitions and penalties of a tuning grid) together
 -- one sparse product for the latent variables, one GEMM per (weights, ``K``)
-run for the scores, a vectorized argmax for the assignment. :func:`sos_nmf`
-is a batch of one, :func:`lambda_max` the first half-iteration.
+run for the scores, a vectorized argmax for the assignment;
+:func:`initial_lambda_max` is its first half-iteration and
+:func:`latent_variables` the latent variables of one solution. The engine
+never warns and knows nothing of a single problem's API: the public
+:func:`vcpcr.sos_nmf`, :func:`vcpcr.lambda_max` and
+:func:`vcpcr.random_partition` (:mod:`vcpcr._sos_nmf_single`) and the
+estimators' restart driver (:mod:`vcpcr._clustering`) validate their input
+once and call it with ``check_input=False``. numpy/scipy only.
 """
 
 from __future__ import annotations
 
 import numbers
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -29,117 +34,18 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
-from vcpcr._scaling import standardize
-from vcpcr._validation import check_array, check_random_state, check_scalar
+from vcpcr._validation import check_array, check_labels, check_scalar
 
 __all__ = [
     "BatchResult",
-    "SOSNMFResult",
     "batched_sos_nmf",
     "initial_lambda_max",
-    "lambda_max",
-    "random_partition",
-    "sos_nmf",
+    "latent_variables",
 ]
 
-_OWNER = "sos_nmf"
 _BATCH = "batched_sos_nmf"
 _Floats = NDArray[np.float64]
 _Ints = NDArray[np.intp]
-
-
-class SOSNMFResult(NamedTuple):
-    """Result of :func:`sos_nmf`.
-
-    Attributes
-    ----------
-    V : ndarray of shape (n_features, n_clusters_active)
-        Non-negative membership degrees; a row has at most one non-zero.
-        Clusters that became empty during the iterations are dropped.
-    U : ndarray of shape (n_samples, n_clusters_active)
-        Unit-variance latent variables ``normalize((X W) V (V'V)^-1)`` of the
-        returned ``V``.
-    labels : ndarray of shape (n_features,)
-        Column of ``V`` holding variable ``j``'s non-zero, or -1 if ``j`` is
-        not selected.
-    lam : float
-        The absolute sparsity penalty used.
-    lam_max : float
-        The smallest penalty that selects no variable from the initial
-        partition (so ``lam = lam_ratio * lam_max``).
-    objective : ndarray of shape (n_iter,)
-        The objective after each update of ``V``.
-    n_iter : int
-        Number of iterations run.
-    converged : bool
-        Whether a convergence criterion was met before ``max_iter``.
-    """
-
-    V: NDArray[np.float64]
-    U: NDArray[np.float64]
-    labels: NDArray[np.intp]
-    lam: float
-    lam_max: float
-    objective: NDArray[np.float64]
-    n_iter: int
-    converged: bool
-
-
-def random_partition(
-    n_features: int, n_clusters: int, random_state: Any = None
-) -> NDArray[np.intp]:
-    """Draw a random partition of the variables into ``n_clusters`` labels.
-
-    Labels are drawn uniformly and redrawn until every label occurs (the
-    reference behaviour), which gives the uniform distribution over partitions
-    with no empty cluster. When that is unlikely to happen within 100 draws
-    (``n_clusters`` close to ``n_features``), each label is instead placed once
-    at a random position and the remaining variables drawn uniformly; when a
-    draw covers every label with probability below ``1e-12``, this is done
-    without the 100 draws.
-
-    Parameters
-    ----------
-    n_features : int
-        Number of variables ``p``.
-    n_clusters : int
-        Number of clusters ``K <= p``.
-    random_state : int, numpy.random.Generator or None, default=None
-        Source of randomness.
-
-    Returns
-    -------
-    ndarray of shape (n_features,)
-        Labels in ``0..n_clusters-1``, each occurring at least once.
-
-    Examples
-    --------
-    >>> from vcpcr import random_partition
-    >>> labels = random_partition(10, 3, random_state=0)
-    >>> sorted(set(labels.tolist()))
-    [0, 1, 2]
-    """
-    owner = "random_partition"
-    check_scalar(n_features, "n_features", numbers.Integral, owner=owner, min_val=1)
-    check_scalar(n_clusters, "n_clusters", numbers.Integral, owner=owner, min_val=1)
-    if n_clusters > n_features:
-        raise ValueError(
-            f"n_features={n_features} must be >= n_clusters={n_clusters}: every "
-            f"cluster needs at least one variable."
-        )
-    rng = check_random_state(random_state)
-    # P(a draw covers every label) <= (1 - (1 - 1/K)^p)^K (the counts are
-    # negatively associated); below 1e-12 the redraws are skipped: they would
-    # all fail (p = K = 10**6 took 48 s). Wherever one can succeed, they run.
-    missed = np.exp(n_features * np.log1p(-1.0 / n_clusters)) if n_clusters > 1 else 0.0
-    redraws = 100 if n_clusters * np.log1p(-missed) > np.log(1e-12) else 0
-    for _ in range(redraws):
-        labels = rng.integers(0, n_clusters, size=n_features)
-        if np.unique(labels).size == n_clusters:
-            return labels.astype(np.intp)
-    labels = rng.integers(0, n_clusters, size=n_features)
-    labels[rng.permutation(n_features)[:n_clusters]] = np.arange(n_clusters)
-    return labels.astype(np.intp)
 
 
 def _compact(labels: NDArray[np.intp]) -> tuple[NDArray[np.intp], int]:
@@ -751,22 +657,55 @@ def _solve(
     )
 
 
-def _check_inits(inits: Sequence[ArrayLike] | ArrayLike, p: int) -> tuple[_Ints, _Ints]:
-    """Compacted initial labels (n_inits x p) and their numbers of clusters."""
-    rows = [np.asarray(init) for init in inits]  # type: ignore[union-attr]
-    labels, K = np.empty((len(rows), p), np.intp), np.empty(len(rows), np.intp)
-    for i, lab in enumerate(rows):
-        if lab.shape != (p,):
-            raise ValueError(
-                f"inits[{i}] must hold one label per variable: expected shape "
-                f"({p},), got {lab.shape}. Give a sequence of label vectors."
-            )
-        if lab.dtype.kind not in "iu":
-            raise TypeError(f"inits[{i}] labels must be integers; got {lab.dtype}.")
-        if lab.min() < 0:
-            raise ValueError(f"inits[{i}] labels must be >= 0; got {lab.min()}.")
-        labels[i], K[i] = _compact(lab.astype(np.intp))
-    return labels, K
+def _inputs(
+    Xs: ArrayLike,
+    W: ArrayLike,
+    inits: Sequence[ArrayLike] | ArrayLike,
+    check_input: bool,
+) -> tuple[_Floats, _Floats, _Ints, _Ints]:
+    """Return the data, the weights, the compacted initial labels and their K.
+
+    The labels are an ``(n_inits, p)`` array. With ``check_input`` the data,
+    the weights and every initial partition are validated; without, the
+    caller vouches for them (it validated them once, as the restart driver's
+    callers and :func:`vcpcr.sos_nmf` do).
+    """
+    if check_input:
+        Xs, W = _check_data(Xs, W)
+        p = Xs.shape[1]
+        inits = [
+            check_labels(init, p, f"inits[{i}]")
+            for i, init in enumerate(inits)  # type: ignore[arg-type]
+        ]
+    X = np.asarray(Xs, dtype=np.float64)
+    Wa = np.atleast_2d(np.asarray(W, dtype=np.float64))
+    rows = [np.asarray(init, dtype=np.intp) for init in inits]  # type: ignore[union-attr]
+    compacted = [_compact(row) for row in rows]
+    labels = np.empty((len(compacted), X.shape[1]), dtype=np.intp)
+    K = np.empty(len(compacted), dtype=np.intp)
+    for i, (lab, k) in enumerate(compacted):
+        labels[i], K[i] = lab, k
+    return X, Wa, labels, K
+
+
+def _check_problems(
+    weight_idx: ArrayLike,
+    init_idx: ArrayLike,
+    lams: ArrayLike,
+    n_weights: int,
+    n_inits: int,
+) -> None:
+    """Validate the problems: indices in range, one entry each, penalties >= 0."""
+    lam = check_array(lams, "lams", ensure_2d=False, min_samples=0)
+    widx = _check_index(weight_idx, "weight_idx", n_weights, "W")
+    iidx = _check_index(init_idx, "init_idx", n_inits, "inits")
+    if not widx.size == iidx.size == lam.size:
+        raise ValueError(
+            f"weight_idx, init_idx and lams must have one entry per problem; got "
+            f"lengths {widx.size}, {iidx.size} and {lam.size}."
+        )
+    if lam.size and lam.min() < 0:
+        raise ValueError(f"lams must be >= 0; got minimum {lam.min()!r}.")
 
 
 def _check_index(idx: ArrayLike, name: str, size: int, what: str) -> _Ints:
@@ -809,6 +748,7 @@ def batched_sos_nmf(
     max_memory: int = 2**30,
     history: bool = False,
     compact: bool = False,
+    check_input: bool = True,
 ) -> BatchResult:
     r"""Solve many weighted SOS-NMF problems on the same data at once.
 
@@ -823,7 +763,8 @@ def batched_sos_nmf(
     W : array-like of shape (n_weights, n_features)
         Weight vectors, one per row (a 1-d array is one weight vector).
     inits : sequence of array-like of shape (n_features,)
-        Initial partitions: integer labels ``0..K_i-1`` (``K_i`` may differ).
+        Initial partitions: integer labels ``0..K_i-1`` (``K_i`` may differ;
+        see :func:`vcpcr._validation.check_labels`).
     weight_idx, init_idx : array-like of int of shape (n_problems,)
         Row of ``W`` and initial partition of each problem.
     lams : array-like of shape (n_problems,)
@@ -841,6 +782,11 @@ def batched_sos_nmf(
         weight in some row of ``W`` (``BatchResult.features``; the others are
         never selected); ``BatchResult.dense_labels`` / ``dense_v`` give
         chosen problems over all variables.
+    check_input : bool, default=True
+        Validate the input. ``False`` skips every check (as scikit-learn's
+        ``check_input``): for callers that validated the data, the weights
+        and the initial partitions once already (the restart driver,
+        :func:`vcpcr.sos_nmf`).
 
     Returns
     -------
@@ -884,29 +830,22 @@ def batched_sos_nmf(
     >>> res.reason.tolist()
     ['tol', 'empty']
     """
-    X, Wa = _check_data(Xs, W)
-    labels0, K0 = _check_inits(inits, X.shape[1])
-    lam = check_array(lams, "lams", ensure_2d=False, min_samples=0)
-    widx = _check_index(weight_idx, "weight_idx", Wa.shape[0], "W")
-    iidx = _check_index(init_idx, "init_idx", K0.size, "inits")
-    if not widx.size == iidx.size == lam.size:
-        raise ValueError(
-            f"weight_idx, init_idx and lams must have one entry per problem; got "
-            f"lengths {widx.size}, {iidx.size} and {lam.size}."
+    X, Wa, labels0, K0 = _inputs(Xs, W, inits, check_input)
+    if check_input:
+        _check_problems(weight_idx, init_idx, lams, Wa.shape[0], K0.size)
+        check_scalar(max_iter, "max_iter", numbers.Integral, owner=_BATCH, min_val=1)
+        check_scalar(tol, "tol", numbers.Real, owner=_BATCH, min_val=0.0)
+        check_scalar(
+            max_memory, "max_memory", numbers.Integral, owner=_BATCH, min_val=1
         )
-    if lam.size and lam.min() < 0:
-        raise ValueError(f"lams must be >= 0; got minimum {lam.min()!r}.")
-    check_scalar(max_iter, "max_iter", numbers.Integral, owner=_BATCH, min_val=1)
-    check_scalar(tol, "tol", numbers.Real, owner=_BATCH, min_val=0.0)
-    check_scalar(max_memory, "max_memory", numbers.Integral, owner=_BATCH, min_val=1)
     return _solve(
         X,
         Wa,
         labels0,
         K0,
-        widx,
-        iidx,
-        lam,
+        np.asarray(weight_idx).astype(np.intp),
+        np.asarray(init_idx).astype(np.intp),
+        np.asarray(lams, dtype=np.float64),
         max_iter=int(max_iter),
         tol=float(tol),
         max_memory=int(max_memory),
@@ -921,6 +860,7 @@ def initial_lambda_max(
     inits: Sequence[ArrayLike] | ArrayLike,
     *,
     max_memory: int = 2**30,
+    check_input: bool = True,
 ) -> NDArray[np.float64]:
     r"""Penalty that selects nothing, for every weight vector and partition.
 
@@ -938,6 +878,8 @@ def initial_lambda_max(
         Initial partitions (integer labels ``0..K_i-1``).
     max_memory : int, default=2**30
         Bytes the working arrays may use.
+    check_input : bool, default=True
+        Validate the input (see :func:`batched_sos_nmf`).
 
     Returns
     -------
@@ -972,8 +914,7 @@ def initial_lambda_max(
     >>> lm.shape, bool(np.isclose(lm[1, 0], one, rtol=1e-12, atol=0))
     ((2, 2), True)
     """
-    X, Wa = _check_data(Xs, W)
-    labels0, K0 = _check_inits(inits, X.shape[1])
+    X, Wa, labels0, K0 = _inputs(Xs, W, inits, check_input)
     widx, iidx = np.divmod(np.arange(Wa.shape[0] * K0.size), K0.size)
     res = _solve(
         X,
@@ -991,35 +932,6 @@ def initial_lambda_max(
     return res.lam_max.reshape(Wa.shape[0], K0.size)
 
 
-def warn_unconverged(
-    reason: str, rel_change: float, max_iter: int, tol: float, stacklevel: int
-) -> None:
-    """Warn (ConvergenceWarning) if a kept run stopped without converging.
-
-    The one place the package reports a non-converged SOS-NMF run:
-    :func:`sos_nmf` and the best start of :class:`vcpcr.VCPCR`.
-    """
-    # Imported here: the class derives from scikit-learn's (see vcpcr.exceptions).
-    from vcpcr.exceptions import ConvergenceWarning
-
-    if reason == "max_iter":
-        warnings.warn(
-            f"SOS-NMF did not converge within max_iter={max_iter} iterations: the "
-            f"last relative change of the objective was {rel_change:.3g} "
-            f"(tol={tol:g}). Increase max_iter or tol.",
-            ConvergenceWarning,
-            stacklevel=stacklevel + 1,
-        )
-    elif reason == "cycle":
-        warnings.warn(
-            f"SOS-NMF entered a cycle of cluster assignments (last relative "
-            f"change of the objective {rel_change:.3g}, tol={tol:g}); "
-            f"the last iterate is returned. Use tol > 0 to stop on the objective.",
-            ConvergenceWarning,
-            stacklevel=stacklevel + 1,
-        )
-
-
 def latent_variables(Xs: _Floats, w: _Floats, labels: _Ints, v: _Floats) -> _Floats:
     """Return the unit-variance latent variables (n x K) of one solution."""
     K = int(labels.max(initial=-1)) + 1
@@ -1031,300 +943,3 @@ def latent_variables(Xs: _Floats, w: _Floats, labels: _Ints, v: _Floats) -> _Flo
     sel = np.flatnonzero(labels >= 0)
     data = _weighted(Xs[:, sel], w[None, sel])
     return _latent(data, one, labels[sel, None], v[sel, None], lay).T
-
-
-def single_result(
-    Xs: _Floats, w: _Floats, res: BatchResult, b: int, lam: float, lam_max: float
-) -> SOSNMFResult:
-    """Problem ``b`` of a batch as an SOSNMFResult.
-
-    ``objective`` is the history of the objective when the batch was solved
-    with ``history=True``, else its final value only.
-    """
-    labels, v = res.dense_labels([b])[0], res.dense_v([b])[0]
-    sel = np.flatnonzero(labels >= 0)
-    V = np.zeros((labels.size, int(labels.max(initial=-1)) + 1))
-    V[sel, labels[sel]] = v[sel]
-    n_iter = int(res.n_iter[b])
-    objective = (
-        res.objective[b : b + 1] if res.history is None else res.history[b, :n_iter]
-    )
-    return SOSNMFResult(
-        V=V,
-        U=latent_variables(Xs, w, labels, v),
-        labels=labels,
-        lam=float(lam),
-        lam_max=float(lam_max),
-        objective=objective.copy(),
-        n_iter=n_iter,
-        converged=bool(res.converged[b]),
-    )
-
-
-def _check_weights(weights: ArrayLike | None, p: int) -> NDArray[np.float64]:
-    """Return the weight vector (ones when None), validated against ``p``."""
-    if weights is None:
-        return np.ones(p)
-    w = check_array(weights, "weights", ensure_2d=False)
-    if w.shape[0] != p:
-        raise ValueError(
-            f"weights has {w.shape[0]} entries but X has {p} columns; give one "
-            f"weight per variable."
-        )
-    top = float(np.abs(w).max())
-    if top > 0 and not 1e-100 <= top <= 1e100:
-        raise ValueError(
-            f"weights reach max|w| = {top:.3g}: products of such weights overflow "
-            f"or underflow. Only their ratios matter; pass weights / max|w|."
-        )
-    return w
-
-
-def _check_init(
-    init: Any, n_clusters: int | None, p: int, random_state: Any
-) -> NDArray[np.intp]:
-    """Turn ``init`` ("random" or labels) into a validated label vector."""
-    if isinstance(init, str):
-        if init != "random":
-            raise ValueError(
-                f"The 'init' parameter of {_OWNER} must be 'random' or an array of "
-                f"labels. Got {init!r} instead."
-            )
-        if n_clusters is None:
-            raise ValueError(
-                "n_clusters is required with init='random'; give the number of "
-                "clusters or an array of initial labels."
-            )
-        return random_partition(p, n_clusters, random_state)
-    labels = np.asarray(init)
-    if labels.ndim != 1 or labels.shape[0] != p:
-        raise ValueError(
-            f"init must hold one label per variable: expected shape ({p},), got "
-            f"{labels.shape}."
-        )
-    if labels.dtype.kind not in "iu" and not (
-        labels.dtype.kind == "f"
-        and np.all(np.isfinite(labels))
-        and np.all(labels == np.round(labels))
-    ):
-        raise TypeError(f"init labels must be integers; got dtype {labels.dtype}.")
-    labels = labels.astype(np.intp)
-    k = n_clusters if n_clusters is not None else int(labels.max()) + 1
-    if labels.min() < 0 or labels.max() >= k:
-        raise ValueError(
-            f"init labels must lie in 0..{k - 1} (n_clusters={k}); got values in "
-            f"{labels.min()}..{labels.max()}."
-        )
-    return labels
-
-
-def _prepare(
-    X: ArrayLike,
-    n_clusters: int | None,
-    weights: ArrayLike | None,
-    do_standardize: bool,
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Validate and standardize ``X``; return ``(Xs, w)``."""
-    Xa = check_array(X, "X", min_samples=2, allow_constant=not do_standardize)
-    if n_clusters is not None:
-        check_scalar(
-            n_clusters, "n_clusters", numbers.Integral, owner=_OWNER, min_val=1
-        )
-        if n_clusters > Xa.shape[1]:
-            raise ValueError(
-                f"n_features={Xa.shape[1]} must be >= n_clusters={n_clusters}."
-            )
-    Xs = standardize(Xa)[0] if do_standardize else Xa
-    return Xs, _check_weights(weights, Xa.shape[1])
-
-
-def lambda_max(
-    X: ArrayLike,
-    init: ArrayLike,
-    *,
-    weights: ArrayLike | None = None,
-    standardize: bool = True,
-) -> float:
-    """Smallest sparsity penalty for which SOS-NMF selects no variable.
-
-    ``lam_max = max_{j,k} w_j cor(u_k, x_j)``, where ``u_k`` are the latent
-    variables of the initial partition: with ``lam >= lam_max`` the first
-    update of ``V`` is zero.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features)
-        The data.
-    init : array-like of shape (n_features,)
-        Initial partition: integer labels ``0..K-1``.
-    weights : array-like of shape (n_features,), default=None
-        Variable weights ``w``; ``None`` means all ones.
-    standardize : bool, default=True
-        Centre and scale ``X`` (``ddof=1``) first. With ``False``, ``X`` must
-        already be standardized.
-
-    Returns
-    -------
-    float
-        The penalty ``lam_max >= 0``.
-
-    See Also
-    --------
-    sos_nmf : The solver, which takes the penalty as a fraction of ``lam_max``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from vcpcr import lambda_max
-    >>> X = np.random.default_rng(0).normal(size=(20, 6))
-    >>> lam = lambda_max(X, [0, 0, 0, 1, 1, 1])
-    >>> 0 < lam <= 1
-    True
-    """
-    Xs, w = _prepare(X, None, weights, standardize)
-    labels = _check_init(np.asarray(init), None, Xs.shape[1], None)
-    return float(initial_lambda_max(Xs, w, [labels])[0, 0])
-
-
-def sos_nmf(
-    X: ArrayLike,
-    n_clusters: int | None = None,
-    *,
-    weights: ArrayLike | None = None,
-    init: str | ArrayLike = "random",
-    lam_ratio: float | None = None,
-    lam: float | None = None,
-    max_iter: int = 500,
-    tol: float = 1e-4,
-    random_state: Any = None,
-    standardize: bool = True,
-) -> SOSNMFResult:
-    r"""Cluster and select variables with weighted SOS-NMF.
-
-    Solves
-
-    .. math::
-
-        \min_{U, V} \frac{1}{2(n-1)} \lVert X W - U V^\top \rVert_F^2
-        + \lambda \sum_{j=1}^p \lVert v_j \rVert_1
-        \quad \text{s.t. } V \ge 0,\ \operatorname{var}(u_k) = 1,\
-        V \text{ has orthogonal columns}
-
-    by alternating the closed-form updates of ``U`` and ``V`` from an initial
-    partition of the variables. Each variable ends up in at most one cluster;
-    variables with zero membership are not selected.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features)
-        The data.
-    n_clusters : int, optional
-        Number of clusters ``K`` of the initial partition. Required with
-        ``init="random"``; inferred from the labels otherwise.
-    weights : array-like of shape (n_features,), default=None
-        Signed variable weights ``w`` (the diagonal of ``W``); ``None`` means
-        all ones (unsupervised SOS-NMF).
-    init : "random" or array-like of shape (n_features,), default="random"
-        ``"random"``: a random partition into ``n_clusters`` non-empty
-        clusters. An array: integer labels ``0..K-1``.
-    lam_ratio : float, optional
-        Penalty as a fraction of :func:`lambda_max` (default 0.5 when neither
-        ``lam_ratio`` nor ``lam`` is given). ``lam_ratio >= 1`` selects
-        nothing.
-    lam : float, optional
-        Absolute penalty ``lambda >= 0``. Mutually exclusive with
-        ``lam_ratio``.
-    max_iter : int, default=500
-        Maximum number of iterations.
-    tol : float, default=1e-4
-        Stop when the relative change of the objective falls below ``tol``.
-    random_state : int, numpy.random.Generator or None, default=None
-        Seeds the random initial partition.
-    standardize : bool, default=True
-        Centre and scale ``X`` (``ddof=1``) first. With ``False``, ``X`` must
-        already be standardized.
-
-    Returns
-    -------
-    SOSNMFResult
-        ``V``, ``U``, ``labels``, ``lam``, ``lam_max``, ``objective``,
-        ``n_iter`` and ``converged``.
-
-    Raises
-    ------
-    ValueError
-        For invalid data (NaN, infinite, constant columns, fewer than 2 rows),
-        ``n_clusters > n_features``, both ``lam`` and ``lam_ratio`` given, or
-        invalid labels.
-
-    Warns
-    -----
-    ConvergenceWarning
-        When ``max_iter`` is reached or the assignments cycle.
-
-    See Also
-    --------
-    lambda_max : The penalty that selects nothing.
-    VCPCR : The full method (weights, clustering and outcome model).
-
-    Notes
-    -----
-    The iteration also stops when the cluster assignments and memberships no
-    longer change. Empty clusters are dropped for good, so the result may have
-    fewer than ``n_clusters`` columns. Names map to the paper's symbols as
-    ``lam`` = :math:`\lambda`, ``n_clusters`` = :math:`K`, ``weights`` = the
-    diagonal of :math:`W`.
-
-    References
-    ----------
-    .. [1] Marion, R., Lederer, J., Govaerts, B., von Sachs, R. "VC-PCR: A
-       prediction method based on supervised variable selection and
-       clustering." arXiv:2202.00975.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from vcpcr import sos_nmf
-    >>> rng = np.random.default_rng(0)
-    >>> z = rng.normal(size=(60, 2))
-    >>> X = np.repeat(z, 3, axis=1) + 0.3 * rng.normal(size=(60, 6))
-    >>> res = sos_nmf(X, 2, lam_ratio=0.3, random_state=0)
-    >>> res.labels.tolist()
-    [1, 1, 1, 0, 0, 0]
-    >>> bool((res.V >= 0).all()) and res.converged
-    True
-    """
-    if lam is not None and lam_ratio is not None:
-        raise ValueError(
-            "Give the penalty either as lam_ratio (a fraction of lam_max) or as "
-            f"lam (absolute), not both. Got lam_ratio={lam_ratio!r}, lam={lam!r}."
-        )
-    if lam is not None:
-        check_scalar(lam, "lam", numbers.Real, owner=_OWNER, min_val=0.0)
-    else:
-        lam_ratio = 0.5 if lam_ratio is None else lam_ratio
-        check_scalar(lam_ratio, "lam_ratio", numbers.Real, owner=_OWNER, min_val=0.0)
-    check_scalar(max_iter, "max_iter", numbers.Integral, owner=_OWNER, min_val=1)
-    check_scalar(tol, "tol", numbers.Real, owner=_OWNER, min_val=0.0)
-    Xs, w = _prepare(X, n_clusters, weights, standardize)
-    labels = _check_init(init, n_clusters, Xs.shape[1], random_state)
-    if lam is None:
-        lam = float(lam_ratio) * float(initial_lambda_max(Xs, w, [labels])[0, 0])  # type: ignore[arg-type]
-    labels0, K0 = _compact(labels)
-    first = np.zeros(1, dtype=np.intp)
-    res = _solve(
-        Xs,
-        w[None, :],
-        labels0[None, :],
-        np.array([K0]),
-        first,
-        first,
-        np.array([float(lam)]),
-        max_iter=int(max_iter),
-        tol=float(tol),
-        history=True,
-    )
-    warn_unconverged(
-        str(res.reason[0]), float(res.rel_change[0]), max_iter, tol, stacklevel=2
-    )
-    return single_result(Xs, w, res, 0, float(lam), float(res.lam_max[0]))

@@ -31,7 +31,7 @@ from vcpcr._scaling import (
     independent_columns,
     standardize,
 )
-from vcpcr._sos_nmf import random_partition
+from vcpcr._sos_nmf_single import random_partition
 from vcpcr._weights import weights_for_grid
 from vcpcr.exceptions import SeparationWarning
 

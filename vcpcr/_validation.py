@@ -18,6 +18,7 @@ from vcpcr._scaling import constant_columns
 __all__ = [
     "check_array",
     "check_choice",
+    "check_labels",
     "check_random_state",
     "check_scalar",
     "check_survival",
@@ -266,6 +267,70 @@ def check_y_length(n_X: int, y: NDArray[Any], y_name: str = "y") -> None:
     """Raise a ValueError if ``y`` does not have one entry per row of ``X``."""
     if y.shape[0] != n_X:
         raise ValueError(f"X has {n_X} rows but {y_name} has {y.shape[0]}.")
+
+
+def check_labels(
+    labels: ArrayLike,
+    n_features: int,
+    name: str = "init",
+    *,
+    n_clusters: int | None = None,
+) -> NDArray[np.intp]:
+    """Validate an initial partition: one integer label per variable.
+
+    Parameters
+    ----------
+    labels : array-like of shape (n_features,)
+        Cluster labels ``0..K-1``: integers, or floats with integral values.
+    n_features : int
+        Number of variables.
+    name : str, default="init"
+        Name of the argument in error messages (e.g. ``"inits[2]"``).
+    n_clusters : int, optional
+        The number of clusters ``K`` the labels must lie below; without it
+        only ``labels >= 0`` is required.
+
+    Returns
+    -------
+    ndarray of int of shape (n_features,)
+        The labels.
+
+    Raises
+    ------
+    TypeError
+        If a label is not an integer.
+    ValueError
+        If the shape is not ``(n_features,)`` or a label is out of range.
+    """
+    arr = np.asarray(labels)
+    if arr.shape != (n_features,):
+        raise ValueError(
+            f"{name} must hold one label per variable: expected shape "
+            f"({n_features},), got {arr.shape}. Give an integer label 0..K-1 for "
+            f"each of the {n_features} variables."
+        )
+    integral = arr.dtype.kind in "iu" or (
+        arr.dtype.kind == "f"
+        and bool(np.all(np.isfinite(arr)))
+        and bool(np.all(arr == np.round(arr)))
+    )
+    if not integral:
+        raise TypeError(
+            f"{name} labels must be integers; got dtype {arr.dtype} "
+            f"(e.g. {arr.ravel()[:3].tolist()}). Give integer labels 0..K-1."
+        )
+    out = arr.astype(np.intp)
+    if n_clusters is None and out.min() < 0:
+        raise ValueError(
+            f"{name} labels must be >= 0; got {out.min()}. Number the clusters "
+            f"0..K-1 (unselected variables have no initial label)."
+        )
+    if n_clusters is not None and (out.min() < 0 or out.max() >= n_clusters):
+        raise ValueError(
+            f"{name} labels must lie in 0..{n_clusters - 1} "
+            f"(n_clusters={n_clusters}); got values in {out.min()}..{out.max()}."
+        )
+    return out
 
 
 def check_scalar(
