@@ -40,7 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 from threadpoolctl import threadpool_limits
 
-from vcpcr._sos_nmf import standardize
+from vcpcr._scaling import standardize
 from vcpcr._weights import _weights_path, lasso_delta_max
 from vcpcr.simulate import make_block_data
 

@@ -23,7 +23,7 @@ from vcpcr._cox import (
     cox_lasso_path,
     cox_ridge_path,
 )
-from vcpcr._sos_nmf import standardize
+from vcpcr._scaling import standardize
 from vcpcr._validation import check_survival
 from vcpcr.exceptions import ConvergenceWarning, VCPCRWarning
 
@@ -532,8 +532,8 @@ def test_check_survival_accepts_formats(make):
 
 BAD = {
     "negative": ([[1.0, 1], [-2.0, 0], [3.0, 1]], "1 negative survival time"),
-    "nan": ([[1.0, 1], [np.nan, 0], [3.0, 1]], "1 non-finite survival time"),
-    "inf": ([[1.0, 1], [np.inf, 0], [np.inf, 1]], "2 non-finite survival time"),
+    "nan": ([[1.0, 1], [np.nan, 0], [3.0, 1]], "1 missing survival time"),
+    "inf": ([[1.0, 1], [np.inf, 0], [np.inf, 1]], "2 infinite survival time"),
     "event-2": (
         [[1.0, 1], [2.0, 2], [3.0, 1]],
         r"1 of 3 values are not .*pass event == 2",
@@ -579,7 +579,7 @@ def test_check_survival_rejects_bad_outcomes(y, match):
 def test_check_survival_rejects_non_numeric():
     with pytest.raises(TypeError, match="must hold numeric times"):
         check_survival(np.array([["a", "1"], ["b", "0"]]))
-    with pytest.raises(TypeError, match="y must hold numbers"):
+    with pytest.raises(TypeError, match="y must hold numeric times"):
         check_survival(pd.DataFrame({"t": ["1", "x"], "e": [True, False]}))
 
 

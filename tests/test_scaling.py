@@ -68,7 +68,7 @@ def test_raw_coefficients_reproduce_the_standardized_model():
     Xs, mean, scale = standardize(X)
     V = np.array([[1.0, 0.0], [0.5, 0.0], [0.0, 2.0]])
     a0, a = 0.7, np.array([1.5, -0.25])
-    coef, intercept = raw_coefficients(V, a0, a, mean, scale)
+    coef, _, intercept = raw_coefficients(V, a0, a, mean, scale)
     assert_allclose(X @ coef + intercept, a0 + Xs @ V @ a, rtol=1e-10, atol=1e-10)
 
 

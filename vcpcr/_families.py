@@ -26,9 +26,14 @@ from vcpcr._enet import enet_binomial_path, enet_gaussian_path
 from vcpcr._outcome import fit_cox, fit_logit, fit_ols
 from vcpcr._outcome_batch import cox_batch, efron_loglik, logit_batch, ols_batch
 from vcpcr._ridge import ridge_binomial_path, ridge_gaussian_path
-from vcpcr._scaling import constant_columns
 from vcpcr._scaling import standardize as standardize_columns
-from vcpcr._validation import check_array, check_survival
+from vcpcr._validation import (
+    check_array,
+    check_finite,
+    check_survival,
+    check_varying,
+    missing_to_nan,
+)
 
 __all__ = [
     "FAMILIES",
@@ -158,13 +163,15 @@ class Family(abc.ABC):
     centred: ClassVar[bool] = False
 
     # ---------------------------------------------------------------- step 0
-    @abc.abstractmethod
     def weights_response(self, y: Any, *, standardize: bool) -> NDArray[np.float64]:
-        """Validate the ``y`` of :func:`vcpcr.compute_weights`; return its target.
+        """Return the target of :func:`vcpcr.compute_weights`, ``y`` by :meth:`prepare`.
 
         ``standardize`` says whether :func:`vcpcr.compute_weights` standardizes
-        its data (the gaussian response is then standardized too).
+        its data: the weights target then (the gaussian response
+        standardized), else the step-2 outcome (the raw response).
         """
+        prepared = self.prepare(y)
+        return prepared.weights_target if standardize else prepared.outcome
 
     @abc.abstractmethod
     def lasso_delta_max(self, Xs: NDArray[np.float64], target: Any) -> float:
@@ -364,15 +371,6 @@ class Gaussian(_StatsmodelsFamily):
 
     glmnet_weights = True
 
-    def weights_response(self, y: Any, *, standardize: bool) -> NDArray[np.float64]:
-        """Return the numeric response (standardized if ``standardize``)."""
-        ya = check_array(y, "y", ensure_2d=False)
-        if not standardize:
-            return ya
-        if constant_columns(ya[:, None]).size:
-            raise ValueError("y is constant; it cannot be standardized.")
-        return standardize_columns(ya)[0]
-
     def ridge_weights(
         self, Xs: NDArray[np.float64], target: Any, deltas: NDArray[np.float64]
     ) -> NDArray[np.float64]:
@@ -410,13 +408,9 @@ class Gaussian(_StatsmodelsFamily):
         return R[:, 1:], R[:, 0], None
 
     def prepare(self, y: Any) -> Prepared:
-        """Validate the numeric response."""
+        """Validate the numeric response: finite numbers, not constant."""
         yf = check_array(y, "y", ensure_2d=False)
-        if constant_columns(yf[:, None]).size:
-            raise ValueError(
-                f"y is constant (all values {yf[0]!r}, up to rounding); a "
-                f"regression needs a varying response."
-            )
+        check_varying(yf, "y")
         return Prepared(yf, standardize_columns(yf)[0])
 
     def fit(
@@ -485,20 +479,6 @@ class Binomial(_StatsmodelsFamily):
     }
     fold_hint = "stratified folds (StratifiedKFold)"
 
-    def weights_response(self, y: Any, *, standardize: bool) -> NDArray[np.float64]:
-        """Return 0/1 labels with both classes present."""
-        ya = check_array(y, "y", ensure_2d=False)
-        if not np.all((ya == 0) | (ya == 1)):
-            raise ValueError(
-                f"y must be 0/1 for family='binomial'; got values "
-                f"{np.unique(ya)[:5].tolist()}."
-            )
-        if np.unique(ya).size < 2:
-            raise ValueError(
-                "y has a single class; binomial weights need both 0 and 1."
-            )
-        return ya
-
     def ridge_weights(
         self, Xs: NDArray[np.float64], target: Any, deltas: NDArray[np.float64]
     ) -> NDArray[np.float64]:
@@ -522,6 +502,7 @@ class Binomial(_StatsmodelsFamily):
         """Map two class labels to 0/1 (``classes[1]`` is the event)."""
         from sklearn.utils.multiclass import check_classification_targets
 
+        check_finite(missing_to_nan(np.asarray(y)), "y")
         labels = np.asarray(y, dtype=object).ravel()
         is_str = np.array([isinstance(v, str) for v in labels], dtype=bool)
         if is_str.any() and not is_str.all():
@@ -531,12 +512,19 @@ class Binomial(_StatsmodelsFamily):
                 f"family='binomial' needs labels of one type. Convert them, "
                 f"e.g. y = np.asarray(y).astype(str)."
             )
-        check_classification_targets(y)
+        try:
+            check_classification_targets(y)
+        except ValueError as exc:  # scikit-learn's "Unknown label type: ..."
+            raise ValueError(
+                f"{exc} For family='binomial', y must be 0/1 (or two class "
+                f"labels); use family='gaussian' for a numeric response."
+            ) from None
         classes = np.unique(y)
         if classes.size != 2:
+            what = "a single class" if classes.size == 1 else f"{classes.size} classes"
             raise ValueError(
-                f"Only binary classification is supported. VCPCR(family='binomial') "
-                f"needs exactly 2 classes in y; got {classes.size} class(es): "
+                f"Only binary classification is supported: family='binomial' "
+                f"needs exactly 2 classes in y; got {what}: "
                 f"{classes[:10].tolist()}. Use family='gaussian' for a numeric "
                 f"response."
             )
@@ -662,11 +650,6 @@ class Cox(Family):
     )
 
     centred = True
-
-    def weights_response(self, y: Any, *, standardize: bool) -> NDArray[np.float64]:
-        """Return the ``(time, event)`` columns of a survival outcome."""
-        time, event = check_survival(y)
-        return np.column_stack([time, event.astype(np.float64)])
 
     def lasso_delta_max(self, Xs: NDArray[np.float64], target: Any) -> float:
         """From the gradient of the partial likelihood at zero."""

@@ -34,7 +34,7 @@ from formulaic.parser.types import Factor, Token
 from formulaic.transforms import TRANSFORMS
 from numpy.typing import ArrayLike
 
-from vcpcr._validation import check_choice
+from vcpcr._validation import check_choice, check_time_event
 from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
 __all__ = [
@@ -86,8 +86,10 @@ def Surv(time: ArrayLike, event: ArrayLike) -> pd.DataFrame:  # noqa: N802
     TypeError
         If ``time`` is not numeric, or ``event`` neither numeric nor boolean.
     ValueError
-        On missing values, negative or infinite times, events other than 0/1,
-        or inputs that are not 1-D or differ in length or index.
+        On missing values, negative or infinite times, events other than 0/1
+        (the checks of every Cox ``y``,
+        :func:`vcpcr._validation.check_time_event`), or inputs that are not
+        1-D or differ in length or index.
 
     Examples
     --------
@@ -106,35 +108,16 @@ def Surv(time: ArrayLike, event: ArrayLike) -> pd.DataFrame:  # noqa: N802
     t, e = _surv_column(time, "time"), _surv_column(event, "event")
     if t.size != e.size:
         raise ValueError(f"Surv: time has {t.size} values but event has {e.size}.")
+    t, d = check_time_event(t, e, "Surv(time, event)")
     index = indexes[0] if indexes else pd.RangeIndex(t.size)
-    return pd.DataFrame({"time": t, "event": e}, index=index)
+    return pd.DataFrame({"time": t, "event": d.astype(np.float64)}, index=index)
 
 
 def _surv_column(values: Any, name: str) -> np.ndarray:
-    """Validate ``time`` (finite, >= 0) or ``event`` (0/1); return floats."""
+    """``time`` or ``event`` as a 1-d array (its values are checked together)."""
     arr = values.to_numpy() if isinstance(values, pd.Series) else np.asarray(values)
     if arr.ndim != 1:
         raise ValueError(f"Surv: {name} must be 1-D; got shape {arr.shape}.")
-    n_missing = int(pd.isna(arr).sum())
-    if n_missing:
-        raise ValueError(
-            f"Surv: {name} contains {n_missing} missing value(s); drop or impute "
-            "them (in a formula, pass missing='drop' to drop those rows)."
-        )
-    if arr.dtype.kind not in ("iuf" if name == "time" else _NUMERIC):
-        raise TypeError(
-            f"Surv: {name} must be numeric (event: 0/1 or boolean); got dtype "
-            f"{arr.dtype}. Compare labels instead: Surv(time, status == 'dead')."
-        )
-    arr = arr.astype(np.float64)
-    if name == "time" and not (np.isfinite(arr) & (arr >= 0)).all():
-        bad = arr[~(np.isfinite(arr) & (arr >= 0))]
-        raise ValueError(f"Surv: time must be finite and >= 0; got {bad[:5]}.")
-    if name == "event" and not np.isin(arr, (0.0, 1.0)).all():
-        raise ValueError(
-            f"Surv: event must be 0/1 or boolean; got values {np.unique(arr)[:10]}. "
-            "For R-style 1/2 coding write Surv(time, status == 2)."
-        )
     return arr
 
 

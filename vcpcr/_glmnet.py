@@ -44,7 +44,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import solve_triangular
 
-from vcpcr._validation import check_array, check_y_length
+from vcpcr._validation import check_array, check_varying, check_y_length
 from vcpcr.exceptions import ConvergenceWarning, user_stacklevel
 
 __all__ = ["GlmnetFit", "glmnet_gaussian", "glmnet_weights"]
@@ -398,8 +398,8 @@ def glmnet_gaussian(
         raise ValueError(
             f"thresh must be > 0 and maxit >= 1. Got {thresh!r}, {maxit!r}."
         )
-    if intercept and np.ptp(ya) == 0:
-        raise ValueError("y is constant; gaussian glmnet fails at standardization.")
+    if intercept:
+        check_varying(ya, "y")
     s = _standardize(Xa, ya, standardize, intercept)
     lam_int = float(lam) / s.ys
     cd, converged = _solve(

@@ -1,9 +1,14 @@
-"""The estimators' input checks: ``X`` and ``y`` through scikit-learn.
+"""The estimators' input checks: what scikit-learn's estimator layer adds.
 
-:func:`validate_xy` runs scikit-learn's ``validate_data`` (which sets
-``n_features_in_`` and ``feature_names_in_``) with the family's view of ``y``
-and re-raises its errors with the fix; :func:`missing_as_nan` lets pandas'
-``NA`` through as NaN so that missing values are reported by column.
+:func:`validate_xy` runs scikit-learn's ``validate_data`` on ``X`` (which
+sets ``n_features_in_`` and ``feature_names_in_``) and re-raises its errors
+with the fix, and checks that ``y`` is given, fits the family and has one
+entry per row; :func:`missing_as_nan` lets pandas' ``NA`` through as NaN so
+that missing values are reported by column. The values themselves are
+checked once, by the foundations (:mod:`vcpcr._validation`: ``X`` by
+``check_array``, ``y`` by the family's ``prepare``). Also the covariates'
+and strata's columns (:func:`covariate_columns`, :func:`strata_columns`,
+:func:`check_covariates`, :func:`check_strata`) and :class:`ColumnLayout`.
 """
 
 from __future__ import annotations
@@ -18,10 +23,11 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import column_or_1d, validate_data
 
 from vcpcr._families import Family
 from vcpcr._scaling import independent_columns, standardize
+from vcpcr._validation import check_y_length, missing_to_nan
 
 __all__ = [
     "ColumnLayout",
@@ -222,10 +228,11 @@ def check_covariates(Z: NDArray[np.float64], names: Sequence[str]) -> Any:
 
 
 def missing_as_nan(X: Any) -> Any:
-    """Return ``X`` with ``pd.NA`` in object columns of a DataFrame as NaN.
+    """Return ``X`` with the missing entries of a DataFrame's object columns as NaN.
 
     scikit-learn's float conversion fails on ``pd.NA`` ("float() argument
-    must be ... not 'NAType'"); as NaN it is reported as missing, by column.
+    must be ... not 'NAType'"); as NaN (:func:`vcpcr._validation.missing_to_nan`,
+    the one rule) it is reported as missing, by column.
     """
     if not isinstance(X, pd.DataFrame):
         return X
@@ -233,47 +240,45 @@ def missing_as_nan(X: Any) -> Any:
     if not obj:
         return X
     X = X.copy()  # only the object columns change (numeric dtypes are kept)
-    part = X.iloc[:, obj]
-    X.iloc[:, obj] = part.where(part.notna(), np.nan)
+    X.iloc[:, obj] = missing_to_nan(X.iloc[:, obj].to_numpy())
     return X
 
 
 def validate_xy(
     est: Any, X: Any, y: Any, family: Family
 ) -> tuple[NDArray[np.float64], Any]:
-    """scikit-learn's checks of X (and of y, except survival outcomes).
+    """Check ``X`` through scikit-learn, and ``y``'s presence, shape and length.
 
-    Sets ``est.n_features_in_`` (and ``feature_names_in_``) as scikit-learn
-    estimators do.
+    ``X`` goes through scikit-learn's ``validate_data``, which sets
+    ``est.n_features_in_`` (and ``feature_names_in_``) as scikit-learn
+    estimators do; its values (missing, constant columns) are checked by
+    :func:`vcpcr._validation.check_array` after. ``y`` must be given, fit the
+    family (a survival outcome only with ``family="cox"``, a column vector
+    is raveled with scikit-learn's warning) and have one entry per row of
+    ``X``; its values are the family's to check, once
+    (:meth:`vcpcr._families.Family.prepare`).
     """
-    X = missing_as_nan(X)
-    _check_not_survival(est, y, family)
-    if not family.survival:
-        with _hint_non_numeric(est, X):
-            return validate_data(  # type: ignore[no-any-return]
-                est,
-                X,
-                y,
-                dtype=np.float64,
-                ensure_all_finite=False,
-                y_numeric=family.estimator_type == "regressor",
-            )
     if y is None:
+        give = "(time, event), e.g. vcpcr.Surv(time, event)"
         raise ValueError(
             f"{type(est).__name__} requires y to be passed, but the target y is "
-            f"None. For family={family.name!r} give (time, event), e.g. "
-            f"vcpcr.Surv(time, event)."
+            f"None. For family={family.name!r} give "
+            f"{give if family.survival else 'the outcome, one entry per row of X'}."
         )
+    _check_not_survival(est, y, family)
     with _hint_non_numeric(est, X):
-        Xv = validate_data(est, X, dtype=np.float64, ensure_all_finite=False)
-    if len(y) != Xv.shape[0]:
-        raise ValueError(f"X has {Xv.shape[0]} rows but y has {len(y)}.")
+        Xv = validate_data(
+            est, missing_as_nan(X), dtype=np.float64, ensure_all_finite=False
+        )
+    if not family.survival:
+        y = column_or_1d(y, warn=True)
+    check_y_length(Xv.shape[0], y)
     return Xv, y
 
 
 def _check_not_survival(est: Any, y: Any, family: Family) -> None:
     """Raise, naming the survival family, for a survival outcome of another."""
-    if family.survival or y is None:
+    if family.survival:
         return
     arr = np.asarray(y) if not hasattr(y, "dtype") else y
     structured = getattr(getattr(arr, "dtype", None), "names", None)

@@ -29,7 +29,7 @@ from vcpcr._input import (
     strata_columns,
     validate_xy,
 )
-from vcpcr._scaling import adjusted_coefficients, standardize
+from vcpcr._scaling import raw_coefficients, standardize
 from vcpcr._sos_nmf_single import initial_partitions, single_result
 from vcpcr._summary import SummaryMixin
 from vcpcr._validation import (
@@ -640,8 +640,8 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         )
         a0, a = self._family.split_params(self.result_)
         c = layout.covariates.size
-        coef, covariate_coef, self.intercept_ = adjusted_coefficients(
-            V, a0, a, mean, scale, layout.Z.mean(axis=0), self._family.centred
+        coef, covariate_coef, self.intercept_ = raw_coefficients(
+            V, a0, a, mean, scale, layout.Z.mean(axis=0), centred=self._family.centred
         )
         self.covariate_coef_ = pd.Series(covariate_coef, index=self.covariate_names_)
         self.cluster_coef_ = pd.Series(a[c:], index=self.membership_.columns)

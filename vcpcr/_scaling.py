@@ -129,13 +129,23 @@ def raw_coefficients(
     a: NDArray[np.float64],
     mean: NDArray[np.float64],
     scale: NDArray[np.float64],
-) -> tuple[NDArray[np.float64], float]:
-    """Variable coefficients ``b = V a`` and intercept on the raw scale of X.
+    covariate_mean: NDArray[np.float64] | None = None,
+    *,
+    centred: bool = False,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
+    """Step 2's coefficients on the raw scale of X: variables, covariates, intercept.
 
     The model ``a0 + ((X - mean) / scale) V a`` is ``X @ coef + intercept``
     with ``coef = V a / scale`` and ``intercept = a0 - sum(mean * coef)``;
     ``mean / scale`` is formed first, so the products stay in range however
     large or small the units of ``X``.
+
+    With covariates beside the clusters (a step 2 on ``[Z, M]``), ``a`` holds
+    the ``c = covariate_mean.size`` covariate coefficients first (on the
+    covariates' raw scale already, returned as they are), then the cluster
+    coefficients. ``centred`` (a family without intercept, cox): the linear
+    predictor is reported centred at the training means, as lifelines does,
+    so the covariates' means enter the intercept.
 
     Raises
     ------
@@ -143,7 +153,8 @@ def raw_coefficients(
         If a coefficient overflows or underflows float64 (the units of the
         response divided by those of ``X`` beyond about 1e+-308).
     """
-    b = V @ a
+    c = 0 if covariate_mean is None else covariate_mean.size
+    b = V @ a[c:]
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         coef = b / scale
         intercept = float(a0 - np.sum((mean / scale) * b))
@@ -155,7 +166,9 @@ def raw_coefficients(
             "exceed about 1e308 or fall below 1e-308. Rescale X or y (express "
             "them in other units) before fitting."
         )
-    return coef, intercept
+    if centred and covariate_mean is not None:
+        intercept -= float(covariate_mean @ a[:c])
+    return coef, a[:c], intercept
 
 
 def relative_weights(w: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -201,27 +214,3 @@ def independent_columns(Z: NDArray[np.float64], rtol: float = 1e-8) -> NDArray[n
         if np.linalg.norm(r) > rtol * np.linalg.norm(z):
             keep.append(j)
     return np.asarray(keep, dtype=np.intp)
-
-
-def adjusted_coefficients(
-    V: NDArray[np.float64],
-    a0: float,
-    a: NDArray[np.float64],
-    mean: NDArray[np.float64],
-    scale: NDArray[np.float64],
-    covariate_mean: NDArray[np.float64],
-    centred: bool,
-) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
-    """Raw-scale coefficients of a step 2 on ``[Z, M]``: genes, covariates, intercept.
-
-    ``a`` holds the ``c = covariate_mean.size`` covariate coefficients first
-    (on the covariates' raw scale already), then the cluster coefficients,
-    mapped by :func:`raw_coefficients`. ``centred`` (a family without
-    intercept, cox): the linear predictor is reported centred at the training
-    means, as lifelines does, so the covariates' means enter the intercept.
-    """
-    c = covariate_mean.size
-    coef, intercept = raw_coefficients(V, a0, a[c:], mean, scale)
-    if centred:
-        intercept -= float(covariate_mean @ a[:c])
-    return coef, a[:c], intercept

@@ -817,12 +817,14 @@ def batched_sos_nmf(
 
     Examples
     --------
+    Two blocks of three variables, one start, two penalties:
+
     >>> import numpy as np
+    >>> from vcpcr._scaling import standardize
     >>> from vcpcr._sos_nmf import batched_sos_nmf
-    >>> rng = np.random.default_rng(0)
-    >>> z = rng.normal(size=(30, 2))
-    >>> X = np.repeat(z, 3, axis=1) + 0.3 * rng.normal(size=(30, 6))
-    >>> Xs = (X - X.mean(axis=0)) / X.std(axis=0, ddof=1)
+    >>> from vcpcr.simulate import make_block_data
+    >>> data = make_block_data(30, [3, 3], [1.0, -1.0], rho=0.9, random_state=0)
+    >>> Xs = standardize(data.X)[0]
     >>> res = batched_sos_nmf(Xs, np.ones(6), [[0, 1, 0, 1, 0, 1]],
     ...                       [0, 0], [0, 0], [0.1, 2.0])
     >>> res.labels.tolist()

@@ -48,6 +48,7 @@ __all__ = [
 ]
 
 _OWNER = "sos_nmf"
+_Floats = NDArray[np.float64]
 
 
 class SOSNMFResult(NamedTuple):
@@ -201,12 +202,7 @@ def warn_unconverged(
 
 
 def single_result(
-    Xs: NDArray[np.float64],
-    w: NDArray[np.float64],
-    res: BatchResult,
-    b: int,
-    lam: float,
-    lam_max: float,
+    Xs: _Floats, w: _Floats, res: BatchResult, b: int, lam: float, lam_max: float
 ) -> SOSNMFResult:
     """Problem ``b`` of a batch as an SOSNMFResult.
 
@@ -292,10 +288,9 @@ def lambda_max(
     init : array-like of shape (n_features,)
         Initial partition: integer labels ``0..K-1``.
     weights : array-like of shape (n_features,), default=None
-        Variable weights ``w``; ``None`` means all ones.
+        Variable weights ``w`` (``None``: all ones), as in :func:`sos_nmf`.
     standardize : bool, default=True
-        Centre and scale ``X`` (``ddof=1``) first. With ``False``, ``X`` must
-        already be standardized.
+        Standardize ``X`` first, as :func:`sos_nmf` does.
 
     Returns
     -------
@@ -411,20 +406,21 @@ def sos_nmf(
 
     References
     ----------
-    .. [1] Marion, R., Lederer, J., Govaerts, B., von Sachs, R. "VC-PCR: A
-       prediction method based on supervised variable selection and
-       clustering." arXiv:2202.00975.
+    .. [1] Marion, R. et al. "VC-PCR: A prediction method based on supervised
+       variable selection and clustering." arXiv:2202.00975, Algorithm 1
+       (weighted SOS-NMF).
 
     Examples
     --------
-    >>> import numpy as np
+    Two blocks of three correlated variables are found (up to the labels'
+    names):
+
     >>> from vcpcr import sos_nmf
-    >>> rng = np.random.default_rng(0)
-    >>> z = rng.normal(size=(60, 2))
-    >>> X = np.repeat(z, 3, axis=1) + 0.3 * rng.normal(size=(60, 6))
-    >>> res = sos_nmf(X, 2, lam_ratio=0.3, random_state=0)
-    >>> res.labels.tolist()
-    [1, 1, 1, 0, 0, 0]
+    >>> from vcpcr.simulate import make_block_data
+    >>> data = make_block_data(60, [3, 3], [1.0, -1.0], rho=0.9, random_state=0)
+    >>> res = sos_nmf(data.X, 2, lam_ratio=0.3, random_state=0)
+    >>> res.labels.tolist(), data.labels.tolist()
+    ([1, 1, 1, 0, 0, 0], [0, 0, 0, 1, 1, 1])
     >>> bool((res.V >= 0).all()) and res.converged
     True
     """

@@ -26,9 +26,9 @@ from vcpcr._clustering import BestStarts, best_starts
 from vcpcr._families import FAMILIES, Family, Prepared
 from vcpcr._input import ColumnLayout
 from vcpcr._scaling import (
-    adjusted_coefficients,
     constant_columns,
     independent_columns,
+    raw_coefficients,
     standardize,
 )
 from vcpcr._sos_nmf_single import random_partition
@@ -215,8 +215,8 @@ class TrainFold(NamedTuple):
 
         The strata columns' coefficients are 0 (they enter no linear predictor).
         """
-        genes, covs, intercept = adjusted_coefficients(
-            V, a0, a, self.mean, self.scale, self.Z.mean(axis=0), family.centred
+        genes, covs, intercept = raw_coefficients(
+            V, a0, a, self.mean, self.scale, self.Z.mean(axis=0), centred=family.centred
         )
         first = self.n_covariates + self.n_strata
         coef = np.zeros(first + genes.size)

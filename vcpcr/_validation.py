@@ -18,13 +18,17 @@ from vcpcr._scaling import constant_columns
 __all__ = [
     "check_array",
     "check_choice",
+    "check_finite",
     "check_labels",
     "check_random_state",
     "check_scalar",
     "check_survival",
+    "check_time_event",
     "check_times",
+    "check_varying",
     "check_weights",
     "check_y_length",
+    "missing_to_nan",
 ]
 
 
@@ -84,7 +88,7 @@ def check_array(
     if arr.dtype.kind not in "biuf":
         if arr.dtype.kind == "O":
             try:
-                arr = _missing_to_nan(arr).astype(np.float64)
+                arr = missing_to_nan(arr).astype(np.float64)
             except (TypeError, ValueError):
                 raise TypeError(
                     f"{name} must contain numbers only; got an array of dtype "
@@ -111,35 +115,51 @@ def check_array(
         )
     if ensure_2d and arr.shape[1] == 0:
         raise ValueError(f"{name} has 0 feature(s) (shape={arr.shape}).")
-    _check_finite(arr, name, feature_names)
+    check_finite(arr, name, feature_names)
     if not allow_constant and ensure_2d:
         _check_not_constant(arr, name, feature_names)
     return arr
 
 
-def _missing_to_nan(arr: NDArray[Any]) -> NDArray[Any]:
-    """Replace ``None`` and ``pandas.NA`` entries of an object array by NaN.
+def missing_to_nan(values: NDArray[Any]) -> NDArray[Any]:
+    """Return ``values`` with its missing entries as NaN (the one such rule).
 
-    pandas' nullable columns turn into object arrays holding ``pd.NA``, which
-    numpy cannot convert; as NaN they get the usual "contains NaN" message.
+    ``None``, ``pandas.NA`` and ``pandas.NaT`` entries of an object array
+    become NaN (other arrays are returned as they are), so that a missing
+    value is reported as "contains NaN", by column, wherever it is found:
+    pandas' nullable columns turn into object arrays holding ``pd.NA``,
+    which numpy cannot convert to float.
     """
+    if values.dtype.kind != "O":
+        return values
     missing = np.frompyfunc(
         lambda v: v is None or type(v).__name__ in ("NAType", "NaTType"), 1, 1
-    )(arr).astype(bool)
+    )(values).astype(bool)
     if not missing.any():
-        return arr
-    out = arr.copy()
+        return values
+    out = values.copy()
     out[missing] = np.nan
     return out
 
 
-def _check_finite(
-    arr: NDArray[np.float64], name: str, feature_names: Sequence[str] | None
+def check_finite(
+    arr: NDArray[Any], name: str, feature_names: Sequence[str] | None = None
 ) -> None:
-    """Raise a ValueError naming the columns that hold NaN or infinity."""
-    if np.isfinite(arr).all():
+    """Raise a ValueError naming the columns that hold NaN or infinity.
+
+    The one check for missing values (NaN after :func:`missing_to_nan`) and
+    infinite ones, of a numeric array (1-d or 2-d) or of an object array of
+    class labels (NaN only); string arrays hold neither.
+    """
+    if arr.dtype.kind in "USb":
         return
-    for bad, what in ((np.isnan(arr), "NaN"), (np.isinf(arr), "infinity")):
+    if arr.dtype.kind == "O":
+        nan, inf = np.asarray(arr != arr, dtype=bool), np.zeros(arr.shape, bool)
+    elif np.isfinite(arr).all():
+        return
+    else:
+        nan, inf = np.isnan(arr), np.isinf(arr)
+    for bad, what in ((nan, "NaN"), (inf, "infinity")):
         if not bad.any():
             continue
         if arr.ndim == 1:
@@ -263,10 +283,41 @@ def check_times(times: Any, name: str = "times") -> NDArray[np.float64] | None:
     return t
 
 
-def check_y_length(n_X: int, y: NDArray[Any], y_name: str = "y") -> None:
-    """Raise a ValueError if ``y`` does not have one entry per row of ``X``."""
-    if y.shape[0] != n_X:
-        raise ValueError(f"X has {n_X} rows but {y_name} has {y.shape[0]}.")
+def check_y_length(n_X: int, y: Any, y_name: str = "y") -> None:
+    """Raise a ValueError if ``y`` does not have one entry (row) per row of ``X``.
+
+    The one check of the outcome's length, for every family's ``y`` (a
+    vector, a survival array, DataFrame or structured array) and for
+    :func:`vcpcr.compute_weights`.
+    """
+    n_y = len(y) if hasattr(y, "__len__") else None
+    if n_y != n_X:
+        got = n_y if n_y is not None else f"no length ({type(y).__name__})"
+        raise ValueError(
+            f"X and {y_name} have inconsistent numbers of samples: X has {n_X} "
+            f"rows but {y_name} has {got}. Give one {y_name} entry per row of X "
+            f"(the same rows, in the same order)."
+        )
+
+
+def check_varying(
+    y: NDArray[np.float64], name: str = "y", *, where: str = "", fix: str = ""
+) -> None:
+    """Raise a ValueError if the numeric outcome ``y`` is constant up to rounding.
+
+    The one "constant y" rule (:func:`vcpcr._scaling.constant_columns` on the
+    one column): a regression on a constant response has nothing to explain
+    and the response cannot be standardized. ``where`` adds a place to the
+    message (e.g. ``" on a training fold of 40 samples"``), ``fix`` replaces
+    the default advice.
+    """
+    if constant_columns(y[:, None]).size:
+        advice = fix or f"Check that {name} is the intended outcome."
+        raise ValueError(
+            f"{name} is constant{where} (all values {y[0]!r}, up to rounding): a "
+            f"regression needs a varying response, and a constant one cannot be "
+            f"standardized. {advice}"
+        )
 
 
 def check_labels(
@@ -488,8 +539,9 @@ def check_survival(
     (array([5. , 3.5, 1.2]), array([ True, False,  True]))
     """
     time, event = _survival_columns(y, name)
-    t = _check_times(time, event, name)
-    d = _check_events(event, t, name)
+    t, d = check_time_event(time, event, name)
+    if t.size < 2:
+        raise ValueError(f"{name} has {t.size} sample(s); at least 2 are required.")
     _check_informative(t, d, name)
     return t, d
 
@@ -499,11 +551,6 @@ def _survival_columns(y: Any, name: str) -> tuple[NDArray[Any], NDArray[Any]]:
     if getattr(getattr(y, "dtype", None), "names", None) is not None:
         return _structured_fields(np.asarray(y), name)
     arr = np.asarray(y)  # a DataFrame of float times and bool events: object
-    if arr.dtype.kind == "O":
-        try:
-            arr = arr.astype(np.float64)
-        except (TypeError, ValueError):
-            raise TypeError(f"{name} must hold numbers; got {arr[:2]!r}.") from None
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise ValueError(
             f"{name} must be a survival outcome of shape (n_samples, 2) with "
@@ -532,49 +579,86 @@ def _structured_fields(y: NDArray[Any], name: str) -> tuple[NDArray[Any], NDArra
     return y[names[1 - ev]], y[names[ev]]
 
 
-def _check_times(
-    time: NDArray[Any], event: NDArray[Any], name: str
-) -> NDArray[np.float64]:
-    """Numeric, finite, non-negative times (numeric events); >= 2 samples."""
-    if time.dtype.kind not in "iuf" or event.dtype.kind not in "biuf":
+def _numeric(values: Any) -> NDArray[Any]:
+    """``values`` as an array; an object array as floats (missing: NaN) if it can."""
+    arr = np.asarray(values)
+    if arr.dtype.kind == "O":
+        try:
+            return missing_to_nan(arr).astype(np.float64)
+        except (TypeError, ValueError):
+            return arr  # non-numeric: reported by the caller
+    return arr
+
+
+def check_time_event(
+    time: Any, event: Any, name: str = "y"
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """Validate right-censored follow-up times and event indicators.
+
+    The one check of a survival outcome's values, for :func:`check_survival`
+    (every Cox ``y``) and :func:`vcpcr.Surv`: numeric times and events, no
+    missing value, finite times ``>= 0``, events 0/1 or bool (with the fix
+    for R's 1/2 coding and for swapped columns).
+
+    Parameters
+    ----------
+    time, event : array-like of shape (n_samples,)
+        The follow-up times and the event indicators (1: observed event).
+    name : str, default="y"
+        What holds them, in error messages.
+
+    Returns
+    -------
+    time, event : ndarray of shape (n_samples,)
+        Float times and bool events.
+
+    Raises
+    ------
+    TypeError
+        If the times or the events are not numeric (or bool).
+    ValueError
+        For missing values, infinite or negative times, or events not 0/1.
+    """
+    t, e = _numeric(time), _numeric(event)
+    if t.dtype.kind not in "iuf" or e.dtype.kind not in "biuf":
         raise TypeError(
             f"{name} must hold numeric times and bool or 0/1 events, in this order; "
-            f"got dtypes {time.dtype} and {event.dtype}."
+            f"got dtypes {t.dtype} and {e.dtype}. Turn status labels into events by "
+            f"comparing them, e.g. Surv(time, status == 'dead')."
         )
-    t = time.astype(np.float64)
-    if t.size < 2:
-        raise ValueError(f"{name} has {t.size} sample(s); at least 2 are required.")
-    if (bad := int((~np.isfinite(t)).sum())) > 0:
+    t, ev = t.astype(np.float64), e.astype(np.float64)
+    for values, what in ((t, "survival time(s)"), (ev, "event indicator(s)")):
+        if (missing := int(np.isnan(values).sum())) > 0:
+            raise ValueError(
+                f"{name} has {missing} missing {what} (NaN) among {values.size}; "
+                f"drop or impute these rows (in a formula, missing='drop' drops "
+                f"them)."
+            )
+    if (inf := int(np.isinf(t).sum())) > 0:
         raise ValueError(
-            f"{name} has {bad} non-finite survival time(s) (NaN or infinity) among "
-            f"{t.size}; drop or correct these rows (censored: last follow-up time)."
+            f"{name} has {inf} infinite survival time(s) among {t.size}; give the "
+            f"last follow-up time of a censored subject instead."
         )
     if (neg := int((t < 0).sum())) > 0:
         raise ValueError(
             f"{name} has {neg} negative survival time(s) among {t.size} (smallest "
             f"{t.min():g}); times must be >= 0. Correct or drop these rows."
         )
-    return t
-
-
-def _check_events(
-    event: NDArray[Any], time: NDArray[np.float64], name: str
-) -> NDArray[np.bool_]:
-    """Event indicators must be bool or 0/1."""
-    ev = event.astype(np.float64)  # numeric: checked with the times
     bad = ~((ev == 0) | (ev == 1))
     if bad.any():
         hint = "code events as 1 (or True) and censoring as 0 (or False)"
         if set(np.unique(ev).tolist()) <= {1.0, 2.0}:
-            hint = "R's Surv() codes 1 = censored, 2 = event: pass event == 2"
-        elif np.all((time == 0) | (time == 1)):
+            hint = (
+                "R's Surv() codes 1 = censored, 2 = event: pass event == 2, "
+                "e.g. Surv(time, status == 2)"
+            )
+        elif np.all((t == 0) | (t == 1)):
             hint = "the columns look swapped: pass (time, event) in this order"
         raise ValueError(
-            f"The event indicators in {name} must be 0/1 or bool; {int(bad.sum())} "
-            f"of {ev.size} values are not (e.g. {np.unique(ev[bad])[:5].tolist()}); "
-            f"{hint}."
+            f"{name}: event must be 0/1 or bool; {int(bad.sum())} of {ev.size} "
+            f"values are not (e.g. {np.unique(ev[bad])[:5].tolist()}); {hint}."
         )
-    return ev == 1
+    return t, ev == 1
 
 
 def _check_informative(

@@ -10,8 +10,8 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import Tags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from vcpcr._scaling import constant_columns, raw_coefficients, standardize
-from vcpcr._validation import check_array, check_scalar
+from vcpcr._scaling import raw_coefficients, standardize
+from vcpcr._validation import check_array, check_scalar, check_varying
 
 __all__ = ["BaselineRegressor"]
 
@@ -77,11 +77,7 @@ class BaselineRegressor(RegressorMixin, BaseEstimator):
             allow_constant=False,
         )
         ya = check_array(yv, "y", ensure_2d=False)
-        if constant_columns(ya[:, None]).size:
-            raise ValueError(
-                f"y is constant (all values {ya[0]!r}, up to rounding); a "
-                f"regression needs a varying response."
-            )
+        check_varying(ya, "y")
         Xs, self.mean_, self.scale_ = standardize(Xa)
         ys, y_mean, y_scale = standardize(ya)
         self.y_mean_, self.y_scale_ = float(y_mean), float(y_scale)
@@ -89,7 +85,7 @@ class BaselineRegressor(RegressorMixin, BaseEstimator):
 
     def _set_coef(self, b: NDArray[np.float64]) -> None:
         """Set ``coef_`` and ``intercept_`` from standardized coefficients."""
-        coef, intercept = raw_coefficients(
+        coef, _, intercept = raw_coefficients(
             np.eye(b.size), 0.0, b, self.mean_, self.scale_
         )
         self.coef_ = coef * self.y_scale_

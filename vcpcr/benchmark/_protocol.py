@@ -28,7 +28,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from vcpcr._scaling import constant_columns, standardize
+from vcpcr._scaling import standardize
+from vcpcr._validation import check_varying
 from vcpcr.benchmark._methods import Method, Starts
 from vcpcr.benchmark._solvers import solve
 from vcpcr.metrics import mcc_clustering, mcc_support
@@ -180,11 +181,8 @@ def standardize_fold(
     """
     Xa, ya = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
     tr, te = np.asarray(train), np.asarray(test)
-    if constant_columns(ya[tr][:, None]).size:
-        raise ValueError(
-            f"y is constant on a training fold of {tr.size} samples; it cannot be "
-            f"standardized. Use fewer folds."
-        )
+    fold = f" on a training fold of {tr.size} samples"
+    check_varying(ya[tr], "y", where=fold, fix="Use fewer folds.")
     Xtr, mean, sd = standardize(Xa[tr], center_constant=True)
     ytr, y_mean, y_sd = standardize(ya[tr])
     return FoldData(
