@@ -222,8 +222,9 @@ def test_nothing_selected_predicts_mean(blocks):
 
 def test_convergence_warning(blocks):
     X, y, _, _ = blocks
-    with pytest.warns(ConvergenceWarning, match="max_iter=1"):
+    with pytest.warns(ConvergenceWarning, match="max_iter=1") as record:
         VCPCR(lam_ratio=0.01, max_iter=1, n_init=1, random_state=0).fit(X, y)
+    assert record[0].filename == __file__  # the user's line, not vcpcr's
 
 
 def test_summary_text_and_html(fitted):

@@ -171,7 +171,9 @@ def test_random_partition_uses_every_label():
 
 def test_max_iter_warns_with_numbers():
     Xs, w, _ = _problem(4)
-    with pytest.warns(ConvergenceWarning, match=r"max_iter=1 .*relative change"):
+    with pytest.warns(
+        ConvergenceWarning, match=r"max_iter=1 .*relative change"
+    ) as record:
         res = sos_nmf(
             Xs,
             5,
@@ -183,6 +185,7 @@ def test_max_iter_warns_with_numbers():
         )
     assert not res.converged
     assert res.n_iter == 1
+    assert record[0].filename == __file__  # the user's line (user_stacklevel)
 
 
 def test_empty_initial_cluster_is_dropped():

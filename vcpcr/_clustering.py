@@ -25,7 +25,6 @@ from numpy.typing import ArrayLike, NDArray
 
 from vcpcr._sos_nmf import BatchResult, batched_sos_nmf, initial_lambda_max
 from vcpcr._sos_nmf_single import SOSNMFResult, warn_unconverged
-from vcpcr.exceptions import user_stacklevel
 
 __all__ = [
     "BestStarts",
@@ -134,7 +133,7 @@ def best_starts(
     if warn:
         for b in kept[~batch.converged[kept]].tolist():
             reason, rel = str(batch.reason[b]), float(batch.rel_change[b])
-            warn_unconverged(reason, rel, max_iter, tol, stacklevel=user_stacklevel())
+            warn_unconverged(reason, rel, max_iter, tol)
     return BestStarts(kept, start[kept], lam, lam_max, batch)
 
 

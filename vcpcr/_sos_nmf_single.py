@@ -172,13 +172,12 @@ def initial_partitions(
     return [random_partition(n_features, n_clusters, rng) for _ in range(n_init)]
 
 
-def warn_unconverged(
-    reason: str, rel_change: float, max_iter: int, tol: float, stacklevel: int
-) -> None:
+def warn_unconverged(reason: str, rel_change: float, max_iter: int, tol: float) -> None:
     """Warn (ConvergenceWarning) if a kept run stopped without converging.
 
     The one place the package reports a non-converged SOS-NMF run:
-    :func:`sos_nmf` and the best start of :class:`vcpcr.VCPCR`.
+    :func:`sos_nmf` and the best start of :class:`vcpcr.VCPCR`. The warning
+    points at the user's line (:func:`vcpcr.exceptions.user_stacklevel`).
     """
     # Imported here: the class derives from scikit-learn's (see vcpcr.exceptions).
     from vcpcr.exceptions import ConvergenceWarning
@@ -189,7 +188,7 @@ def warn_unconverged(
             f"last relative change of the objective was {rel_change:.3g} "
             f"(tol={tol:g}). Increase max_iter or tol.",
             ConvergenceWarning,
-            stacklevel=stacklevel + 1,
+            stacklevel=user_stacklevel(),
         )
     elif reason == "cycle":
         warnings.warn(
@@ -197,7 +196,7 @@ def warn_unconverged(
             f"change of the objective {rel_change:.3g}, tol={tol:g}); "
             f"the last iterate is returned. Use tol > 0 to stop on the objective.",
             ConvergenceWarning,
-            stacklevel=stacklevel + 1,
+            stacklevel=user_stacklevel(),
         )
 
 
@@ -455,11 +454,5 @@ def sos_nmf(
         history=True,
         check_input=False,
     )
-    warn_unconverged(
-        str(res.reason[0]),
-        float(res.rel_change[0]),
-        max_iter,
-        tol,
-        stacklevel=user_stacklevel(),
-    )
+    warn_unconverged(str(res.reason[0]), float(res.rel_change[0]), max_iter, tol)
     return single_result(Xs, w, res, 0, float(lam), float(res.lam_max[0]))
