@@ -540,7 +540,7 @@ def test_cv_stratified_partial_likelihood_against_lifelines():
     full, part = loglik(np.arange(len(y))), loglik(train)
     assert_allclose(out.scores, [2 * (full - part) / y[test, 1].sum()], rtol=1e-7)
     # the unstratified partial likelihood differs: the strata matter here
-    from vcpcr._outcome_batch import efron_loglik
+    from vcpcr._partial_likelihood import efron_loglik
 
     eta = model.predict_log_partial_hazard(A)[None, :]
     flat = efron_loglik(eta, y[:, 0], y[:, 1] > 0)[0]

@@ -18,11 +18,11 @@ from scipy.optimize import approx_fprime, check_grad, minimize
 
 import vcpcr._cox
 from vcpcr._cox import (
-    breslow,
     cox_lasso_delta_max,
     cox_lasso_path,
     cox_ridge_path,
 )
+from vcpcr._partial_likelihood import breslow
 from vcpcr._sos_nmf import standardize
 from vcpcr._validation import check_survival
 from vcpcr.exceptions import ConvergenceWarning, VCPCRWarning

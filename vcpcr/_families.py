@@ -2,11 +2,13 @@
 
 Each family turns the user's ``y`` into the step-2 outcome and the step-0
 weights target, fits the outcome model on the cluster latent variables, and
-describes the fit for ``summary()``. :data:`FAMILIES` is the registry of
-families: the estimators, the weights and the cross-validation look a family
-up there and ask it, instead of testing its name. (:mod:`vcpcr.simulate`
-checks a family's name against it but keeps its own table of response
-simulators, ``_OUTCOMES``.)
+describes the fit for ``summary()``. Its response math (losses, working
+weights, partial likelihood, the response simulator) is its
+``distribution``, an object of :mod:`vcpcr._distributions`, which the
+solvers below the families use too. :data:`FAMILIES` is the registry of
+families: the estimators, the weights, the cross-validation and the
+simulator (:func:`vcpcr.simulate.make_block_data`) look a family up there
+and ask it, instead of testing its name.
 """
 
 from __future__ import annotations
@@ -22,9 +24,15 @@ from sklearn.utils import ClassifierTags, RegressorTags, Tags
 
 from vcpcr import _score_batch
 from vcpcr._cox import cox_lasso_delta_max, cox_lasso_path, cox_ridge_path
+from vcpcr._distributions import (
+    LOGISTIC,
+    NORMAL,
+    PROPORTIONAL_HAZARDS,
+    Distribution,
+)
 from vcpcr._enet import enet_binomial_path, enet_gaussian_path
 from vcpcr._outcome import fit_cox, fit_logit, fit_ols
-from vcpcr._outcome_batch import cox_batch, efron_loglik, logit_batch, ols_batch
+from vcpcr._outcome_batch import BatchFit, cox_batch, logit_batch, ols_batch
 from vcpcr._ridge import ridge_binomial_path, ridge_gaussian_path
 from vcpcr._scaling import constant_columns
 from vcpcr._scaling import standardize as standardize_columns
@@ -139,6 +147,9 @@ class Family(abc.ABC):
     estimator_type: ClassVar[str | None]
     #: Whether the outcome is a survival outcome ``(time, event)``.
     survival: ClassVar[bool] = False
+    #: The response math: loss, working weights or partial likelihood, and
+    #: the response simulator.
+    distribution: ClassVar[Distribution]
     #: Default scoring of VCPCRCV (a scikit-learn scorer name); None: the
     #: estimator's :meth:`score`.
     default_scoring: ClassVar[str | None]
@@ -327,6 +338,35 @@ def _no_strata(strata: Any) -> None:
 class _StatsmodelsFamily(Family):
     """A family whose step 2 is a statsmodels model with an intercept."""
 
+    @abc.abstractmethod
+    def _fit_model(
+        self, M: NDArray[np.float64], y: Any, names: list[str], yname: str
+    ) -> Any:
+        """Fit the statsmodels model of ``y`` on ``[1, M]``; return its results."""
+
+    @staticmethod
+    @abc.abstractmethod
+    def _fit_stack(M: NDArray[np.float64], y: Any) -> BatchFit:
+        """Fit ``y`` on every ``[1, M[b]]`` at once (:mod:`vcpcr._outcome_batch`)."""
+
+    def fit(
+        self,
+        M: NDArray[np.float64],
+        outcome: Any,
+        names: list[str],
+        yname: str,
+        strata: pd.DataFrame | None = None,
+    ) -> Any:
+        """Fit the statsmodels model with an intercept; return its results."""
+        _no_strata(strata)
+        check_identifiable(M, intercept=True)
+        return self._fit_model(M, outcome, names, yname)
+
+    def fit_batch(self, M: NDArray[np.float64], outcome: Any) -> BatchParams:
+        """Fit every design ``M[b]`` (B, n, k) at once; intercept first."""
+        fit = self._fit_stack(M, outcome)
+        return BatchParams(fit.params[:, 0], fit.params[:, 1:], fit.ok)
+
     def lasso_delta_max(self, Xs: NDArray[np.float64], target: Any) -> float:
         """``max_j |x_j'(y - ybar)| / n`` (binomial: at the null model)."""
         return float(np.abs(Xs.T @ (target - target.mean())).max() / Xs.shape[0])
@@ -354,6 +394,7 @@ class Gaussian(_StatsmodelsFamily):
 
     name = "gaussian"
     estimator_type = "regressor"
+    distribution = NORMAL
     default_scoring = scoring_name = "neg_mean_squared_error"
     batch_scorings: ClassVar[dict[str, _Metric]] = {
         "neg_mean_squared_error": _score_batch.neg_mean_squared_error,
@@ -419,23 +460,13 @@ class Gaussian(_StatsmodelsFamily):
             )
         return Prepared(yf, standardize_columns(yf)[0])
 
-    def fit(
-        self,
-        M: NDArray[np.float64],
-        outcome: Any,
-        names: list[str],
-        yname: str,
-        strata: pd.DataFrame | None = None,
+    def _fit_model(
+        self, M: NDArray[np.float64], y: Any, names: list[str], yname: str
     ) -> Any:
-        """Fit ``statsmodels.OLS`` with an intercept; return its results."""
-        _no_strata(strata)
-        check_identifiable(M, intercept=True)
-        return fit_ols(M, outcome, names=names, yname=yname)
+        """``statsmodels.OLS``."""
+        return fit_ols(M, y, names=names, yname=yname)
 
-    def fit_batch(self, M: NDArray[np.float64], outcome: Any) -> BatchParams:
-        """OLS on every design ``M[b]`` (B, n, k) at once."""
-        fit = ols_batch(M, outcome)
-        return BatchParams(fit.params[:, 0], fit.params[:, 1:], fit.ok)
+    _fit_stack = staticmethod(ols_batch)
 
     def _batch_score(
         self, metric: _Metric, eta: NDArray[np.float64], y: Any, classes: Any
@@ -477,6 +508,7 @@ class Binomial(_StatsmodelsFamily):
 
     name = "binomial"
     estimator_type = "classifier"
+    distribution = LOGISTIC
     default_scoring = scoring_name = "neg_log_loss"
     batch_scorings: ClassVar[dict[str, _Metric]] = {
         "neg_log_loss": _score_batch.neg_log_loss,
@@ -543,23 +575,14 @@ class Binomial(_StatsmodelsFamily):
         y01 = (np.asarray(y) == classes[1]).astype(np.float64)
         return Prepared(y01, y01, classes)
 
-    def fit(
-        self,
-        M: NDArray[np.float64],
-        outcome: Any,
-        names: list[str],
-        yname: str,
-        strata: pd.DataFrame | None = None,
+    def _fit_model(
+        self, M: NDArray[np.float64], y: Any, names: list[str], yname: str
     ) -> Any:
-        """Fit ``statsmodels.Logit`` (Firth's estimate under separation)."""
-        _no_strata(strata)
-        check_identifiable(M, intercept=True)
-        return fit_logit(M, outcome, names=names, yname=yname)[0]
+        """``statsmodels.Logit`` (Firth's estimate under separation)."""
+        return fit_logit(M, y, names=names, yname=yname)[0]
 
-    def fit_batch(self, M: NDArray[np.float64], outcome: Any) -> BatchParams:
-        """Logit on every design at once; separated ones are left to :meth:`fit`."""
-        fit = logit_batch(M, outcome)
-        return BatchParams(fit.params[:, 0], fit.params[:, 1:], fit.ok)
+    #: Separated designs are not ok: left to :meth:`fit`.
+    _fit_stack = staticmethod(logit_batch)
 
     def _batch_score(
         self, metric: _Metric, eta: NDArray[np.float64], y: Any, classes: Any
@@ -635,7 +658,8 @@ def neg_partial_likelihood_deviance(estimator: Any, X: Any, y: Any) -> float:
     """
     time, event = check_survival(y)
     eta = np.asarray(estimator.predict_log_partial_hazard(X), dtype=np.float64)
-    return float(2.0 * efron_loglik(eta[None, :], time, event)[0] / event.sum())
+    loglik = PROPORTIONAL_HAZARDS.log_likelihood(eta[None, :], time, event)[0]
+    return float(2.0 * loglik / event.sum())
 
 
 class Cox(Family):
@@ -644,6 +668,7 @@ class Cox(Family):
     name = "cox"
     estimator_type = None
     survival = True
+    distribution = PROPORTIONAL_HAZARDS
     default_scoring = None  # the estimator's score
     scoring_name = "concordance"
     #: The estimator's score (Harrell's concordance), the default of VCPCRCV:
@@ -754,13 +779,13 @@ class Cox(Family):
         time, event = check_survival(y_test)
         t_train, e_train = train_outcome[:, 0], train_outcome[:, 1] > 0
         n = t_train.size
-        full = efron_loglik(
+        full = self.distribution.log_likelihood(
             np.hstack([eta_train, eta_test]),
             np.concatenate([t_train, time]),
             np.concatenate([e_train, event]),
             strata,
         )
-        part = efron_loglik(
+        part = self.distribution.log_likelihood(
             eta_train, t_train, e_train, None if strata is None else strata[:n]
         )
         return 2.0 * (full - part) / self.fold_weight(y_test)
