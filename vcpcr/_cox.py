@@ -178,12 +178,8 @@ def cox_lasso_path(
 
     Parameters
     ----------
-    Xs : array-like of shape (n_samples, n_features)
-        Standardized data.
-    time, event : array-like of shape (n_samples,)
-        Survival outcome, as from :func:`check_survival`.
-    deltas : array-like of shape (n_deltas,)
-        Penalties, all ``> 0``, in any order.
+    Xs, time, event, deltas : array-like
+        As in :func:`cox_ridge_path`.
     l1_ratio : float, default=1.0
         glmnet's ``alpha`` in ``(0, 1]``: the penalty is :math:`\delta
         (\alpha\lVert w\rVert_1 + \frac{1-\alpha}{2}\lVert w\rVert_2^2)`.

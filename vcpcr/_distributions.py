@@ -45,6 +45,9 @@ __all__ = [
 ]
 
 _Float = NDArray[np.float64]
+_Rng = np.random.Generator
+#: The validated outcome arguments of ``make_block_data`` (floats or None).
+_Opts = dict[str, Any]
 
 # Standard-normal quadrature grid for E[expit(a + sd * Z)] (trapezoid rule).
 _Z_GRID = np.linspace(-10.0, 10.0, 4001)
@@ -69,11 +72,7 @@ class Distribution(abc.ABC):
 
     @abc.abstractmethod
     def simulate(
-        self,
-        rng: np.random.Generator,
-        eta: _Float,
-        signal_var: float,
-        opts: dict[str, Any],
+        self, rng: _Rng, eta: _Float, signal_var: float, opts: _Opts
     ) -> SimulatedResponse:
         """Draw a response from the linear predictor ``eta``.
 
@@ -104,11 +103,7 @@ class Normal(Distribution):
     default_snr = 10.0
 
     def simulate(
-        self,
-        rng: np.random.Generator,
-        eta: _Float,
-        signal_var: float,
-        opts: dict[str, Any],
+        self, rng: _Rng, eta: _Float, signal_var: float, opts: _Opts
     ) -> SimulatedResponse:
         """Gaussian response with the requested SNR or noise sd."""
         if opts["noise_sd"] is not None:
@@ -155,11 +150,7 @@ class Logistic(Distribution):
         return float(-np.sum(self.unit_loss(eta, y)))
 
     def simulate(
-        self,
-        rng: np.random.Generator,
-        eta: _Float,
-        signal_var: float,
-        opts: dict[str, Any],
+        self, rng: _Rng, eta: _Float, signal_var: float, opts: _Opts
     ) -> SimulatedResponse:
         """Bernoulli response of a logistic model."""
         if opts["prevalence"] is not None:
@@ -175,25 +166,12 @@ class ProportionalHazards(Distribution):
 
     simulation_args: ClassVar[frozenset[str]] = frozenset()
 
-    @staticmethod
-    def log_likelihood(
-        eta: _Float,
-        time: _Float,
-        event: NDArray[np.bool_],
-        strata: NDArray[Any] | None = None,
-    ) -> _Float:
-        """Efron log partial likelihood of each row of ``eta`` (lifelines' ties).
-
-        See :func:`vcpcr._partial_likelihood.efron_loglik`.
-        """
-        return efron_loglik(eta, time, event, strata)
+    #: Efron log partial likelihood (lifelines' ties) of each row of a stack
+    #: of linear predictors, optionally stratified.
+    log_likelihood = staticmethod(efron_loglik)
 
     def simulate(
-        self,
-        rng: np.random.Generator,
-        eta: _Float,
-        signal_var: float,
-        opts: dict[str, Any],
+        self, rng: _Rng, eta: _Float, signal_var: float, opts: _Opts
     ) -> SimulatedResponse:
         """Weibull proportional-hazards times with same-shape Weibull censoring."""
         k, lam0 = opts["weibull_shape"], opts["baseline_hazard"]

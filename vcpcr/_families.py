@@ -222,7 +222,6 @@ class Family(abc.ABC):
     def prepare(self, y: Any) -> Prepared:
         """Validate ``y``; return the step-2 outcome and the weights target."""
 
-    @abc.abstractmethod
     def fit(
         self,
         M: NDArray[np.float64],
@@ -233,9 +232,21 @@ class Family(abc.ABC):
     ) -> Any:
         """Fit the step-2 model; return the untouched results object.
 
-        ``strata`` (cox only: a survival family; the estimator checks the
-        family first) are the columns of a stratified Cox model.
+        ``strata`` (a survival family only; the estimator checks the family
+        first) are the columns of a stratified Cox model. The same
+        identifiability rule holds for every family
+        (:func:`check_identifiable`).
         """
+        if strata is not None and not self.survival:
+            raise ValueError("strata need a stratified Cox model: family='cox'.")
+        check_identifiable(M, intercept=not self.centred)
+        return self._fit_model(M, outcome, names, yname, strata)
+
+    @abc.abstractmethod
+    def _fit_model(
+        self, M: NDArray[np.float64], y: Any, names: list[str], yname: str, strata: Any
+    ) -> Any:
+        """Fit the step-2 model of ``y`` on ``M`` (checked); return its results."""
 
     @abc.abstractmethod
     def split_params(self, result: Any) -> tuple[float, NDArray[np.float64]]:
@@ -330,37 +341,13 @@ class Family(abc.ABC):
         return None
 
 
-def _no_strata(strata: Any) -> None:
-    if strata is not None:
-        raise ValueError("strata need a stratified Cox model: family='cox'.")
-
-
 class _StatsmodelsFamily(Family):
     """A family whose step 2 is a statsmodels model with an intercept."""
-
-    @abc.abstractmethod
-    def _fit_model(
-        self, M: NDArray[np.float64], y: Any, names: list[str], yname: str
-    ) -> Any:
-        """Fit the statsmodels model of ``y`` on ``[1, M]``; return its results."""
 
     @staticmethod
     @abc.abstractmethod
     def _fit_stack(M: NDArray[np.float64], y: Any) -> BatchFit:
         """Fit ``y`` on every ``[1, M[b]]`` at once (:mod:`vcpcr._outcome_batch`)."""
-
-    def fit(
-        self,
-        M: NDArray[np.float64],
-        outcome: Any,
-        names: list[str],
-        yname: str,
-        strata: pd.DataFrame | None = None,
-    ) -> Any:
-        """Fit the statsmodels model with an intercept; return its results."""
-        _no_strata(strata)
-        check_identifiable(M, intercept=True)
-        return self._fit_model(M, outcome, names, yname)
 
     def fit_batch(self, M: NDArray[np.float64], outcome: Any) -> BatchParams:
         """Fit every design ``M[b]`` (B, n, k) at once; intercept first."""
@@ -461,9 +448,9 @@ class Gaussian(_StatsmodelsFamily):
         return Prepared(yf, standardize_columns(yf)[0])
 
     def _fit_model(
-        self, M: NDArray[np.float64], y: Any, names: list[str], yname: str
+        self, M: NDArray[np.float64], y: Any, names: list[str], yname: str, strata: Any
     ) -> Any:
-        """``statsmodels.OLS``."""
+        """``statsmodels.OLS`` with an intercept."""
         return fit_ols(M, y, names=names, yname=yname)
 
     _fit_stack = staticmethod(ols_batch)
@@ -576,9 +563,9 @@ class Binomial(_StatsmodelsFamily):
         return Prepared(y01, y01, classes)
 
     def _fit_model(
-        self, M: NDArray[np.float64], y: Any, names: list[str], yname: str
+        self, M: NDArray[np.float64], y: Any, names: list[str], yname: str, strata: Any
     ) -> Any:
-        """``statsmodels.Logit`` (Firth's estimate under separation)."""
+        """``statsmodels.Logit`` with an intercept (Firth's under separation)."""
         return fit_logit(M, y, names=names, yname=yname)[0]
 
     #: Separated designs are not ok: left to :meth:`fit`.
@@ -724,17 +711,11 @@ class Cox(Family):
         outcome = np.column_stack([time, event.astype(np.float64)])
         return Prepared(outcome, outcome)
 
-    def fit(
-        self,
-        M: NDArray[np.float64],
-        outcome: Any,
-        names: list[str],
-        yname: str,
-        strata: pd.DataFrame | None = None,
+    def _fit_model(
+        self, M: NDArray[np.float64], y: Any, names: list[str], yname: str, strata: Any
     ) -> Any:
-        """Fit ``lifelines.CoxPHFitter``; return the untouched fitter."""
-        check_identifiable(M, intercept=False)
-        return fit_cox(M, outcome, names=names, strata=strata)
+        """``lifelines.CoxPHFitter`` (no intercept), stratified by ``strata``."""
+        return fit_cox(M, y, names=names, strata=strata)
 
     def split_params(self, result: Any) -> tuple[float, NDArray[np.float64]]:
         """No intercept: the baseline hazard absorbs it."""

@@ -122,10 +122,8 @@ def firth_logit(
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_params)
-        Design matrix, including the intercept column.
-    y : ndarray of shape (n_samples,)
-        Binary outcome (0/1).
+    X, y : ndarray
+        Design matrix and binary outcome, as in :func:`detect_separation`.
     max_iter : int, default=200
         Maximum number of steps.
     tol : float, default=1e-10

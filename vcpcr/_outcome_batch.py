@@ -193,6 +193,10 @@ def cox_batch(
 ) -> BatchFit:
     """Cox regressions (Efron ties) of ``(time, event)`` on every ``M[b]``.
 
+    The outcome's risk sets are prepared once for the whole stack
+    (:class:`vcpcr._partial_likelihood.RiskSets`); Newton's method with step
+    halving runs on all designs at once, in chunks that bound the memory.
+
     Parameters
     ----------
     M : ndarray of shape (n_designs, n_samples, k)

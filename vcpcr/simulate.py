@@ -82,9 +82,14 @@ class SimulatedData(NamedTuple):
     event: NDArray[np.bool_] | None
 
 
-def _paper_design(config: int) -> tuple[Any, Any, Any, int]:
-    """Return ``(block_sizes, coefs, corr_groups, n_noise)`` of a paper config."""
-    return _PAPER_BLOCK_SIZES, _PAPER_BLOCK_COEFS, _PAPER_CORR_GROUPS[config], 150
+def _paper_design(config: int) -> dict[str, Any]:
+    """Return the blocks of a paper configuration as ``make_block_data`` takes them."""
+    return {
+        "block_sizes": _PAPER_BLOCK_SIZES,
+        "coefs": _PAPER_BLOCK_COEFS,
+        "corr_groups": _PAPER_CORR_GROUPS[config],
+        "n_noise": 150,
+    }
 
 
 def paper_coef() -> NDArray[np.float64]:
@@ -109,7 +114,7 @@ def paper_coef() -> NDArray[np.float64]:
     >>> int((b != 0).sum())
     20
     """
-    return _block_design(*_paper_design(1))[0]
+    return _block_design(**_paper_design(1))[0]
 
 
 def paper_covariance(rho: float = 0.6, config: int = 1) -> NDArray[np.float64]:
@@ -153,7 +158,7 @@ def paper_covariance(rho: float = 0.6, config: int = 1) -> NDArray[np.float64]:
     owner = "paper_covariance"
     check_scalar(config, "config", numbers.Integral, owner=owner, min_val=1, max_val=3)
     check_scalar(rho, "rho", numbers.Real, owner=owner, min_val=0.0, max_val=1.0)
-    _, groups, _ = _block_design(*_paper_design(int(config)))
+    _, groups, _ = _block_design(**_paper_design(int(config)))
     return _dense_covariance(groups, float(rho))
 
 
@@ -238,14 +243,10 @@ def make_paper_data(
     check_scalar(n_samples, "n_samples", numbers.Integral, owner=owner, min_val=1)
     check_scalar(rho, "rho", numbers.Real, owner=owner, min_val=0.0, max_val=1.0)
     check_scalar(snr, "snr", numbers.Real, owner=owner, min_val=0, include_min=False)
-    sizes, coefs, groups, n_noise = _paper_design(int(config))
     return make_block_data(
         n_samples,
-        sizes,
-        coefs,
-        corr_groups=groups,
+        **_paper_design(int(config)),
         rho=rho,
-        n_noise=n_noise,
         snr=snr,
         return_cov=True,
         random_state=random_state,
