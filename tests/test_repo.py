@@ -17,6 +17,7 @@ def test_solver_imports_only_numpy_and_scipy():
     lifelines or scikit-learn."""
     code = (
         "import sys, vcpcr._sos_nmf, vcpcr._validation, vcpcr.exceptions;"
+        "import vcpcr._partial_likelihood, vcpcr._distributions;"
         "print(sorted(m for m in ('pandas', 'statsmodels', 'lifelines', 'sklearn')"
         " if m in sys.modules))"
     )
