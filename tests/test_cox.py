@@ -433,6 +433,7 @@ def test_cox_enet_path_that_stops_early_warns_once():
     with pytest.warns(VCPCRWarning, match=r"deviance ratio grew by < 0.1%") as caught:
         W = cox_lasso_path(Xs, time, event, deltas, l1_ratio=0.05)
     assert len(caught) == 1
+    assert caught[0].filename == __file__  # user_stacklevel: the caller's line
     assert_allclose(W[-1], W[-2], rtol=0, atol=0)
     assert (W[0] != 0).any()
 

@@ -175,8 +175,9 @@ def test_enet_engine_warns_when_not_converged(family, monkeypatch):
     solver = enet_gaussian_path if family == "gaussian" else enet_binomial_path
     dmax = lasso_delta_max(Xs, y, l1_ratio=0.05)
     match = r"at delta=0\.\d+ within max_iter=\d+ .*last relative change \d"
-    with pytest.warns(ConvergenceWarning, match=match):
+    with pytest.warns(ConvergenceWarning, match=match) as record:
         solver(Xs, y, np.array([0.01 * dmax]), 0.05, max_iter=1)
+    assert record[0].filename == __file__  # points at the caller, not vcpcr
 
 
 def test_binomial_enet_against_sklearn():
