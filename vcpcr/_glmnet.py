@@ -425,7 +425,6 @@ def glmnet_weights(
     Xs: NDArray[np.float64],
     y: NDArray[np.float64],
     deltas: NDArray[np.float64],
-    *,
     alpha: float,
 ) -> NDArray[np.float64]:
     """Compute the authors' early-stopped glmnet weights, one row per ``delta``.

@@ -32,7 +32,7 @@ from vcpcr._scaling import (
     standardize,
 )
 from vcpcr._sos_nmf import random_partition
-from vcpcr._weights import weights_for_grid
+from vcpcr._weights import scheme_of, weights_for_grid
 from vcpcr.exceptions import SeparationWarning
 
 __all__ = [
@@ -80,8 +80,8 @@ def default_grid(weights: Any, *, delta_max: float | None = None) -> dict[str, A
         The weight scheme (see :class:`VCPCR`).
     delta_max : float, optional
         The smallest penalty giving all-zero weights on the data (see
-        :func:`vcpcr._weights.lasso_delta_max`); required for ``"enet"``,
-        ``"lasso"`` and ``"glmnet_lasso"``.
+        :meth:`vcpcr._weights.WeightScheme.delta_max`); required for a
+        scheme with an l1 part (``"enet"``, ``"lasso"``, ``"glmnet_lasso"``).
 
     Returns
     -------
@@ -92,33 +92,16 @@ def default_grid(weights: Any, *, delta_max: float | None = None) -> dict[str, A
     -----
     ``lam_ratios`` are the paper's: ``10**linspace(-3, 0, 10)`` for
     penalized weights, ``linspace(0, 0.9, 10)`` for identity or given
-    weights. Elastic-net and lasso ``deltas`` are ``delta_max *
-    10**linspace(-2, log10(0.5), 6)``: the paper's lasso grid ends at 0.2,
-    its lower end ``1e-5 delta_max`` is an almost unpenalized fit that only
-    saturates at ``n`` variables (the weights study chose 0.02-0.05 for the
-    elastic net). Ridge ``deltas`` are ``(1e-4, 1e-2, 1)``: the paper's
-    range ``[1e-4, 1e-2]`` extended to 1, the end of the range over which we
-    found the clustering accuracy flat (see :func:`vcpcr.compute_weights`);
-    since it is flat there, three values suffice (the grid's cost is linear
-    in its size). The paper's glmnet weights get the paper's grids, with
-    five values: ``10**linspace(-4, -2, 5)`` (``"glmnet_ridge"``) and
-    ``delta_max * 10**linspace(-5, log10(0.2), 5)`` (``"glmnet_lasso"``).
+    weights. The ``deltas`` are the scheme's grid
+    (:data:`vcpcr._weights.SCHEMES` says why each is what it is).
     """
-    ratios = 10 ** np.linspace(-3, 0, 10)
-    if isinstance(weights, str) and weights in ("ridge", "glmnet_ridge"):
-        top = 0 if weights == "ridge" else -2
-        deltas = 10 ** np.linspace(-4, top, 3 if top == 0 else 5)
-        return {"deltas": deltas, "lam_ratios": ratios}
-    if isinstance(weights, str) and weights in ("enet", "lasso", "glmnet_lasso"):
-        if delta_max is None:
-            raise ValueError(f"delta_max is required for the {weights} grid.")
-        rel = (
-            10 ** np.linspace(-5, np.log10(0.2), 5)
-            if weights == "glmnet_lasso"
-            else 10 ** np.linspace(-2, np.log10(0.5), 6)
-        )
-        return {"deltas": delta_max * rel, "lam_ratios": ratios}
-    return {"deltas": [None], "lam_ratios": np.linspace(0.0, 0.9, 10)}
+    scheme = scheme_of(weights)
+    if not scheme.penalized:
+        return {"deltas": [None], "lam_ratios": np.linspace(0.0, 0.9, 10)}
+    return {
+        "deltas": scheme.default_deltas(delta_max),
+        "lam_ratios": 10 ** np.linspace(-3, 0, 10),
+    }
 
 
 class Grid(NamedTuple):
