@@ -141,54 +141,42 @@ class TrainFold(NamedTuple):
     """A training fold as steps 0-2 see it.
 
     ``Xs`` (standardized clustered variables, with ``mean``, ``scale``) and
-    ``Z``, the covariates kept in this fold (raw): a covariate constant or
-    collinear within the training fold (e.g. the dummy of a rare level that
-    no training row has) is left out of this fold's fit, so its coefficient
-    there is 0 (``keep``: the positions of the kept ones). ``S`` holds the
-    strata columns of a stratified Cox model (None without strata).
+    the fold data's columns as a fold model sees them (``layout``): the
+    covariates first, then the strata of a stratified Cox model
+    (``layout.S``, None without strata), then the clustered variables.
+    ``layout.Z`` holds the covariates kept in this fold (raw) and
+    ``layout.covariates`` their positions: a covariate constant or collinear
+    within the training fold (e.g. the dummy of a rare level that no
+    training row has) is left out of this fold's fit, so its coefficient
+    there is 0.
     """
 
     Xs: NDArray[np.float64]
     mean: NDArray[np.float64]
     scale: NDArray[np.float64]
-    Z: NDArray[np.float64]
-    keep: NDArray[np.intp]
-    n_covariates: int
-    S: NDArray[np.float64] | None = None
+    layout: ColumnLayout
 
     @property
-    def n_strata(self) -> int:
-        """Number of strata columns (they follow the covariates)."""
-        return 0 if self.S is None else self.S.shape[1]
+    def first(self) -> int:
+        """Position of the first clustered column (after covariates and strata)."""
+        return self.layout.n_features - self.Xs.shape[1]
 
     def design(self, M: NDArray[np.float64]) -> NDArray[np.float64]:
         """Step-2 design(s) ``[Z, M]`` (``M`` of shape (n, k) or (B, n, k))."""
-        Z = np.broadcast_to(self.Z, (*M.shape[:-2], *self.Z.shape))
-        return np.concatenate([Z, M], axis=-1)
-
-    def layout(self) -> ColumnLayout:
-        """Return the fold data's columns as a fold model sees them."""
-        c, s, p = self.n_covariates, self.n_strata, self.Xs.shape[1]
-        return ColumnLayout(
-            self.Z,
-            self.keep,
-            np.arange(c + s, c + s + p),
-            c + s + p,
-            np.arange(c, c + s),
-            self.S,
-        )
+        Z = self.layout.Z
+        Zb = np.broadcast_to(Z, (*M.shape[:-2], *Z.shape))
+        return np.concatenate([Zb, M], axis=-1)
 
     def strata_frame(self) -> pd.DataFrame | None:
         """Return the strata columns as step 2 (lifelines) takes them, or None."""
-        if self.S is None:
+        S = self.layout.S
+        if S is None:
             return None
-        return pd.DataFrame(
-            self.S, columns=[f"stratum_{j + 1}" for j in range(self.n_strata)]
-        )
+        return pd.DataFrame(S, columns=[f"stratum_{j + 1}" for j in range(S.shape[1])])
 
     def names(self, k: int) -> list[str]:
         """Column names of a step-2 design with ``k`` clusters."""
-        covs = [f"covariate_{j + 1}" for j in range(self.Z.shape[1])]
+        covs = [f"covariate_{j + 1}" for j in range(self.layout.Z.shape[1])]
         return covs + [f"cluster_{j + 1}" for j in range(k)]
 
     def coefficients(
@@ -198,12 +186,12 @@ class TrainFold(NamedTuple):
 
         The strata columns' coefficients are 0 (they enter no linear predictor).
         """
+        Z, keep = self.layout.Z, self.layout.covariates
         genes, covs, intercept = adjusted_coefficients(
-            V, a0, a, self.mean, self.scale, self.Z.mean(axis=0), family.centred
+            V, a0, a, self.mean, self.scale, Z.mean(axis=0), family.centred
         )
-        first = self.n_covariates + self.n_strata
-        coef = np.zeros(first + genes.size)
-        coef[self.keep], coef[first:] = covs, genes
+        coef = np.zeros(self.layout.n_features)
+        coef[keep], coef[self.first :] = covs, genes
         return coef, intercept
 
     def linear_predictor(
@@ -214,12 +202,12 @@ class TrainFold(NamedTuple):
         On the raw scale, as ``X_train @ coef.T + intercept`` (the clustered
         columns are only kept standardized: ``Xs * scale + mean``).
         """
-        genes = coef[:, self.n_covariates + self.n_strata :]
-        covs = coef[:, : self.n_covariates][:, self.keep]
+        genes = coef[:, self.first :]
+        covs = coef[:, self.layout.covariates]
         return (
             self.Xs @ (genes * self.scale).T
             + genes @ self.mean
-            + self.Z @ covs.T
+            + self.layout.Z @ covs.T
             + intercept
         )
 
@@ -240,7 +228,16 @@ def train_fold(
     first = n_covariates + n_strata
     S = Xtr[:, n_covariates:first].copy() if n_strata else None
     Xs, mean, scale = standardize(Xtr[:, first:], copy=False)
-    return TrainFold(Xs, mean, scale, Z[:, keep], keep, n_covariates, S)
+    n_features = Xtr.shape[1]
+    layout = ColumnLayout(
+        Z[:, keep],
+        keep,
+        np.arange(first, n_features),
+        n_features,
+        np.arange(n_covariates, first),
+        S,
+    )
+    return TrainFold(Xs, mean, scale, layout)
 
 
 class FoldResult(NamedTuple):
@@ -266,7 +263,8 @@ def _fold_weights(
     fold: TrainFold, prepared: Prepared, spec: FoldSpec
 ) -> NDArray[np.float64]:
     """Weights for every delta of the grid (one row each)."""
-    Zs = standardize(fold.Z)[0] if fold.Z.shape[1] else None
+    Z = fold.layout.Z
+    Zs = standardize(Z)[0] if Z.shape[1] else None
     return weights_for_grid(
         fold.Xs,
         prepared.weights_target,
@@ -345,7 +343,7 @@ def fold_model(fold: SolvedFold, spec: FoldSpec, point: int) -> Any:
         fold.weights[fold.delta_index[point]],
         fold.solved,
         point,
-        layout=train.layout(),
+        layout=train.layout,
     )
 
 
@@ -472,10 +470,10 @@ def _stratum_labels(
     train: TrainFold, Xte: NDArray[np.float64]
 ) -> NDArray[np.intp] | None:
     """Stratum of each row of the fold, training rows then test rows (or None)."""
-    if train.S is None:
+    layout = train.layout
+    if layout.S is None:
         return None
-    c = train.n_covariates
-    S = np.vstack([train.S, Xte[:, c : c + train.n_strata]])
+    S = np.vstack([layout.S, Xte[:, layout.strata]])
     return np.unique(S, axis=0, return_inverse=True)[1].ravel()
 
 

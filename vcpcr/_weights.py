@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -123,6 +123,9 @@ class WeightScheme:
         :meth:`~vcpcr._families.Family.partial_out`, so its ``families`` must
         partial covariates out exactly. None: the family's
         :meth:`~vcpcr._families.Family.penalized_path`.
+    free_l1_ratio : bool, default=False
+        Whether :func:`compute_weights`' ``l1_ratio`` replaces the scheme's
+        (the elastic net's mixing; see :meth:`with_l1_ratio`).
     """
 
     name: str
@@ -131,6 +134,7 @@ class WeightScheme:
     grid: tuple[float, ...] = ()
     families: tuple[str, ...] | None = None
     solver: Solver | None = None
+    free_l1_ratio: bool = False
 
     @property
     def penalized(self) -> bool:
@@ -143,14 +147,12 @@ class WeightScheme:
         return bool(self.l1_ratio)
 
     def with_l1_ratio(self, l1_ratio: float) -> WeightScheme:
-        """Return the scheme with another mixing if it is an elastic net.
+        """Return the scheme with the mixing ``l1_ratio`` if its mixing is free.
 
-        The ridge and the lasso are the mixing's ends and keep theirs, as
-        does a scheme without a penalty (``compute_weights``' ``l1_ratio``).
+        Only a scheme with ``free_l1_ratio`` (the elastic net) takes
+        :func:`compute_weights`' ``l1_ratio``; the others keep theirs.
         """
-        if self.l1_ratio is None or self.l1_ratio in (0.0, 1.0):
-            return self
-        return replace(self, l1_ratio=l1_ratio)
+        return replace(self, l1_ratio=l1_ratio) if self.free_l1_ratio else self
 
     def _mismatch(self, family: str, covariates: bool, name: str) -> str | None:
         """Say why the scheme cannot serve ``family``, or None."""
@@ -258,26 +260,29 @@ class WeightScheme:
     def path(
         self,
         Xs: NDArray[np.float64],
-        target: Any,
-        deltas: NDArray[np.float64],
+        target: NDArray[np.float64],
+        deltas: ArrayLike,
+        *,
         family: str,
         covariates: NDArray[np.float64] | None = None,
     ) -> NDArray[np.float64]:
         """Weights for every delta (rows), on validated, standardized input.
 
+        ``deltas`` are valid penalties (see :meth:`check_deltas`).
         ``covariates`` (standardized) are unpenalized: partialled out
         (gaussian) or an unpenalized block of the family's solver (the
         pairing checked by :meth:`check_family`). A scheme without a penalty
         gives ones, one row per delta.
         """
+        grid = np.asarray(deltas, dtype=np.float64)
         if self.l1_ratio is None:
-            return np.ones((deltas.size, Xs.shape[1]))
+            return np.ones((grid.size, Xs.shape[1]))
         fam = FAMILIES[family]
         if self.solver is None:
-            return fam.penalized_path(Xs, target, deltas, self.l1_ratio, covariates)
+            return fam.penalized_path(Xs, target, grid, self.l1_ratio, covariates)
         if covariates is not None:
             Xs, target, _ = fam.partial_out(Xs, target, covariates)
-        return self.solver(Xs, target, deltas, self.l1_ratio)
+        return self.solver(Xs, target, grid, self.l1_ratio)
 
 
 def _decades(start: float, stop: float, num: int) -> tuple[float, ...]:
@@ -300,7 +305,13 @@ def _decades(start: float, stop: float, num: int) -> tuple[float, ...]:
 SCHEMES: dict[str, WeightScheme] = {
     scheme.name: scheme
     for scheme in (
-        WeightScheme("enet", ENET_L1_RATIO, 0.5, _decades(-2, np.log10(0.5), 6)),
+        WeightScheme(
+            "enet",
+            ENET_L1_RATIO,
+            0.5,
+            _decades(-2, np.log10(0.5), 6),
+            free_l1_ratio=True,
+        ),
         WeightScheme("ridge", 0.0, 0.01, _decades(-4, 0, 3)),
         WeightScheme("lasso", 1.0, 0.05, _decades(-2, np.log10(0.5), 6)),
         WeightScheme("identity", None),
@@ -325,8 +336,6 @@ SCHEMES: dict[str, WeightScheme] = {
 
 #: The scheme of weights the user gives (not registered: not a name).
 GIVEN = WeightScheme("given", None)
-
-METHODS = tuple(SCHEMES)
 
 #: Default penalty of each weight scheme (see :func:`compute_weights`, Notes).
 DEFAULT_DELTA = {
@@ -355,7 +364,7 @@ def check_scheme(
     :func:`vcpcr._validation.check_weights`), whose scheme serves ``family``
     (with ``covariates``, see :meth:`WeightScheme.check_family`).
     """
-    check_weights(weights, n_features, owner=owner, methods=METHODS)
+    check_weights(weights, n_features, owner=owner, methods=tuple(SCHEMES))
     scheme = scheme_of(weights)
     scheme.check_family(family, covariates=covariates, owner=owner)
     return scheme
@@ -485,16 +494,18 @@ def compute_weights(
 
     Examples
     --------
-    >>> import numpy as np
     >>> from vcpcr import compute_weights
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(30, 5))
-    >>> y = X[:, 0] - X[:, 1] + rng.normal(size=30)
-    >>> w = compute_weights(X, y, "ridge", delta=0.1)
-    >>> w.shape, bool(w[0] > 0 > w[1])
-    ((5,), True)
+    >>> from vcpcr.simulate import make_paper_data
+    >>> data = make_paper_data(random_state=0)  # 200 variables, 20 active
+    >>> active = data.labels >= 0
+    >>> w = compute_weights(data.X, data.y, "ridge")  # the default delta, 0.01
+    >>> bool(abs(w[active]).mean() > 2 * abs(w[~active]).mean())
+    True
+    >>> W = compute_weights(data.X, data.y, "lasso", delta=[0.05, 0.2])
+    >>> (W != 0).sum(axis=1)  # one row per delta; fewer kept at the larger
+    array([36, 13])
     """
-    check_choice(method, "method", METHODS, owner="compute_weights")
+    check_choice(method, "method", tuple(SCHEMES), owner="compute_weights")
     check_choice(family, "family", tuple(FAMILIES), owner="compute_weights")
     check_scalar(
         l1_ratio,
@@ -519,7 +530,7 @@ def compute_weights(
     else:  # no penalty: delta only sets the number of rows
         deltas = np.zeros(1 if delta is None else np.size(delta))
     Xs = _standardize(Xa)[0] if standardize else Xa
-    W = scheme.path(Xs, ya, deltas, family)
+    W = scheme.path(Xs, ya, deltas, family=family)
     return W[0] if scalar else W
 
 
@@ -527,7 +538,7 @@ def weights_for_grid(
     Xs: NDArray[np.float64],
     target: NDArray[np.float64],
     weights: Any,
-    deltas: Any,
+    deltas: Iterable[float | None],
     family: str,
     *,
     covariates: NDArray[np.float64] | None = None,
@@ -549,7 +560,7 @@ def weights_for_grid(
     weights of some ``delta`` are all zero: no variable can then be selected.
     """
     p = Xs.shape[1]
-    given = check_weights(weights, p, owner="weights", methods=METHODS)
+    given = check_weights(weights, p, owner="weights", methods=tuple(SCHEMES))
     if not isinstance(given, str):
         return relative_weights(given)[None, :]
     scheme = SCHEMES[given]
@@ -561,7 +572,7 @@ def weights_for_grid(
         if scheme.penalized
         else np.zeros(1)  # no penalty: one row
     )
-    W = scheme.path(Xs, target, grid, family, covariates)
+    W = scheme.path(Xs, target, grid, family=family, covariates=covariates)
     zero = ~W.any(axis=1)
     if zero.any():
         at = ", ".join(f"{d:g}" for d in grid[zero])
