@@ -141,8 +141,10 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         ``weights_`` has ``max|w| = 1``, and ``1e300 * w`` clusters as ``w``).
     delta : float, optional
         Penalty of the weights in glmnet's parametrization (see
-        :func:`compute_weights`), ``> 0``. ``None`` uses
-        :data:`DEFAULT_DELTA`: 0.5 (enet), 0.01 (ridge) or 0.05 (lasso).
+        :func:`compute_weights`), ``> 0``. ``None`` uses the scheme's
+        default (:data:`DEFAULT_DELTA`): 0.5 (enet), 0.01 (ridge), 0.05
+        (lasso), 0.0036 (glmnet_ridge) or 0.0004 (glmnet_lasso). Ignored by
+        ``"identity"`` and given weights.
     lam_ratio : float, default=0.5
         SOS-NMF sparsity penalty as a fraction of ``lam_max``, the smallest
         penalty that selects nothing; larger values select fewer variables.
