@@ -359,7 +359,7 @@ def test_cv_rare_level_constant_in_a_training_fold():
     X = X.assign(rare=0.0)
     X.loc[5, "rare"] = 1.0
     fold = train_fold(X[["age", "rare", "g0"]].drop(index=5).to_numpy(), 2)
-    assert fold.keep.tolist() == [0]
+    assert fold.layout.covariates.tolist() == [0]
     cv = VCPCRCV(
         n_clusters=(2,),
         lam_ratios=[0.3, 0.6],

@@ -133,8 +133,8 @@ class Family(abc.ABC):
     """An outcome family: everything that differs between outcome types.
 
     A family turns the user's ``y`` into the step-2 outcome and the step-0
-    weights target, computes its step-0 weights (its ridge and elastic-net
-    solvers), fits its outcome model (its own adapter of
+    weights target, computes its step-0 weights (its penalized path, at a
+    weight scheme's ``l1_ratio``), fits its outcome model (its own adapter of
     :mod:`vcpcr._outcome`), fits and scores a stack of designs at once for
     :class:`VCPCRCV`, describes the fit for ``summary()`` and sets the
     estimator's scikit-learn tags. To add a family, subclass this and add an
@@ -162,8 +162,6 @@ class Family(abc.ABC):
     fold_scorings: ClassVar[dict[str, Callable[..., float]]] = {}
     #: How to build CV folds that :meth:`fold_problem` accepts.
     fold_hint: ClassVar[str] = ""
-    #: Whether the paper's early-stopped glmnet weights are available.
-    glmnet_weights: ClassVar[bool] = False
     #: Whether step 2 has no intercept and the estimator reports its linear
     #: predictor centred at the training means (lifelines' convention).
     centred: ClassVar[bool] = False
@@ -182,13 +180,7 @@ class Family(abc.ABC):
         """Smallest lasso penalty with all weights zero, on standardized data."""
 
     @abc.abstractmethod
-    def ridge_weights(
-        self, Xs: NDArray[np.float64], target: Any, deltas: NDArray[np.float64]
-    ) -> NDArray[np.float64]:
-        """Ridge weights for every delta (rows)."""
-
-    @abc.abstractmethod
-    def enet_weights(
+    def penalized_path(
         self,
         Xs: NDArray[np.float64],
         target: Any,
@@ -196,10 +188,22 @@ class Family(abc.ABC):
         l1_ratio: float,
         covariates: NDArray[np.float64] | None = None,
     ) -> NDArray[np.float64]:
-        """Elastic-net (lasso: ``l1_ratio=1``) weights for every delta (rows).
+        """Penalized regression weights for every delta (rows).
 
-        ``covariates`` (standardized, shape (n_samples, c)) enter unpenalized.
+        ``l1_ratio`` is glmnet's ``alpha``: 0 is the ridge (solved exactly),
+        1 the lasso, in between the elastic net. ``covariates``
+        (standardized, shape (n_samples, c)) enter unpenalized; only where
+        :meth:`takes_covariates` says so (the callers check it first, see
+        :meth:`vcpcr._weights.WeightScheme.check_family`).
         """
+
+    def takes_covariates(self, l1_ratio: float) -> bool:
+        """Whether :meth:`penalized_path` adjusts for covariates at ``l1_ratio``.
+
+        The elastic-net solvers carry them as an unpenalized block; the ridge
+        ones (``l1_ratio=0``) have none.
+        """
+        return l1_ratio > 0
 
     def partial_out(
         self,
@@ -390,8 +394,6 @@ class Gaussian(_StatsmodelsFamily):
         "r2": _score_batch.r2,
     }
 
-    glmnet_weights = True
-
     def weights_response(self, y: Any, *, standardize: bool) -> NDArray[np.float64]:
         """Return the numeric response (standardized if ``standardize``)."""
         ya = check_array(y, "y", ensure_2d=False)
@@ -401,13 +403,7 @@ class Gaussian(_StatsmodelsFamily):
             raise ValueError("y is constant; it cannot be standardized.")
         return standardize_columns(ya)[0]
 
-    def ridge_weights(
-        self, Xs: NDArray[np.float64], target: Any, deltas: NDArray[np.float64]
-    ) -> NDArray[np.float64]:
-        """Closed-form ridge for every delta."""
-        return ridge_gaussian_path(Xs, target, deltas)
-
-    def enet_weights(
+    def penalized_path(
         self,
         Xs: NDArray[np.float64],
         target: Any,
@@ -415,10 +411,19 @@ class Gaussian(_StatsmodelsFamily):
         l1_ratio: float,
         covariates: NDArray[np.float64] | None = None,
     ) -> NDArray[np.float64]:
-        """Coordinate descent along the path of deltas (covariates partialled out)."""
+        """Closed-form ridge, or coordinate descent along the path of deltas.
+
+        Covariates are partialled out first (:meth:`partial_out`).
+        """
         if covariates is not None:
             Xs, target, _ = self.partial_out(Xs, target, covariates)
+        if l1_ratio == 0:
+            return ridge_gaussian_path(Xs, target, deltas)
         return enet_gaussian_path(Xs, target, deltas, l1_ratio)
+
+    def takes_covariates(self, l1_ratio: float) -> bool:
+        """Return True: covariates are partialled out exactly, whatever the penalty."""
+        return True
 
     def partial_out(
         self,
@@ -518,13 +523,7 @@ class Binomial(_StatsmodelsFamily):
             )
         return ya
 
-    def ridge_weights(
-        self, Xs: NDArray[np.float64], target: Any, deltas: NDArray[np.float64]
-    ) -> NDArray[np.float64]:
-        """Ridge logistic regression for every delta (Newton in the row space)."""
-        return ridge_binomial_path(Xs, target, deltas)[0]
-
-    def enet_weights(
+    def penalized_path(
         self,
         Xs: NDArray[np.float64],
         target: Any,
@@ -532,7 +531,13 @@ class Binomial(_StatsmodelsFamily):
         l1_ratio: float,
         covariates: NDArray[np.float64] | None = None,
     ) -> NDArray[np.float64]:
-        """Proximal Newton coordinate descent along the path of deltas."""
+        """Ridge logistic regression, or proximal Newton along the path.
+
+        The ridge is Newton's method in the row space of ``Xs``; the elastic
+        net, coordinate descent on its quadratic approximations.
+        """
+        if l1_ratio == 0:
+            return ridge_binomial_path(Xs, target, deltas)[0]
         return enet_binomial_path(Xs, target, deltas, l1_ratio, covariates=covariates)[
             0
         ]
@@ -685,13 +690,7 @@ class Cox(Family):
         time, event = check_survival(target)
         return cox_lasso_delta_max(Xs, time, event)
 
-    def ridge_weights(
-        self, Xs: NDArray[np.float64], target: Any, deltas: NDArray[np.float64]
-    ) -> NDArray[np.float64]:
-        """Ridge Cox for every delta (Newton in the row space)."""
-        return cox_ridge_path(Xs, target[:, 0], target[:, 1] == 1, deltas)
-
-    def enet_weights(
+    def penalized_path(
         self,
         Xs: NDArray[np.float64],
         target: Any,
@@ -699,8 +698,10 @@ class Cox(Family):
         l1_ratio: float,
         covariates: NDArray[np.float64] | None = None,
     ) -> NDArray[np.float64]:
-        """Coxnet along the path of deltas."""
+        """Ridge Cox (Newton in the row space), or Coxnet along the path."""
         time, event = target[:, 0], target[:, 1] == 1
+        if l1_ratio == 0:
+            return cox_ridge_path(Xs, time, event, deltas)
         return cox_lasso_path(
             Xs, time, event, deltas, l1_ratio=l1_ratio, covariates=covariates
         )
