@@ -6,7 +6,7 @@ Run on one core (the targets are one-core targets)::
 
 Each row times one elastic-net path (``l1_ratio = 0.05``, 6 deltas
 ``delta_max * 10**linspace(log10(0.5), -2, 6)``, the ``VCPCRCV`` grid) through
-vcpcr's single entry ``vcpcr._weights._weights_path``, against:
+vcpcr's single entry ``vcpcr._weights.WeightScheme.path``, against:
 
 * ``coxnet``: scikit-survival's ``CoxnetSurvivalAnalysis`` called directly (its
   default ``tol = 1e-7``; vcpcr's Cox engine, so the ratio is its overhead);
@@ -41,7 +41,7 @@ from numpy.typing import NDArray
 from threadpoolctl import threadpool_limits
 
 from vcpcr._scaling import standardize
-from vcpcr._weights import _weights_path, lasso_delta_max
+from vcpcr._weights import SCHEMES, lasso_delta_max
 from vcpcr.simulate import make_block_data
 
 L1_RATIO = 0.05
@@ -197,8 +197,8 @@ def main() -> None:
             dmax = lasso_delta_max(Xs, y, family, L1_RATIO)
             deltas = dmax * 10 ** np.linspace(np.log10(0.5), -2, 6)
             sec, W = _best(
-                lambda Xs=Xs, y=y, d=deltas, f=family: _weights_path(
-                    Xs, y, "enet", d, f, L1_RATIO
+                lambda Xs=Xs, y=y, d=deltas, f=family: (
+                    SCHEMES["enet"].with_l1_ratio(L1_RATIO).path(Xs, y, d, family=f)
                 ),
                 args.repeat,
             )

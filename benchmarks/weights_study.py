@@ -51,7 +51,7 @@ from numpy.typing import NDArray
 from vcpcr._glmnet import glmnet_weights
 from vcpcr._sos_nmf import batched_sos_nmf, initial_lambda_max
 from vcpcr._sos_nmf_single import random_partition
-from vcpcr._weights import _weights_path
+from vcpcr._weights import SCHEMES as WEIGHT_SCHEMES
 from vcpcr.metrics import mcc_clustering, mcc_support
 from vcpcr.simulate import make_paper_data
 
@@ -107,7 +107,7 @@ def exact_scheme(method: str, grid: Array) -> WeightsFn:
     """Exact ridge or lasso weights (vcpcr's solvers) on a delta grid."""
 
     def fn(Xs: Array, ys: Array, rng: np.random.Generator) -> Array:
-        return _weights_path(Xs, ys, method, grid, "gaussian")
+        return WEIGHT_SCHEMES[method].path(Xs, ys, grid, family="gaussian")
 
     return fn
 
@@ -121,7 +121,11 @@ def enet_scheme(l1_ratio: float, grid: Array) -> WeightsFn:
 
     def fn(Xs: Array, ys: Array, rng: np.random.Generator) -> Array:
         lams = grid * _delta_max(Xs, ys) / l1_ratio
-        return _weights_path(Xs, ys, "enet", lams, "gaussian", l1_ratio)
+        return (
+            WEIGHT_SCHEMES["enet"]
+            .with_l1_ratio(l1_ratio)
+            .path(Xs, ys, lams, family="gaussian")
+        )
 
     return fn
 

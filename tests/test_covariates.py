@@ -359,7 +359,7 @@ def test_cv_rare_level_constant_in_a_training_fold():
     X = X.assign(rare=0.0)
     X.loc[5, "rare"] = 1.0
     fold = train_fold(X[["age", "rare", "g0"]].drop(index=5).to_numpy(), 2)
-    assert fold.keep.tolist() == [0]
+    assert fold.layout.covariates.tolist() == [0]
     cv = VCPCRCV(
         n_clusters=(2,),
         lam_ratios=[0.3, 0.6],
@@ -540,7 +540,7 @@ def test_cv_stratified_partial_likelihood_against_lifelines():
     full, part = loglik(np.arange(len(y))), loglik(train)
     assert_allclose(out.scores, [2 * (full - part) / y[test, 1].sum()], rtol=1e-7)
     # the unstratified partial likelihood differs: the strata matter here
-    from vcpcr._outcome_batch import efron_loglik
+    from vcpcr._partial_likelihood import efron_loglik
 
     eta = model.predict_log_partial_hazard(A)[None, :]
     flat = efron_loglik(eta, y[:, 0], y[:, 1] > 0)[0]

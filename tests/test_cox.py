@@ -18,11 +18,11 @@ from scipy.optimize import approx_fprime, check_grad, minimize
 
 import vcpcr._cox
 from vcpcr._cox import (
-    breslow,
     cox_lasso_delta_max,
     cox_lasso_path,
     cox_ridge_path,
 )
+from vcpcr._partial_likelihood import breslow
 from vcpcr._scaling import standardize
 from vcpcr._validation import check_survival
 from vcpcr.exceptions import ConvergenceWarning, VCPCRWarning
@@ -433,6 +433,7 @@ def test_cox_enet_path_that_stops_early_warns_once():
     with pytest.warns(VCPCRWarning, match=r"deviance ratio grew by < 0.1%") as caught:
         W = cox_lasso_path(Xs, time, event, deltas, l1_ratio=0.05)
     assert len(caught) == 1
+    assert caught[0].filename == __file__  # user_stacklevel: the caller's line
     assert_allclose(W[-1], W[-2], rtol=0, atol=0)
     assert (W[0] != 0).any()
 

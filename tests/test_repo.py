@@ -18,6 +18,7 @@ def test_solver_imports_only_numpy_and_scipy():
     code = (
         "import sys, vcpcr._sos_nmf, vcpcr._sos_nmf_single, vcpcr._validation,"
         " vcpcr.exceptions;"
+        "import vcpcr._partial_likelihood, vcpcr._distributions;"
         "print(sorted(m for m in ('pandas', 'statsmodels', 'lifelines', 'sklearn')"
         " if m in sys.modules))"
     )

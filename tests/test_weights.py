@@ -13,7 +13,7 @@ from scipy.special import expit
 
 from vcpcr import compute_weights
 from vcpcr._scaling import standardize
-from vcpcr._weights import DEFAULT_DELTA, lasso_delta_max
+from vcpcr._weights import DEFAULT_DELTA, SCHEMES, WeightScheme, lasso_delta_max
 from vcpcr.exceptions import ConvergenceWarning
 
 REF = Path(__file__).parent / "reference"
@@ -175,8 +175,9 @@ def test_enet_engine_warns_when_not_converged(family, monkeypatch):
     solver = enet_gaussian_path if family == "gaussian" else enet_binomial_path
     dmax = lasso_delta_max(Xs, y, l1_ratio=0.05)
     match = r"at delta=0\.\d+ within max_iter=\d+ .*last relative change \d"
-    with pytest.warns(ConvergenceWarning, match=match):
+    with pytest.warns(ConvergenceWarning, match=match) as record:
         solver(Xs, y, np.array([0.01 * dmax]), 0.05, max_iter=1)
+    assert record[0].filename == __file__  # points at the caller, not vcpcr
 
 
 def test_binomial_enet_against_sklearn():
@@ -291,9 +292,13 @@ def test_bad_data():
         compute_weights(X, np.ones_like(y))
 
 
-@pytest.mark.parametrize("scheme", ["ridge", "enet", "lasso", "glmnet_ridge"])
+PENALIZED = [name for name, scheme in SCHEMES.items() if scheme.penalized]
+
+
+@pytest.mark.parametrize("scheme", PENALIZED)
 def test_one_delta_rule_for_vcpcr_vcpcrcv_and_compute_weights(scheme):
-    """delta = 0 is refused alike by the three entry points (#20)."""
+    """delta = 0 is refused alike by the three entry points, for every
+    penalized scheme of the registry (#20)."""
     from vcpcr import VCPCR, VCPCRCV
 
     X, _, y, _ = _std_data()
@@ -319,3 +324,128 @@ def test_fitted_delta_is_the_penalty_used(weights, delta, expected):
     text = str(model.summary())
     shown = weights if expected is None else f"{weights} (delta={expected:.3g})"
     assert shown in text
+
+
+def _family_responses(y):
+    """The same signal as a gaussian, a binomial and a survival response."""
+    time = np.exp(-0.5 * y) + 0.1
+    event = np.arange(y.size) % 4 != 0  # every fourth row censored
+    return {
+        "gaussian": y,
+        "binomial": (y > np.median(y)).astype(float),
+        "cox": np.column_stack([time, event]),
+    }
+
+
+#: The pairings that do not exist: the paper's early-stopped glmnet weights
+#: are a gaussian least-squares fit; with covariates, the binomial and cox
+#: ridge solvers have no unpenalized block (gaussian partials them out).
+NO_PAIRING = {
+    (scheme, family)
+    for scheme in ("glmnet_ridge", "glmnet_lasso")
+    for family in ("binomial", "cox")
+}
+NO_PAIRING_WITH_COVARIATES = NO_PAIRING | {
+    ("ridge", "binomial"),
+    ("ridge", "cox"),
+}
+
+
+def _advice(message):
+    """The schemes an error message advises, e.g. ``Use one of ['enet', ...]``."""
+    listed = message.split("Use one of [", 1)[1].split("]", 1)[0]
+    return [name.strip(" '") for name in listed.split(",")]
+
+
+@pytest.mark.parametrize("family", ["gaussian", "binomial", "cox"])
+def test_every_scheme_family_pairing_fits_or_names_the_schemes_that_do(family):
+    """compute_weights: a pairing fits (finite weights, not all zero), or it
+    raises before any work with a message whose advised schemes all fit."""
+    X, _, y, _ = _std_data()
+    target = _family_responses(y)[family]
+    for scheme in SCHEMES:
+        if (scheme, family) not in NO_PAIRING:
+            W = compute_weights(X, target, scheme, family=family)
+            assert np.all(np.isfinite(W)), scheme
+            assert np.any(W != 0), scheme
+            continue
+        with pytest.raises(ValueError, match="needs family='gaussian'") as info:
+            compute_weights(X, target, scheme, family=family)
+        advised = _advice(str(info.value))
+        assert set(advised) == {s for s in SCHEMES if (s, family) not in NO_PAIRING}
+        for name in advised:
+            compute_weights(X, target, name, family=family)
+
+
+@pytest.mark.parametrize("family", ["gaussian", "binomial", "cox"])
+def test_every_scheme_family_pairing_with_covariates_in_vcpcr(family):
+    """VCPCR with a covariate: each pairing fits or raises the one clear
+    error, naming the schemes that fit, before the clustering runs."""
+    from vcpcr import VCPCR
+
+    X, _, y, _ = _std_data(n=60, p=12)
+    target = _family_responses(y)[family]
+    for scheme in SCHEMES:
+        model = VCPCR(n_clusters=2, weights=scheme, covariates=[0], family=family)
+        model.set_params(n_init=1, random_state=0)
+        if (scheme, family) not in NO_PAIRING_WITH_COVARIATES:
+            model.fit(X, target)
+            assert model.weights_.shape == (11,)
+            assert np.any(model.weights_ != 0)
+            continue
+        with pytest.raises(ValueError, match=f"weights={scheme!r}") as info:
+            model.fit(X, target)
+        advised = _advice(str(info.value))
+        expected = {s for s in SCHEMES if (s, family) not in NO_PAIRING_WITH_COVARIATES}
+        assert set(advised) == expected
+
+
+def test_vcpcrcv_refuses_a_pairing_before_the_folds():
+    """Not one failed fit per fold and grid point: the pairing error itself."""
+    from vcpcr import VCPCRCV
+
+    X, _, y, _ = _std_data()
+    with pytest.raises(ValueError, match="'glmnet_lasso' needs family='gaussian'"):
+        VCPCRCV(weights="glmnet_lasso", family="binomial", cv=3).fit(X, y > 0)
+
+
+@pytest.mark.parametrize(
+    ("weights", "match"),
+    [("identity", "'identity' weights have no penalty"), (None, "'given' weights")],
+)
+def test_delta_of_unpenalized_weights_says_it_is_unused(weights, match):
+    from vcpcr import VCPCR
+
+    X, _, y, _ = _std_data()
+    weights = np.ones(X.shape[1]) if weights is None else weights
+    with pytest.raises(ValueError, match=f"must be > 0. Got 0 instead. {match}"):
+        VCPCR(weights=weights, delta=0).fit(X, y)
+
+
+def test_a_scheme_added_to_the_registry_needs_no_other_edit(monkeypatch):
+    """A new elastic net (l1_ratio 0.5) registered in SCHEMES alone works in
+    compute_weights, VCPCR (its default delta) and VCPCRCV (its grid,
+    relative to its delta_max)."""
+    from vcpcr import VCPCR, VCPCRCV
+
+    half = WeightScheme("enet_half", 0.5, 0.1, (0.05, 0.2))
+    monkeypatch.setitem(SCHEMES, "enet_half", half)
+    X, Xs, y, _ = _std_data()
+    reference = compute_weights(X, y, "enet", delta=0.1, l1_ratio=0.5)
+    assert_allclose(
+        compute_weights(X, y, "enet_half"), reference, rtol=1e-12, atol=1e-15
+    )
+    model = VCPCR(n_clusters=2, weights="enet_half", n_init=1, random_state=0)
+    model.fit(X, y)
+    assert model.delta_ == 0.1
+    assert_allclose(model.weights_, reference, rtol=1e-12, atol=1e-15)
+    assert "enet_half (delta=0.1)" in str(model.summary())
+    cv = VCPCRCV(n_clusters=2, weights="enet_half", lam_ratios=[0.3], n_init=1, cv=3)
+    cv.fit(X, y)
+    ys = (y - y.mean()) / y.std(ddof=1)
+    delta_max = np.abs(Xs.T @ ys).max() / len(y) / 0.5  # all weights zero above
+    assert_allclose(
+        sorted(cv.cv_results_["delta"]),
+        [0.05 * delta_max, 0.2 * delta_max],
+        rtol=1e-12,
+    )

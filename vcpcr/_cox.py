@@ -1,7 +1,8 @@
-"""Cox pieces of step 0: Breslow partial likelihood, penalized weights, checks.
+"""Cox pieces of step 0: the penalized Cox weights and their checks.
 
-Weights use glmnet's parametrization (no intercept). Risk-set sums are
-cumulative sums after one sort by time, in the log domain (no overflow).
+Weights use glmnet's parametrization (no intercept). The loss is Breslow's
+partial likelihood from :mod:`vcpcr._partial_likelihood` (one sort by time,
+risk-set sums in the log domain).
 """
 
 from __future__ import annotations
@@ -12,12 +13,12 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from vcpcr._partial_likelihood import RiskSets
 from vcpcr._ridge import newton, spectrum
-from vcpcr.exceptions import ConvergenceWarning, VCPCRWarning
+from vcpcr.exceptions import ConvergenceWarning, VCPCRWarning, user_stacklevel
 
 __all__ = [
     "MIN_LOG_STEP",
-    "breslow",
     "cox_lasso_delta_max",
     "cox_lasso_path",
     "cox_ridge_path",
@@ -26,112 +27,9 @@ __all__ = [
 _Float = NDArray[np.float64]
 
 
-class _RiskSets(NamedTuple):
-    """The sort by time shared by every evaluation (ties share a risk set)."""
-
-    order: NDArray[np.intp]  # stable argsort of time
-    first: NDArray[np.intp]  # sorted position of the first tie of each sample
-    last: NDArray[np.intp]  # sorted position of the last tie of each sample
-    event: NDArray[np.bool_]  # events in sorted order
-
-
-def _risk_sets(time: ArrayLike, event: ArrayLike) -> _RiskSets:
-    """Sort once by time."""
-    order = np.argsort(t := np.asarray(time, dtype=np.float64), kind="stable")
-    ts = t[order]
-    lo, hi = np.searchsorted(ts, ts, "left"), np.searchsorted(ts, ts, "right") - 1
-    return _RiskSets(order, lo, hi, np.asarray(event, dtype=bool)[order])
-
-
-def _logcumsumexp(v: _Float) -> _Float:
-    """``log(cumsum(exp(v)))`` without overflow (``v`` may hold ``-inf``)."""
-    finite = v[np.isfinite(v)]
-    if finite.size == 0:
-        return np.full_like(v, -np.inf)
-    top = finite.max()
-    if top - finite.min() < 600.0:  # shifted cumsum: more accurate
-        with np.errstate(divide="ignore", under="ignore"):
-            return np.log(np.cumsum(np.exp(v - top))) + top
-    return np.logaddexp.accumulate(v)
-
-
-def _log_s0(es: _Float, rs: _RiskSets) -> _Float:
-    """``log S0(t_k) = log sum_{j: t_j >= t_k} exp(eta_j)`` (sorted)."""
-    return _logcumsumexp(es[::-1])[::-1][rs.first]
-
-
-def _terms(es: _Float, rs: _RiskSets) -> tuple[_Float, _Float]:
-    """``log A_k, log B_k``: sums of ``1/S0(t_i)``, ``1/S0(t_i)^2``, ``t_i <= t_k``."""
-    neg = np.where(rs.event, -_log_s0(es, rs), -np.inf)
-    return _logcumsumexp(neg)[rs.last], _logcumsumexp(2.0 * neg)[rs.last]
-
-
-def _loss_sorted(es: _Float, rs: _RiskSets) -> float:
-    """``-(1/n) log PL_Breslow`` at a sorted linear predictor."""
-    return float(np.sum((_log_s0(es, rs) - es)[rs.event]) / es.size)
-
-
-def _grad_sorted(es: _Float, rs: _RiskSets, tm: tuple[_Float, _Float]) -> _Float:
-    """Gradient in eta: ``(exp(eta) A - event) / n``."""
-    return (np.exp(es + tm[0]) - rs.event) / es.size
-
-
-def _hess_diag_sorted(es: _Float, tm: tuple[_Float, _Float]) -> _Float:
-    """Diagonal of the Hessian in eta, ``(r A - r^2 B) / n`` (clipped at 0)."""
-    h = np.exp(es + tm[0]) - np.exp(2.0 * es + tm[1])
-    return np.maximum(h, 0.0) / es.size
-
-
-def _hess_sorted(es: _Float, tm: tuple[_Float, _Float]) -> _Float:
-    """Hessian in eta, ``(diag(r A) - [r_k r_l min(B_k, B_l)]) / n`` (B increasing)."""
-    H = -np.exp(es[:, None] + es[None, :] + np.minimum.outer(tm[1], tm[1]))
-    H[np.diag_indices_from(H)] += np.exp(es + tm[0])
-    return H / es.size
-
-
-def breslow(
-    eta: ArrayLike, time: ArrayLike, event: ArrayLike, *, hessian: bool = True
-) -> tuple[float, _Float, _Float | None, _Float]:
-    r"""Mean negative Breslow log partial likelihood and its derivatives in ``eta``.
-
-    Parameters
-    ----------
-    eta : array-like of shape (n_samples,)
-        Linear predictor ``X w``.
-    time : array-like of shape (n_samples,)
-        Event or censoring times, in any order; ties allowed.
-    event : array-like of shape (n_samples,)
-        1/True for an event, 0/False for censoring.
-    hessian : bool, default=True
-        Compute the full Hessian (``O(n^2)``; the rest is ``O(n log n)``).
-
-    Returns
-    -------
-    loss : float
-        :math:`-\frac1n\sum_{i:\,d_i=1}(\eta_i - \log\sum_{j:\,t_j\ge t_i}
-        e^{\eta_j})` (ties as in glmnet and ``coxph(ties="breslow")``).
-    gradient, hessian, hessian_diagonal : ndarray
-        Shapes (n,), (n, n) (None if not asked) and (n,); the diagonal is
-        glmnet's approximation of the Hessian.
-
-    Examples
-    --------
-    >>> from vcpcr._cox import breslow
-    >>> loss, grad, _, _ = breslow([0.0, 0.0, 0.0], [1.0, 2.0, 3.0], [1, 1, 0])
-    >>> round(loss, 6), grad.round(4).tolist()
-    (0.597253, [-0.2222, -0.0556, 0.2778])
-    """
-    rs = _risk_sets(time, event)
-    es = np.asarray(eta, dtype=np.float64)[rs.order]
-    tm, inv = _terms(es, rs), np.argsort(rs.order)
-    H = _hess_sorted(es, tm)[np.ix_(inv, inv)] if hessian else None
-    grad, diag = _grad_sorted(es, rs, tm)[inv], _hess_diag_sorted(es, tm)[inv]
-    return _loss_sorted(es, rs), grad, H, diag
-
-
 def _check_path_input(
     Xs: ArrayLike, time: ArrayLike, event: ArrayLike, deltas: ArrayLike
-) -> tuple[_Float, _RiskSets, _Float]:
+) -> tuple[_Float, RiskSets, _Float]:
     """Arrays, matching lengths and positive penalties for the path solvers."""
     X = np.asarray(Xs, dtype=np.float64)
     t = np.asarray(time, dtype=np.float64)
@@ -144,7 +42,7 @@ def _check_path_input(
             f"deltas must be finite numbers > 0 for Cox weights (unpenalized, the "
             f"fit diverges when p >= n). Got {deltas!r}."
         )
-    return X, _risk_sets(t, event), d
+    return X, RiskSets(t, event), d
 
 
 def cox_ridge_path(
@@ -201,19 +99,19 @@ def cox_ridge_path(
 
 
 def _ridge_newton(
-    Z: _Float, rs: _RiskSets, delta: float, theta0: _Float, max_iter: int
+    Z: _Float, rs: RiskSets, delta: float, theta0: _Float, max_iter: int
 ) -> _Float:
     """Newton on ``-(1/n) log PL(Z theta) + delta/2 ||theta||^2`` (sorted Z)."""
 
     def f(th: _Float) -> float:
-        return _loss_sorted(Z @ th, rs) + 0.5 * delta * float(th @ th)
+        return rs.breslow_loss(Z @ th) + 0.5 * delta * float(th @ th)
 
     def grad_hess(th: _Float) -> tuple[_Float, _Float]:
         es = Z @ th
-        tm = _terms(es, rs)
-        H = Z.T @ _hess_sorted(es, tm) @ Z
+        tm = rs.breslow_terms(es)
+        H = Z.T @ rs.breslow_hessian(es, tm) @ Z
         H[np.diag_indices_from(H)] += delta
-        return Z.T @ _grad_sorted(es, rs, tm) + delta * th, H
+        return Z.T @ rs.breslow_gradient(es, tm) + delta * th, H
 
     theta = newton(f, grad_hess, theta0, max_iter=max_iter, what="Cox ridge")
     # newton stops once f stops decreasing in floating point (gradient ~1e-9)
@@ -242,15 +140,14 @@ def cox_lasso_delta_max(Xs: ArrayLike, time: ArrayLike, event: ArrayLike) -> flo
         :math:`\max_j |x_j' m| / n`, the largest absolute gradient of the loss
         at ``w = 0`` (``m``: null-model martingale residuals).
     """
-    X, _, _ = _check_path_input(Xs, time, event, 1.0)
-    grad = breslow(np.zeros(X.shape[0]), time, event, hessian=False)[1]
+    X, rs, _ = _check_path_input(Xs, time, event, 1.0)
+    grad = rs.breslow(np.zeros(X.shape[0]), hessian=False)[1]
     return float(np.abs(X.T @ grad).max())
 
 
 def _kkt(
     X: _Float,
-    time: _Float,
-    event: ArrayLike,
+    rs: RiskSets,
     w: _Float,
     delta: float,
     l1_ratio: float,
@@ -261,7 +158,7 @@ def _kkt(
     ``offset`` is the unpenalized covariates' part of the linear predictor.
     """
     l1, l2 = delta * l1_ratio, delta * (1.0 - l1_ratio)
-    g = X.T @ breslow(X @ w + offset, time, event, hessian=False)[1] + l2 * w
+    g = X.T @ rs.breslow(X @ w + offset, hessian=False)[1] + l2 * w
     viol = np.where(w != 0, np.abs(g + l1 * np.sign(w)), np.abs(g) - l1)
     return float(np.maximum(viol, 0.0).max(initial=0.0)) / delta
 
@@ -281,12 +178,8 @@ def cox_lasso_path(
 
     Parameters
     ----------
-    Xs : array-like of shape (n_samples, n_features)
-        Standardized data.
-    time, event : array-like of shape (n_samples,)
-        Survival outcome, as from :func:`check_survival`.
-    deltas : array-like of shape (n_deltas,)
-        Penalties, all ``> 0``, in any order.
+    Xs, time, event, deltas : array-like
+        As in :func:`cox_ridge_path`.
     l1_ratio : float, default=1.0
         glmnet's ``alpha`` in ``(0, 1]``: the penalty is :math:`\delta
         (\alpha\lVert w\rVert_1 + \frac{1-\alpha}{2}\lVert w\rVert_2^2)`.
@@ -356,13 +249,13 @@ CoxnetSurvivalAnalysis`, a C++ port of glmnet's Cox coordinate descent
     ties), so on a dense path its stopping rule fires within the first five
     steps below ``delta_max``.
     """
-    X, _, d = _check_path_input(Xs, time, event, deltas)
+    X, rs, d = _check_path_input(Xs, time, event, deltas)
     t = np.asarray(time, dtype=np.float64)
     e = np.asarray(event, dtype=bool)
     Z = np.empty((X.shape[0], 0)) if covariates is None else np.asarray(covariates)
-    prob = _Problem(X, Z.astype(np.float64), t, e, float(l1_ratio), tol, max_iter)
-    offset = _covariates_offset(Z, t, e)
-    grad = breslow(offset, t, e, hessian=False)[1]
+    prob = _Problem(X, Z.astype(np.float64), t, e, rs, float(l1_ratio), tol, max_iter)
+    offset = _covariates_offset(Z, rs)
+    grad = rs.breslow(offset, hessian=False)[1]
     top = float(np.abs(X.T @ grad).max()) / float(l1_ratio)
     coef = np.zeros((d.size, X.shape[1]))
     below = d < top  # at or above delta_max the weights are exactly zero
@@ -389,11 +282,11 @@ CoxnetSurvivalAnalysis`, a C++ port of glmnet's Cox coordinate descent
             f"delta={', '.join(f'{v:.4g}' for v in d[short])} are those at "
             f"delta={ends:.4g}. Use deltas >= {ends:.4g}.",
             VCPCRWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     if fit.stopped:
         viol = ", ".join(
-            f"{d[i]:.4g}: {_kkt(X, t, e, coef[i], d[i], l1_ratio, off):.3g}"
+            f"{d[i]:.4g}: {_kkt(X, rs, coef[i], d[i], l1_ratio, off):.3g}"
             for i, off in zip(*_row_offsets(fit, d), strict=True)
         )
         warnings.warn(
@@ -401,7 +294,7 @@ CoxnetSurvivalAnalysis`, a C++ port of glmnet's Cox coordinate descent
             f"coordinate-descent passes (tol={tol:g}); relative KKT violation "
             f"per delta: {viol}.",
             ConvergenceWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     return coef
 
@@ -445,6 +338,7 @@ class _Problem(NamedTuple):
     Z: _Float  # unpenalized covariates, (n_samples, c) with c >= 0
     t: _Float
     e: NDArray[np.bool_]
+    rs: RiskSets  # the risk sets of (t, e), for the KKT checks
     l1_ratio: float
     tol: float
     max_iter: int
@@ -502,11 +396,10 @@ def _coxnet(prob: _Problem, path: _Float) -> _PathFit:
     return _PathFit(alphas, coef[:, c:], offset, False, 0.0, stopped)
 
 
-def _covariates_offset(Z: _Float, t: _Float, e: NDArray[np.bool_]) -> _Float:
+def _covariates_offset(Z: _Float, rs: RiskSets) -> _Float:
     """Linear predictor of the unpenalized Cox fit on the covariates (0 without)."""
     if Z.shape[1] == 0:
         return np.zeros(Z.shape[0])
-    rs = _risk_sets(t, e)
     theta = _ridge_newton(Z[rs.order], rs, 0.0, np.zeros(Z.shape[1]), 100)
     return np.asarray(Z @ theta, dtype=np.float64)
 
@@ -578,8 +471,7 @@ def _cut_path(
     while keep and (
         _kkt(
             prob.X,
-            prob.t,
-            prob.e,
+            prob.rs,
             fit.coef[keep - 1],
             fit.alphas[keep - 1],
             prob.l1_ratio,

@@ -48,9 +48,8 @@ from vcpcr._validation import (
     check_choice,
     check_random_state,
     check_scalar,
-    check_weights,
 )
-from vcpcr._weights import ENET_L1_RATIO, METHODS, check_deltas, lasso_delta_max
+from vcpcr._weights import check_scheme, scheme_of
 from vcpcr.exceptions import (
     ConvergenceWarning,
     SeparationWarning,
@@ -306,16 +305,10 @@ class VCPCRCV(BaseEstimator):
         p = Xs.shape[1]
         cap_n_clusters(int(max(Ks)), p, owner)  # warns when some K > p
         Ks = tuple(dict.fromkeys(min(int(K), p) for K in Ks))
-        delta_max = None
-        if isinstance(self.weights, str) and self.weights in (
-            "lasso",
-            "enet",
-            "glmnet_lasso",
-        ):
-            a = ENET_L1_RATIO if self.weights == "enet" else 1.0
-            delta_max = lasso_delta_max(Xs, target, self.family, l1_ratio=a)
+        scheme = scheme_of(self.weights)
+        delta_max = scheme.delta_max(Xs, target, self.family)
         default = default_grid(self.weights, delta_max=delta_max)
-        fixed = not isinstance(self.weights, str) or self.weights == "identity"
+        fixed = not scheme.penalized
         if fixed and self.deltas is not None:
             raise ValueError(
                 "deltas is only used with penalized weights (e.g. 'enet', 'ridge')."
@@ -324,7 +317,7 @@ class VCPCRCV(BaseEstimator):
         ratios = default["lam_ratios"] if self.lam_ratios is None else self.lam_ratios
         ratios = check_lam_ratios(ratios, owner=owner)
         if not fixed:
-            deltas = check_deltas(deltas, self.weights, owner=owner, name="deltas")
+            deltas = scheme.check_deltas(deltas, owner=owner, name="deltas")
         return Grid(
             tuple(int(K) for K in Ks),
             [None if d is None else float(d) for d in deltas],
@@ -432,7 +425,13 @@ class VCPCRCV(BaseEstimator):
         self.scorer_ = get_scorer(self.scoring, family, VCPCR(family=self.family))
         Xa, n_cov, n_strata, yv, prepared = self._data(X, y)
         genes = Xa[:, n_cov + n_strata :]
-        check_weights(self.weights, genes.shape[1], owner="VCPCRCV", methods=METHODS)
+        check_scheme(
+            self.weights,
+            self.family,
+            genes.shape[1],
+            covariates=n_cov > 0,
+            owner="VCPCRCV",
+        )
         grid = self._grid(standardize(genes)[0], prepared.weights_target)
         folds = self._folds(family, Xa, yv, prepared)
         check_fold_columns(genes, folds)

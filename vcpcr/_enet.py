@@ -25,14 +25,15 @@ digits (the committed R glmnet references agree to about ``1e-5`` relative).
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.special import expit
 
-from vcpcr.exceptions import ConvergenceWarning
+from vcpcr._distributions import LOGISTIC
+from vcpcr.exceptions import ConvergenceWarning, user_stacklevel
 
-__all__ = ["TOL", "enet_binomial_path", "enet_gaussian_path", "logistic_loss"]
+__all__ = ["TOL", "enet_binomial_path", "enet_gaussian_path"]
 
 _Float = NDArray[np.float64]
 
@@ -44,11 +45,6 @@ MAX_ITER = 10_000
 
 #: Maximum number of proximal Newton steps per ``delta`` and working set.
 MAX_NEWTON = 100
-
-
-def logistic_loss(eta: _Float, y: _Float) -> float:
-    """Mean negative binomial log-likelihood at linear predictor ``eta``."""
-    return float(np.mean(np.logaddexp(0.0, eta) - y * eta))
 
 
 def _penalty(w: _Float, delta: float, l1_ratio: float) -> float:
@@ -106,7 +102,7 @@ def _warn(family: str, delta: float, max_iter: int, change: float, tol: float) -
         f"within max_iter={max_iter} iterations: last relative change "
         f"{change:.3g} > tol={tol:g}. The weights of this delta are approximate.",
         ConvergenceWarning,
-        stacklevel=4,
+        stacklevel=user_stacklevel(),
     )
 
 
@@ -122,6 +118,32 @@ def _grow(ws: NDArray[np.bool_], g: _Float, bound: float) -> bool:
     keep = max(100, int(ws.sum()))
     ws[viol[np.argsort(-np.abs(g[viol]))[:keep]]] = True
     return True
+
+
+def _working_sets(
+    w: _Float,
+    g: _Float,
+    delta: float,
+    l1_ratio: float,
+    solve: Callable[[NDArray[np.intp], float], tuple[_Float, float, bool]],
+) -> tuple[_Float, bool, float]:
+    """Solve one ``delta`` on growing working sets, from the weights ``w``.
+
+    ``g`` is the gradient of the loss at the start; ``solve(cols, delta)``
+    fits ``w[cols]`` (in place) and returns the gradient on every variable,
+    the last relative change (or gap) and whether it reached the tolerance.
+    Returns the last gradient, whether every solve converged and the largest
+    change.
+    """
+    bound = l1_ratio * delta
+    ws, converged, worst = w != 0, True, 0.0
+    _grow(ws, g, bound)
+    while ws.any():
+        g, change, ok = solve(np.flatnonzero(ws), delta)
+        converged, worst = converged and ok, max(worst, change)
+        if not _grow(ws, g, bound):
+            break
+    return g, converged, worst
 
 
 def enet_gaussian_path(
@@ -142,19 +164,16 @@ def enet_gaussian_path(
     yc = y - y.mean()
     coef = np.zeros((deltas.size, p))
     w, g = np.zeros(p), Xs.T @ yc / n
+
+    def solve(cols: NDArray[np.intp], delta: float) -> tuple[_Float, float, bool]:
+        w[cols], gap, ok = _coordinate_descent(
+            Xs[:, cols], yc, delta, l1_ratio, w[cols], tol, max_iter
+        )
+        return Xs.T @ (yc - Xs[:, cols] @ w[cols]) / n, gap, ok
+
     for i in np.argsort(-deltas):
         delta = float(deltas[i])
-        ws, converged, worst = w != 0, True, 0.0
-        _grow(ws, g, l1_ratio * delta)
-        while ws.any():
-            cols = np.flatnonzero(ws)
-            w[cols], gap, ok = _coordinate_descent(
-                Xs[:, cols], yc, delta, l1_ratio, w[cols], tol, max_iter
-            )
-            converged, worst = converged and ok, max(worst, gap)
-            g = Xs.T @ (yc - Xs[:, cols] @ w[cols]) / n
-            if not _grow(ws, g, l1_ratio * delta):
-                break
+        g, converged, worst = _working_sets(w, g, delta, l1_ratio, solve)
         if not converged:
             _warn("gaussian", delta, max_iter, worst, tol)
         coef[i] = w
@@ -184,13 +203,13 @@ def _prox_newton(
     n = X.shape[0]
 
     def objective(beta: _Float, w: _Float) -> float:
-        return logistic_loss(Q @ beta + X @ w, y) + _penalty(w, delta, l1_ratio)
+        return LOGISTIC.loss(Q @ beta + X @ w, y) + _penalty(w, delta, l1_ratio)
 
     fx, change = objective(beta, w), np.inf
     for _ in range(MAX_NEWTON):
         eta = Q @ beta + X @ w
-        mu = expit(eta)
-        d = np.maximum(mu * (1 - mu), 1e-10)
+        mu = LOGISTIC.mean(eta)
+        d = np.maximum(LOGISTIC.variance(mu), 1e-10)
         z = eta + (y - mu) / d
         # Weighted least squares with the unpenalized block Q: residualize on
         # Q with the IRLS weights (with Q the intercept alone: centring), scale
@@ -229,15 +248,15 @@ def _null_logit(Q: _Float, y: _Float, tol: float) -> _Float:
     ybar = float(np.clip(y.mean(), 1e-6, 1 - 1e-6))
     beta = np.zeros(Q.shape[1])
     beta[0] = np.log(ybar / (1 - ybar))
-    fx = logistic_loss(Q @ beta, y)
+    fx = LOGISTIC.loss(Q @ beta, y)
     for _ in range(MAX_NEWTON):
-        mu = expit(Q @ beta)
-        d = np.maximum(mu * (1 - mu), 1e-10)
+        mu = LOGISTIC.mean(Q @ beta)
+        d = np.maximum(LOGISTIC.variance(mu), 1e-10)
         step = np.linalg.solve(Q.T @ (d[:, None] * Q), Q.T @ (y - mu))
-        t, f_new = 1.0, logistic_loss(Q @ (beta + step), y)
+        t, f_new = 1.0, LOGISTIC.loss(Q @ (beta + step), y)
         while f_new > fx and t > 1e-10:
             t /= 2
-            f_new = logistic_loss(Q @ (beta + t * step), y)
+            f_new = LOGISTIC.loss(Q @ (beta + t * step), y)
         beta = beta + t * step
         done = fx - f_new <= tol * max(abs(f_new), 1e-300)
         fx = f_new
@@ -269,20 +288,19 @@ def enet_binomial_path(
     Q = np.column_stack([np.ones(n), Z])
     coef, intercept = np.zeros((deltas.size, p)), np.zeros(deltas.size)
     beta, w = _null_logit(Q, y, tol), np.zeros(p)
-    g = Xs.T @ (expit(Q @ beta) - y) / n
+    g = Xs.T @ (LOGISTIC.mean(Q @ beta) - y) / n
+
+    def solve(cols: NDArray[np.intp], delta: float) -> tuple[_Float, float, bool]:
+        nonlocal beta
+        beta, w[cols], change, ok = _prox_newton(
+            Xs[:, cols], y, delta, l1_ratio, Q, beta, w[cols], tol, max_iter
+        )
+        eta = Q @ beta + Xs[:, cols] @ w[cols]
+        return Xs.T @ (LOGISTIC.mean(eta) - y) / n, change, ok
+
     for i in np.argsort(-deltas):
         delta = float(deltas[i])
-        ws, converged, worst = w != 0, True, 0.0
-        _grow(ws, g, l1_ratio * delta)
-        while ws.any():
-            cols = np.flatnonzero(ws)
-            beta, w[cols], change, ok = _prox_newton(
-                Xs[:, cols], y, delta, l1_ratio, Q, beta, w[cols], tol, max_iter
-            )
-            converged, worst = converged and ok, max(worst, change)
-            g = Xs.T @ (expit(Q @ beta + Xs[:, cols] @ w[cols]) - y) / n
-            if not _grow(ws, g, l1_ratio * delta):
-                break
+        g, converged, worst = _working_sets(w, g, delta, l1_ratio, solve)
         if not converged:
             _warn("binomial", delta, max(max_iter, MAX_NEWTON), worst, tol)
         coef[i], intercept[i] = w, beta[0]

@@ -2,11 +2,13 @@
 
 Each family turns the user's ``y`` into the step-2 outcome and the step-0
 weights target, fits the outcome model on the cluster latent variables, and
-describes the fit for ``summary()``. :data:`FAMILIES` is the registry of
-families: the estimators, the weights and the cross-validation look a family
-up there and ask it, instead of testing its name. (:mod:`vcpcr.simulate`
-checks a family's name against it but keeps its own table of response
-simulators, ``_OUTCOMES``.)
+describes the fit for ``summary()``. Its response math (losses, working
+weights, partial likelihood, the response simulator) is its
+``distribution``, an object of :mod:`vcpcr._distributions`, which the
+solvers below the families use too. :data:`FAMILIES` is the registry of
+families: the estimators, the weights, the cross-validation and the
+simulator (:func:`vcpcr.simulate.make_block_data`) look a family up there
+and ask it, instead of testing its name.
 """
 
 from __future__ import annotations
@@ -22,9 +24,15 @@ from sklearn.utils import ClassifierTags, RegressorTags, Tags
 
 from vcpcr import _score_batch
 from vcpcr._cox import cox_lasso_delta_max, cox_lasso_path, cox_ridge_path
+from vcpcr._distributions import (
+    LOGISTIC,
+    NORMAL,
+    PROPORTIONAL_HAZARDS,
+    Distribution,
+)
 from vcpcr._enet import enet_binomial_path, enet_gaussian_path
 from vcpcr._outcome import fit_cox, fit_logit, fit_ols
-from vcpcr._outcome_batch import cox_batch, efron_loglik, logit_batch, ols_batch
+from vcpcr._outcome_batch import BatchFit, cox_batch, logit_batch, ols_batch
 from vcpcr._ridge import ridge_binomial_path, ridge_gaussian_path
 from vcpcr._scaling import standardize as standardize_columns
 from vcpcr._validation import (
@@ -130,8 +138,8 @@ class Family(abc.ABC):
     """An outcome family: everything that differs between outcome types.
 
     A family turns the user's ``y`` into the step-2 outcome and the step-0
-    weights target, computes its step-0 weights (its ridge and elastic-net
-    solvers), fits its outcome model (its own adapter of
+    weights target, computes its step-0 weights (its penalized path, at a
+    weight scheme's ``l1_ratio``), fits its outcome model (its own adapter of
     :mod:`vcpcr._outcome`), fits and scores a stack of designs at once for
     :class:`VCPCRCV`, describes the fit for ``summary()`` and sets the
     estimator's scikit-learn tags. To add a family, subclass this and add an
@@ -144,6 +152,9 @@ class Family(abc.ABC):
     estimator_type: ClassVar[str | None]
     #: Whether the outcome is a survival outcome ``(time, event)``.
     survival: ClassVar[bool] = False
+    #: The response math: loss, working weights or partial likelihood, and
+    #: the response simulator.
+    distribution: ClassVar[Distribution]
     #: Default scoring of VCPCRCV (a scikit-learn scorer name); None: the
     #: estimator's :meth:`score`.
     default_scoring: ClassVar[str | None]
@@ -156,8 +167,6 @@ class Family(abc.ABC):
     fold_scorings: ClassVar[dict[str, Callable[..., float]]] = {}
     #: How to build CV folds that :meth:`fold_problem` accepts.
     fold_hint: ClassVar[str] = ""
-    #: Whether the paper's early-stopped glmnet weights are available.
-    glmnet_weights: ClassVar[bool] = False
     #: Whether step 2 has no intercept and the estimator reports its linear
     #: predictor centred at the training means (lifelines' convention).
     centred: ClassVar[bool] = False
@@ -178,13 +187,7 @@ class Family(abc.ABC):
         """Smallest lasso penalty with all weights zero, on standardized data."""
 
     @abc.abstractmethod
-    def ridge_weights(
-        self, Xs: NDArray[np.float64], target: Any, deltas: NDArray[np.float64]
-    ) -> NDArray[np.float64]:
-        """Ridge weights for every delta (rows)."""
-
-    @abc.abstractmethod
-    def enet_weights(
+    def penalized_path(
         self,
         Xs: NDArray[np.float64],
         target: Any,
@@ -192,10 +195,22 @@ class Family(abc.ABC):
         l1_ratio: float,
         covariates: NDArray[np.float64] | None = None,
     ) -> NDArray[np.float64]:
-        """Elastic-net (lasso: ``l1_ratio=1``) weights for every delta (rows).
+        """Penalized regression weights for every delta (rows).
 
-        ``covariates`` (standardized, shape (n_samples, c)) enter unpenalized.
+        ``l1_ratio`` is glmnet's ``alpha``: 0 is the ridge (solved exactly),
+        1 the lasso, in between the elastic net. ``covariates``
+        (standardized, shape (n_samples, c)) enter unpenalized; only where
+        :meth:`takes_covariates` says so (the callers check it first, see
+        :meth:`vcpcr._weights.WeightScheme.check_family`).
         """
+
+    def takes_covariates(self, l1_ratio: float) -> bool:
+        """Whether :meth:`penalized_path` adjusts for covariates at ``l1_ratio``.
+
+        The elastic-net solvers carry them as an unpenalized block; the ridge
+        ones (``l1_ratio=0``) have none.
+        """
+        return l1_ratio > 0
 
     def partial_out(
         self,
@@ -218,7 +233,6 @@ class Family(abc.ABC):
     def prepare(self, y: Any) -> Prepared:
         """Validate ``y``; return the step-2 outcome and the weights target."""
 
-    @abc.abstractmethod
     def fit(
         self,
         M: NDArray[np.float64],
@@ -229,9 +243,21 @@ class Family(abc.ABC):
     ) -> Any:
         """Fit the step-2 model; return the untouched results object.
 
-        ``strata`` (cox only: a survival family; the estimator checks the
-        family first) are the columns of a stratified Cox model.
+        ``strata`` (a survival family only; the estimator checks the family
+        first) are the columns of a stratified Cox model. The same
+        identifiability rule holds for every family
+        (:func:`check_identifiable`).
         """
+        if strata is not None and not self.survival:
+            raise ValueError("strata need a stratified Cox model: family='cox'.")
+        check_identifiable(M, intercept=not self.centred)
+        return self._fit_model(M, outcome, names, yname, strata)
+
+    @abc.abstractmethod
+    def _fit_model(
+        self, M: NDArray[np.float64], y: Any, names: list[str], yname: str, strata: Any
+    ) -> Any:
+        """Fit the step-2 model of ``y`` on ``M`` (checked); return its results."""
 
     @abc.abstractmethod
     def split_params(self, result: Any) -> tuple[float, NDArray[np.float64]]:
@@ -326,13 +352,18 @@ class Family(abc.ABC):
         return None
 
 
-def _no_strata(strata: Any) -> None:
-    if strata is not None:
-        raise ValueError("strata need a stratified Cox model: family='cox'.")
-
-
 class _StatsmodelsFamily(Family):
     """A family whose step 2 is a statsmodels model with an intercept."""
+
+    @staticmethod
+    @abc.abstractmethod
+    def _fit_stack(M: NDArray[np.float64], y: Any) -> BatchFit:
+        """Fit ``y`` on every ``[1, M[b]]`` at once (:mod:`vcpcr._outcome_batch`)."""
+
+    def fit_batch(self, M: NDArray[np.float64], outcome: Any) -> BatchParams:
+        """Fit every design ``M[b]`` (B, n, k) at once; intercept first."""
+        fit = self._fit_stack(M, outcome)
+        return BatchParams(fit.params[:, 0], fit.params[:, 1:], fit.ok)
 
     def lasso_delta_max(self, Xs: NDArray[np.float64], target: Any) -> float:
         """``max_j |x_j'(y - ybar)| / n`` (binomial: at the null model)."""
@@ -361,6 +392,7 @@ class Gaussian(_StatsmodelsFamily):
 
     name = "gaussian"
     estimator_type = "regressor"
+    distribution = NORMAL
     default_scoring = scoring_name = "neg_mean_squared_error"
     batch_scorings: ClassVar[dict[str, _Metric]] = {
         "neg_mean_squared_error": _score_batch.neg_mean_squared_error,
@@ -369,15 +401,7 @@ class Gaussian(_StatsmodelsFamily):
         "r2": _score_batch.r2,
     }
 
-    glmnet_weights = True
-
-    def ridge_weights(
-        self, Xs: NDArray[np.float64], target: Any, deltas: NDArray[np.float64]
-    ) -> NDArray[np.float64]:
-        """Closed-form ridge for every delta."""
-        return ridge_gaussian_path(Xs, target, deltas)
-
-    def enet_weights(
+    def penalized_path(
         self,
         Xs: NDArray[np.float64],
         target: Any,
@@ -385,10 +409,19 @@ class Gaussian(_StatsmodelsFamily):
         l1_ratio: float,
         covariates: NDArray[np.float64] | None = None,
     ) -> NDArray[np.float64]:
-        """Coordinate descent along the path of deltas (covariates partialled out)."""
+        """Closed-form ridge, or coordinate descent along the path of deltas.
+
+        Covariates are partialled out first (:meth:`partial_out`).
+        """
         if covariates is not None:
             Xs, target, _ = self.partial_out(Xs, target, covariates)
+        if l1_ratio == 0:
+            return ridge_gaussian_path(Xs, target, deltas)
         return enet_gaussian_path(Xs, target, deltas, l1_ratio)
+
+    def takes_covariates(self, l1_ratio: float) -> bool:
+        """Return True: covariates are partialled out exactly, whatever the penalty."""
+        return True
 
     def partial_out(
         self,
@@ -413,23 +446,13 @@ class Gaussian(_StatsmodelsFamily):
         check_varying(yf, "y")
         return Prepared(yf, standardize_columns(yf)[0])
 
-    def fit(
-        self,
-        M: NDArray[np.float64],
-        outcome: Any,
-        names: list[str],
-        yname: str,
-        strata: pd.DataFrame | None = None,
+    def _fit_model(
+        self, M: NDArray[np.float64], y: Any, names: list[str], yname: str, strata: Any
     ) -> Any:
-        """Fit ``statsmodels.OLS`` with an intercept; return its results."""
-        _no_strata(strata)
-        check_identifiable(M, intercept=True)
-        return fit_ols(M, outcome, names=names, yname=yname)
+        """``statsmodels.OLS`` with an intercept."""
+        return fit_ols(M, y, names=names, yname=yname)
 
-    def fit_batch(self, M: NDArray[np.float64], outcome: Any) -> BatchParams:
-        """OLS on every design ``M[b]`` (B, n, k) at once."""
-        fit = ols_batch(M, outcome)
-        return BatchParams(fit.params[:, 0], fit.params[:, 1:], fit.ok)
+    _fit_stack = staticmethod(ols_batch)
 
     def _batch_score(
         self, metric: _Metric, eta: NDArray[np.float64], y: Any, classes: Any
@@ -471,6 +494,7 @@ class Binomial(_StatsmodelsFamily):
 
     name = "binomial"
     estimator_type = "classifier"
+    distribution = LOGISTIC
     default_scoring = scoring_name = "neg_log_loss"
     batch_scorings: ClassVar[dict[str, _Metric]] = {
         "neg_log_loss": _score_batch.neg_log_loss,
@@ -479,13 +503,7 @@ class Binomial(_StatsmodelsFamily):
     }
     fold_hint = "stratified folds (StratifiedKFold)"
 
-    def ridge_weights(
-        self, Xs: NDArray[np.float64], target: Any, deltas: NDArray[np.float64]
-    ) -> NDArray[np.float64]:
-        """Ridge logistic regression for every delta (Newton in the row space)."""
-        return ridge_binomial_path(Xs, target, deltas)[0]
-
-    def enet_weights(
+    def penalized_path(
         self,
         Xs: NDArray[np.float64],
         target: Any,
@@ -493,7 +511,13 @@ class Binomial(_StatsmodelsFamily):
         l1_ratio: float,
         covariates: NDArray[np.float64] | None = None,
     ) -> NDArray[np.float64]:
-        """Proximal Newton coordinate descent along the path of deltas."""
+        """Ridge logistic regression, or proximal Newton along the path.
+
+        The ridge is Newton's method in the row space of ``Xs``; the elastic
+        net, coordinate descent on its quadratic approximations.
+        """
+        if l1_ratio == 0:
+            return ridge_binomial_path(Xs, target, deltas)[0]
         return enet_binomial_path(Xs, target, deltas, l1_ratio, covariates=covariates)[
             0
         ]
@@ -531,23 +555,14 @@ class Binomial(_StatsmodelsFamily):
         y01 = (np.asarray(y) == classes[1]).astype(np.float64)
         return Prepared(y01, y01, classes)
 
-    def fit(
-        self,
-        M: NDArray[np.float64],
-        outcome: Any,
-        names: list[str],
-        yname: str,
-        strata: pd.DataFrame | None = None,
+    def _fit_model(
+        self, M: NDArray[np.float64], y: Any, names: list[str], yname: str, strata: Any
     ) -> Any:
-        """Fit ``statsmodels.Logit`` (Firth's estimate under separation)."""
-        _no_strata(strata)
-        check_identifiable(M, intercept=True)
-        return fit_logit(M, outcome, names=names, yname=yname)[0]
+        """``statsmodels.Logit`` with an intercept (Firth's under separation)."""
+        return fit_logit(M, y, names=names, yname=yname)[0]
 
-    def fit_batch(self, M: NDArray[np.float64], outcome: Any) -> BatchParams:
-        """Logit on every design at once; separated ones are left to :meth:`fit`."""
-        fit = logit_batch(M, outcome)
-        return BatchParams(fit.params[:, 0], fit.params[:, 1:], fit.ok)
+    #: Separated designs are not ok: left to :meth:`fit`.
+    _fit_stack = staticmethod(logit_batch)
 
     def _batch_score(
         self, metric: _Metric, eta: NDArray[np.float64], y: Any, classes: Any
@@ -623,7 +638,8 @@ def neg_partial_likelihood_deviance(estimator: Any, X: Any, y: Any) -> float:
     """
     time, event = check_survival(y)
     eta = np.asarray(estimator.predict_log_partial_hazard(X), dtype=np.float64)
-    return float(2.0 * efron_loglik(eta[None, :], time, event)[0] / event.sum())
+    loglik = PROPORTIONAL_HAZARDS.log_likelihood(eta[None, :], time, event)[0]
+    return float(2.0 * loglik / event.sum())
 
 
 class Cox(Family):
@@ -632,6 +648,7 @@ class Cox(Family):
     name = "cox"
     estimator_type = None
     survival = True
+    distribution = PROPORTIONAL_HAZARDS
     default_scoring = None  # the estimator's score
     scoring_name = "concordance"
     #: The estimator's score (Harrell's concordance), the default of VCPCRCV:
@@ -656,13 +673,7 @@ class Cox(Family):
         time, event = check_survival(target)
         return cox_lasso_delta_max(Xs, time, event)
 
-    def ridge_weights(
-        self, Xs: NDArray[np.float64], target: Any, deltas: NDArray[np.float64]
-    ) -> NDArray[np.float64]:
-        """Ridge Cox for every delta (Newton in the row space)."""
-        return cox_ridge_path(Xs, target[:, 0], target[:, 1] == 1, deltas)
-
-    def enet_weights(
+    def penalized_path(
         self,
         Xs: NDArray[np.float64],
         target: Any,
@@ -670,8 +681,10 @@ class Cox(Family):
         l1_ratio: float,
         covariates: NDArray[np.float64] | None = None,
     ) -> NDArray[np.float64]:
-        """Coxnet along the path of deltas."""
+        """Ridge Cox (Newton in the row space), or Coxnet along the path."""
         time, event = target[:, 0], target[:, 1] == 1
+        if l1_ratio == 0:
+            return cox_ridge_path(Xs, time, event, deltas)
         return cox_lasso_path(
             Xs, time, event, deltas, l1_ratio=l1_ratio, covariates=covariates
         )
@@ -682,17 +695,11 @@ class Cox(Family):
         outcome = np.column_stack([time, event.astype(np.float64)])
         return Prepared(outcome, outcome)
 
-    def fit(
-        self,
-        M: NDArray[np.float64],
-        outcome: Any,
-        names: list[str],
-        yname: str,
-        strata: pd.DataFrame | None = None,
+    def _fit_model(
+        self, M: NDArray[np.float64], y: Any, names: list[str], yname: str, strata: Any
     ) -> Any:
-        """Fit ``lifelines.CoxPHFitter``; return the untouched fitter."""
-        check_identifiable(M, intercept=False)
-        return fit_cox(M, outcome, names=names, strata=strata)
+        """``lifelines.CoxPHFitter`` (no intercept), stratified by ``strata``."""
+        return fit_cox(M, y, names=names, strata=strata)
 
     def split_params(self, result: Any) -> tuple[float, NDArray[np.float64]]:
         """No intercept: the baseline hazard absorbs it."""
@@ -737,13 +744,13 @@ class Cox(Family):
         time, event = check_survival(y_test)
         t_train, e_train = train_outcome[:, 0], train_outcome[:, 1] > 0
         n = t_train.size
-        full = efron_loglik(
+        full = self.distribution.log_likelihood(
             np.hstack([eta_train, eta_test]),
             np.concatenate([t_train, time]),
             np.concatenate([e_train, event]),
             strata,
         )
-        part = efron_loglik(
+        part = self.distribution.log_likelihood(
             eta_train, t_train, e_train, None if strata is None else strata[:n]
         )
         return 2.0 * (full - part) / self.fold_weight(y_test)

@@ -37,9 +37,8 @@ from vcpcr._validation import (
     check_choice,
     check_scalar,
     check_times,
-    check_weights,
 )
-from vcpcr._weights import METHODS, check_deltas, scheme_delta, weights_for_grid
+from vcpcr._weights import check_scheme, scheme_delta, weights_for_grid
 from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
 __all__ = ["VCPCR"]
@@ -137,8 +136,10 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         ``weights_`` has ``max|w| = 1``, and ``1e300 * w`` clusters as ``w``).
     delta : float, optional
         Penalty of the weights in glmnet's parametrization (see
-        :func:`compute_weights`), ``> 0``. ``None`` uses
-        :data:`DEFAULT_DELTA`: 0.5 (enet), 0.01 (ridge) or 0.05 (lasso).
+        :func:`compute_weights`), ``> 0``. ``None`` uses the scheme's
+        default (:data:`DEFAULT_DELTA`): 0.5 (enet), 0.01 (ridge), 0.05
+        (lasso), 0.0036 (glmnet_ridge) or 0.0004 (glmnet_lasso). Ignored by
+        ``"identity"`` and given weights.
     lam_ratio : float, default=0.5
         SOS-NMF sparsity penalty as a fraction of ``lam_max``, the smallest
         penalty that selects nothing; larger values select fewer variables.
@@ -364,8 +365,12 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         return FAMILIES[self.family]
 
     # ------------------------------------------------------------ validation
-    def _check_params(self, n_features: int) -> int:
-        """Validate the constructor parameters; return the number of clusters."""
+    def _check_params(self, n_features: int, *, covariates: bool) -> int:
+        """Validate the constructor parameters; return the number of clusters.
+
+        ``covariates`` says whether the fit adjusts for covariates (which
+        not every weight scheme can with every family).
+        """
         owner = type(self).__name__
         integral, real = numbers.Integral, numbers.Real
         check_scalar(self.n_clusters, "n_clusters", integral, owner=owner, min_val=1)
@@ -373,10 +378,11 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         check_scalar(self.max_iter, "max_iter", integral, owner=owner, min_val=1)
         check_scalar(self.tol, "tol", real, owner=owner, min_val=0.0)
         check_scalar(self.lam_ratio, "lam_ratio", real, owner=owner, min_val=0.0)
-        check_weights(self.weights, n_features, owner=owner, methods=METHODS)
+        scheme = check_scheme(
+            self.weights, self.family, n_features, covariates=covariates, owner=owner
+        )
         if self.delta is not None:
-            scheme = self.weights if isinstance(self.weights, str) else "given"
-            check_deltas(self.delta, scheme, owner=owner)
+            scheme.check_deltas(self.delta, owner=owner)
         return cap_n_clusters(int(self.n_clusters), n_features, owner)
 
     # ------------------------------------------------------------------- fit
@@ -473,7 +479,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             )
         Z = Xa[:, covs]
         Zs = check_covariates(Z, [names[j] for j in covs]) if covs.size else None
-        n_clusters = self._check_params(genes.size)
+        n_clusters = self._check_params(genes.size, covariates=covs.size > 0)
         prepared = self._family.prepare(yv)
         S = Xa[:, strata] if strata.size else None
         if S is not None:

@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 from scipy.optimize import linprog
-from scipy.special import expit
 
+from vcpcr._distributions import LOGISTIC
 from vcpcr.exceptions import (
     ConvergenceWarning,
     SeparationWarning,
@@ -122,10 +122,8 @@ def firth_logit(
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_params)
-        Design matrix, including the intercept column.
-    y : ndarray of shape (n_samples,)
-        Binary outcome (0/1).
+    X, y : ndarray
+        Design matrix and binary outcome, as in :func:`detect_separation`.
     max_iter : int, default=200
         Maximum number of steps.
     tol : float, default=1e-10
@@ -148,10 +146,9 @@ def firth_logit(
 
     def penalized(b: NDArray[np.float64]) -> float:
         eta = X @ b
-        mu = expit(eta)
-        info = (X.T * (mu * (1 - mu))) @ X
+        info = (X.T * LOGISTIC.variance(LOGISTIC.mean(eta))) @ X
         sign, logdet = np.linalg.slogdet(info)
-        ll = float(np.sum(y * eta - np.logaddexp(0.0, eta)))
+        ll = LOGISTIC.log_likelihood(eta, y)
         return ll + 0.5 * logdet if sign > 0 else -np.inf
 
     b = np.zeros(X.shape[1])
@@ -175,8 +172,8 @@ def firth_logit(
             ConvergenceWarning,
             stacklevel=user_stacklevel(),
         )
-    mu = expit(X @ b)
-    return b, np.linalg.inv((X.T * (mu * (1 - mu))) @ X), it
+    mu = LOGISTIC.mean(X @ b)
+    return b, np.linalg.inv((X.T * LOGISTIC.variance(mu)) @ X), it
 
 
 def _firth_step(
@@ -192,8 +189,8 @@ def _firth_step(
     ``D`` is ``(1/2 - pi_i) dh_i/db - h_i w_i x_i`` and ``dh_i/db =
     w'_i Q_ii x_i - w_i sum_j Q_ij^2 w'_j x_j``.
     """
-    mu = expit(X @ b)
-    w = mu * (1 - mu)
+    mu = LOGISTIC.mean(X @ b)
+    w = LOGISTIC.variance(mu)
     info = (X.T * w) @ X
     cov = np.linalg.inv(info)
     Q = X @ cov @ X.T

@@ -28,19 +28,23 @@ caller fits that design with the per-point adapter.
   margin: ``|delta_i| < lam_i / 2`` and every ``lam_i > 1e-10`` (a fit that
   predicts some sample with probability within 1e-10 of certainty goes to
   the per-point adapter, which decides by its linear program).
-* Cox: Newton on Efron's partial likelihood (lifelines' tie method), with
-  step halving, from zero; accepted when the step falls below ``1e-10``.
+* Cox: Newton on Efron's partial likelihood (lifelines' tie method; its
+  value, gradient and Hessian from :class:`vcpcr._partial_likelihood.RiskSets`,
+  one sort for the whole stack), with step halving, from zero; accepted when
+  the step falls below ``1e-10``.
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.special import expit
 
-__all__ = ["BatchFit", "cox_batch", "efron_loglik", "logit_batch", "ols_batch"]
+from vcpcr._distributions import LOGISTIC
+from vcpcr._partial_likelihood import RiskSets
+
+__all__ = ["BatchFit", "cox_batch", "logit_batch", "ols_batch"]
 
 
 class BatchFit(NamedTuple):
@@ -144,9 +148,9 @@ def logit_batch(
             break
         Ai = A[idx]
         with np.errstate(over="ignore"):
-            mu = expit(np.einsum("bnk,bk->bn", Ai, b[idx]))
+            mu = LOGISTIC.mean(np.einsum("bnk,bk->bn", Ai, b[idx]))
         g = np.einsum("bnk,bn->bk", Ai, y - mu)
-        H = np.einsum("bnk,bn,bnl->bkl", Ai, mu * (1 - mu), Ai)
+        H = np.einsum("bnk,bn,bnl->bkl", Ai, LOGISTIC.variance(mu), Ai)
         step = _solve(H, g)
         bad = ~np.all(np.isfinite(step), axis=1)
         active[idx[bad]] = False
@@ -162,7 +166,7 @@ def _not_separated(
 ) -> NDArray[np.bool_]:
     """Certificate that the logistic MLE exists (see the module notes)."""
     s = 2 * y - 1
-    lam = expit(-s * np.einsum("bnk,bk->bn", A, b))
+    lam = LOGISTIC.mean(-s * np.einsum("bnk,bk->bn", A, b))
     g = np.einsum("bnk,bn->bk", A, s * lam)
     # delta = L^2 A_s (A_s' L^2 A_s)^{-1} g (L = diag(lam)) solves A_s' delta = g
     # with the smallest sum (delta_i / lam_i)^2: lam - delta > 0 iff every
@@ -179,105 +183,6 @@ def _not_separated(
 _COX_CHUNK = 2**22
 
 
-class _EfronLayout(NamedTuple):
-    """The risk-set structure of a survival outcome (shared by all designs)."""
-
-    order: NDArray[np.intp]  # samples sorted by time
-    events: NDArray[np.intp]  # sorted positions of the events, grouped by time
-    starts: NDArray[np.intp]  # first entry of each event time in ``events``
-    first: NDArray[np.intp]  # first sorted position at risk at each event time
-    tie_group: NDArray[np.intp]  # event time of each Efron term (one per event)
-    tie_frac: NDArray[np.float64]  # l / d_j of each Efron term
-
-
-def _efron_layout(time: NDArray[np.float64], event: NDArray[np.bool_]) -> _EfronLayout:
-    order = np.argsort(time, kind="stable")
-    t, e = time[order], event[order]
-    events = np.flatnonzero(e)
-    uniq, starts, counts = np.unique(t[events], return_index=True, return_counts=True)
-    first = np.searchsorted(t, uniq, side="left")
-    tie_group = np.repeat(np.arange(uniq.size), counts)
-    tie_frac = (np.arange(events.size) - starts[tie_group]) / counts[tie_group]
-    return _EfronLayout(order, events, starts, first, tie_group, tie_frac)
-
-
-def _at_risk(a: NDArray[np.float64], lay: _EfronLayout) -> NDArray[np.float64]:
-    """Sum ``a`` (B, n, ...) over the risk set of each event time."""
-    return np.flip(np.cumsum(np.flip(a, axis=1), axis=1), axis=1)[:, lay.first]
-
-
-def _tied(a: NDArray[np.float64], lay: _EfronLayout) -> NDArray[np.float64]:
-    """Sum ``a`` (B, n, ...) over the events of each event time."""
-    return np.add.reduceat(a[:, lay.events], lay.starts, axis=1)
-
-
-def _efron_terms(r: NDArray[np.float64], lay: _EfronLayout) -> NDArray[np.float64]:
-    """Efron's denominator of each event, ``sum_risk r - l/d_j sum_tied r``."""
-    g = lay.tie_group
-    return _at_risk(r, lay)[:, g] - lay.tie_frac * _tied(r, lay)[:, g]
-
-
-def efron_loglik(
-    eta: NDArray[np.float64],
-    time: NDArray[np.float64],
-    event: NDArray[np.bool_],
-    strata: NDArray[Any] | None = None,
-) -> NDArray[np.float64]:
-    r"""Log partial likelihood (Efron ties, as lifelines) of each row of ``eta``.
-
-    Parameters
-    ----------
-    eta : ndarray of shape (n_fits, n_samples)
-        Linear predictors.
-    time, event : ndarray of shape (n_samples,)
-        The survival outcome.
-    strata : ndarray of shape (n_samples,), optional
-        Stratum labels: the stratified partial likelihood, the sum over
-        strata of each stratum's (lifelines' ``strata``).
-
-    Returns
-    -------
-    ndarray of shape (n_fits,)
-        :math:`\sum_j [\sum_{i \in D_j} \eta_i - \sum_{l=0}^{d_j - 1}
-        \log(\sum_{i \in R_j} e^{\eta_i} - \frac{l}{d_j}
-        \sum_{i \in D_j} e^{\eta_i})]`.
-    """
-    if strata is not None:
-        parts = [strata == g for g in np.unique(strata)]
-        return np.sum(
-            [efron_loglik(eta[:, m], time[m], event[m]) for m in parts], axis=0
-        )
-    lay = _efron_layout(time, event.astype(bool))
-    es = eta[:, lay.order]
-    shift = es.max(axis=1, keepdims=True)
-    phi = _efron_terms(np.exp(es - shift), lay)
-    return es[:, lay.events].sum(axis=1) - np.sum(np.log(phi) + shift, axis=1)
-
-
-def _efron(
-    eta: NDArray[np.float64], Z: NDArray[np.float64], lay: _EfronLayout
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """Log partial likelihood (Efron ties), its gradient and Hessian per design.
-
-    ``eta`` (B, n) and ``Z`` (B, n, k) are in time order.
-    """
-    shift = eta.max(axis=1, keepdims=True)
-    r = np.exp(eta - shift)
-    rZ = r[..., None] * Z
-    rZZ = rZ[..., None] * Z[:, :, None, :]
-    g, c = lay.tie_group, lay.tie_frac
-    phi = _efron_terms(r, lay)
-    psi = _at_risk(rZ, lay)[:, g] - c[:, None] * _tied(rZ, lay)[:, g]
-    psi2 = _at_risk(rZZ, lay)[:, g] - c[:, None, None] * _tied(rZZ, lay)[:, g]
-    ll = eta[:, lay.events].sum(axis=1) - np.sum(np.log(phi) + shift, axis=1)
-    mean = psi / phi[..., None]
-    grad = Z[:, lay.events].sum(axis=1) - mean.sum(axis=1)
-    hess = -np.sum(
-        psi2 / phi[..., None, None] - mean[..., :, None] * mean[..., None, :], axis=1
-    )
-    return ll, grad, hess
-
-
 def cox_batch(
     M: NDArray[np.float64],
     time: NDArray[np.float64],
@@ -287,6 +192,10 @@ def cox_batch(
     tol: float = 1e-10,
 ) -> BatchFit:
     """Cox regressions (Efron ties) of ``(time, event)`` on every ``M[b]``.
+
+    The outcome's risk sets are prepared once for the whole stack
+    (:class:`vcpcr._partial_likelihood.RiskSets`); Newton's method with step
+    halving runs on all designs at once, in chunks that bound the memory.
 
     Parameters
     ----------
@@ -319,20 +228,20 @@ def cox_batch(
             np.concatenate([f.params for f in parts]),
             np.concatenate([f.ok for f in parts]),
         )
-    lay = _efron_layout(time, event.astype(bool))
-    Z = M[:, lay.order]
+    rs = RiskSets(time, event)
+    Z = M[:, rs.order]
     b = np.zeros((B, k))
-    active = _full_rank(Z) & (lay.events.size > 0)
+    active = _full_rank(Z) & (rs.events.size > 0)
     converged = np.zeros(B, dtype=bool)
     if k == 0:
         return BatchFit(b, active)
-    ll = _efron(np.zeros(Z.shape[:2]), Z, lay)[0]
+    ll = rs.efron(np.zeros(Z.shape[:2]), Z)[0]
     for _ in range(max_iter):
         idx = np.flatnonzero(active & ~converged)
         if idx.size == 0:
             break
         Zi, bi = Z[idx], b[idx]
-        _, grad, hess = _efron(np.einsum("bnk,bk->bn", Zi, bi), Zi, lay)
+        _, grad, hess = rs.efron(np.einsum("bnk,bk->bn", Zi, bi), Zi)
         step = _solve(-hess, grad)
         bad = ~np.all(np.isfinite(step), axis=1)
         step[bad] = 0.0
@@ -340,7 +249,7 @@ def cox_batch(
         t = np.ones(idx.size)
         for _ in range(30):
             new = bi + t[:, None] * step
-            ll_new = _efron(np.einsum("bnk,bk->bn", Zi, new), Zi, lay)[0]
+            ll_new = rs.efron(np.einsum("bnk,bk->bn", Zi, new), Zi)[0]
             worse = ~(ll_new >= ll[idx] - 1e-12 * np.abs(ll[idx]))
             if not worse.any():
                 break

@@ -411,7 +411,7 @@ def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> R
     with warnings.catch_warnings():  # each resample warns about a capped K
         warnings.simplefilter("ignore", VCPCRWarning)
         if isinstance(scratch, VCPCR):  # the parameters, before any resample
-            scratch._check_params(genes.size)
+            scratch._check_params(genes.size, covariates=covs.size > 0)
         else:
             scratch._check_params()
     prepared = family.prepare(yv)

@@ -15,9 +15,8 @@ from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.special import expit
 
-from vcpcr._enet import logistic_loss
+from vcpcr._distributions import LOGISTIC
 from vcpcr.exceptions import ConvergenceWarning, user_stacklevel
 
 __all__ = ["newton", "ridge_binomial_path", "ridge_gaussian_path", "spectrum"]
@@ -121,14 +120,14 @@ def ridge_binomial_path(
         pen[0] = 0.0
 
         def f(b: NDArray[np.float64], pen: NDArray[np.float64] = pen) -> float:
-            return logistic_loss(Z @ b, y) + 0.5 * float(pen @ b**2)
+            return LOGISTIC.loss(Z @ b, y) + 0.5 * float(pen @ b**2)
 
         def grad_hess(
             b: NDArray[np.float64], pen: NDArray[np.float64] = pen
         ) -> tuple[NDArray[np.float64], ...]:
-            mu = expit(Z @ b)
+            mu = LOGISTIC.mean(Z @ b)
             g = Z.T @ (mu - y) / n + pen * b
-            H = (Z.T * (mu * (1 - mu))) @ Z / n + np.diag(pen)
+            H = (Z.T * LOGISTIC.variance(mu)) @ Z / n + np.diag(pen)
             return g, H
 
         beta = newton(f, grad_hess, beta, what="binomial ridge")

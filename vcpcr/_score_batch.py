@@ -15,6 +15,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.stats import rankdata
 
+from vcpcr._distributions import LOGISTIC
+
 __all__ = [
     "accuracy",
     "concordance",
@@ -73,9 +75,7 @@ def neg_log_loss(eta: NDArray[np.float64], event: NDArray[np.bool_]) -> Scores:
     """Minus the mean log-loss of ``expit(eta)`` (``log_loss``, its clipping)."""
     if not _two_classes(event):
         return None
-    from scipy.special import expit
-
-    p1 = expit(eta)
+    p1 = LOGISTIC.mean(eta)
     eps = np.finfo(np.float64).eps
     p_true = np.clip(np.where(event, p1, 1 - p1), eps, 1 - eps)
     return np.mean(np.log(p_true), axis=1)

@@ -32,7 +32,7 @@ from vcpcr._scaling import (
     standardize,
 )
 from vcpcr._sos_nmf_single import random_partition
-from vcpcr._weights import weights_for_grid
+from vcpcr._weights import scheme_of, weights_for_grid
 from vcpcr.exceptions import SeparationWarning
 
 __all__ = [
@@ -80,8 +80,8 @@ def default_grid(weights: Any, *, delta_max: float | None = None) -> dict[str, A
         The weight scheme (see :class:`VCPCR`).
     delta_max : float, optional
         The smallest penalty giving all-zero weights on the data (see
-        :func:`vcpcr._weights.lasso_delta_max`); required for ``"enet"``,
-        ``"lasso"`` and ``"glmnet_lasso"``.
+        :meth:`vcpcr._weights.WeightScheme.delta_max`); required for a
+        scheme with an l1 part (``"enet"``, ``"lasso"``, ``"glmnet_lasso"``).
 
     Returns
     -------
@@ -92,33 +92,16 @@ def default_grid(weights: Any, *, delta_max: float | None = None) -> dict[str, A
     -----
     ``lam_ratios`` are the paper's: ``10**linspace(-3, 0, 10)`` for
     penalized weights, ``linspace(0, 0.9, 10)`` for identity or given
-    weights. Elastic-net and lasso ``deltas`` are ``delta_max *
-    10**linspace(-2, log10(0.5), 6)``: the paper's lasso grid ends at 0.2,
-    its lower end ``1e-5 delta_max`` is an almost unpenalized fit that only
-    saturates at ``n`` variables (the weights study chose 0.02-0.05 for the
-    elastic net). Ridge ``deltas`` are ``(1e-4, 1e-2, 1)``: the paper's
-    range ``[1e-4, 1e-2]`` extended to 1, the end of the range over which we
-    found the clustering accuracy flat (see :func:`vcpcr.compute_weights`);
-    since it is flat there, three values suffice (the grid's cost is linear
-    in its size). The paper's glmnet weights get the paper's grids, with
-    five values: ``10**linspace(-4, -2, 5)`` (``"glmnet_ridge"``) and
-    ``delta_max * 10**linspace(-5, log10(0.2), 5)`` (``"glmnet_lasso"``).
+    weights. The ``deltas`` are the scheme's grid
+    (:data:`vcpcr._weights.SCHEMES` says why each is what it is).
     """
-    ratios = 10 ** np.linspace(-3, 0, 10)
-    if isinstance(weights, str) and weights in ("ridge", "glmnet_ridge"):
-        top = 0 if weights == "ridge" else -2
-        deltas = 10 ** np.linspace(-4, top, 3 if top == 0 else 5)
-        return {"deltas": deltas, "lam_ratios": ratios}
-    if isinstance(weights, str) and weights in ("enet", "lasso", "glmnet_lasso"):
-        if delta_max is None:
-            raise ValueError(f"delta_max is required for the {weights} grid.")
-        rel = (
-            10 ** np.linspace(-5, np.log10(0.2), 5)
-            if weights == "glmnet_lasso"
-            else 10 ** np.linspace(-2, np.log10(0.5), 6)
-        )
-        return {"deltas": delta_max * rel, "lam_ratios": ratios}
-    return {"deltas": [None], "lam_ratios": np.linspace(0.0, 0.9, 10)}
+    scheme = scheme_of(weights)
+    if not scheme.penalized:
+        return {"deltas": [None], "lam_ratios": np.linspace(0.0, 0.9, 10)}
+    return {
+        "deltas": scheme.default_deltas(delta_max),
+        "lam_ratios": 10 ** np.linspace(-3, 0, 10),
+    }
 
 
 class Grid(NamedTuple):
@@ -158,54 +141,42 @@ class TrainFold(NamedTuple):
     """A training fold as steps 0-2 see it.
 
     ``Xs`` (standardized clustered variables, with ``mean``, ``scale``) and
-    ``Z``, the covariates kept in this fold (raw): a covariate constant or
-    collinear within the training fold (e.g. the dummy of a rare level that
-    no training row has) is left out of this fold's fit, so its coefficient
-    there is 0 (``keep``: the positions of the kept ones). ``S`` holds the
-    strata columns of a stratified Cox model (None without strata).
+    the fold data's columns as a fold model sees them (``layout``): the
+    covariates first, then the strata of a stratified Cox model
+    (``layout.S``, None without strata), then the clustered variables.
+    ``layout.Z`` holds the covariates kept in this fold (raw) and
+    ``layout.covariates`` their positions: a covariate constant or collinear
+    within the training fold (e.g. the dummy of a rare level that no
+    training row has) is left out of this fold's fit, so its coefficient
+    there is 0.
     """
 
     Xs: NDArray[np.float64]
     mean: NDArray[np.float64]
     scale: NDArray[np.float64]
-    Z: NDArray[np.float64]
-    keep: NDArray[np.intp]
-    n_covariates: int
-    S: NDArray[np.float64] | None = None
+    layout: ColumnLayout
 
     @property
-    def n_strata(self) -> int:
-        """Number of strata columns (they follow the covariates)."""
-        return 0 if self.S is None else self.S.shape[1]
+    def first(self) -> int:
+        """Position of the first clustered column (after covariates and strata)."""
+        return self.layout.n_features - self.Xs.shape[1]
 
     def design(self, M: NDArray[np.float64]) -> NDArray[np.float64]:
         """Step-2 design(s) ``[Z, M]`` (``M`` of shape (n, k) or (B, n, k))."""
-        Z = np.broadcast_to(self.Z, (*M.shape[:-2], *self.Z.shape))
-        return np.concatenate([Z, M], axis=-1)
-
-    def layout(self) -> ColumnLayout:
-        """Return the fold data's columns as a fold model sees them."""
-        c, s, p = self.n_covariates, self.n_strata, self.Xs.shape[1]
-        return ColumnLayout(
-            self.Z,
-            self.keep,
-            np.arange(c + s, c + s + p),
-            c + s + p,
-            np.arange(c, c + s),
-            self.S,
-        )
+        Z = self.layout.Z
+        Zb = np.broadcast_to(Z, (*M.shape[:-2], *Z.shape))
+        return np.concatenate([Zb, M], axis=-1)
 
     def strata_frame(self) -> pd.DataFrame | None:
         """Return the strata columns as step 2 (lifelines) takes them, or None."""
-        if self.S is None:
+        S = self.layout.S
+        if S is None:
             return None
-        return pd.DataFrame(
-            self.S, columns=[f"stratum_{j + 1}" for j in range(self.n_strata)]
-        )
+        return pd.DataFrame(S, columns=[f"stratum_{j + 1}" for j in range(S.shape[1])])
 
     def names(self, k: int) -> list[str]:
         """Column names of a step-2 design with ``k`` clusters."""
-        covs = [f"covariate_{j + 1}" for j in range(self.Z.shape[1])]
+        covs = [f"covariate_{j + 1}" for j in range(self.layout.Z.shape[1])]
         return covs + [f"cluster_{j + 1}" for j in range(k)]
 
     def coefficients(
@@ -215,12 +186,12 @@ class TrainFold(NamedTuple):
 
         The strata columns' coefficients are 0 (they enter no linear predictor).
         """
+        Z, keep = self.layout.Z, self.layout.covariates
         genes, covs, intercept = raw_coefficients(
-            V, a0, a, self.mean, self.scale, self.Z.mean(axis=0), centred=family.centred
+            V, a0, a, self.mean, self.scale, Z.mean(axis=0), centred=family.centred
         )
-        first = self.n_covariates + self.n_strata
-        coef = np.zeros(first + genes.size)
-        coef[self.keep], coef[first:] = covs, genes
+        coef = np.zeros(self.layout.n_features)
+        coef[keep], coef[self.first :] = covs, genes
         return coef, intercept
 
     def linear_predictor(
@@ -231,12 +202,12 @@ class TrainFold(NamedTuple):
         On the raw scale, as ``X_train @ coef.T + intercept`` (the clustered
         columns are only kept standardized: ``Xs * scale + mean``).
         """
-        genes = coef[:, self.n_covariates + self.n_strata :]
-        covs = coef[:, : self.n_covariates][:, self.keep]
+        genes = coef[:, self.first :]
+        covs = coef[:, self.layout.covariates]
         return (
             self.Xs @ (genes * self.scale).T
             + genes @ self.mean
-            + self.Z @ covs.T
+            + self.layout.Z @ covs.T
             + intercept
         )
 
@@ -257,7 +228,16 @@ def train_fold(
     first = n_covariates + n_strata
     S = Xtr[:, n_covariates:first].copy() if n_strata else None
     Xs, mean, scale = standardize(Xtr[:, first:], copy=False)
-    return TrainFold(Xs, mean, scale, Z[:, keep], keep, n_covariates, S)
+    n_features = Xtr.shape[1]
+    layout = ColumnLayout(
+        Z[:, keep],
+        keep,
+        np.arange(first, n_features),
+        n_features,
+        np.arange(n_covariates, first),
+        S,
+    )
+    return TrainFold(Xs, mean, scale, layout)
 
 
 class FoldResult(NamedTuple):
@@ -283,7 +263,8 @@ def _fold_weights(
     fold: TrainFold, prepared: Prepared, spec: FoldSpec
 ) -> NDArray[np.float64]:
     """Weights for every delta of the grid (one row each)."""
-    Zs = standardize(fold.Z)[0] if fold.Z.shape[1] else None
+    Z = fold.layout.Z
+    Zs = standardize(Z)[0] if Z.shape[1] else None
     return weights_for_grid(
         fold.Xs,
         prepared.weights_target,
@@ -362,7 +343,7 @@ def fold_model(fold: SolvedFold, spec: FoldSpec, point: int) -> Any:
         fold.weights[fold.delta_index[point]],
         fold.solved,
         point,
-        layout=train.layout(),
+        layout=train.layout,
     )
 
 
@@ -489,10 +470,10 @@ def _stratum_labels(
     train: TrainFold, Xte: NDArray[np.float64]
 ) -> NDArray[np.intp] | None:
     """Stratum of each row of the fold, training rows then test rows (or None)."""
-    if train.S is None:
+    layout = train.layout
+    if layout.S is None:
         return None
-    c = train.n_covariates
-    S = np.vstack([train.S, Xte[:, c : c + train.n_strata]])
+    S = np.vstack([layout.S, Xte[:, layout.strata]])
     return np.unique(S, axis=0, return_inverse=True)[1].ravel()
 
 

@@ -13,16 +13,22 @@ for all of them (exact solution); the lasso and elastic net warm-start along
 the path at glmnet's accuracy (gaussian and binomial: :mod:`vcpcr._enet`;
 cox: scikit-survival's Coxnet, see :func:`vcpcr._cox.cox_lasso_path`).
 
-This module holds the weight schemes and the one route to them
-(:func:`weights_for_grid`); each family's solvers are its own
-(:meth:`vcpcr._families.Family.ridge_weights`, ``enet_weights``,
-``lasso_delta_max``), looked up in :data:`vcpcr._families.FAMILIES`.
+A weight scheme is a :class:`WeightScheme` registered in :data:`SCHEMES`
+(the values of the estimators' ``weights`` parameter): its ``l1_ratio``, its
+default ``delta`` and grid, which families it supports and, for the paper's
+early-stopped glmnet weights, its own solver. Every other scheme is solved by
+the family's penalized path (:meth:`vcpcr._families.Family.penalized_path`,
+looked up in :data:`vcpcr._families.FAMILIES`); :meth:`WeightScheme.path` is
+the one place where a scheme meets a family, and :func:`weights_for_grid`
+the one route from a ``weights`` parameter to the weights.
 """
 
 from __future__ import annotations
 
 import numbers
 import warnings
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -41,21 +47,22 @@ from vcpcr._validation import (
 )
 from vcpcr.exceptions import VCPCRWarning
 
-__all__ = ["DEFAULT_DELTA", "compute_weights", "lasso_delta_max"]
-
-METHODS = ("enet", "ridge", "lasso", "identity", "glmnet_ridge", "glmnet_lasso")
+__all__ = [
+    "DEFAULT_DELTA",
+    "SCHEMES",
+    "WeightScheme",
+    "compute_weights",
+    "lasso_delta_max",
+]
 
 #: glmnet's ``alpha`` of the ``"enet"`` weights (see :func:`compute_weights`).
 ENET_L1_RATIO = 0.05
 
-#: Default penalty of each weight scheme (see :func:`compute_weights`, Notes).
-DEFAULT_DELTA = {
-    "enet": 0.5,
-    "ridge": 0.01,
-    "lasso": 0.05,
-    "glmnet_ridge": 0.0036,
-    "glmnet_lasso": 0.0004,
-}
+#: A scheme's own solver: ``(Xs, y, deltas, l1_ratio) -> weights (n_deltas, p)``.
+Solver = Callable[
+    [NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], float],
+    NDArray[np.float64],
+]
 
 
 def lasso_delta_max(
@@ -89,85 +96,290 @@ def lasso_delta_max(
     return FAMILIES[family].lasso_delta_max(Xs, y) / l1_ratio
 
 
-def _weights_path(
-    Xs: NDArray[np.float64],
-    y: NDArray[np.float64],
-    method: str,
-    deltas: NDArray[np.float64],
+@dataclass(frozen=True)
+class WeightScheme:
+    """A step-0 weight scheme: what the ``weights`` parameter's name stands for.
+
+    Parameters
+    ----------
+    name : str
+        The value of the ``weights`` parameter.
+    l1_ratio : float or None
+        glmnet's ``alpha``: 0 is the ridge, 1 the lasso, in between the
+        elastic net. None: no penalty (all-ones weights, or given ones).
+    default_delta : float or None, default=None
+        The ``delta`` of :class:`VCPCR` and :func:`compute_weights` when
+        ``delta`` is None (see :func:`compute_weights`, Notes).
+    grid : tuple of float, default=()
+        The default ``deltas`` of :class:`VCPCRCV`: absolute, or, for a
+        scheme with an l1 part, fractions of ``delta_max`` (see
+        :func:`lasso_delta_max`; no finite ridge penalty zeroes the weights).
+    families : tuple of str or None, default=None
+        The families the scheme supports (None: all of them).
+    solver : callable or None, default=None
+        The scheme's own solver, ``solver(Xs, y, deltas, l1_ratio)``, for
+        weights that are not a family's penalized path (the paper's
+        early-stopped glmnet); it sees the problem after the family's
+        :meth:`~vcpcr._families.Family.partial_out`, so its ``families`` must
+        partial covariates out exactly. None: the family's
+        :meth:`~vcpcr._families.Family.penalized_path`.
+    free_l1_ratio : bool, default=False
+        Whether :func:`compute_weights`' ``l1_ratio`` replaces the scheme's
+        (the elastic net's mixing; see :meth:`with_l1_ratio`).
+    """
+
+    name: str
+    l1_ratio: float | None
+    default_delta: float | None = None
+    grid: tuple[float, ...] = ()
+    families: tuple[str, ...] | None = None
+    solver: Solver | None = None
+    free_l1_ratio: bool = False
+
+    @property
+    def penalized(self) -> bool:
+        """Whether the weights are a penalized fit (then every ``delta > 0``)."""
+        return self.l1_ratio is not None
+
+    @property
+    def relative(self) -> bool:
+        """Whether the scheme has an l1 part, so a ``delta_max`` (its grid's unit)."""
+        return bool(self.l1_ratio)
+
+    def with_l1_ratio(self, l1_ratio: float) -> WeightScheme:
+        """Return the scheme with the mixing ``l1_ratio`` if its mixing is free.
+
+        Only a scheme with ``free_l1_ratio`` (the elastic net) takes
+        :func:`compute_weights`' ``l1_ratio``; the others keep theirs.
+        """
+        return replace(self, l1_ratio=l1_ratio) if self.free_l1_ratio else self
+
+    def _mismatch(self, family: str, covariates: bool, name: str) -> str | None:
+        """Say why the scheme cannot serve ``family``, or None."""
+        if self.families is not None and family not in self.families:
+            needs = " or ".join(f"family={f!r}" for f in self.families)
+            return f"{name}={self.name!r} needs {needs}"
+        if (
+            covariates
+            and self.l1_ratio is not None
+            and not FAMILIES[family].takes_covariates(self.l1_ratio)
+        ):
+            return (
+                f"{name}={self.name!r} with covariates needs an unpenalized "
+                f"block that the family's solver lacks (family='gaussian' "
+                f"partials covariates out)"
+            )
+        return None
+
+    def check_family(
+        self,
+        family: str,
+        *,
+        covariates: bool = False,
+        owner: str,
+        name: str = "weights",
+    ) -> None:
+        """Raise a ValueError if the scheme cannot serve ``family``.
+
+        The one place that pairs schemes with families: a scheme limited to
+        some families (``families``), or a scheme asked to adjust for
+        ``covariates`` by a family whose solver at its ``l1_ratio`` has no
+        unpenalized block (the ridge of binomial and cox). The message lists
+        the schemes that would serve.
+        """
+        problem = self._mismatch(family, covariates, name)
+        if problem is None:
+            return
+        usable = [
+            s.name for s in SCHEMES.values() if not s._mismatch(family, covariates, "")
+        ]
+        context = "covariates and " if covariates else ""
+        raise ValueError(
+            f"The {name!r} parameter of {owner} does not fit family={family!r}: "
+            f"{problem}. Use one of {usable} with {context}family={family!r}."
+        )
+
+    def check_deltas(
+        self, delta: Any, *, owner: str, name: str = "delta"
+    ) -> NDArray[np.float64]:
+        """Validate ``delta`` (scalar or 1-d array); return it as an array.
+
+        The one ``delta`` rule, used by :class:`VCPCR`, :class:`VCPCRCV` and
+        :func:`compute_weights`: finite numbers, each ``> 0`` (a penalized fit
+        does not exist without its penalty when ``n_features >= n_samples``).
+        ``name`` is the argument's name in ``owner``'s signature
+        (``VCPCRCV`` takes ``deltas``).
+        """
+        if isinstance(delta, str | bytes) or np.asarray(delta).dtype.kind not in "biuf":
+            raise TypeError(
+                f"The {name!r} parameter of {owner} must be a number or a 1-d "
+                f"array of numbers. Got {delta!r} instead."
+            )
+        arr = np.atleast_1d(np.asarray(delta, dtype=np.float64))
+        if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)):
+            raise ValueError(
+                f"The {name!r} parameter of {owner} must be a finite number or a "
+                f"1-d array of them. Got {delta!r} instead."
+            )
+        if np.any(arr <= 0) and self.penalized:
+            raise ValueError(
+                f"The {name!r} parameter of {owner} must be > 0 for {self.name!r} "
+                f"weights (a penalized fit; without a penalty it does not exist "
+                f"when n_features >= n_samples). Got {delta!r} instead. Use a "
+                f"small positive value (e.g. 1e-4), or weights='identity' for "
+                f"unsupervised clustering."
+            )
+        if np.any(arr <= 0):
+            raise ValueError(
+                f"The {name!r} parameter of {owner} must be > 0. Got {delta!r} "
+                f"instead. {self.name!r} weights have no penalty: leave {name} "
+                f"at None."
+            )
+        return arr
+
+    def delta_max(
+        self, Xs: NDArray[np.float64], target: Any, family: str
+    ) -> float | None:
+        """Return the unit of the scheme's grid on the data (None: absolute)."""
+        if not self.l1_ratio:
+            return None
+        return lasso_delta_max(Xs, target, family, l1_ratio=self.l1_ratio)
+
+    def default_deltas(self, delta_max: float | None) -> NDArray[np.float64]:
+        """Return the default ``deltas`` of :class:`VCPCRCV`.
+
+        ``delta_max`` is the grid's unit on the data (see :meth:`delta_max`).
+        """
+        grid = np.asarray(self.grid, dtype=np.float64)
+        if not self.relative:
+            return grid
+        if delta_max is None:
+            raise ValueError(f"delta_max is required for the {self.name} grid.")
+        return delta_max * grid
+
+    def path(
+        self,
+        Xs: NDArray[np.float64],
+        target: NDArray[np.float64],
+        deltas: ArrayLike,
+        *,
+        family: str,
+        covariates: NDArray[np.float64] | None = None,
+    ) -> NDArray[np.float64]:
+        """Weights for every delta (rows), on validated, standardized input.
+
+        ``deltas`` are valid penalties (see :meth:`check_deltas`).
+        ``covariates`` (standardized) are unpenalized: partialled out
+        (gaussian) or an unpenalized block of the family's solver (the
+        pairing checked by :meth:`check_family`). A scheme without a penalty
+        gives ones, one row per delta.
+        """
+        grid = np.asarray(deltas, dtype=np.float64)
+        if self.l1_ratio is None:
+            return np.ones((grid.size, Xs.shape[1]))
+        fam = FAMILIES[family]
+        if self.solver is None:
+            return fam.penalized_path(Xs, target, grid, self.l1_ratio, covariates)
+        if covariates is not None:
+            Xs, target, _ = fam.partial_out(Xs, target, covariates)
+        return self.solver(Xs, target, grid, self.l1_ratio)
+
+
+def _decades(start: float, stop: float, num: int) -> tuple[float, ...]:
+    """``10**linspace(start, stop, num)``: a grid of penalties."""
+    return tuple(10 ** np.linspace(start, stop, num))
+
+
+#: The weight schemes: the ``weights`` parameter's values and their objects.
+#: Grids (see :func:`vcpcr._tuning.default_grid`): elastic-net and lasso
+#: ``delta_max * 10**linspace(-2, log10(0.5), 6)`` (the paper's lasso grid
+#: ends at 0.2; its lower end ``1e-5 delta_max`` is an almost unpenalized fit
+#: that only saturates at ``n`` variables; the weights study chose 0.02-0.05
+#: for the elastic net). Ridge ``(1e-4, 1e-2, 1)``: the paper's range
+#: ``[1e-4, 1e-2]`` extended to 1, the end of the range over which the
+#: clustering accuracy is flat (see :func:`compute_weights`); since it is
+#: flat there, three values suffice (the grid's cost is linear in its size).
+#: The paper's glmnet weights get the paper's grids, with five values:
+#: ``10**linspace(-4, -2, 5)`` (``"glmnet_ridge"``) and ``delta_max *
+#: 10**linspace(-5, log10(0.2), 5)`` (``"glmnet_lasso"``).
+SCHEMES: dict[str, WeightScheme] = {
+    scheme.name: scheme
+    for scheme in (
+        WeightScheme(
+            "enet",
+            ENET_L1_RATIO,
+            0.5,
+            _decades(-2, np.log10(0.5), 6),
+            free_l1_ratio=True,
+        ),
+        WeightScheme("ridge", 0.0, 0.01, _decades(-4, 0, 3)),
+        WeightScheme("lasso", 1.0, 0.05, _decades(-2, np.log10(0.5), 6)),
+        WeightScheme("identity", None),
+        WeightScheme(
+            "glmnet_ridge",
+            0.0,
+            0.0036,
+            _decades(-4, -2, 5),
+            families=("gaussian",),
+            solver=glmnet_weights,
+        ),
+        WeightScheme(
+            "glmnet_lasso",
+            1.0,
+            0.0004,
+            _decades(-5, np.log10(0.2), 5),
+            families=("gaussian",),
+            solver=glmnet_weights,
+        ),
+    )
+}
+
+#: The scheme of weights the user gives (not registered: not a name).
+GIVEN = WeightScheme("given", None)
+
+#: Default penalty of each weight scheme (see :func:`compute_weights`, Notes).
+DEFAULT_DELTA = {
+    name: scheme.default_delta
+    for name, scheme in SCHEMES.items()
+    if scheme.default_delta is not None
+}
+
+
+def scheme_of(weights: Any) -> WeightScheme:
+    """Return the scheme of a validated ``weights`` parameter (GIVEN for values)."""
+    return SCHEMES[weights] if isinstance(weights, str) else GIVEN
+
+
+def check_scheme(
+    weights: Any,
     family: str,
-    l1_ratio: float = ENET_L1_RATIO,
-    covariates: NDArray[np.float64] | None = None,
-) -> NDArray[np.float64]:
-    """Weights for every delta (rows), on validated, standardized input.
+    n_features: int,
+    *,
+    covariates: bool = False,
+    owner: str,
+) -> WeightScheme:
+    """Validate a ``weights`` parameter for ``family``; return its scheme.
 
-    ``l1_ratio`` is the mixing of ``"enet"`` (the lasso's is 1).
-    ``covariates`` (standardized) are unpenalized: partialled out (gaussian)
-    or an unpenalized block of the solver (binomial, cox; elastic net and
-    lasso only).
+    A registered name or one weight per variable (see
+    :func:`vcpcr._validation.check_weights`), whose scheme serves ``family``
+    (with ``covariates``, see :meth:`WeightScheme.check_family`).
     """
-    if method == "identity":
-        return np.ones((deltas.size, Xs.shape[1]))
-    fam = FAMILIES[family]
-    if covariates is not None:
-        Xs, y, covariates = fam.partial_out(Xs, y, covariates)
-    if covariates is not None and method != "enet" and method != "lasso":
-        raise ValueError(
-            f"weights={method!r} with covariates is only available for "
-            f"family='gaussian' (the covariates are partialled out). Use "
-            f"weights='enet' or 'lasso' with family={family!r}."
-        )
-    if method.startswith("glmnet_"):  # the paper's early-stopped glmnet call
-        if not fam.glmnet_weights:
-            raise ValueError(f"weights={method!r} needs family='gaussian'.")
-        return glmnet_weights(Xs, y, deltas, alpha=float(method == "glmnet_lasso"))
-    if method == "ridge":
-        return fam.ridge_weights(Xs, y, deltas)
-    l1 = l1_ratio if method == "enet" else 1.0
-    return fam.enet_weights(Xs, y, deltas, l1, covariates)
-
-
-def check_deltas(
-    delta: Any, method: str, *, owner: str, name: str = "delta"
-) -> NDArray[np.float64]:
-    """Validate ``delta`` (scalar or 1-d array) for the weight scheme ``method``.
-
-    The one ``delta`` rule, used by :class:`VCPCR`, :class:`VCPCRCV` and
-    :func:`compute_weights`: finite numbers, each ``> 0`` (every scheme but
-    ``"identity"`` is a penalized fit, and an unpenalized one does not exist
-    when ``n_features >= n_samples``). ``name`` is the argument's name in
-    ``owner``'s signature (``VCPCRCV`` takes ``deltas``).
-    """
-    if isinstance(delta, str | bytes) or np.asarray(delta).dtype.kind not in "biuf":
-        raise TypeError(
-            f"The {name!r} parameter of {owner} must be a number or a 1-d array "
-            f"of numbers. Got {delta!r} instead."
-        )
-    arr = np.atleast_1d(np.asarray(delta, dtype=np.float64))
-    if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)):
-        raise ValueError(
-            f"The {name!r} parameter of {owner} must be a finite number or a 1-d "
-            f"array of them. Got {delta!r} instead."
-        )
-    if np.any(arr <= 0):
-        raise ValueError(
-            f"The {name!r} parameter of {owner} must be > 0 for {method!r} "
-            f"weights (a penalized fit; without a penalty it does not exist when "
-            f"n_features >= n_samples). Got {delta!r} instead. Use a small "
-            f"positive value (e.g. 1e-4), or weights='identity' for unsupervised "
-            f"clustering."
-        )
-    return arr
+    check_weights(weights, n_features, owner=owner, methods=tuple(SCHEMES))
+    scheme = scheme_of(weights)
+    scheme.check_family(family, covariates=covariates, owner=owner)
+    return scheme
 
 
 def scheme_delta(weights: Any, delta: float | None) -> float | None:
     """Return the ``delta`` a fit with ``weights`` uses (None: fixed weights).
 
     ``"identity"`` and given weights have no penalty; a penalized scheme
-    uses ``delta`` or, when it is None, its :data:`DEFAULT_DELTA`.
+    uses ``delta`` or, when it is None, its default.
     """
-    if not isinstance(weights, str) or weights == "identity":
+    scheme = scheme_of(weights)
+    if not scheme.penalized:
         return None
-    return DEFAULT_DELTA[weights] if delta is None else float(delta)
+    return scheme.default_delta if delta is None else float(delta)
 
 
 def compute_weights(
@@ -223,8 +435,10 @@ def compute_weights(
     ------
     ValueError
         For invalid data, a non-binary ``y`` with ``family="binomial"``, an
-        invalid ``delta``, or a Cox lasso/elastic net whose first step below
-        ``delta_max`` cannot be fitted (see :func:`vcpcr._cox.cox_lasso_path`).
+        invalid ``delta``, a scheme the family does not support (the glmnet
+        ones need ``family="gaussian"``), or a Cox lasso/elastic net whose
+        first step below ``delta_max`` cannot be fitted (see
+        :func:`vcpcr._cox.cox_lasso_path`).
 
     Warns
     -----
@@ -280,16 +494,18 @@ def compute_weights(
 
     Examples
     --------
-    >>> import numpy as np
     >>> from vcpcr import compute_weights
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(30, 5))
-    >>> y = X[:, 0] - X[:, 1] + rng.normal(size=30)
-    >>> w = compute_weights(X, y, "ridge", delta=0.1)
-    >>> w.shape, bool(w[0] > 0 > w[1])
-    ((5,), True)
+    >>> from vcpcr.simulate import make_paper_data
+    >>> data = make_paper_data(random_state=0)  # 200 variables, 20 active
+    >>> active = data.labels >= 0
+    >>> w = compute_weights(data.X, data.y, "ridge")  # the default delta, 0.01
+    >>> bool(abs(w[active]).mean() > 2 * abs(w[~active]).mean())
+    True
+    >>> W = compute_weights(data.X, data.y, "lasso", delta=[0.05, 0.2])
+    >>> (W != 0).sum(axis=1)  # one row per delta; fewer kept at the larger
+    array([36, 13])
     """
-    check_choice(method, "method", METHODS, owner="compute_weights")
+    check_choice(method, "method", tuple(SCHEMES), owner="compute_weights")
     check_choice(family, "family", tuple(FAMILIES), owner="compute_weights")
     check_scalar(
         l1_ratio,
@@ -300,20 +516,21 @@ def compute_weights(
         max_val=1.0,
         include_min=False,
     )
+    scheme = SCHEMES[method].with_l1_ratio(float(l1_ratio))
+    scheme.check_family(family, owner="compute_weights", name="method")
     Xa = check_array(X, "X", min_samples=2, allow_constant=not standardize)
     ya = FAMILIES[family].weights_response(y, standardize=standardize)
     check_y_length(Xa.shape[0], ya)
     scalar = delta is None or isinstance(delta, numbers.Real)
-    if method == "identity":  # no penalty: delta only sets the number of rows
-        deltas = np.zeros(1 if delta is None else np.size(delta))
-    else:
-        deltas = check_deltas(
-            DEFAULT_DELTA[method] if delta is None else delta,
-            method,
+    if scheme.penalized:
+        deltas = scheme.check_deltas(
+            scheme.default_delta if delta is None else delta,
             owner="compute_weights",
         )
+    else:  # no penalty: delta only sets the number of rows
+        deltas = np.zeros(1 if delta is None else np.size(delta))
     Xs = _standardize(Xa)[0] if standardize else Xa
-    W = _weights_path(Xs, ya, method, deltas, family, float(l1_ratio))
+    W = scheme.path(Xs, ya, deltas, family=family)
     return W[0] if scalar else W
 
 
@@ -321,7 +538,7 @@ def weights_for_grid(
     Xs: NDArray[np.float64],
     target: NDArray[np.float64],
     weights: Any,
-    deltas: Any,
+    deltas: Iterable[float | None],
     family: str,
     *,
     covariates: NDArray[np.float64] | None = None,
@@ -333,25 +550,29 @@ def weights_for_grid(
     :class:`VCPCRCV` (per fold) and ``vcpcr benchmark``: a user array is
     validated and returned as one row, ``"identity"`` is one row of ones, a
     penalized scheme gives one row per ``delta`` (``None`` meaning its
-    :data:`DEFAULT_DELTA`). ``target`` is the family's weights target (the
-    standardized response, 0/1 labels, or ``(time, event)`` columns).
-    ``covariates`` (standardized columns, or None) are adjusted for without
-    penalty (see :func:`_weights_path`); ``delta`` stays the genes' penalty.
+    default). ``target`` is the family's weights target (the standardized
+    response, 0/1 labels, or ``(time, event)`` columns). ``covariates``
+    (standardized columns, or None) are adjusted for without penalty (see
+    :meth:`WeightScheme.path`; the caller has checked the pairing with
+    :func:`check_scheme`); ``delta`` stays the genes' penalty.
 
     Warns (VCPCRWarning, ``stacklevel`` frames above the caller) when the
     weights of some ``delta`` are all zero: no variable can then be selected.
     """
     p = Xs.shape[1]
-    given = check_weights(weights, p, owner="weights", methods=METHODS)
+    given = check_weights(weights, p, owner="weights", methods=tuple(SCHEMES))
     if not isinstance(given, str):
         return relative_weights(given)[None, :]
-    if weights == "identity":
-        return np.ones((1, p))
-    values = [DEFAULT_DELTA[weights] if d is None else d for d in deltas]
-    grid = check_deltas(values, weights, owner="weights")
-    W = _weights_path(
-        Xs, target, weights, grid, family, ENET_L1_RATIO, covariates=covariates
+    scheme = SCHEMES[given]
+    grid = (
+        scheme.check_deltas(
+            [scheme.default_delta if d is None else d for d in deltas],
+            owner="weights",
+        )
+        if scheme.penalized
+        else np.zeros(1)  # no penalty: one row
     )
+    W = scheme.path(Xs, target, grid, family=family, covariates=covariates)
     zero = ~W.any(axis=1)
     if zero.any():
         at = ", ".join(f"{d:g}" for d in grid[zero])

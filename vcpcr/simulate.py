@@ -15,8 +15,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import brentq
-from scipy.special import expit
 
 from vcpcr._families import FAMILIES
 from vcpcr._validation import (
@@ -43,11 +41,6 @@ _PAPER_CORR_GROUPS = {
     2: (0, 1, 2, 3, 4, 5, 6, 7, 8, 9),
     3: (0, -1, 1, -1, 2, -1, 3, -1, -1, -1),
 }
-
-# Standard-normal quadrature grid for E[expit(a + sd * Z)] (trapezoid rule).
-_Z_GRID = np.linspace(-10.0, 10.0, 4001)
-_Z_WEIGHTS = np.exp(-0.5 * _Z_GRID**2)
-_Z_WEIGHTS /= _Z_WEIGHTS.sum()
 
 
 class SimulatedData(NamedTuple):
@@ -89,9 +82,14 @@ class SimulatedData(NamedTuple):
     event: NDArray[np.bool_] | None
 
 
-def _paper_design(config: int) -> tuple[Any, Any, Any, int]:
-    """Return ``(block_sizes, coefs, corr_groups, n_noise)`` of a paper config."""
-    return _PAPER_BLOCK_SIZES, _PAPER_BLOCK_COEFS, _PAPER_CORR_GROUPS[config], 150
+def _paper_design(config: int) -> dict[str, Any]:
+    """Return the blocks of a paper configuration as ``make_block_data`` takes them."""
+    return {
+        "block_sizes": _PAPER_BLOCK_SIZES,
+        "coefs": _PAPER_BLOCK_COEFS,
+        "corr_groups": _PAPER_CORR_GROUPS[config],
+        "n_noise": 150,
+    }
 
 
 def paper_coef() -> NDArray[np.float64]:
@@ -116,7 +114,7 @@ def paper_coef() -> NDArray[np.float64]:
     >>> int((b != 0).sum())
     20
     """
-    return _block_design(*_paper_design(1))[0]
+    return _block_design(**_paper_design(1))[0]
 
 
 def paper_covariance(rho: float = 0.6, config: int = 1) -> NDArray[np.float64]:
@@ -160,7 +158,7 @@ def paper_covariance(rho: float = 0.6, config: int = 1) -> NDArray[np.float64]:
     owner = "paper_covariance"
     check_scalar(config, "config", numbers.Integral, owner=owner, min_val=1, max_val=3)
     check_scalar(rho, "rho", numbers.Real, owner=owner, min_val=0.0, max_val=1.0)
-    _, groups, _ = _block_design(*_paper_design(int(config)))
+    _, groups, _ = _block_design(**_paper_design(int(config)))
     return _dense_covariance(groups, float(rho))
 
 
@@ -245,14 +243,10 @@ def make_paper_data(
     check_scalar(n_samples, "n_samples", numbers.Integral, owner=owner, min_val=1)
     check_scalar(rho, "rho", numbers.Real, owner=owner, min_val=0.0, max_val=1.0)
     check_scalar(snr, "snr", numbers.Real, owner=owner, min_val=0, include_min=False)
-    sizes, coefs, groups, n_noise = _paper_design(int(config))
     return make_block_data(
         n_samples,
-        sizes,
-        coefs,
-        corr_groups=groups,
+        **_paper_design(int(config)),
         rho=rho,
-        n_noise=n_noise,
         snr=snr,
         return_cov=True,
         random_state=random_state,
@@ -395,20 +389,21 @@ def make_block_data(
             f"Got {return_cov!r} instead."
         )
     coef, groups, labels = _block_design(block_sizes, coefs, corr_groups, n_noise)
-    opts = _check_family_args(
-        family,
-        snr=snr,
-        noise_sd=noise_sd,
-        intercept=intercept,
-        prevalence=prevalence,
-        censoring=censoring,
-        weibull_shape=weibull_shape,
-        baseline_hazard=baseline_hazard,
-    )
+    distribution = FAMILIES[family].distribution
+    outcome_args = {
+        "snr": snr,
+        "noise_sd": noise_sd,
+        "intercept": intercept,
+        "prevalence": prevalence,
+        "censoring": censoring,
+        "weibull_shape": weibull_shape,
+        "baseline_hazard": baseline_hazard,
+    }
+    opts = _check_outcome_args(family, distribution.simulation_args, outcome_args)
     rng = check_random_state(random_state)
     X = _sample_x(rng, int(n_samples), groups, float(rho))
     signal_var = _signal_variance(coef, groups, float(rho))
-    y, noise, icpt, event = _OUTCOMES[family](rng, X @ coef, signal_var, opts)
+    y, noise, icpt, event = distribution.simulate(rng, X @ coef, signal_var, opts)
     cov = _dense_covariance(groups, float(rho)) if return_cov else None
     return SimulatedData(X, y, coef, labels, groups, cov, noise, icpt, event)
 
@@ -450,24 +445,11 @@ def _block_design(
     return coef, groups, labels
 
 
-def _reject_for_family(family: str, given: dict[str, Any], allowed: set[str]) -> None:
-    """Raise if a None-default argument is given for a family that ignores it."""
-    for name, value in given.items():
-        if value is not None and name not in allowed:
-            raise ValueError(
-                f"The {name!r} parameter of make_block_data does not apply to "
-                f"family={family!r}. Got {value!r}; leave it as None."
-            )
-
-
-# The None-default outcome arguments each family accepts.
-_FAMILY_ARGS: dict[str, set[str]] = {
-    "gaussian": {"snr", "noise_sd", "intercept"},
-    "binomial": {"intercept", "prevalence"},
-    "cox": set(),
-}
+# The outcome arguments whose default is None: each applies to the families
+# whose response simulator takes it (``Distribution.simulation_args``).
+_OPTIONAL_ARGS = ("snr", "noise_sd", "intercept", "prevalence")
 # (min, max, include_min, include_max) of the outcome arguments.
-_FAMILY_BOUNDS = {
+_OUTCOME_BOUNDS = {
     "snr": (0.0, None, False, True),
     "noise_sd": (0.0, None, True, True),
     "intercept": (None, None, True, True),
@@ -478,18 +460,27 @@ _FAMILY_BOUNDS = {
 }
 
 
-def _check_family_args(family: str, **kw: Any) -> dict[str, Any]:
-    """Validate the outcome arguments of :func:`make_block_data`."""
+def _check_outcome_args(
+    family: str, accepted: frozenset[str], kw: dict[str, Any]
+) -> dict[str, float | None]:
+    """Validate the outcome arguments of :func:`make_block_data` for ``family``.
+
+    ``accepted`` are the None-default arguments its simulator takes.
+    """
     owner = "make_block_data"
-    optional = {k: kw[k] for k in ("snr", "noise_sd", "intercept", "prevalence")}
-    _reject_for_family(family, optional, _FAMILY_ARGS[family])
+    for name in _OPTIONAL_ARGS:
+        if kw[name] is not None and name not in accepted:
+            raise ValueError(
+                f"The {name!r} parameter of {owner} does not apply to "
+                f"family={family!r}. Got {kw[name]!r}; leave it as None."
+            )
     for a, b in (("snr", "noise_sd"), ("intercept", "prevalence")):
         if kw[a] is not None and kw[b] is not None:
             raise ValueError(
                 f"Give either {a!r} or {b!r} to {owner}, not both. "
                 f"Got {a}={kw[a]!r} and {b}={kw[b]!r}."
             )
-    for name, (lo, hi, inc_lo, inc_hi) in _FAMILY_BOUNDS.items():
+    for name, (lo, hi, inc_lo, inc_hi) in _OUTCOME_BOUNDS.items():
         if kw[name] is not None:
             check_scalar(
                 kw[name],
@@ -501,9 +492,6 @@ def _check_family_args(family: str, **kw: Any) -> dict[str, Any]:
                 include_min=inc_lo,
                 include_max=inc_hi,
             )
-    noise_given = kw["snr"] is not None or kw["noise_sd"] is not None
-    if "snr" in _FAMILY_ARGS[family] and not noise_given:  # the default noise
-        kw["snr"] = 10.0
     return {k: (None if v is None else float(v)) for k, v in kw.items()}
 
 
@@ -540,81 +528,3 @@ def _dense_covariance(groups: NDArray[np.intp], rho: float) -> NDArray[np.float6
     cov = np.where(same, rho, 0.0)
     np.fill_diagonal(cov, 1.0)
     return cov
-
-
-def _logistic_normal_mean(a: float, sd: float) -> float:
-    """Return ``E[expit(a + sd * Z)]`` for ``Z ~ N(0, 1)``."""
-    return float(_Z_WEIGHTS @ expit(a + sd * _Z_GRID))
-
-
-def _solve_logistic_normal(target: float, sd: float) -> float:
-    """Return the ``a`` with ``E[expit(a + sd * Z)] = target``."""
-    span = 50.0 + 12.0 * sd
-    return float(
-        brentq(lambda a: _logistic_normal_mean(a, sd) - target, -span, span, xtol=1e-12)
-    )
-
-
-_Outcome = tuple[NDArray[Any], float | None, float, NDArray[np.bool_] | None]
-
-
-def _gaussian(
-    rng: np.random.Generator, eta: NDArray[np.float64], var: float, opts: dict[str, Any]
-) -> _Outcome:
-    """Gaussian response with the requested SNR or noise sd."""
-    if opts["noise_sd"] is not None:
-        sd = opts["noise_sd"]
-    elif var == 0.0:
-        raise ValueError(
-            "All coefs are zero, so the signal variance b' Sigma b is 0 and snr "
-            "cannot set the noise level; pass noise_sd=... instead of snr."
-        )
-    else:
-        sd = float(np.sqrt(var / opts["snr"]))
-    icpt = opts["intercept"] or 0.0
-    y = icpt + eta + sd * rng.standard_normal(eta.size)
-    return y, sd, icpt, None
-
-
-def _binomial(
-    rng: np.random.Generator, eta: NDArray[np.float64], var: float, opts: dict[str, Any]
-) -> _Outcome:
-    """Bernoulli response of a logistic model."""
-    if opts["prevalence"] is not None:
-        icpt = _solve_logistic_normal(opts["prevalence"], np.sqrt(var))
-    else:
-        icpt = opts["intercept"] or 0.0
-    y = (rng.random(eta.size) < expit(icpt + eta)).astype(np.int64)
-    return y, None, icpt, None
-
-
-def _cox(
-    rng: np.random.Generator, eta: NDArray[np.float64], var: float, opts: dict[str, Any]
-) -> _Outcome:
-    """Weibull proportional-hazards times with same-shape Weibull censoring."""
-    k, lam0 = opts["weibull_shape"], opts["baseline_hazard"]
-    # log E = -G for E ~ Exp(1) and G ~ Gumbel(0, 1), which is always finite.
-    log_t = (-rng.gumbel(size=eta.size) - np.log(lam0) - eta) / k
-    if opts["censoring"] == 0.0:
-        return _times(log_t), None, 0.0, np.ones(eta.size, dtype=bool)
-    log_c_rate = np.log(lam0) + _solve_logistic_normal(opts["censoring"], np.sqrt(var))
-    log_c = (-rng.gumbel(size=eta.size) - log_c_rate) / k
-    event = log_t <= log_c
-    return _times(np.minimum(log_t, log_c)), None, 0.0, event
-
-
-def _times(log_t: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``exp(log_t)``, or a ValueError if a time is not a positive float."""
-    with np.errstate(over="ignore", under="ignore"):  # reported just below
-        t = np.exp(log_t)
-    if not np.all(np.isfinite(t) & (t > 0)):
-        raise ValueError(
-            f"The simulated survival times span exp({log_t.min():.3g}) to "
-            f"exp({log_t.max():.3g}), beyond float64 (about exp(-745) to "
-            f"exp(709)): the linear predictor X @ coef is too large. Use smaller "
-            f"coefs (or a larger weibull_shape)."
-        )
-    return t
-
-
-_OUTCOMES = {"gaussian": _gaussian, "binomial": _binomial, "cox": _cox}

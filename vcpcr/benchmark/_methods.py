@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 
 from vcpcr._sos_nmf_single import random_partition
 from vcpcr._validation import check_random_state
+from vcpcr._weights import SCHEMES
 
 __all__ = [
     "METHOD_NAMES",
@@ -68,7 +69,7 @@ class Method:
     ----------
     name : str
         Key, e.g. ``"vcpcr-ridge"`` (``"vcpcr-<weights>"`` for any scheme
-        that :func:`vcpcr._weights._weights_path` knows).
+        in :data:`vcpcr._weights.SCHEMES`).
     label : str
         Name in tables and figures, e.g. ``"VC-PCR-Ridge"``.
     kind : {"vcpcr", "crl", "cen", "srr"}
@@ -216,19 +217,17 @@ PROFILES: dict[str, Profile] = {
 
 
 def _vcpcr(name: str, profile: Profile) -> Method:
-    """``vcpcr-<scheme>``: grids by the scheme's family (see get_methods)."""
-    scheme = name.split("-", 1)[1]
-    from vcpcr import _weights
-
-    known = getattr(_weights, "METHODS", (scheme,))
-    if scheme not in known:
+    """``vcpcr-<scheme>``: grids by the scheme's ``l1_ratio`` (see get_methods)."""
+    key = name.split("-", 1)[1]
+    if key not in SCHEMES:
         raise ValueError(
-            f"Unknown weight scheme {scheme!r} in method {name!r}; the weight "
-            f"schemes are {list(known)}."
+            f"Unknown weight scheme {key!r} in method {name!r}; the weight "
+            f"schemes are {list(SCHEMES)}."
         )
+    scheme = SCHEMES[key]
     g, Ks = profile.grids, profile.grids["K"]
-    label = _LABELS.get(name, f"VC-PCR-{scheme}")
-    if scheme == "identity":
+    label = _LABELS.get(name, f"VC-PCR-{key}")
+    if scheme.l1_ratio is None:
         tuned: tuple[tuple[float, ...], ...] = tuple((float(K),) for K in Ks)
         return Method(
             name,
@@ -239,12 +238,10 @@ def _vcpcr(name: str, profile: Profile) -> Method:
             ("K",),
             tuned,
             profile.n_starts,
-            {"weights": scheme, "relative_delta": False},
+            {"weights": key, "relative_delta": False},
         )
-    lasso, relative = "lasso" in scheme, "lasso" in scheme or scheme == "enet"
-    deltas = g[
-        "enet_delta" if scheme == "enet" else "lasso_delta" if lasso else "ridge_delta"
-    ]
+    lasso, relative = scheme.l1_ratio == 1, scheme.relative
+    deltas = g["lasso_delta" if lasso else "enet_delta" if relative else "ridge_delta"]
     ratios = g.get("lasso_ratio", g["vcpcr_ratio"]) if lasso else g["vcpcr_ratio"]
     tuned = tuple((float(K), d) for K, d in product(Ks, deltas))
     return Method(
@@ -256,7 +253,7 @@ def _vcpcr(name: str, profile: Profile) -> Method:
         ("K", "delta_ratio" if relative else "delta"),
         tuned,
         profile.n_starts,
-        {"weights": scheme, "relative_delta": relative},
+        {"weights": key, "relative_delta": relative},
     )
 
 
@@ -316,8 +313,8 @@ def get_methods(names: str | list[str] = "all", profile: str = "full") -> list[M
         be combined with others in a list), any of them, or
         ``"vcpcr-<scheme>"`` for another weight scheme of
         :func:`vcpcr.compute_weights` (e.g. ``"vcpcr-glmnet_ridge"``): a
-        scheme whose name contains ``"lasso"`` gets the lasso grids, any
-        other the ridge grids.
+        lasso scheme (``l1_ratio`` 1) gets the lasso grids, an elastic net
+        the elastic-net grids, a ridge (``l1_ratio`` 0) the ridge grids.
     profile : {"full", "quick", "liver", "liver-quick"}, default="full"
         The grids: the paper's simulation, small CI grids, the paper's Liver
         experiment, or small Liver grids.

@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vcpcr._clustering import best_starts
-from vcpcr._weights import ENET_L1_RATIO, lasso_delta_max, weights_for_grid
+from vcpcr._weights import SCHEMES, weights_for_grid
 from vcpcr.baselines import cen_path, cluster_variables, crl_path, srr_path
 from vcpcr.benchmark._methods import Method, Starts
 
@@ -93,9 +93,9 @@ def _solve_vcpcr(
     if len(method.tuned_names) > 1:
         uniq, d_of_t = np.unique([c[1] for c in method.tuned], return_inverse=True)
         scheme = method.options["weights"]
-        a = ENET_L1_RATIO if scheme == "enet" else 1.0
         relative = method.options["relative_delta"]
-        scale = lasso_delta_max(Xs, ys, l1_ratio=a) if relative else 1.0
+        delta_max = SCHEMES[scheme].delta_max(Xs, ys, "gaussian")
+        scale = delta_max if relative and delta_max is not None else 1.0
         W = weights_for_grid(Xs, ys, scheme, uniq * scale, "gaussian")
     else:
         W, d_of_t = np.ones((1, p)), np.zeros(len(method.tuned), dtype=np.intp)

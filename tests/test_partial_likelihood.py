@@ -1,0 +1,72 @@
+"""The Cox partial likelihood of vcpcr._partial_likelihood (Breslow and Efron
+from one sort) against statsmodels' PHReg on tied data.
+
+Breslow's loss and derivatives are also checked in tests/test_cox.py (brute
+force, check_grad, R's coxph); Efron's log-likelihood against lifelines in
+tests/test_cox_criterion.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from statsmodels.duration.hazard_regression import PHReg
+
+from vcpcr._partial_likelihood import RiskSets, breslow, efron_loglik
+
+
+def _tied(seed, n=40, k=3):
+    """Rounded times (many ties, events tied with censorings)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, k))
+    time = np.ceil(3 * rng.exponential(np.exp(-X[:, 0])))
+    event = rng.uniform(size=n) < 0.7
+    event[0] = True
+    return X, time, event, rng.normal(scale=0.5, size=k)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2], ids=["seed0", "seed1", "seed2"])
+def test_efron_value_gradient_hessian_against_statsmodels_phreg(seed):
+    X, time, event, beta = _tied(seed)
+    assert np.unique(time[event]).size < event.sum()  # tied event times
+    model = PHReg(time, X, status=event.astype(float), ties="efron")
+    rs = RiskSets(time, event)
+    Z = X[rs.order][None]
+    ll, grad, hess = rs.efron(Z @ beta, Z)
+    assert_allclose(ll[0], model.loglike(beta), rtol=1e-12, atol=0)
+    assert_allclose(grad[0], model.score(beta), rtol=1e-10, atol=1e-12)
+    assert_allclose(hess[0], model.hessian(beta), rtol=1e-10, atol=1e-12)
+
+
+def test_efron_stack_and_strata_against_statsmodels_phreg():
+    """Each row of a stack is its own fit; strata sum per-stratum likelihoods."""
+    X, time, event, beta = _tied(3, n=60)
+    strata = np.arange(60) % 3
+    betas = np.stack([beta, -beta, np.zeros_like(beta)])
+    mine = efron_loglik(betas @ X.T, time, event, strata)
+    model = PHReg(time, X, status=event.astype(float), ties="efron", strata=strata)
+    assert_allclose(mine, [model.loglike(b) for b in betas], rtol=1e-12, atol=0)
+
+
+def test_breslow_and_efron_agree_without_ties():
+    """Without tied event times the two tie rules are the same likelihood."""
+    rng = np.random.default_rng(4)
+    time, eta = rng.exponential(size=30), rng.normal(size=30)
+    event = rng.uniform(size=30) < 0.6
+    loss = breslow(eta, time, event, hessian=False)[0]
+    assert_allclose(-30 * loss, efron_loglik(eta[None], time, event)[0], rtol=1e-13)
+
+
+def test_breslow_from_risk_sets_is_breslow_of_the_outcome():
+    """RiskSets.breslow (the solvers' path, one sort reused) in the caller's
+    order equals statsmodels' Breslow likelihood and score on shuffled rows."""
+    X, time, event, beta = _tied(5)
+    perm = np.random.default_rng(0).permutation(time.size)
+    rs = RiskSets(time[perm], event[perm])
+    loss, grad, _, _ = rs.breslow(X[perm] @ beta, hessian=False)
+    model = PHReg(time, X, status=event.astype(float), ties="breslow")
+    assert_allclose(-time.size * loss, model.loglike(beta), rtol=1e-12, atol=0)
+    assert_allclose(
+        -time.size * X[perm].T @ grad, model.score(beta), rtol=1e-10, atol=1e-12
+    )
