@@ -34,6 +34,7 @@ from vcpcr._validation import (
     check_labels,
     check_random_state,
     check_scalar,
+    check_weight_vector,
 )
 from vcpcr.exceptions import user_stacklevel
 
@@ -232,12 +233,7 @@ def _check_weights(weights: ArrayLike | None, p: int) -> NDArray[np.float64]:
     """Return the weight vector (ones when None), validated against ``p``."""
     if weights is None:
         return np.ones(p)
-    w = check_array(weights, "weights", ensure_2d=False)
-    if w.shape[0] != p:
-        raise ValueError(
-            f"weights has {w.shape[0]} entries but X has {p} columns; give one "
-            f"weight per variable."
-        )
+    w = check_weight_vector(weights, p)
     top = float(np.abs(w).max())
     if top > 0 and not 1e-100 <= top <= 1e100:
         raise ValueError(

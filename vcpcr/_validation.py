@@ -26,6 +26,7 @@ __all__ = [
     "check_time_event",
     "check_times",
     "check_varying",
+    "check_weight_vector",
     "check_weights",
     "check_y_length",
     "missing_to_nan",
@@ -242,16 +243,26 @@ def check_weights(
             f"{n_features} weights (one per variable). Got {weights!r} instead."
             + (" Use weights='identity' for equal weights." if methods else "")
         )
+    w = check_weight_vector(weights, n_features)
+    if not np.any(w):
+        raise ValueError(
+            f"The 'weights' parameter of {owner} is all zeros: no variable could "
+            f"be selected. Give at least one non-zero weight."
+        )
+    return w
+
+
+def check_weight_vector(weights: ArrayLike, n_features: int) -> NDArray[np.float64]:
+    """Return one finite float weight per variable, or raise a ValueError.
+
+    The length and values of a weight vector, for :func:`check_weights` (the
+    estimators' ``weights`` parameter) and :func:`vcpcr.sos_nmf`.
+    """
     w = check_array(weights, "weights", ensure_2d=False)
     if w.shape[0] != n_features:
         raise ValueError(
             f"weights has {w.shape[0]} entries but X has {n_features} columns; give "
             f"one weight per variable."
-        )
-    if not np.any(w):
-        raise ValueError(
-            f"The 'weights' parameter of {owner} is all zeros: no variable could "
-            f"be selected. Give at least one non-zero weight."
         )
     return w
 
