@@ -271,9 +271,12 @@ def test_column_constant_in_a_fold(blocks):
         VCPCRCV(n_clusters=2, cv=KF).fit(X, y)
 
 
-def test_all_zero_weights_warned_from_the_folds():
+@pytest.mark.parametrize("n_jobs", [1, 2], ids=["serial", "two-processes"])
+def test_all_zero_weights_warned_from_the_folds(n_jobs):
     """VCPCRCV takes the estimator's route to the weights (#9): a delta above
-    delta_max gives all-zero weights in every fold, and says so."""
+    delta_max gives all-zero weights in every fold, and says so; the folds'
+    warnings are recorded in the workers, so that a process backend keeps
+    them (#20)."""
     X, y, _, _ = make_blocks()
     cv = VCPCRCV(
         n_clusters=2,
@@ -283,6 +286,7 @@ def test_all_zero_weights_warned_from_the_folds():
         cv=KF,
         lam_ratios=[0.1],
         random_state=0,
+        n_jobs=n_jobs,
     )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -30,6 +30,7 @@ from vcpcr._input import (
     validate_xy,
 )
 from vcpcr._model import VCPCR, cap_n_clusters, check_lam_ratios
+from vcpcr._parallel import reissue_counted, run_tasks
 from vcpcr._scaling import standardize
 from vcpcr._scoring import get_scorer
 from vcpcr._tuning import (
@@ -484,27 +485,31 @@ class VCPCRCV(BaseEstimator):
         self, X: NDArray[np.float64], y: Any, folds: list[Any], spec: FoldSpec
     ) -> list[FoldResult]:
         """Run the folds through joblib (in order, whatever the backend)."""
-        from joblib import Parallel, delayed
-        from tqdm.auto import tqdm
-
         base = int(check_random_state(self.random_state).integers(2**63 - 1))
         seeds = [
             int(s.generate_state(1)[0])
             for s in np.random.SeedSequence(base).spawn(len(folds))
         ]
         ys = np.asarray(y)
-        jobs = (
-            delayed(_timed_fit_fold)(X, ys, tr, te, spec, seed)
+        tasks = [
+            (X, ys, tr, te, spec, seed)
             for (tr, te), seed in zip(folds, seeds, strict=True)
+        ]
+        done = run_tasks(
+            _timed_fit_fold,
+            tasks,
+            n_jobs=self.n_jobs,
+            verbose=bool(self.verbose),
+            desc="VCPCRCV folds",
         )
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            out = Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs)
-            bar = tqdm(
-                out, total=len(folds), desc="VCPCRCV folds", disable=not self.verbose
-            )
-            timed = list(bar)
-        _reissue_once(caught, len(folds) * len(spec.grid.points()))
+        # every fold warns once per grid point: count each warning
+        reissue_counted(
+            (record for _, caught in done for record in caught),
+            where="cross-validation",
+            total=len(folds) * len(spec.grid.points()),
+            unit="fold x grid fits",
+        )
+        timed = [result for result, _ in done]
         self._fold_times = np.array([seconds for _, seconds in timed])
         return [result for result, _ in timed]
 
@@ -919,25 +924,6 @@ class VCPCRCV(BaseEstimator):
         from vcpcr.plotting import plot_cv
 
         return plot_cv(self, ax=ax, **kwargs)
-
-
-def _reissue_once(caught: list[warnings.WarningMessage], total: int) -> None:
-    """Issue each distinct warning of the folds once, with its count.
-
-    The per-fold fits warn once per fold x grid point (e.g. scikit-learn's
-    ``UndefinedMetricWarning`` for R^2 on one-sample test folds, 720 times in
-    one call); the user sees each message once, saying how often it occurred.
-    """
-    counts: dict[tuple[type[Warning], str], int] = {}
-    for c in caught:
-        key = (c.category, str(c.message))
-        counts[key] = counts.get(key, 0) + 1
-    for (category, message), count in counts.items():
-        warnings.warn(
-            f"In cross-validation ({count} of {total} fold x grid fits): {message}",
-            category,
-            stacklevel=user_stacklevel(),
-        )
 
 
 def _check_folds(family: Family, y: Any, folds: list[Any], max_k: int) -> None:

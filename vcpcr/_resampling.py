@@ -15,14 +15,14 @@ on random parts of the rows. This module holds what they share:
   random halves, drawn up front so that results do not depend on ``n_jobs``;
 - :func:`split_seeds` and :func:`clone_for_split`: one independent seed, and
   one clone of the template, per resample;
-- :func:`run_parallel`: the joblib runner (any joblib backend), with a tqdm
-  progress bar and the workers' warnings re-issued once each, with counts.
+- :func:`run_parallel`: the resamples through the joblib runner of
+  :mod:`vcpcr._parallel`, the workers' warnings re-issued once per kind, with
+  the number of resamples they occurred in.
 """
 
 from __future__ import annotations
 
 import numbers
-import re
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -46,6 +46,7 @@ from vcpcr._input import (
     validate_xy,
 )
 from vcpcr._model import VCPCR
+from vcpcr._parallel import reissue_counted, run_tasks, warning_kind
 from vcpcr._scaling import standardize
 from vcpcr._validation import (
     check_array,
@@ -53,7 +54,7 @@ from vcpcr._validation import (
     check_random_state,
     check_scalar,
 )
-from vcpcr.exceptions import VCPCRWarning, user_stacklevel
+from vcpcr.exceptions import VCPCRWarning
 
 __all__ = [
     "IGNORED_PARAMS",
@@ -75,7 +76,6 @@ __all__ = [
 IGNORED_PARAMS = ("n_jobs", "verbose", "random_state")
 
 _TEMPLATES = (VCPCR, VCPCRCV)
-_NUMBER = re.compile(r"[-+]?\d[\d.]*(?:e[-+]?\d+)?")
 
 
 def check_template(estimator: Any, owner: str) -> None:
@@ -585,16 +585,6 @@ def clone_for_split(estimator: VCPCR | VCPCRCV, seed: int) -> VCPCR | VCPCRCV:
     return clone(estimator).set_params(random_state=seed)
 
 
-def _recorded(
-    function: Callable[..., Any], args: tuple[Any, ...]
-) -> tuple[Any, list[tuple[type[Warning], str]]]:
-    """Run ``function(*args)`` in a worker, returning its warnings as data."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result = function(*args)
-    return result, [(c.category, str(c.message)) for c in caught]
-
-
 def run_parallel(
     function: Callable[..., Any],
     tasks: Sequence[tuple[Any, ...]],
@@ -603,14 +593,13 @@ def run_parallel(
     verbose: bool,
     desc: str,
 ) -> list[Any]:
-    """Run ``function(*task)`` for every task through joblib; results in order.
+    """Run ``function(*task)`` for every resample; results in order.
 
-    ``joblib.Parallel`` runs the tasks (any joblib backend, e.g. dask through
-    ``joblib.parallel_config``); the order of the results is the order of
-    the tasks whatever the backend. Warnings raised inside a task are
-    recorded there (a process backend would lose them) and re-issued here,
-    once per kind (category and message up to its numbers), with the number
-    of resamples it occurred in and the first message of that kind.
+    The tasks run through :func:`vcpcr._parallel.run_tasks` (any joblib
+    backend); a warning raised inside a task is re-issued here once per kind
+    (category and message up to its numbers), with the number of resamples
+    it occurred in and the first message of that kind
+    (:func:`vcpcr._parallel.reissue_counted`).
 
     Parameters
     ----------
@@ -631,22 +620,11 @@ def run_parallel(
     list
         ``function(*task)`` for every task, in order.
     """
-    from joblib import Parallel, delayed
-    from tqdm.auto import tqdm
-
-    jobs = (delayed(_recorded)(function, task) for task in tasks)
-    out = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
-    done = list(tqdm(out, total=len(tasks), desc=desc, disable=not verbose))
-    counts: dict[tuple[type[Warning], str], list[Any]] = {}
-    for _, caught in done:
-        # messages that differ only in their numbers are one warning
-        kinds = {(c, _NUMBER.sub("#", m)): m for c, m in caught}
-        for key, message in kinds.items():  # once per resample
-            counts.setdefault(key, [0, message])[0] += 1
-    for (category, _), (count, message) in counts.items():
-        warnings.warn(
-            f"In {desc} ({count} of {len(tasks)} resamples; the first): {message}",
-            category,
-            stacklevel=user_stacklevel(),
-        )
+    done = run_tasks(function, tasks, n_jobs=n_jobs, verbose=verbose, desc=desc)
+    once = (
+        record
+        for _, caught in done
+        for record in {warning_kind(r): r for r in caught}.values()
+    )
+    reissue_counted(once, where=desc, total=len(tasks), unit="resamples")
     return [result for result, _ in done]
