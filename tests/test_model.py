@@ -16,6 +16,7 @@ from sklearn.metrics import adjusted_rand_score
 
 from vcpcr import VCPCR, ConvergenceWarning, SeparationWarning, VCPCRWarning, sos_nmf
 from vcpcr._sos_nmf import standardize
+from vcpcr._summary import FittedModel
 
 
 @pytest.fixture
@@ -296,6 +297,16 @@ def test_summary_binomial(binary_blocks):
     assert "Pseudo R-squ.:" in text
     assert "P>|z|" in text
     assert max(len(line) for line in text.splitlines()) <= 80
+
+
+def test_fitted_models_meet_the_summary_contract(fitted, binary_blocks):
+    """The summary reads a fitted model through FittedModel (#20); mypy cannot
+    check VCPCR against it (scikit-learn's untyped base), so this does."""
+    X, y, _ = binary_blocks
+    binomial = VCPCR(3, family="binomial", n_init=1, random_state=0).fit(X, y)
+    assert isinstance(fitted[0], FittedModel)
+    assert isinstance(binomial, FittedModel)
+    assert not isinstance(VCPCR(), FittedModel)
 
 
 def test_summary_does_not_change_state(fitted):

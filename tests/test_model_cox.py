@@ -18,6 +18,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 
 from vcpcr import VCPCR, VCPCRCV, Surv
+from vcpcr._summary import FittedModel
 
 REF = Path(__file__).parent / "reference"
 DATA = pd.read_csv(REF / "data" / "cox_wide.csv")
@@ -88,6 +89,7 @@ def test_summary_cox(model):
     ):
         assert item in text, item
     assert max(len(line) for line in text.splitlines()) <= 80
+    assert isinstance(model, FittedModel)  # the summary's contract (#20)
 
 
 def test_outcome_formats_give_the_same_fit(model):

@@ -33,6 +33,7 @@ from vcpcr._model import VCPCR, cap_n_clusters, check_lam_ratios
 from vcpcr._parallel import reissue_counted, run_tasks
 from vcpcr._scaling import standardize
 from vcpcr._scoring import get_scorer
+from vcpcr._summary import model_summary, model_summary2
 from vcpcr._tuning import (
     FoldResult,
     FoldSpec,
@@ -866,8 +867,12 @@ class VCPCRCV(BaseEstimator):
         ValueError
             If a result was computed from other parameters or other data.
         """
-        return self._best()._summary(
-            alpha, extra_notes=[self._tuning_note()], inference=inference, owner=self
+        return model_summary(
+            self._best(),
+            alpha,
+            extra_notes=[self._tuning_note()],
+            inference=inference,
+            owner=self,
         )
 
     def summary2(self, alpha: float = 0.05) -> Any:
@@ -884,9 +889,7 @@ class VCPCRCV(BaseEstimator):
             The summary; its ``tables`` are DataFrames (see
             :meth:`VCPCR.summary2`).
         """
-        return self._best()._summary(
-            alpha, extra_notes=[self._tuning_note()], frames=True
-        )
+        return model_summary2(self._best(), alpha, extra_notes=[self._tuning_note()])
 
     def _tuning_note(self) -> str:
         p = self.best_params_
