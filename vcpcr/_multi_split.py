@@ -34,7 +34,7 @@ from vcpcr._resampling import (
     take,
 )
 from vcpcr._summary import VCPCRSummary, evidence_table, numbered_notes
-from vcpcr._validation import check_array, check_scalar
+from vcpcr._validation import check_array, check_fraction, check_scalar
 from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
 __all__ = ["GUARANTEE", "MultiSplitResult", "aggregate_pvalues", "multi_split"]
@@ -127,16 +127,7 @@ def aggregate_pvalues(P: ArrayLike, gamma_min: float = 0.05) -> Any:
     >>> aggregate_pvalues(P, gamma_min=0.25).round(4).tolist()
     [0.0095, 1.0]
     """
-    check_scalar(
-        gamma_min,
-        "gamma_min",
-        numbers.Real,
-        owner="aggregate_pvalues",
-        min_val=0.0,
-        max_val=1.0,
-        include_min=False,
-        include_max=False,
-    )
+    check_fraction(gamma_min, "gamma_min", owner="aggregate_pvalues")
     columns = P.columns if isinstance(P, pd.DataFrame) else None
     values = check_array(P, "P")
     if np.any((values < 0) | (values > 1)):
@@ -395,16 +386,7 @@ class MultiSplitResult:
             ``as_html()`` or ``as_latex()``.
         """
         owner = "MultiSplitResult.summary"
-        check_scalar(
-            alpha,
-            "alpha",
-            numbers.Real,
-            owner=owner,
-            min_val=0.0,
-            max_val=1.0,
-            include_min=False,
-            include_max=False,
-        )
+        check_fraction(alpha, "alpha", owner=owner)
         check_scalar(max_genes, "max_genes", numbers.Integral, owner=owner, min_val=1)
         genes = self._gene_frame()
         n_sig = int((self.pvalues < alpha).sum())
@@ -589,16 +571,7 @@ def multi_split(
     """
     owner = "multi_split"
     check_template(estimator, owner)
-    check_scalar(
-        gamma_min,
-        "gamma_min",
-        numbers.Real,
-        owner=owner,
-        min_val=0.0,
-        max_val=1.0,
-        include_min=False,
-        include_max=False,
-    )
+    check_fraction(gamma_min, "gamma_min", owner=owner)
     if not isinstance(verbose, bool | np.bool_):
         raise TypeError(
             f"The 'verbose' parameter of {owner} must be a bool. Got {verbose!r}."

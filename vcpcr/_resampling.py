@@ -51,6 +51,7 @@ from vcpcr._scaling import standardize
 from vcpcr._validation import (
     check_array,
     check_choice,
+    check_fraction,
     check_random_state,
     check_scalar,
 )
@@ -465,16 +466,7 @@ def check_resampling(
         If they are out of range, or a part would have fewer than 3 rows.
     """
     check_scalar(n_splits, "n_splits", numbers.Integral, owner=owner, min_val=1)
-    check_scalar(
-        train_size,
-        "train_size",
-        numbers.Real,
-        owner=owner,
-        min_val=0.0,
-        max_val=1.0,
-        include_min=False,
-        include_max=False,
-    )
+    check_fraction(train_size, "train_size", owner=owner)
     n_first = int(np.floor(float(train_size) * n_samples))
     n_second = n_samples - n_first
     if min(n_first, n_second) < 3:
@@ -595,30 +587,12 @@ def run_parallel(
 ) -> list[Any]:
     """Run ``function(*task)`` for every resample; results in order.
 
-    The tasks run through :func:`vcpcr._parallel.run_tasks` (any joblib
-    backend); a warning raised inside a task is re-issued here once per kind
-    (category and message up to its numbers), with the number of resamples
-    it occurred in and the first message of that kind
+    The tasks run through :func:`vcpcr._parallel.run_tasks` (same
+    parameters; ``desc`` also names the resampling in the warnings); a
+    warning raised inside a task is re-issued here once per kind (category
+    and message up to its numbers), with the number of resamples it occurred
+    in and the first message of that kind
     (:func:`vcpcr._parallel.reissue_counted`).
-
-    Parameters
-    ----------
-    function : callable
-        A picklable function (module level).
-    tasks : sequence of tuple
-        The arguments of each call.
-    n_jobs : int or None
-        joblib's ``n_jobs``.
-    verbose : bool
-        Show a tqdm progress bar.
-    desc : str
-        Label of the progress bar and of the re-issued warnings (e.g.
-        ``"multi_split"``).
-
-    Returns
-    -------
-    list
-        ``function(*task)`` for every task, in order.
     """
     done = run_tasks(function, tasks, n_jobs=n_jobs, verbose=verbose, desc=desc)
     once = (

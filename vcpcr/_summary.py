@@ -8,7 +8,6 @@ header rows), so that each family only describes its own fit; the
 
 from __future__ import annotations
 
-import numbers
 import textwrap
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -21,7 +20,7 @@ from statsmodels.iolib import summary2 as sm_summary2
 from statsmodels.iolib.summary import Summary, summary_params
 from statsmodels.iolib.table import SimpleTable
 
-from vcpcr._validation import check_scalar
+from vcpcr._validation import check_fraction
 
 if TYPE_CHECKING:  # the family and the coefficient table it reads off its fit
     from vcpcr._families import Family, ParamTable
@@ -397,92 +396,53 @@ def _results(inference: Any) -> list[Evidence]:
 class FittedModel(Protocol):
     """The fitted state the summary reads: what a fitted ``VCPCR`` has.
 
-    The summary functions take the model through this contract (read-only
-    attributes), so that mypy checks their use of it. ``VCPCR`` derives from
-    scikit-learn's untyped ``BaseEstimator``, which mypy lets match any
-    protocol, so a test checks a fitted model of each family against it
-    (``isinstance``).
+    The summary functions take the model through this contract (the
+    attributes they read), so that mypy checks their use of it. ``VCPCR``
+    derives from scikit-learn's untyped ``BaseEstimator``, which mypy lets
+    match any protocol, so a test checks a fitted model of each family
+    against it (``isinstance``).
     """
 
-    @property
-    def _family(self) -> Family:
-        """The outcome family (its table, header rows and notes)."""
-
-    @property
-    def weights(self) -> str | ArrayLike:
-        """The ``weights`` parameter."""
-
-    @property
-    def init(self) -> str | ArrayLike:
-        """The ``init`` parameter."""
-
-    @property
-    def n_init(self) -> int:
-        """The ``n_init`` parameter."""
-
-    @property
-    def n_clusters(self) -> int:
-        """The ``n_clusters`` parameter."""
-
-    @property
-    def lam_ratio(self) -> float:
-        """The ``lam_ratio`` parameter."""
-
-    @property
-    def result_(self) -> Any:
-        """The step-2 fit (statsmodels results or lifelines fitter)."""
-
-    @property
-    def membership_(self) -> pd.DataFrame:
-        """Membership degrees (features x clusters)."""
-
-    @property
-    def clusters_(self) -> dict[str, list[str]]:
-        """The members of each cluster, strongest first."""
-
-    @property
-    def labels_(self) -> NDArray[np.intp]:
-        """Cluster of each clustered feature (-1: not selected)."""
-
-    @property
-    def yname_(self) -> str:
-        """Name of the response."""
-
-    @property
-    def delta_(self) -> float | None:
-        """The step-0 penalty used (None: no penalty)."""
-
-    @property
-    def n_samples_fit_(self) -> int:
-        """Number of training rows."""
-
-    @property
-    def n_clusters_(self) -> int:
-        """Number of clusters found."""
-
-    @property
-    def lam_(self) -> float:
-        """The SOS-NMF penalty used."""
-
-    @property
-    def best_init_(self) -> int:
-        """Index of the kept start."""
-
-    @property
-    def n_iter_(self) -> int:
-        """Iterations of the kept start."""
-
-    @property
-    def converged_(self) -> bool:
-        """Whether the kept start converged."""
-
-    @property
-    def covariate_names_(self) -> list[str]:
-        """Names of the unpenalized covariates."""
-
-    @property
-    def strata_names_(self) -> list[str]:
-        """Names of the Cox strata columns."""
+    #: The outcome family (its table, header rows and notes).
+    _family: Family
+    #: The ``weights`` parameter.
+    weights: str | ArrayLike
+    #: The ``init`` parameter.
+    init: str | ArrayLike
+    #: The ``n_init`` parameter.
+    n_init: int
+    #: The ``n_clusters`` parameter.
+    n_clusters: int
+    #: The ``lam_ratio`` parameter.
+    lam_ratio: float
+    #: The step-2 fit (statsmodels results or lifelines fitter).
+    result_: Any
+    #: Membership degrees (features x clusters).
+    membership_: pd.DataFrame
+    #: The members of each cluster, strongest first.
+    clusters_: dict[str, list[str]]
+    #: Cluster of each clustered feature (-1: not selected).
+    labels_: NDArray[np.intp]
+    #: Name of the response.
+    yname_: str
+    #: The step-0 penalty used (None: no penalty).
+    delta_: float | None
+    #: Number of training rows.
+    n_samples_fit_: int
+    #: Number of clusters found.
+    n_clusters_: int
+    #: The SOS-NMF penalty used.
+    lam_: float
+    #: Index of the kept start.
+    best_init_: int
+    #: Iterations of the kept start.
+    n_iter_: int
+    #: Whether the kept start converged.
+    converged_: bool
+    #: Names of the unpenalized covariates.
+    covariate_names_: list[str]
+    #: Names of the Cox strata columns.
+    strata_names_: list[str]
 
 
 class SummaryMixin:
@@ -600,16 +560,7 @@ def model_summary2(
 def _check_fitted(model: FittedModel, alpha: float) -> None:
     """Raise unless ``model`` is fitted and ``alpha`` is in (0, 1)."""
     check_is_fitted(model)
-    check_scalar(
-        alpha,
-        "alpha",
-        numbers.Real,
-        owner=f"{type(model).__name__}.summary",
-        min_val=0.0,
-        max_val=1.0,
-        include_min=False,
-        include_max=False,
-    )
+    check_fraction(alpha, "alpha", owner=f"{type(model).__name__}.summary")
 
 
 def _table_and_notes(
