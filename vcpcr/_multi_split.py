@@ -28,6 +28,7 @@ from vcpcr._resampling import (
     check_template,
     clone_for_split,
     draw_splits,
+    fitted_vcpcr,
     resampling_rows,
     run_parallel,
     split_seeds,
@@ -174,7 +175,7 @@ def _split(
     model = clone_for_split(estimator, seed)
     try:
         model.fit(take(rows.X, first), take(rows.y, first))
-        fitted = model.best_estimator_ if isinstance(model, VCPCRCV) else model
+        fitted = fitted_vcpcr(model)
         design = fitted.outcome_design(take(rows.X, second))  # covariates, M
     except ValueError as exc:
         return _Split(
@@ -326,7 +327,7 @@ class MultiSplitResult:
             mean selection frequency of its members over the splits.
         """
         self.check_matches(model)
-        fitted = model.best_estimator_ if isinstance(model, VCPCRCV) else model
+        fitted = fitted_vcpcr(model)
         rows = {
             cluster: [
                 float(self.pvalues[members].min()),

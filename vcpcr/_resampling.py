@@ -65,6 +65,7 @@ __all__ = [
     "check_template",
     "clone_for_split",
     "draw_splits",
+    "fitted_vcpcr",
     "resampling_rows",
     "run_parallel",
     "split_seeds",
@@ -226,8 +227,7 @@ class Fingerprint:
                 f"{what} was computed with other estimator parameters than the "
                 f"model's (result vs model: {shown}). {fix}"
             )
-        fitted = model.best_estimator_ if isinstance(model, VCPCRCV) else model
-        self._check_data(fitted, what, fix)
+        self._check_data(fitted_vcpcr(model), what, fix)
 
     def _check_data(self, fitted: Any, what: str, fix: str) -> None:
         names = tuple(str(c) for c in fitted.membership_.index)
@@ -250,6 +250,11 @@ class Fingerprint:
                 f"{what} was computed on other data than the model's: the "
                 f"column means or standard deviations of X differ. {fix}"
             )
+
+
+def fitted_vcpcr(model: VCPCR | VCPCRCV) -> VCPCR:
+    """Return the fitted ``VCPCR`` of a fitted template (a ``VCPCRCV``'s best)."""
+    return model.best_estimator_ if isinstance(model, VCPCRCV) else model
 
 
 def _short(value: Any) -> str:
