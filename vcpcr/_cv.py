@@ -30,7 +30,7 @@ from vcpcr._input import (
     validate_xy,
 )
 from vcpcr._model import VCPCR, cap_n_clusters, check_lam_ratios
-from vcpcr._parallel import reissue_counted, run_tasks
+from vcpcr._parallel import run_parallel
 from vcpcr._scaling import standardize
 from vcpcr._scoring import get_scorer
 from vcpcr._summary import model_summary, model_summary2
@@ -496,21 +496,15 @@ class VCPCRCV(BaseEstimator):
             (X, ys, tr, te, spec, seed)
             for (tr, te), seed in zip(folds, seeds, strict=True)
         ]
-        done = run_tasks(
+        timed = run_parallel(
             _timed_fit_fold,
             tasks,
             n_jobs=self.n_jobs,
             verbose=bool(self.verbose),
-            desc="VCPCRCV folds",
-        )
-        # every fold warns once per grid point: count each warning
-        reissue_counted(
-            (record for _, caught in done for record in caught),
-            where="cross-validation",
-            total=len(folds) * len(spec.grid.points()),
+            desc="cross-validation",
             unit="fold x grid fits",
+            fits_per_task=len(spec.grid.points()),
         )
-        timed = [result for result, _ in done]
         self._fold_times = np.array([seconds for _, seconds in timed])
         return [result for result, _ in timed]
 

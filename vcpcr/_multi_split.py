@@ -13,6 +13,7 @@ import math
 import numbers
 import warnings
 from collections import Counter
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -21,6 +22,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from vcpcr._cv import VCPCRCV
 from vcpcr._model import VCPCR
+from vcpcr._parallel import run_parallel
 from vcpcr._resampling import (
     Fingerprint,
     Rows,
@@ -30,7 +32,6 @@ from vcpcr._resampling import (
     draw_splits,
     fitted_vcpcr,
     resampling_rows,
-    run_parallel,
     split_seeds,
     take,
 )
@@ -209,6 +210,7 @@ def _split(
 
 
 # ----------------------------------------------------------------- result
+@dataclass(kw_only=True, repr=False, eq=False)
 class MultiSplitResult:
     """Multi-split p-values of a VC-PCR specification on one data set.
 
@@ -254,32 +256,26 @@ class MultiSplitResult:
     multi_split : Computes it.
     """
 
-    def __init__(
-        self,
-        *,
-        pvalues: pd.Series,
-        split_pvalues: pd.DataFrame,
-        modules: pd.DataFrame,
-        splits: pd.DataFrame,
-        selection_frequency: pd.Series,
-        gamma_min: float,
-        train_size: float,
-        estimator: VCPCR | VCPCRCV,
-        fingerprint: Fingerprint,
-    ) -> None:
-        self.pvalues = pvalues
-        self.split_pvalues = split_pvalues
-        self.modules = modules
-        self.splits = splits
-        self.selection_frequency = selection_frequency
-        self.n_splits = len(splits)
-        self.n_splits_used = int(splits["used"].sum())
+    pvalues: pd.Series
+    split_pvalues: pd.DataFrame
+    modules: pd.DataFrame
+    splits: pd.DataFrame
+    selection_frequency: pd.Series
+    gamma_min: float
+    train_size: float
+    estimator: VCPCR | VCPCRCV
+    fingerprint: Fingerprint
+    n_splits: int = field(init=False)
+    n_splits_used: int = field(init=False)
+    n_splits_skipped: int = field(init=False)
+    yname: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        """Count the splits; take the response's name from the fingerprint."""
+        self.n_splits = len(self.splits)
+        self.n_splits_used = int(self.splits["used"].sum())
         self.n_splits_skipped = self.n_splits - self.n_splits_used
-        self.gamma_min = gamma_min
-        self.train_size = train_size
-        self.estimator = estimator
-        self.fingerprint = fingerprint
-        self.yname = fingerprint.yname
+        self.yname = self.fingerprint.yname
 
     def __repr__(self) -> str:
         """Return a one-line description."""

@@ -1,4 +1,4 @@
-"""Resampling the rows for inference: the template, the rows, the draws, the runner.
+"""Resampling the rows for inference: the template, the rows, the draws.
 
 Multi-split p-values and stability selection both refit a template estimator
 on random parts of the rows. This module holds what they share:
@@ -14,17 +14,14 @@ on random parts of the rows. This module holds what they share:
 - :func:`check_resampling` and :func:`draw_splits`: seeded (stratified)
   random halves, drawn up front so that results do not depend on ``n_jobs``;
 - :func:`split_seeds` and :func:`clone_for_split`: one independent seed, and
-  one clone of the template, per resample;
-- :func:`run_parallel`: the resamples through the joblib runner of
-  :mod:`vcpcr._parallel`, the workers' warnings re-issued once per kind, with
-  the number of resamples they occurred in.
+  one clone of the template, per resample (which the callers run through
+  :func:`vcpcr._parallel.run_parallel`).
 """
 
 from __future__ import annotations
 
 import numbers
 import warnings
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,7 +43,6 @@ from vcpcr._input import (
     validate_xy,
 )
 from vcpcr._model import VCPCR
-from vcpcr._parallel import reissue_counted, run_tasks, warning_kind
 from vcpcr._scaling import standardize
 from vcpcr._validation import (
     check_array,
@@ -67,7 +63,6 @@ __all__ = [
     "draw_splits",
     "fitted_vcpcr",
     "resampling_rows",
-    "run_parallel",
     "split_seeds",
     "take",
 ]
@@ -580,30 +575,3 @@ def clone_for_split(estimator: VCPCR | VCPCRCV, seed: int) -> VCPCR | VCPCRCV:
         The clone.
     """
     return clone(estimator).set_params(random_state=seed)
-
-
-def run_parallel(
-    function: Callable[..., Any],
-    tasks: Sequence[tuple[Any, ...]],
-    *,
-    n_jobs: int | None,
-    verbose: bool,
-    desc: str,
-) -> list[Any]:
-    """Run ``function(*task)`` for every resample; results in order.
-
-    The tasks run through :func:`vcpcr._parallel.run_tasks` (same
-    parameters; ``desc`` also names the resampling in the warnings); a
-    warning raised inside a task is re-issued here once per kind (category
-    and message up to its numbers), with the number of resamples it occurred
-    in and the first message of that kind
-    (:func:`vcpcr._parallel.reissue_counted`).
-    """
-    done = run_tasks(function, tasks, n_jobs=n_jobs, verbose=verbose, desc=desc)
-    once = (
-        record
-        for _, caught in done
-        for record in {warning_kind(r): r for r in caught}.values()
-    )
-    reissue_counted(once, where=desc, total=len(tasks), unit="resamples")
-    return [result for result, _ in done]

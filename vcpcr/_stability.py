@@ -23,6 +23,7 @@ from statsmodels.iolib.table import SimpleTable
 
 from vcpcr._cv import VCPCRCV
 from vcpcr._model import VCPCR
+from vcpcr._parallel import run_parallel
 from vcpcr._resampling import (
     Fingerprint,
     check_template,
@@ -30,7 +31,6 @@ from vcpcr._resampling import (
     draw_splits,
     fitted_vcpcr,
     resampling_rows,
-    run_parallel,
     split_seeds,
     take,
 )
