@@ -1,7 +1,9 @@
 """VCPCRCV: cross-validated VC-PCR over K, delta, lam_ratio and random starts.
 
-The folds (see :mod:`vcpcr._tuning`) run in parallel through joblib; the chosen
-grid point is refitted on all data as a :class:`VCPCR`.
+The folds (see :mod:`vcpcr._tuning`) run in parallel through joblib
+(:func:`vcpcr._parallel.run_parallel`, which re-issues their warnings once
+each, with counts); the chosen grid point is refitted on all data as a
+:class:`VCPCR`.
 """
 
 from __future__ import annotations

@@ -2,8 +2,11 @@
 
 The tables are built from plain arrays (the family's
 :class:`vcpcr._families.ParamTable`, composition rows,
-header rows), so that each family only describes its own fit; the
-:class:`SummaryMixin` of ``VCPCR`` gathers them.
+header rows), so that each family only describes its own fit.
+:func:`model_summary` and :func:`model_summary2` gather them from a fitted
+model, read through the :class:`FittedModel` protocol (the attributes they
+use); the :class:`SummaryMixin` of ``VCPCR`` and ``VCPCRCV``'s summaries
+call them.
 """
 
 from __future__ import annotations
