@@ -20,6 +20,7 @@ from sklearn.base import BaseEstimator
 from sklearn.model_selection import check_cv
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
+from statsmodels.iolib import summary2 as sm_summary2
 
 from vcpcr._families import FAMILIES, Family, Prepared
 from vcpcr._formula import resolve_formula
@@ -35,7 +36,7 @@ from vcpcr._model import VCPCR, cap_n_clusters, check_lam_ratios
 from vcpcr._parallel import run_parallel
 from vcpcr._scaling import standardize
 from vcpcr._scoring import get_scorer
-from vcpcr._summary import model_summary, model_summary2
+from vcpcr._summary import VCPCRSummary, model_summary, model_summary2
 from vcpcr._tuning import (
     FoldResult,
     FoldSpec,
@@ -838,7 +839,7 @@ class VCPCRCV(BaseEstimator):
             y = parse_formula(self.formula, X).y
         return float(self.scorer_(best, X, y))
 
-    def summary(self, alpha: float = 0.05, inference: Any = None) -> Any:
+    def summary(self, alpha: float = 0.05, inference: Any = None) -> VCPCRSummary:
         """Summary of ``best_estimator_`` plus how its parameters were chosen.
 
         The coefficient table's p-values ignore the selection (see
@@ -871,7 +872,7 @@ class VCPCRCV(BaseEstimator):
             owner=self,
         )
 
-    def summary2(self, alpha: float = 0.05) -> Any:
+    def summary2(self, alpha: float = 0.05) -> sm_summary2.Summary:
         """``summary2()`` of ``best_estimator_`` plus how its parameters were chosen.
 
         Parameters
