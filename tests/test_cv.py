@@ -94,7 +94,10 @@ def test_cv_results_and_best(fitted_cv):
     assert cv.best_score_ == res["mean_test_score"].max()
     assert cv.n_splits_ == 3
     assert np.all(res["mean_size"].iloc[9::10] == 0)  # lam_ratio = 1
-    assert cv.score(X, y) == pytest.approx(-np.mean((y - cv.predict(X)) ** 2))
+    # the default score, -MSE, of the refit: statsmodels' OLS on its latent
+    # variables gives the residual sum of squares
+    M = sm.add_constant(cv.best_estimator_.transform(X))
+    assert cv.score(X, y) == pytest.approx(-sm.OLS(y, M).fit().ssr / len(y))
 
 
 def test_refit_is_vcpcr_with_best_params(fitted_cv):
@@ -204,7 +207,11 @@ def test_binomial_formula_and_custom_scoring(blocks_df):
     )
     proba = cv.predict_proba(df)
     assert_allclose(proba, cv.best_estimator_.predict_proba(df), rtol=1e-12)
-    assert cv.score(df) == pytest.approx(-log_loss(df["status"], proba), rel=1e-10)
+    # the refit's -log-loss is statsmodels' Logit log-likelihood per row on
+    # its latent variables
+    M = sm.add_constant(cv.best_estimator_.transform(df))
+    logit = sm.Logit((df["status"] == "up").astype(float), M).fit(disp=0)
+    assert cv.score(df) == pytest.approx(logit.llf / len(df), rel=1e-7)
     # scoring="roc_auc": scikit-learn's AUC of the fold models' P(up)
     auc = clone(cv).set_params(scoring="roc_auc").fit(df)
     by_hand.set_params(
@@ -213,9 +220,10 @@ def test_binomial_formula_and_custom_scoring(blocks_df):
     ref = by_hand.fit(df).cv_results_
     assert_allclose(auc.cv_results_[splits], ref[splits], rtol=1e-10)
     assert auc.best_score_ == pytest.approx(ref["mean_test_score"].max(), rel=1e-10)
-    assert auc.score(df) == pytest.approx(
-        roc_auc_score(df["status"], auc.predict_proba(df)[:, 1]), rel=1e-12
-    )
+    # the AUC of the refit's linear predictor, as statsmodels fits it
+    M = sm.add_constant(auc.best_estimator_.transform(df))
+    logit = sm.Logit((df["status"] == "up").astype(float), M).fit(disp=0)
+    assert auc.score(df) == roc_auc_score(df["status"], logit.fittedvalues)
 
 
 def test_identity_and_lasso_grids(blocks):
@@ -271,9 +279,12 @@ def test_column_constant_in_a_fold(blocks):
         VCPCRCV(n_clusters=2, cv=KF).fit(X, y)
 
 
-def test_all_zero_weights_warned_from_the_folds():
+@pytest.mark.parametrize("n_jobs", [1, 2], ids=["serial", "two-processes"])
+def test_all_zero_weights_warned_from_the_folds(n_jobs):
     """VCPCRCV takes the estimator's route to the weights (#9): a delta above
-    delta_max gives all-zero weights in every fold, and says so."""
+    delta_max gives all-zero weights in every fold, and says so; the folds'
+    warnings are recorded in the workers, so that a process backend keeps
+    them (#20)."""
     X, y, _, _ = make_blocks()
     cv = VCPCRCV(
         n_clusters=2,
@@ -283,6 +294,7 @@ def test_all_zero_weights_warned_from_the_folds():
         cv=KF,
         lam_ratios=[0.1],
         random_state=0,
+        n_jobs=n_jobs,
     )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -12,10 +12,11 @@ import pytest
 import statsmodels.api as sm
 from conftest import make_blocks
 from numpy.testing import assert_allclose, assert_array_equal
-from sklearn.metrics import adjusted_rand_score
+from sklearn.metrics import accuracy_score, adjusted_rand_score
 
 from vcpcr import VCPCR, ConvergenceWarning, SeparationWarning, VCPCRWarning, sos_nmf
 from vcpcr._scaling import standardize
+from vcpcr._summary import FittedModel
 
 
 @pytest.fixture
@@ -92,14 +93,13 @@ def test_cluster_coef_equals_statsmodels_logit_on_transform(binary_blocks):
     assert_array_equal(model.classes_, ["case", "control"])
     assert_allclose(model.result_.params, ref.params, rtol=1e-8)
     assert_allclose(model.result_.bse, ref.bse, rtol=1e-8)
-    proba = model.predict_proba(X)
-    assert_allclose(proba[:, 1], ref.predict(), rtol=1e-8)
-    assert_allclose(proba[:, 0], 1 - ref.predict(), rtol=1e-8)
-    assert_array_equal(model.predict(X), np.where(proba[:, 1] > 0.5, "control", "case"))
-    assert_allclose(
-        model.decision_function(X), np.log(proba[:, 1] / proba[:, 0]), rtol=1e-8
-    )
-    assert model.score(X, y) == pytest.approx(np.mean(model.predict(X) == y))
+    # predictions from statsmodels' fit, in scikit-learn's layout and labels
+    p1 = ref.predict()
+    assert_allclose(model.predict_proba(X), np.column_stack([1 - p1, p1]), rtol=1e-8)
+    assert_allclose(model.decision_function(X), ref.fittedvalues, rtol=1e-8)
+    labels = np.where(p1 > 0.5, "control", "case")
+    assert_array_equal(model.predict(X), labels)
+    assert model.score(X, y) == accuracy_score(y, labels)
 
 
 def test_separated_outcome_gives_finite_firth_fit(blocks):
@@ -207,10 +207,11 @@ def test_nothing_selected_predicts_mean(blocks):
     assert model.n_clusters_ == 0
     assert_allclose(model.predict(X), y.mean())
     assert model.transform(X).shape == (X.shape[0], 0)
-    # The summary is that of the intercept-only OLS (statsmodels on a constant).
-    ref = sm.OLS(y, np.ones((y.size, 1))).fit()
-    assert_allclose(model.result_.params, ref.params, rtol=1e-12)
-    assert_allclose(model.result_.bse, ref.bse, rtol=1e-12)
+    # The summary is that of the intercept-only OLS: the mean and its standard
+    # error, computed here
+    assert_allclose(model.result_.params, [y.mean()], rtol=1e-12)
+    sem = y.std(ddof=1) / np.sqrt(y.size)
+    assert_allclose(model.result_.bse, [sem], rtol=1e-10)
     text = model.summary().as_text()
     assert re.search(r"Clusters: +0 \(of 5\)", text)
     assert re.search(r"Selected: +0 ", text)
@@ -297,6 +298,16 @@ def test_summary_binomial(binary_blocks):
     assert "Pseudo R-squ.:" in text
     assert "P>|z|" in text
     assert max(len(line) for line in text.splitlines()) <= 80
+
+
+def test_fitted_models_meet_the_summary_contract(fitted, binary_blocks):
+    """The summary reads a fitted model through FittedModel (#20); mypy cannot
+    check VCPCR against it (scikit-learn's untyped base), so this does."""
+    X, y, _ = binary_blocks
+    binomial = VCPCR(3, family="binomial", n_init=1, random_state=0).fit(X, y)
+    assert isinstance(fitted[0], FittedModel)
+    assert isinstance(binomial, FittedModel)
+    assert not isinstance(VCPCR(), FittedModel)
 
 
 def test_summary_does_not_change_state(fitted):

@@ -18,6 +18,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 
 from vcpcr import VCPCR, VCPCRCV, Surv
+from vcpcr._summary import FittedModel
 
 REF = Path(__file__).parent / "reference"
 DATA = pd.read_csv(REF / "data" / "cox_wide.csv")
@@ -62,7 +63,17 @@ def test_survival_predictions(model):
     cumhaz = model.predict_cumulative_hazard(X.iloc[:5], times=times, return_frame=True)
     assert surv.shape == (4, 5)
     assert np.all(np.diff(surv.to_numpy(), axis=0) <= 0)
-    assert_allclose(surv.to_numpy(), np.exp(-cumhaz.to_numpy()), rtol=1e-12)
+    # lifelines fitted here on the latent variables gives the same curves
+    latent = pd.DataFrame(model.transform(X), columns=model.get_feature_names_out())
+    tight = {"precision": 1e-12, "r_precision": 1e-14}
+    ref = CoxPHFitter().fit(
+        latent.assign(T=Y["time"], E=Y["event"]), "T", "E", fit_options=tight
+    )
+    new = latent.iloc[:5]
+    want = ref.predict_cumulative_hazard(new, times=times).to_numpy()
+    assert_allclose(cumhaz.to_numpy(), want, rtol=1e-7)
+    want = ref.predict_survival_function(new, times=times).to_numpy()
+    assert_allclose(surv.to_numpy(), want, rtol=1e-7)
     # Higher risk score, lower survival.
     risk = model.predict(X.iloc[:5])
     assert np.argmax(risk) == np.argmin(surv.iloc[-1].to_numpy())
@@ -88,6 +99,7 @@ def test_summary_cox(model):
     ):
         assert item in text, item
     assert max(len(line) for line in text.splitlines()) <= 80
+    assert isinstance(model, FittedModel)  # the summary's contract (#20)
 
 
 def test_outcome_formats_give_the_same_fit(model):

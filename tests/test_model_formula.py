@@ -96,10 +96,10 @@ def test_binary_outcome_formula(frame):
     M = model.transform(frame)
     ref = sm.Logit(dead, sm.add_constant(M)).fit(disp=0)
     assert_allclose(model.result_.params, ref.params, rtol=1e-8)
-    proba = model.predict_proba(frame)
-    assert_allclose(proba[:, 1], ref.predict(), rtol=1e-8)
-    assert_array_equal(model.predict(frame), (proba[:, 1] > 0.5).astype(int))
-    assert model.score(frame) == accuracy_score(dead, model.predict(frame))
+    assert_allclose(model.predict_proba(frame)[:, 1], ref.predict(), rtol=1e-8)
+    labels = (ref.predict() > 0.5).astype(int)
+    assert_array_equal(model.predict(frame), labels)
+    assert model.score(frame) == accuracy_score(dead, labels)
 
 
 def test_two_level_column_outcome(frame):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import matplotlib
 import numpy as np
 import pytest
+from numpy.testing import assert_allclose
 from sklearn.model_selection import KFold
 
 matplotlib.use("Agg")
@@ -54,9 +55,15 @@ def test_plot_clusters(models, tmp_path):
     ax = plot_clusters(cv, X)
     n_sel = int((cv.best_estimator_.labels_ >= 0).sum())
     assert ax.images[0].get_array().shape == (n_sel, n_sel)
-    corr = ax.images[0].get_array()
-    assert np.allclose(np.diag(corr), 1.0)
     model = cv.best_estimator_
+    # the absolute correlations of the selected variables, in cluster order:
+    # numpy's, on the raw columns, up to the order
+    corr = np.asarray(ax.images[0].get_array())
+    ref = np.abs(np.corrcoef(X[:, model.labels_ >= 0], rowvar=False))
+    assert_allclose(np.sort(corr, axis=None), np.sort(ref, axis=None), atol=1e-12)
+    clusters = np.sort(model.labels_[model.labels_ >= 0])
+    within = clusters[:, None] == clusters[None, :]
+    assert corr[within].mean() > corr[~within].mean()
     # a legend names every cluster colour, in summary()'s names
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert legend == list(model.membership_.columns)

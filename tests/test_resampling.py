@@ -1,8 +1,6 @@
-"""The shared resampling infrastructure: template, rows, draws, fingerprint, runner."""
+"""The shared resampling infrastructure: template, rows, draws, fingerprint."""
 
 from __future__ import annotations
-
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -19,7 +17,6 @@ from vcpcr._resampling import (
     clone_for_split,
     draw_splits,
     resampling_rows,
-    run_parallel,
     split_seeds,
     take,
 )
@@ -219,30 +216,3 @@ def test_split_seeds_and_clones():
     assert clone_.random_state == seeds[0]
     assert template.random_state == 123
     assert clone_.n_clusters == 3
-
-
-# -------------------------------------------------------------------- runner
-def _square_and_warn(x):
-    if x % 2:
-        warnings.warn(f"odd {x % 3}", VCPCRWarning, stacklevel=1)
-    if x > 4:
-        warnings.warn(f"big {x}", UserWarning, stacklevel=1)
-    return x * x
-
-
-@pytest.mark.parametrize("n_jobs", [1, 2], ids=["serial", "two-processes"])
-def test_runner_keeps_the_order_and_counts_the_warnings(n_jobs):
-    tasks = [(x,) for x in range(7)]
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        out = run_parallel(
-            _square_and_warn, tasks, n_jobs=n_jobs, verbose=False, desc="test"
-        )
-    assert out == [x * x for x in range(7)]
-    messages = sorted((c.category.__name__, str(c.message)) for c in caught)
-    assert {c.filename for c in caught} == {__file__}  # the caller's line (#20)
-    # messages that differ only in numbers are counted together
-    assert messages == [
-        ("UserWarning", "In test (2 of 7 resamples; the first): big 5"),
-        ("VCPCRWarning", "In test (3 of 7 resamples; the first): odd 1"),
-    ]

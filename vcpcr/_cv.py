@@ -1,7 +1,9 @@
 """VCPCRCV: cross-validated VC-PCR over K, delta, lam_ratio and random starts.
 
-The folds (see :mod:`vcpcr._tuning`) run in parallel through joblib; the chosen
-grid point is refitted on all data as a :class:`VCPCR`.
+The folds (see :mod:`vcpcr._tuning`) run in parallel through joblib
+(:func:`vcpcr._parallel.run_parallel`, which re-issues their warnings once
+each, with counts); the chosen grid point is refitted on all data as a
+:class:`VCPCR`.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from sklearn.base import BaseEstimator
 from sklearn.model_selection import check_cv
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
+from statsmodels.iolib import summary2 as sm_summary2
 
 from vcpcr._families import FAMILIES, Family, Prepared
 from vcpcr._formula import resolve_formula
@@ -30,8 +33,10 @@ from vcpcr._input import (
     validate_xy,
 )
 from vcpcr._model import VCPCR, cap_n_clusters, check_lam_ratios
+from vcpcr._parallel import run_parallel
 from vcpcr._scaling import standardize
 from vcpcr._scoring import get_scorer
+from vcpcr._summary import VCPCRSummary, model_summary, model_summary2
 from vcpcr._tuning import (
     FoldResult,
     FoldSpec,
@@ -483,27 +488,25 @@ class VCPCRCV(BaseEstimator):
         self, X: NDArray[np.float64], y: Any, folds: list[Any], spec: FoldSpec
     ) -> list[FoldResult]:
         """Run the folds through joblib (in order, whatever the backend)."""
-        from joblib import Parallel, delayed
-        from tqdm.auto import tqdm
-
         base = int(check_random_state(self.random_state).integers(2**63 - 1))
         seeds = [
             int(s.generate_state(1)[0])
             for s in np.random.SeedSequence(base).spawn(len(folds))
         ]
         ys = np.asarray(y)
-        jobs = (
-            delayed(_timed_fit_fold)(X, ys, tr, te, spec, seed)
+        tasks = [
+            (X, ys, tr, te, spec, seed)
             for (tr, te), seed in zip(folds, seeds, strict=True)
+        ]
+        timed = run_parallel(
+            _timed_fit_fold,
+            tasks,
+            n_jobs=self.n_jobs,
+            verbose=bool(self.verbose),
+            desc="cross-validation",
+            unit="fold x grid fits",
+            fits_per_task=len(spec.grid.points()),
         )
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            out = Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs)
-            bar = tqdm(
-                out, total=len(folds), desc="VCPCRCV folds", disable=not self.verbose
-            )
-            timed = list(bar)
-        _reissue_once(caught, len(folds) * len(spec.grid.points()))
         self._fold_times = np.array([seconds for _, seconds in timed])
         return [result for result, _ in timed]
 
@@ -835,7 +838,7 @@ class VCPCRCV(BaseEstimator):
             y = parse_formula(self.formula, X).y
         return float(self.scorer_(best, X, y))
 
-    def summary(self, alpha: float = 0.05, inference: Any = None) -> Any:
+    def summary(self, alpha: float = 0.05, inference: Any = None) -> VCPCRSummary:
         """Summary of ``best_estimator_`` plus how its parameters were chosen.
 
         The coefficient table's p-values ignore the selection (see
@@ -860,11 +863,15 @@ class VCPCRCV(BaseEstimator):
         ValueError
             If a result was computed from other parameters or other data.
         """
-        return self._best()._summary(
-            alpha, extra_notes=[self._tuning_note()], inference=inference, owner=self
+        return model_summary(
+            self._best(),
+            alpha,
+            extra_notes=[self._tuning_note()],
+            inference=inference,
+            owner=self,
         )
 
-    def summary2(self, alpha: float = 0.05) -> Any:
+    def summary2(self, alpha: float = 0.05) -> sm_summary2.Summary:
         """``summary2()`` of ``best_estimator_`` plus how its parameters were chosen.
 
         Parameters
@@ -878,9 +885,7 @@ class VCPCRCV(BaseEstimator):
             The summary; its ``tables`` are DataFrames (see
             :meth:`VCPCR.summary2`).
         """
-        return self._best()._summary(
-            alpha, extra_notes=[self._tuning_note()], frames=True
-        )
+        return model_summary2(self._best(), alpha, extra_notes=[self._tuning_note()])
 
     def _tuning_note(self) -> str:
         p = self.best_params_
@@ -918,25 +923,6 @@ class VCPCRCV(BaseEstimator):
         from vcpcr.plotting import plot_cv
 
         return plot_cv(self, ax=ax, **kwargs)
-
-
-def _reissue_once(caught: list[warnings.WarningMessage], total: int) -> None:
-    """Issue each distinct warning of the folds once, with its count.
-
-    The per-fold fits warn once per fold x grid point (e.g. scikit-learn's
-    ``UndefinedMetricWarning`` for R^2 on one-sample test folds, 720 times in
-    one call); the user sees each message once, saying how often it occurred.
-    """
-    counts: dict[tuple[type[Warning], str], int] = {}
-    for c in caught:
-        key = (c.category, str(c.message))
-        counts[key] = counts.get(key, 0) + 1
-    for (category, message), count in counts.items():
-        warnings.warn(
-            f"In cross-validation ({count} of {total} fold x grid fits): {message}",
-            category,
-            stacklevel=user_stacklevel(),
-        )
 
 
 def _check_folds(family: Family, y: Any, folds: list[Any], max_k: int) -> None:

@@ -536,15 +536,16 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
 
         Examples
         --------
-        >>> import numpy as np
+        An active block of four variables and an inactive one: the active
+        block stays selected until the penalty removes every variable.
+
         >>> from vcpcr import VCPCR
-        >>> rng = np.random.default_rng(0)
-        >>> X = rng.normal(size=(30, 8))
-        >>> y = X[:, 0] + X[:, 1] + rng.normal(size=30)
+        >>> from vcpcr.simulate import make_block_data
+        >>> data = make_block_data(30, [4, 4], [1.0, 0.0], random_state=0)
         >>> model = VCPCR(n_clusters=2, random_state=0)
-        >>> path = model.path(X, y, lam_ratios=[0.1, 1.0])
+        >>> path = model.path(data.X, data.y, lam_ratios=[0.1, 0.5, 1.0])
         >>> path["size"].tolist()
-        [2, 0]
+        [4, 4, 0]
         """
         default = 10 ** np.linspace(-3, 0, 20)
         ratios = check_lam_ratios(

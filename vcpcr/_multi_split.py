@@ -13,6 +13,7 @@ import math
 import numbers
 import warnings
 from collections import Counter
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -21,6 +22,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from vcpcr._cv import VCPCRCV
 from vcpcr._model import VCPCR
+from vcpcr._parallel import run_parallel
 from vcpcr._resampling import (
     Fingerprint,
     Rows,
@@ -28,13 +30,13 @@ from vcpcr._resampling import (
     check_template,
     clone_for_split,
     draw_splits,
+    fitted_vcpcr,
     resampling_rows,
-    run_parallel,
     split_seeds,
     take,
 )
 from vcpcr._summary import VCPCRSummary, evidence_table, numbered_notes
-from vcpcr._validation import check_array, check_scalar
+from vcpcr._validation import check_array, check_fraction, check_scalar
 from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
 __all__ = ["GUARANTEE", "MultiSplitResult", "aggregate_pvalues", "multi_split"]
@@ -127,16 +129,7 @@ def aggregate_pvalues(P: ArrayLike, gamma_min: float = 0.05) -> Any:
     >>> aggregate_pvalues(P, gamma_min=0.25).round(4).tolist()
     [0.0095, 1.0]
     """
-    check_scalar(
-        gamma_min,
-        "gamma_min",
-        numbers.Real,
-        owner="aggregate_pvalues",
-        min_val=0.0,
-        max_val=1.0,
-        include_min=False,
-        include_max=False,
-    )
+    check_fraction(gamma_min, "gamma_min", owner="aggregate_pvalues")
     columns = P.columns if isinstance(P, pd.DataFrame) else None
     values = check_array(P, "P")
     if np.any((values < 0) | (values > 1)):
@@ -183,7 +176,7 @@ def _split(
     model = clone_for_split(estimator, seed)
     try:
         model.fit(take(rows.X, first), take(rows.y, first))
-        fitted = model.best_estimator_ if isinstance(model, VCPCRCV) else model
+        fitted = fitted_vcpcr(model)
         design = fitted.outcome_design(take(rows.X, second))  # covariates, M
     except ValueError as exc:
         return _Split(
@@ -217,6 +210,7 @@ def _split(
 
 
 # ----------------------------------------------------------------- result
+@dataclass(kw_only=True, repr=False, eq=False)
 class MultiSplitResult:
     """Multi-split p-values of a VC-PCR specification on one data set.
 
@@ -262,32 +256,26 @@ class MultiSplitResult:
     multi_split : Computes it.
     """
 
-    def __init__(
-        self,
-        *,
-        pvalues: pd.Series,
-        split_pvalues: pd.DataFrame,
-        modules: pd.DataFrame,
-        splits: pd.DataFrame,
-        selection_frequency: pd.Series,
-        gamma_min: float,
-        train_size: float,
-        estimator: VCPCR | VCPCRCV,
-        fingerprint: Fingerprint,
-    ) -> None:
-        self.pvalues = pvalues
-        self.split_pvalues = split_pvalues
-        self.modules = modules
-        self.splits = splits
-        self.selection_frequency = selection_frequency
-        self.n_splits = len(splits)
-        self.n_splits_used = int(splits["used"].sum())
+    pvalues: pd.Series
+    split_pvalues: pd.DataFrame
+    modules: pd.DataFrame
+    splits: pd.DataFrame
+    selection_frequency: pd.Series
+    gamma_min: float
+    train_size: float
+    estimator: VCPCR | VCPCRCV
+    fingerprint: Fingerprint
+    n_splits: int = field(init=False)
+    n_splits_used: int = field(init=False)
+    n_splits_skipped: int = field(init=False)
+    yname: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        """Count the splits; take the response's name from the fingerprint."""
+        self.n_splits = len(self.splits)
+        self.n_splits_used = int(self.splits["used"].sum())
         self.n_splits_skipped = self.n_splits - self.n_splits_used
-        self.gamma_min = gamma_min
-        self.train_size = train_size
-        self.estimator = estimator
-        self.fingerprint = fingerprint
-        self.yname = fingerprint.yname
+        self.yname = self.fingerprint.yname
 
     def __repr__(self) -> str:
         """Return a one-line description."""
@@ -335,7 +323,7 @@ class MultiSplitResult:
             mean selection frequency of its members over the splits.
         """
         self.check_matches(model)
-        fitted = model.best_estimator_ if isinstance(model, VCPCRCV) else model
+        fitted = fitted_vcpcr(model)
         rows = {
             cluster: [
                 float(self.pvalues[members].min()),
@@ -395,16 +383,7 @@ class MultiSplitResult:
             ``as_html()`` or ``as_latex()``.
         """
         owner = "MultiSplitResult.summary"
-        check_scalar(
-            alpha,
-            "alpha",
-            numbers.Real,
-            owner=owner,
-            min_val=0.0,
-            max_val=1.0,
-            include_min=False,
-            include_max=False,
-        )
+        check_fraction(alpha, "alpha", owner=owner)
         check_scalar(max_genes, "max_genes", numbers.Integral, owner=owner, min_val=1)
         genes = self._gene_frame()
         n_sig = int((self.pvalues < alpha).sum())
@@ -589,16 +568,7 @@ def multi_split(
     """
     owner = "multi_split"
     check_template(estimator, owner)
-    check_scalar(
-        gamma_min,
-        "gamma_min",
-        numbers.Real,
-        owner=owner,
-        min_val=0.0,
-        max_val=1.0,
-        include_min=False,
-        include_max=False,
-    )
+    check_fraction(gamma_min, "gamma_min", owner=owner)
     if not isinstance(verbose, bool | np.bool_):
         raise TypeError(
             f"The 'verbose' parameter of {owner} must be a bool. Got {verbose!r}."

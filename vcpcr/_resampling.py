@@ -1,4 +1,4 @@
-"""Resampling the rows for inference: the template, the rows, the draws, the runner.
+"""Resampling the rows for inference: the template, the rows, the draws.
 
 Multi-split p-values and stability selection both refit a template estimator
 on random parts of the rows. This module holds what they share:
@@ -14,17 +14,14 @@ on random parts of the rows. This module holds what they share:
 - :func:`check_resampling` and :func:`draw_splits`: seeded (stratified)
   random halves, drawn up front so that results do not depend on ``n_jobs``;
 - :func:`split_seeds` and :func:`clone_for_split`: one independent seed, and
-  one clone of the template, per resample;
-- :func:`run_parallel`: the joblib runner (any joblib backend), with a tqdm
-  progress bar and the workers' warnings re-issued once each, with counts.
+  one clone of the template, per resample (which the callers run through
+  :func:`vcpcr._parallel.run_parallel`).
 """
 
 from __future__ import annotations
 
 import numbers
-import re
 import warnings
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,10 +47,11 @@ from vcpcr._scaling import standardize
 from vcpcr._validation import (
     check_array,
     check_choice,
+    check_fraction,
     check_random_state,
     check_scalar,
 )
-from vcpcr.exceptions import VCPCRWarning, user_stacklevel
+from vcpcr.exceptions import VCPCRWarning
 
 __all__ = [
     "IGNORED_PARAMS",
@@ -63,8 +61,8 @@ __all__ = [
     "check_template",
     "clone_for_split",
     "draw_splits",
+    "fitted_vcpcr",
     "resampling_rows",
-    "run_parallel",
     "split_seeds",
     "take",
 ]
@@ -75,7 +73,6 @@ __all__ = [
 IGNORED_PARAMS = ("n_jobs", "verbose", "random_state")
 
 _TEMPLATES = (VCPCR, VCPCRCV)
-_NUMBER = re.compile(r"[-+]?\d[\d.]*(?:e[-+]?\d+)?")
 
 
 def check_template(estimator: Any, owner: str) -> None:
@@ -225,8 +222,7 @@ class Fingerprint:
                 f"{what} was computed with other estimator parameters than the "
                 f"model's (result vs model: {shown}). {fix}"
             )
-        fitted = model.best_estimator_ if isinstance(model, VCPCRCV) else model
-        self._check_data(fitted, what, fix)
+        self._check_data(fitted_vcpcr(model), what, fix)
 
     def _check_data(self, fitted: Any, what: str, fix: str) -> None:
         names = tuple(str(c) for c in fitted.membership_.index)
@@ -249,6 +245,11 @@ class Fingerprint:
                 f"{what} was computed on other data than the model's: the "
                 f"column means or standard deviations of X differ. {fix}"
             )
+
+
+def fitted_vcpcr(model: VCPCR | VCPCRCV) -> VCPCR:
+    """Return the fitted ``VCPCR`` of a fitted template (a ``VCPCRCV``'s best)."""
+    return model.best_estimator_ if isinstance(model, VCPCRCV) else model
 
 
 def _short(value: Any) -> str:
@@ -465,16 +466,7 @@ def check_resampling(
         If they are out of range, or a part would have fewer than 3 rows.
     """
     check_scalar(n_splits, "n_splits", numbers.Integral, owner=owner, min_val=1)
-    check_scalar(
-        train_size,
-        "train_size",
-        numbers.Real,
-        owner=owner,
-        min_val=0.0,
-        max_val=1.0,
-        include_min=False,
-        include_max=False,
-    )
+    check_fraction(train_size, "train_size", owner=owner)
     n_first = int(np.floor(float(train_size) * n_samples))
     n_second = n_samples - n_first
     if min(n_first, n_second) < 3:
@@ -583,70 +575,3 @@ def clone_for_split(estimator: VCPCR | VCPCRCV, seed: int) -> VCPCR | VCPCRCV:
         The clone.
     """
     return clone(estimator).set_params(random_state=seed)
-
-
-def _recorded(
-    function: Callable[..., Any], args: tuple[Any, ...]
-) -> tuple[Any, list[tuple[type[Warning], str]]]:
-    """Run ``function(*args)`` in a worker, returning its warnings as data."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result = function(*args)
-    return result, [(c.category, str(c.message)) for c in caught]
-
-
-def run_parallel(
-    function: Callable[..., Any],
-    tasks: Sequence[tuple[Any, ...]],
-    *,
-    n_jobs: int | None,
-    verbose: bool,
-    desc: str,
-) -> list[Any]:
-    """Run ``function(*task)`` for every task through joblib; results in order.
-
-    ``joblib.Parallel`` runs the tasks (any joblib backend, e.g. dask through
-    ``joblib.parallel_config``); the order of the results is the order of
-    the tasks whatever the backend. Warnings raised inside a task are
-    recorded there (a process backend would lose them) and re-issued here,
-    once per kind (category and message up to its numbers), with the number
-    of resamples it occurred in and the first message of that kind.
-
-    Parameters
-    ----------
-    function : callable
-        A picklable function (module level).
-    tasks : sequence of tuple
-        The arguments of each call.
-    n_jobs : int or None
-        joblib's ``n_jobs``.
-    verbose : bool
-        Show a tqdm progress bar.
-    desc : str
-        Label of the progress bar and of the re-issued warnings (e.g.
-        ``"multi_split"``).
-
-    Returns
-    -------
-    list
-        ``function(*task)`` for every task, in order.
-    """
-    from joblib import Parallel, delayed
-    from tqdm.auto import tqdm
-
-    jobs = (delayed(_recorded)(function, task) for task in tasks)
-    out = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
-    done = list(tqdm(out, total=len(tasks), desc=desc, disable=not verbose))
-    counts: dict[tuple[type[Warning], str], list[Any]] = {}
-    for _, caught in done:
-        # messages that differ only in their numbers are one warning
-        kinds = {(c, _NUMBER.sub("#", m)): m for c, m in caught}
-        for key, message in kinds.items():  # once per resample
-            counts.setdefault(key, [0, message])[0] += 1
-    for (category, _), (count, message) in counts.items():
-        warnings.warn(
-            f"In {desc} ({count} of {len(tasks)} resamples; the first): {message}",
-            category,
-            stacklevel=user_stacklevel(),
-        )
-    return [result for result, _ in done]

@@ -23,13 +23,14 @@ from statsmodels.iolib.table import SimpleTable
 
 from vcpcr._cv import VCPCRCV
 from vcpcr._model import VCPCR
+from vcpcr._parallel import run_parallel
 from vcpcr._resampling import (
     Fingerprint,
     check_template,
     clone_for_split,
     draw_splits,
+    fitted_vcpcr,
     resampling_rows,
-    run_parallel,
     split_seeds,
     take,
 )
@@ -477,7 +478,7 @@ class StabilityResult:
             As :meth:`check_matches`.
         """
         self.check_matches(model)
-        fitted = model.best_estimator_ if isinstance(model, VCPCRCV) else model
+        fitted = fitted_vcpcr(model)
         table = self._module_table(dict(fitted.clusters_))
         return table[["stability", "jaccard"]]
 
@@ -654,7 +655,7 @@ def _subsample_labels(
 ) -> pd.Series:
     """Fit a seeded clone on some rows; return its cluster of each feature."""
     model = clone_for_split(template, seed).fit(take(X, rows), take(y, rows))
-    fitted = model.best_estimator_ if isinstance(model, VCPCRCV) else model
+    fitted = fitted_vcpcr(model)
     return pd.Series(fitted.labels_, index=fitted.membership_.index)
 
 

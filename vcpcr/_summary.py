@@ -2,39 +2,44 @@
 
 The tables are built from plain arrays (the family's
 :class:`vcpcr._families.ParamTable`, composition rows,
-header rows), so that each family only describes its own fit; the
-:class:`SummaryMixin` of ``VCPCR`` gathers them.
+header rows), so that each family only describes its own fit.
+:func:`model_summary` and :func:`model_summary2` gather them from a fitted
+model, read through the :class:`FittedModel` protocol (the attributes they
+use); the :class:`SummaryMixin` of ``VCPCR`` and ``VCPCRCV``'s summaries
+call them.
 """
 
 from __future__ import annotations
 
-import numbers
 import textwrap
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 from sklearn.utils.validation import check_is_fitted
 from statsmodels.iolib import summary2 as sm_summary2
 from statsmodels.iolib.summary import Summary, summary_params
 from statsmodels.iolib.table import SimpleTable
 
-from vcpcr._validation import check_scalar
+from vcpcr._validation import check_fraction
 
-if TYPE_CHECKING:  # the coefficient table a family reads off its fit
-    from vcpcr._families import ParamTable
+if TYPE_CHECKING:  # the family and the coefficient table it reads off its fit
+    from vcpcr._families import Family, ParamTable
 
 __all__ = [
     "CONDITIONAL_TITLE",
     "POST_SELECTION_NOTE",
     "Evidence",
+    "FittedModel",
     "SummaryMixin",
     "VCPCRSummary",
     "build_summary",
     "composition_rows",
     "evidence_table",
+    "model_summary",
+    "model_summary2",
     "numbered_notes",
 ]
 
@@ -42,6 +47,9 @@ POST_SELECTION_NOTE = (
     "Standard errors are conditional on the estimated clusters: they do not "
     "account for the selection and clustering of the variables."
 )
+
+#: Title of the summaries.
+_TITLE = "VC-PCR Results"
 
 #: Title of the coefficient table: its p-values are not honest.
 CONDITIONAL_TITLE = (
@@ -387,11 +395,64 @@ def _results(inference: Any) -> list[Evidence]:
     return results
 
 
+@runtime_checkable
+class FittedModel(Protocol):
+    """The fitted state the summary reads: what a fitted ``VCPCR`` has.
+
+    The summary functions take the model through this contract (the
+    attributes they read), so that mypy checks their use of it. ``VCPCR``
+    derives from scikit-learn's untyped ``BaseEstimator``, which mypy lets
+    match any protocol, so a test checks a fitted model of each family
+    against it (``isinstance``).
+    """
+
+    #: The outcome family (its table, header rows and notes).
+    _family: Family
+    #: The ``weights`` parameter.
+    weights: str | ArrayLike
+    #: The ``init`` parameter.
+    init: str | ArrayLike
+    #: The ``n_init`` parameter.
+    n_init: int
+    #: The ``n_clusters`` parameter.
+    n_clusters: int
+    #: The ``lam_ratio`` parameter.
+    lam_ratio: float
+    #: The step-2 fit (statsmodels results or lifelines fitter).
+    result_: Any
+    #: Membership degrees (features x clusters).
+    membership_: pd.DataFrame
+    #: The members of each cluster, strongest first.
+    clusters_: dict[str, list[str]]
+    #: Cluster of each clustered feature (-1: not selected).
+    labels_: NDArray[np.intp]
+    #: Name of the response.
+    yname_: str
+    #: The step-0 penalty used (None: no penalty).
+    delta_: float | None
+    #: Number of training rows.
+    n_samples_fit_: int
+    #: Number of clusters found.
+    n_clusters_: int
+    #: The SOS-NMF penalty used.
+    lam_: float
+    #: Index of the kept start.
+    best_init_: int
+    #: Iterations of the kept start.
+    n_iter_: int
+    #: Whether the kept start converged.
+    converged_: bool
+    #: Names of the unpenalized covariates.
+    covariate_names_: list[str]
+    #: Names of the Cox strata columns.
+    strata_names_: list[str]
+
+
 class SummaryMixin:
-    """Adds ``summary()`` and ``summary2()``; relies on ``VCPCR``'s attributes."""
+    """Adds ``summary()`` and ``summary2()`` to a :class:`FittedModel`."""
 
     def summary(
-        self,
+        self: FittedModel,
         alpha: float = 0.05,
         inference: Evidence | Sequence[Evidence] | None = None,
     ) -> VCPCRSummary:
@@ -424,9 +485,9 @@ class SummaryMixin:
             If a result was computed from other estimator parameters or other
             data.
         """
-        return self._summary(alpha, inference=inference)
+        return model_summary(self, alpha, inference=inference)
 
-    def summary2(self, alpha: float = 0.05) -> sm_summary2.Summary:
+    def summary2(self: FittedModel, alpha: float = 0.05) -> sm_summary2.Summary:
         """Return the summary as DataFrames, as statsmodels' ``summary2()``.
 
         Parameters
@@ -441,161 +502,178 @@ class SummaryMixin:
             ``Std.Err.``, ``t`` or ``z``, p-value, confidence bounds),
             ``tables[2]``: cluster composition; printable as well.
         """
-        return self._summary(alpha, frames=True)
+        return model_summary2(self, alpha)
 
-    def _summary(
-        self,
-        alpha: float,
-        extra_notes: Sequence[str] = (),
-        frames: bool = False,
-        inference: Evidence | Sequence[Evidence] | None = None,
-        owner: Any = None,
-    ) -> Any:
-        """Build either summary; ``extra_notes`` follow the model's notes.
 
-        ``owner`` is the estimator the results are checked against (a
-        ``VCPCRCV`` for its ``best_estimator_``'s summary); default self.
-        """
-        check_is_fitted(self)
-        check_scalar(
-            alpha,
-            "alpha",
-            numbers.Real,
-            owner=f"{type(self).__name__}.summary",
-            min_val=0.0,
-            max_val=1.0,
-            include_min=False,
-            include_max=False,
-        )
-        results = _results(inference)
-        for result in results:
-            result.check_matches(self if owner is None else owner)
-        est: Any = self
-        family, res = est._family, est.result_
-        members = {
-            c: [(m, float(est.membership_.at[m, c])) for m in est.clusters_[c]]
-            for c in est.membership_.columns
+def model_summary(
+    model: FittedModel,
+    alpha: float,
+    *,
+    extra_notes: Sequence[str] = (),
+    inference: Evidence | Sequence[Evidence] | None = None,
+    owner: Any = None,
+) -> VCPCRSummary:
+    """Return ``model.summary(alpha, inference)``; ``extra_notes`` follow its notes.
+
+    ``owner`` is the estimator the results are checked against (a
+    ``VCPCRCV`` for its ``best_estimator_``'s summary); default ``model``.
+    """
+    _check_fitted(model, alpha)
+    results = _results(inference)
+    target = model if owner is None else owner
+    for result in results:
+        result.check_matches(target)
+    guarantees = [r.guarantee for r in results]
+    params, notes = _table_and_notes(model, alpha, [*extra_notes, *guarantees])
+    evidence = {}
+    if results:
+        evidence = {
+            "cluster_evidence": _cluster_evidence(model, params, results, target),
+            "gene_evidence": _gene_evidence(model, results, target),
         }
-        notes = [
-            POST_SELECTION_NOTE,
-            "Regressors are the cluster latent variables M = X V with X "
-            "standardized (mean 0, sd 1); coef_ gives per-variable effects.",
-            *self._covariate_notes(),
-            *family.notes(res),
-            *extra_notes,
-            *(r.guarantee for r in results),
-        ]
-        params = family.table(res, alpha)
-        common = {
-            "title": "VC-PCR Results",
-            "params": params,
-            "composition": composition_rows(members),
-            "notes": notes,
-            "alpha": alpha,
-        }
-        if frames:
-            info = [*self._summary_left(), *self._summary_right()]
-            return build_summary2(info=info, **common)
-        evidence = {}
-        if results:
-            target = self if owner is None else owner
-            evidence = {
-                "cluster_evidence": self._cluster_evidence(params, results, target),
-                "gene_evidence": self._gene_evidence(results, target),
-            }
-        return build_summary(
-            yname=est.yname_,
-            left=self._summary_left(),
-            right=self._summary_right(),
-            **common,
-            **evidence,
+    return build_summary(
+        title=_TITLE,
+        yname=model.yname_,
+        left=_summary_left(model),
+        right=_summary_right(model),
+        params=params,
+        composition=composition_rows(_members(model)),
+        notes=notes,
+        alpha=alpha,
+        **evidence,
+    )
+
+
+def model_summary2(
+    model: FittedModel, alpha: float, *, extra_notes: Sequence[str] = ()
+) -> sm_summary2.Summary:
+    """Return ``model.summary2(alpha)``; ``extra_notes`` follow its notes."""
+    _check_fitted(model, alpha)
+    params, notes = _table_and_notes(model, alpha, extra_notes)
+    return build_summary2(
+        title=_TITLE,
+        info=[*_summary_left(model), *_summary_right(model)],
+        params=params,
+        composition=composition_rows(_members(model)),
+        notes=notes,
+        alpha=alpha,
+    )
+
+
+def _check_fitted(model: FittedModel, alpha: float) -> None:
+    """Raise unless ``model`` is fitted and ``alpha`` is in (0, 1)."""
+    check_is_fitted(model)
+    check_fraction(alpha, "alpha", owner=f"{type(model).__name__}.summary")
+
+
+def _table_and_notes(
+    model: FittedModel, alpha: float, extra_notes: Sequence[str]
+) -> tuple[ParamTable, list[str]]:
+    """Return the coefficient table and the notes (``extra_notes`` last)."""
+    family, res = model._family, model.result_
+    notes = [
+        POST_SELECTION_NOTE,
+        "Regressors are the cluster latent variables M = X V with X "
+        "standardized (mean 0, sd 1); coef_ gives per-variable effects.",
+        *_covariate_notes(model),
+        *family.notes(res),
+        *extra_notes,
+    ]
+    return family.table(res, alpha), notes
+
+
+def _members(model: FittedModel) -> dict[str, list[tuple[str, float]]]:
+    """Each cluster's members with their membership degrees, strongest first."""
+    return {
+        c: [(m, float(model.membership_.at[m, c])) for m in model.clusters_[c]]
+        for c in model.membership_.columns
+    }
+
+
+def _covariate_notes(model: FittedModel) -> list[str]:
+    names, strata = model.covariate_names_, model.strata_names_
+    notes = []
+    if names:
+        notes.append(
+            f"Covariates ({', '.join(names)}) enter on their raw scale (per "
+            f"unit of each), unpenalized in the weights and never clustered; "
+            f"the cluster coefficients are adjusted for them."
         )
-
-    def _covariate_notes(self) -> list[str]:
-        est: Any = self
-        names, strata = est.covariate_names_, est.strata_names_
-        notes = []
-        if names:
-            notes.append(
-                f"Covariates ({', '.join(names)}) enter on their raw scale (per "
-                f"unit of each), unpenalized in the weights and never clustered; "
-                f"the cluster coefficients are adjusted for them."
-            )
-        if strata:
-            notes.append(
-                f"Stratified by {', '.join(strata)}: a baseline hazard per "
-                f"stratum in the outcome model. The step-0 weights are "
-                f"unstratified (scikit-survival's Coxnet has no strata)."
-            )
-        return notes
-
-    def _cluster_evidence(
-        self, params: ParamTable, results: list[Evidence], target: Any
-    ) -> SimpleTable:
-        """Coefficient and conditional p-value of each cluster, beside the evidence."""
-        est: Any = self
-        clusters = list(est.membership_.columns)
-        pairs = zip(params.params, params.pvalues, strict=True)
-        by_name = dict(zip(params.names, pairs, strict=True))
-        frame = pd.DataFrame(
-            [by_name[c] for c in clusters], index=clusters, columns=["coef", "cond. P"]
+    if strata:
+        notes.append(
+            f"Stratified by {', '.join(strata)}: a baseline hazard per "
+            f"stratum in the outcome model. The step-0 weights are "
+            f"unstratified (scikit-survival's Coxnet has no strata)."
         )
-        for result in results:
-            frame = frame.join(result.module_evidence(target).reindex(clusters))
-        return evidence_table(frame, "Evidence after selection (resampling)")
+    return notes
 
-    def _gene_evidence(
-        self, results: list[Evidence], target: Any, top: int = 10
-    ) -> SimpleTable:
-        """Return the genes with the most evidence in each result, and clusters."""
-        est: Any = self
-        frames = [r.gene_evidence(target) for r in results]
-        shown = list(dict.fromkeys(g for f in frames for g in f.index[:top]))
-        names = np.asarray(est.membership_.index)
-        label = {
-            str(n): (str(est.membership_.columns[k]) if k >= 0 else "-")
-            for n, k in zip(names, est.labels_, strict=True)
-        }
-        frame = pd.DataFrame({"cluster": [label[str(g)] for g in shown]}, index=shown)
-        for f in frames:
-            frame = frame.join(f)
-        return evidence_table(frame, "Genes with the most evidence (resampling)")
 
-    def _weights_description(self) -> str:
-        est: Any = self
-        if not isinstance(est.weights, str):
-            return "user-supplied"
-        if est.delta_ is None:
-            return str(est.weights)
-        return f"{est.weights} (delta={est.delta_:.3g})"
+def _cluster_evidence(
+    model: FittedModel, params: ParamTable, results: list[Evidence], target: Any
+) -> SimpleTable:
+    """Coefficient and conditional p-value of each cluster, beside the evidence."""
+    clusters = list(model.membership_.columns)
+    pairs = zip(params.params, params.pvalues, strict=True)
+    by_name = dict(zip(params.names, pairs, strict=True))
+    frame = pd.DataFrame(
+        [by_name[c] for c in clusters], index=clusters, columns=["coef", "cond. P"]
+    )
+    for result in results:
+        frame = frame.join(result.module_evidence(target).reindex(clusters))
+    return evidence_table(frame, "Evidence after selection (resampling)")
 
-    def _summary_left(self) -> list[tuple[str, Any]]:
-        est: Any = self
-        return [
-            ("Dep. Variable:", est.yname_),
-            ("Model:", "VC-PCR"),
-            ("Family:", est._family.describe(est.result_)),
-            ("Weights:", self._weights_description()),
-            ("No. Observations:", int(est.n_samples_fit_)),
-            ("No. Variables:", int(est.membership_.shape[0])),
-            ("Selected:", int((est.labels_ >= 0).sum())),
-            *(
-                [("Covariates:", str(len(est.covariate_names_)))]
-                if est.covariate_names_
-                else []
-            ),
-            *([("Strata:", ", ".join(est.strata_names_))] if est.strata_names_ else []),
-        ]
 
-    def _summary_right(self) -> list[tuple[str, Any]]:
-        est: Any = self
-        state = "converged" if est.converged_ else "not converged"
-        starts = est.n_init if isinstance(est.init, str) else 1
-        return [
-            ("Clusters:", f"{est.n_clusters_} (of {est.n_clusters})"),
-            ("Lambda ratio:", float(est.lam_ratio)),
-            ("Lambda:", float(est.lam_)),
-            ("Starts:", f"{starts} (best: {est.best_init_ + 1})"),
-            ("Iterations:", f"{est.n_iter_} ({state})"),
-            *est._family.statistics(est.result_),
-        ]
+def _gene_evidence(
+    model: FittedModel, results: list[Evidence], target: Any, top: int = 10
+) -> SimpleTable:
+    """Return the genes with the most evidence in each result, and clusters."""
+    frames = [r.gene_evidence(target) for r in results]
+    shown = list(dict.fromkeys(g for f in frames for g in f.index[:top]))
+    names = np.asarray(model.membership_.index)
+    label = {
+        str(n): (str(model.membership_.columns[k]) if k >= 0 else "-")
+        for n, k in zip(names, model.labels_, strict=True)
+    }
+    frame = pd.DataFrame({"cluster": [label[str(g)] for g in shown]}, index=shown)
+    for f in frames:
+        frame = frame.join(f)
+    return evidence_table(frame, "Genes with the most evidence (resampling)")
+
+
+def _weights_description(model: FittedModel) -> str:
+    if not isinstance(model.weights, str):
+        return "user-supplied"
+    if model.delta_ is None:
+        return str(model.weights)
+    return f"{model.weights} (delta={model.delta_:.3g})"
+
+
+def _summary_left(model: FittedModel) -> list[tuple[str, Any]]:
+    return [
+        ("Dep. Variable:", model.yname_),
+        ("Model:", "VC-PCR"),
+        ("Family:", model._family.describe(model.result_)),
+        ("Weights:", _weights_description(model)),
+        ("No. Observations:", int(model.n_samples_fit_)),
+        ("No. Variables:", int(model.membership_.shape[0])),
+        ("Selected:", int((model.labels_ >= 0).sum())),
+        *(
+            [("Covariates:", str(len(model.covariate_names_)))]
+            if model.covariate_names_
+            else []
+        ),
+        *([("Strata:", ", ".join(model.strata_names_))] if model.strata_names_ else []),
+    ]
+
+
+def _summary_right(model: FittedModel) -> list[tuple[str, Any]]:
+    state = "converged" if model.converged_ else "not converged"
+    starts = model.n_init if isinstance(model.init, str) else 1
+    return [
+        ("Clusters:", f"{model.n_clusters_} (of {model.n_clusters})"),
+        ("Lambda ratio:", float(model.lam_ratio)),
+        ("Lambda:", float(model.lam_)),
+        ("Starts:", f"{starts} (best: {model.best_init_ + 1})"),
+        ("Iterations:", f"{model.n_iter_} ({state})"),
+        *model._family.statistics(model.result_),
+    ]

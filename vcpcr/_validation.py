@@ -19,6 +19,7 @@ __all__ = [
     "check_array",
     "check_choice",
     "check_finite",
+    "check_fraction",
     "check_labels",
     "check_random_state",
     "check_scalar",
@@ -457,6 +458,24 @@ def check_scalar(
             f"The {name!r} parameter of {owner} must be in the range {interval}. "
             f"Got {value!r} instead."
         )
+
+
+def check_fraction(value: Any, name: str, *, owner: str) -> None:
+    """Check that ``value`` is a real number strictly between 0 and 1.
+
+    A level (``alpha``), a share of the rows (``train_size``) or a quantile
+    (``gamma_min``): :func:`check_scalar` on the open interval ``(0, 1)``.
+    """
+    check_scalar(
+        value,
+        name,
+        numbers.Real,
+        owner=owner,
+        min_val=0.0,
+        max_val=1.0,
+        include_min=False,
+        include_max=False,
+    )
 
 
 def check_choice(value: Any, name: str, choices: Sequence[str], *, owner: str) -> str:

@@ -14,16 +14,6 @@ import pandas as pd
 __all__ = ["main"]
 
 
-def _symbol_columns(columns: pd.Index, annotation: pd.DataFrame) -> list[str]:
-    """Gene symbol of each probe where known and unique, else the probe ID."""
-    symbols = annotation["geneSymbol"].reindex(columns)
-    counts = symbols.value_counts()
-    return [
-        s if isinstance(s, str) and counts[s] == 1 else probe
-        for probe, s in zip(columns, symbols, strict=True)
-    ]
-
-
 def _figures(cv: object, X: pd.DataFrame, out: Path) -> list[str]:
     """Write the CV curve and the cluster heatmap; return the lines to print."""
     try:
@@ -60,11 +50,7 @@ def demo(out: Path, n_jobs: int | None, random_state: int) -> str:
     from vcpcr import VCPCRCV
     from vcpcr.datasets import load_liver
 
-    liver = load_liver()
-    X = liver.data.set_axis(
-        _symbol_columns(liver.data.columns, liver.annotation), axis=1
-    )
-    y = liver.target
+    X, y = load_liver(return_X_y=True, gene_symbols=True)
     cv = VCPCRCV(
         n_clusters=(10, 20),
         n_init=5,

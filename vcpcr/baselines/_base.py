@@ -1,8 +1,10 @@
-"""Shared plumbing of the competitor estimators (validation, scaling, predict)."""
+"""Shared plumbing of the competitor estimators (validation, scaling, fit, predict)."""
 
 from __future__ import annotations
 
 import numbers
+from abc import ABC, abstractmethod
+from typing import Self
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -16,14 +18,16 @@ from vcpcr._validation import check_array, check_scalar, check_varying
 __all__ = ["BaselineRegressor"]
 
 
-class BaselineRegressor(RegressorMixin, BaseEstimator):
+class BaselineRegressor(RegressorMixin, BaseEstimator, ABC):
     """Base class: validate, standardize ``X`` and ``y``, map coefficients back.
 
-    Subclasses implement ``_fit_standardized(Xs, ys)``, which works on ``X``
-    with centred columns of unit sample variance (``ddof=1``) and ``y``
-    centred and scaled to unit sample variance, and returns the coefficients
-    ``b`` (p,) on that scale. The fitted model predicts
-    ``X @ coef_ + intercept_`` with ``coef_ = b * y_scale_ / scale_``.
+    ``fit`` validates and standardizes the data, then calls the subclass's
+    ``_fit_standardized(Xs, ys)``, which checks its parameters, works on
+    ``X`` with centred columns of unit sample variance (``ddof=1``) and
+    ``y`` centred and scaled to unit sample variance, sets its own fitted
+    attributes and returns the coefficients ``b`` (p,) on that scale. The
+    fitted model predicts ``X @ coef_ + intercept_`` with
+    ``coef_ = b * y_scale_ / scale_``.
     """
 
     def __sklearn_tags__(self) -> Tags:
@@ -62,6 +66,37 @@ class BaselineRegressor(RegressorMixin, BaseEstimator):
         return [f"x{j}" for j in range(p)]
 
     # ------------------------------------------------------------------ fit
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
+        """Fit on the standardized data; set ``coef_`` and ``intercept_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Predictors (no NaN, infinite or constant columns).
+        y : array-like of shape (n_samples,)
+            Numeric response.
+
+        Returns
+        -------
+        self
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            For invalid parameters or data (NaN, constant columns, fewer than
+            3 samples, more clusters than features, a constant ``y``).
+        """
+        Xs, ys = self._validate_fit(X, y)
+        self._set_coef(self._fit_standardized(Xs, ys))
+        return self
+
+    @abstractmethod
+    def _fit_standardized(
+        self, Xs: NDArray[np.float64], ys: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """Check the parameters, fit, set the own attributes; return ``b``."""
+
     def _validate_fit(
         self, X: ArrayLike, y: ArrayLike
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:

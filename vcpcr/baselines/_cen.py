@@ -335,14 +335,16 @@ class CEN(BaselineRegressor):
 
     Examples
     --------
+    Three blocks of four correlated variables, the middle one inactive:
+
     >>> import numpy as np
     >>> from vcpcr.baselines import CEN
-    >>> rng = np.random.default_rng(0)
-    >>> z = rng.normal(size=(60, 3))
-    >>> X = np.repeat(z, 4, axis=1) + 0.5 * rng.normal(size=(60, 12))
-    >>> y = z[:, 0] - z[:, 2] + 0.1 * rng.normal(size=60)
+    >>> from vcpcr.simulate import make_block_data
+    >>> data = make_block_data(
+    ...     60, [4, 4, 4], [1.0, 0.0, -1.0], rho=0.8, random_state=0
+    ... )
     >>> model = CEN(n_clusters=3, alpha=0.05, gamma=1.0, random_state=0)
-    >>> model = model.fit(X, y)
+    >>> model = model.fit(data.X, data.y)
     >>> bool(np.all(model.coef_[:4] > 0) and np.all(model.coef_[8:] < 0))
     True
     """
@@ -366,28 +368,10 @@ class CEN(BaselineRegressor):
         self.tol = tol
         self.random_state = random_state
 
-    def fit(self, X: ArrayLike, y: ArrayLike) -> CEN:
-        """Fit CEN from ``n_init`` random partitions; keep the lowest objective.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Predictors (no NaN, infinite or constant columns).
-        y : array-like of shape (n_samples,)
-            Numeric response.
-
-        Returns
-        -------
-        CEN
-            The fitted estimator.
-
-        Raises
-        ------
-        ValueError
-            For invalid parameters or data (NaN, constant columns, fewer than
-            3 samples, ``n_clusters > n_features``, a constant ``y``).
-        """
-        Xs, ys = self._validate_fit(X, y)
+    def _fit_standardized(
+        self, Xs: NDArray[np.float64], ys: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """Fit CEN from ``n_init`` random partitions; keep the lowest objective."""
         p = Xs.shape[1]
         K = self._check_n_clusters("n_clusters", p)
         self._check_real("alpha", "gamma", "tol")
@@ -428,5 +412,4 @@ class CEN(BaselineRegressor):
         self.alpha_max_ = float(np.abs(Xs.T @ ys).max() / Xs.shape[0])
         self.cluster_labels_ = labels.astype(np.intp)
         self.labels_ = np.where(b != 0.0, labels, -1).astype(np.intp)
-        self._set_coef(b)
-        return self
+        return b

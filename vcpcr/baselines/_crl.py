@@ -247,13 +247,16 @@ default="k-means++"
 
     Examples
     --------
+    Three blocks of four correlated variables, the middle one inactive:
+
     >>> import numpy as np
     >>> from vcpcr.baselines import CRL
-    >>> rng = np.random.default_rng(0)
-    >>> z = rng.normal(size=(60, 3))
-    >>> X = np.repeat(z, 4, axis=1) + 0.5 * rng.normal(size=(60, 12))
-    >>> y = z[:, 0] - z[:, 2] + 0.1 * rng.normal(size=60)
-    >>> model = CRL(n_clusters=3, clustering="hclustcc", alpha=0.05).fit(X, y)
+    >>> from vcpcr.simulate import make_block_data
+    >>> data = make_block_data(
+    ...     60, [4, 4, 4], [1.0, 0.0, -1.0], rho=0.8, random_state=0
+    ... )
+    >>> model = CRL(n_clusters=3, clustering="hclustcc", alpha=0.1)
+    >>> model = model.fit(data.X, data.y)
     >>> model.labels_
     array([ 0,  0,  0,  0, -1, -1, -1, -1,  2,  2,  2,  2])
     >>> bool(np.all(np.sign(model.coef_[[0, 11]]) == [1, -1]))
@@ -304,28 +307,10 @@ default="k-means++"
             )
         return labels.astype(np.intp)
 
-    def fit(self, X: ArrayLike, y: ArrayLike) -> CRL:
-        """Cluster the variables, then fit the lasso on the representatives.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Predictors (no NaN, infinite or constant columns).
-        y : array-like of shape (n_samples,)
-            Numeric response.
-
-        Returns
-        -------
-        CRL
-            The fitted estimator.
-
-        Raises
-        ------
-        ValueError
-            For invalid parameters or data (NaN, constant columns, fewer than
-            3 samples, ``n_clusters > n_features``, a constant ``y``).
-        """
-        Xs, ys = self._validate_fit(X, y)
+    def _fit_standardized(
+        self, Xs: NDArray[np.float64], ys: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """Cluster the variables, then fit the lasso on the representatives."""
         n, p = Xs.shape
         K = self._check_n_clusters("n_clusters", p)
         check_choice(self.clustering, "clustering", CLUSTERINGS, owner="CRL")
@@ -349,5 +334,4 @@ default="k-means++"
         self.cluster_labels_ = groups.astype(np.intp)
         self.cluster_coef_ = np.bincount(groups, weights=coef[0])
         self.labels_ = labels[0]
-        self._set_coef(coef[0])
-        return self
+        return coef[0]

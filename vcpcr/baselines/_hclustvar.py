@@ -229,12 +229,12 @@ def hclustvar(X: ArrayLike, n_clusters: int) -> NDArray[np.intp]:
 
     Examples
     --------
-    >>> import numpy as np
+    Two blocks of three correlated variables:
+
     >>> from vcpcr.baselines import hclustvar
-    >>> rng = np.random.default_rng(0)
-    >>> z = rng.normal(size=(40, 2))
-    >>> X = np.repeat(z, 3, axis=1) + 0.3 * rng.normal(size=(40, 6))
-    >>> hclustvar(X, n_clusters=2)
+    >>> from vcpcr.simulate import make_block_data
+    >>> data = make_block_data(40, [3, 3], [1.0, -1.0], rho=0.9, random_state=0)
+    >>> hclustvar(data.X, n_clusters=2)
     array([0, 0, 0, 1, 1, 1])
     """
     Xa = check_array(X, "X", min_samples=2, allow_constant=False)

@@ -279,13 +279,12 @@ class SRR(BaselineRegressor):
 
     Examples
     --------
-    >>> import numpy as np
+    Two active blocks of four correlated variables:
+
     >>> from vcpcr.baselines import SRR
-    >>> rng = np.random.default_rng(0)
-    >>> z = rng.normal(size=(60, 2))
-    >>> X = np.repeat(z, 4, axis=1) + 0.5 * rng.normal(size=(60, 8))
-    >>> y = z[:, 0] + z[:, 1] + 0.1 * rng.normal(size=60)
-    >>> model = SRR(n_models=2, alpha=0.05, lambda_div=1.0).fit(X, y)
+    >>> from vcpcr.simulate import make_block_data
+    >>> data = make_block_data(60, [4, 4], [1.0, 1.0], rho=0.8, random_state=0)
+    >>> model = SRR(n_models=2, alpha=0.05, lambda_div=1.0).fit(data.X, data.y)
     >>> model.model_coef_.shape
     (2, 8)
     >>> model.n_shared_
@@ -315,28 +314,10 @@ class SRR(BaselineRegressor):
             return np.array([alpha])
         return np.geomspace(alpha_max, alpha, int(self.n_alphas))
 
-    def fit(self, X: ArrayLike, y: ArrayLike) -> SRR:
-        """Fit the ``n_models`` models by block coordinate descent.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Predictors (no NaN, infinite or constant columns).
-        y : array-like of shape (n_samples,)
-            Numeric response.
-
-        Returns
-        -------
-        SRR
-            The fitted estimator.
-
-        Raises
-        ------
-        ValueError
-            For invalid parameters or data (NaN, constant columns, fewer than
-            3 samples, a constant ``y``).
-        """
-        Xs, ys = self._validate_fit(X, y)
+    def _fit_standardized(
+        self, Xs: NDArray[np.float64], ys: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """Fit the ``n_models`` models by block coordinate descent; average them."""
         n = Xs.shape[0]
         self._check_int("n_models", "n_alphas", "max_iter")
         self._check_real("alpha", "lambda_div", "tol")
@@ -381,5 +362,4 @@ class SRR(BaselineRegressor):
         best = np.argmax(np.abs(B), axis=1)
         self.labels_ = np.where(active.any(axis=1), best, -1).astype(np.intp)
         self.model_coef_ = (B * (self.y_scale_ / self.scale_)[:, None]).T
-        self._set_coef(B.mean(axis=1))
-        return self
+        return B.mean(axis=1)
