@@ -20,6 +20,7 @@ from conftest import needs_survival
 
 from vcpcr import (
     VCPCR,
+    VCPCRCV,
     Surv,
     _families,
     _input,
@@ -208,3 +209,33 @@ def test_compute_weights_takes_the_labels_vcpcr_takes():
     np.testing.assert_array_equal(w_labels, w_01)
     with pytest.raises(ValueError, match="single class"):
         compute_weights(X, np.ones(40), "ridge", family="binomial")
+
+
+@pytest.mark.parametrize(
+    "entry",
+    ["VCPCR", "VCPCRCV", "multi_split"],
+)
+def test_the_entry_points_check_the_design_alike(entry):
+    """VCPCR, VCPCRCV and the resampling share one route to the checked
+    design: the same message for a constant column, a covariate that the
+    others explain, and covariates that leave nothing to cluster."""
+    from vcpcr.inference import multi_split
+
+    X, y = _data("gaussian")
+    Xc = X.copy()
+    Xc[:, 5] = 1.0
+    X3 = X.copy()
+    X3[:, 2] = X[:, 0] + X[:, 1]
+
+    def run(X_, **params):
+        if entry == "multi_split":
+            return multi_split(VCPCR(n_clusters=2, **params), X_, y, n_splits=2)
+        est = VCPCR if entry == "VCPCR" else VCPCRCV
+        return est(n_clusters=2, **params).fit(X_, y)
+
+    with pytest.raises(ValueError, match=r"constant.*\['x5'\]"):
+        run(Xc)
+    with pytest.raises(ValueError, match=r"'x2'.*'x0', 'x1'"):
+        run(X3, covariates=[0, 1, 2])
+    with pytest.raises(ValueError, match="no variable is left to cluster"):
+        run(X, covariates=list(range(12)))

@@ -24,14 +24,7 @@ from statsmodels.iolib import summary2 as sm_summary2
 
 from vcpcr._families import FAMILIES, Family, Prepared
 from vcpcr._formula import resolve_formula
-from vcpcr._input import (
-    check_covariates,
-    check_strata,
-    covariate_columns,
-    merge_covariates,
-    strata_columns,
-    validate_xy,
-)
+from vcpcr._input import check_strata, merge_covariates, validated_design
 from vcpcr._model import VCPCR, cap_n_clusters, check_lam_ratios
 from vcpcr._parallel import run_parallel
 from vcpcr._scaling import standardize
@@ -49,7 +42,6 @@ from vcpcr._tuning import (
     scoring_name,
 )
 from vcpcr._validation import (
-    check_array,
     check_choice,
     check_random_state,
     check_scalar,
@@ -371,44 +363,23 @@ class VCPCRCV(BaseEstimator):
         )
         self.yname_ = resolved.yname
         family = FAMILIES[self.family]
-        Xv, yv = validate_xy(self, resolved.X, resolved.y, family)
-        names = getattr(self, "feature_names_in_", None)
-        Xa = check_array(
-            Xv,
-            "X",
-            feature_names=None if names is None else list(names),
-            min_samples=3,
-            allow_constant=False,
+        d = validated_design(
+            self,
+            resolved.X,
+            resolved.y,
+            family,
+            covariates=merge_covariates(self.covariates, resolved.covariates),
+            strata=self.strata,
         )
-        labels = [f"x{j}" for j in range(Xa.shape[1])] if names is None else names
-        cols = covariate_columns(
-            merge_covariates(self.covariates, resolved.covariates),
-            [str(n) for n in labels],
-            has_names=names is not None,
-        )
-        strata = strata_columns(
-            self.strata,
-            [str(n) for n in labels],
-            cols,
-            family=self.family,
-            has_names=names is not None,
-        )
-        if cols.size:
-            check_covariates(Xa[:, cols], [str(labels[j]) for j in cols])
-        genes = np.setdiff1d(np.arange(Xa.shape[1]), np.union1d(cols, strata))
-        if genes.size == 0:
-            raise ValueError(
-                "covariates and strata take every column of X: no variable is "
-                "left to cluster."
-            )
-        prepared = family.prepare(yv)
+        cols, strata, genes, Xa = d.covariates, d.strata, d.genes, d.X
+        prepared = family.prepare(d.y)
         if prepared.classes is not None:
             self.classes_ = prepared.classes
-        self._strata_names = [str(labels[j]) for j in strata]
+        self._strata_names = [d.names[j] for j in strata]
         if cols.size == 0 and strata.size == 0:  # X itself when C-ordered
-            return np.ascontiguousarray(Xa), 0, 0, yv, prepared
+            return np.ascontiguousarray(Xa), 0, 0, d.y, prepared
         design = np.column_stack([Xa[:, cols], Xa[:, strata], Xa[:, genes]])
-        return design, cols.size, strata.size, yv, prepared
+        return design, cols.size, strata.size, d.y, prepared
 
     def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> VCPCRCV:
         """Cross-validate the grid, choose a point, refit on all data.

@@ -9,6 +9,8 @@ checked once, by the foundations (:mod:`vcpcr._validation`: ``X`` by
 ``check_array``, ``y`` by the family's ``prepare``). Also the covariates'
 and strata's columns (:func:`covariate_columns`, :func:`strata_columns`,
 :func:`check_covariates`, :func:`check_strata`) and :class:`ColumnLayout`.
+:func:`validated_design` is the one route of ``VCPCR``, ``VCPCRCV`` and
+the resampling from the formula's output to the checked design.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from sklearn.utils.validation import column_or_1d, validate_data
 
 from vcpcr._families import Family
 from vcpcr._scaling import independent_columns, standardize
-from vcpcr._validation import check_y_length, missing_to_nan
+from vcpcr._validation import check_array, check_y_length, missing_to_nan
 
 __all__ = [
     "ColumnLayout",
@@ -38,6 +40,7 @@ __all__ = [
     "missing_as_nan",
     "strata_columns",
     "validate_xy",
+    "validated_design",
 ]
 
 #: Names the step-2 designs use themselves (statsmodels' intercept, the
@@ -315,3 +318,51 @@ def _hint_non_numeric(est: Any, X: Any) -> Iterator[None]:
             f"(e.g. pandas.get_dummies or sklearn's OneHotEncoder), or use "
             f"{type(est).__name__}(formula='y ~ .'), which encodes them."
         ) from exc
+
+
+class Design(NamedTuple):
+    """The checked input of a fit: ``X``'s columns and what each is for."""
+
+    X: NDArray[np.float64]  # every column, checked by check_array
+    y: Any  # the response, of the family's kind and X's length
+    names: list[str]  # the column names (``x<j>`` for an array without)
+    has_names: bool  # whether X had column names
+    covariates: NDArray[np.intp]  # positions of the covariates
+    Zs: NDArray[np.float64] | None  # the covariates, standardized
+    strata: NDArray[np.intp]  # positions of the strata columns (cox)
+    genes: NDArray[np.intp]  # positions of the clustered columns
+
+
+def validated_design(
+    est: Any, X: Any, y: Any, family: Family, *, covariates: Any, strata: Any
+) -> Design:
+    """Check ``X`` and ``y`` and sort ``X``'s columns into covariates, strata, genes.
+
+    ``X`` and ``y`` are the formula's output (:func:`vcpcr._formula.\
+resolve_formula`), ``covariates`` the merged covariates
+    (:func:`merge_covariates`). :func:`validate_xy` sets ``est``'s
+    ``n_features_in_`` (and ``feature_names_in_``); then ``X``'s values
+    (:func:`vcpcr._validation.check_array`: finite, at least 3 samples, no
+    constant column), the covariates (:func:`check_covariates`) and the
+    strata (:func:`strata_columns`). Raises if no column is left to cluster.
+    """
+    Xv, yv = validate_xy(est, X, y, family)
+    feature_names = getattr(est, "feature_names_in_", None)
+    has_names = feature_names is not None
+    if feature_names is None:
+        names = [f"x{j}" for j in range(Xv.shape[1])]
+    else:
+        names = [str(n) for n in feature_names]
+    Xa = check_array(Xv, "X", feature_names=names, min_samples=3, allow_constant=False)
+    covs = covariate_columns(covariates, names, has_names=has_names)
+    Zs = check_covariates(Xa[:, covs], [names[j] for j in covs]) if covs.size else None
+    strata_cols = strata_columns(
+        strata, names, covs, family=family.name, has_names=has_names
+    )
+    genes = np.setdiff1d(np.arange(Xa.shape[1]), np.union1d(covs, strata_cols))
+    if genes.size == 0:
+        raise ValueError(
+            "covariates and strata take every column of X: no variable is "
+            "left to cluster."
+        )
+    return Design(Xa, yv, names, has_names, covs, Zs, strata_cols, genes)

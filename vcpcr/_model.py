@@ -21,13 +21,10 @@ from vcpcr._families import FAMILIES, Family, Prepared
 from vcpcr._formula import resolve_formula, transform_new
 from vcpcr._input import (
     ColumnLayout,
-    check_covariates,
     check_strata,
-    covariate_columns,
     merge_covariates,
     missing_as_nan,
-    strata_columns,
-    validate_xy,
+    validated_design,
 )
 from vcpcr._scaling import raw_coefficients, standardize
 from vcpcr._sos_nmf_single import initial_partitions, single_result
@@ -460,32 +457,22 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         )
         if resolved.spec is not None:
             self.model_spec_ = resolved.spec
-        Xv, yv = validate_xy(self, resolved.X, resolved.y, self._family)
-        names = self._feature_names(Xv.shape[1])
-        Xa = check_array(
-            Xv, "X", feature_names=names, min_samples=3, allow_constant=False
+        d = validated_design(
+            self,
+            resolved.X,
+            resolved.y,
+            self._family,
+            covariates=merge_covariates(self.covariates, resolved.covariates),
+            strata=self.strata,
         )
-        covs = covariate_columns(
-            merge_covariates(self.covariates, resolved.covariates),
-            names,
-            has_names=hasattr(self, "feature_names_in_"),
-        )
-        strata = self._strata_columns(names, covs)
-        genes = np.setdiff1d(np.arange(Xa.shape[1]), np.union1d(covs, strata))
-        if genes.size == 0:
-            raise ValueError(
-                "covariates and strata take every column of X: no variable is "
-                "left to cluster."
-            )
-        Z = Xa[:, covs]
-        Zs = check_covariates(Z, [names[j] for j in covs]) if covs.size else None
-        n_clusters = self._check_params(genes.size, covariates=covs.size > 0)
-        prepared = self._family.prepare(yv)
-        S = Xa[:, strata] if strata.size else None
+        n_clusters = self._check_params(d.genes.size, covariates=d.covariates.size > 0)
+        prepared = self._family.prepare(d.y)
+        S = d.X[:, d.strata] if d.strata.size else None
         if S is not None:
-            check_strata(S, [names[j] for j in strata], prepared.outcome[:, 1] > 0)
-        Xs, mean, scale = standardize(Xa[:, genes])
-        weights = self._compute_weights(Xs, prepared.weights_target, Zs)
+            strata_names = [d.names[j] for j in d.strata]
+            check_strata(S, strata_names, prepared.outcome[:, 1] > 0)
+        Xs, mean, scale = standardize(d.X[:, d.genes])
+        weights = self._compute_weights(Xs, prepared.weights_target, d.Zs)
         starts = initial_partitions(
             self.init,
             n_clusters,
@@ -494,7 +481,8 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             self.random_state,
             owner=type(self).__name__,
         )
-        layout = ColumnLayout(Z, covs, genes, Xa.shape[1], strata, S)
+        Z = d.X[:, d.covariates]
+        layout = ColumnLayout(Z, d.covariates, d.genes, d.X.shape[1], d.strata, S)
         return _FitData(
             resolved.yname, Xs, mean, scale, prepared, weights, starts, layout
         )
@@ -659,16 +647,6 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         for name, value in extra.items():
             setattr(self, name, value)
         return self
-
-    def _strata_columns(self, names: list[str], covs: NDArray[np.intp]) -> Any:
-        """Positions of the strata columns; checked against family and covariates."""
-        return strata_columns(
-            self.strata,
-            names,
-            covs,
-            family=self.family,
-            has_names=hasattr(self, "feature_names_in_"),
-        )
 
     def _feature_names(self, p: int) -> list[str]:
         names = getattr(self, "feature_names_in_", None)

@@ -36,16 +36,10 @@ from sklearn.utils.validation import check_is_fitted
 from vcpcr._cv import VCPCRCV
 from vcpcr._families import FAMILIES, Family
 from vcpcr._formula import resolve_formula
-from vcpcr._input import (
-    check_covariates,
-    covariate_columns,
-    merge_covariates,
-    validate_xy,
-)
+from vcpcr._input import merge_covariates, validated_design
 from vcpcr._model import VCPCR
 from vcpcr._scaling import standardize
 from vcpcr._validation import (
-    check_array,
     check_choice,
     check_fraction,
     check_random_state,
@@ -385,15 +379,6 @@ def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> R
     )
     if resolved.spec is not None:
         data = data.iloc[np.asarray(resolved.X.index, dtype=np.intp)]
-    scratch = clone(estimator)  # validate_xy sets feature_names_in_ on it
-    Xv, yv = validate_xy(scratch, resolved.X, resolved.y, family)
-    feature_names = getattr(scratch, "feature_names_in_", None)
-    names = (
-        [f"x{j}" for j in range(Xv.shape[1])]
-        if feature_names is None
-        else [str(n) for n in feature_names]
-    )
-    Xa = check_array(Xv, "X", feature_names=names, min_samples=3, allow_constant=False)
     if getattr(estimator, "strata", None) is not None:
         raise ValueError(
             f"{owner}: a template with strata={estimator.strata!r} is not "
@@ -401,27 +386,29 @@ def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> R
             f"Use the template without strata, or adjust for those columns with "
             f"covariates=."
         )
-    covs = covariate_columns(
-        merge_covariates(estimator.covariates, resolved.covariates),
-        names,
-        has_names=feature_names is not None,
+    scratch = clone(estimator)  # validated_design sets feature_names_in_ on it
+    d = validated_design(
+        scratch,
+        resolved.X,
+        resolved.y,
+        family,
+        covariates=merge_covariates(estimator.covariates, resolved.covariates),
+        strata=None,
     )
-    if covs.size:
-        check_covariates(Xa[:, covs], [names[j] for j in covs])
-    genes = np.setdiff1d(np.arange(Xa.shape[1]), covs)  # the clustered columns
+    covs, genes = d.covariates, d.genes
     with warnings.catch_warnings():  # each resample warns about a capped K
         warnings.simplefilter("ignore", VCPCRWarning)
         if isinstance(scratch, VCPCR):  # the parameters, before any resample
             scratch._check_params(genes.size, covariates=covs.size > 0)
         else:
             scratch._check_params()
-    prepared = family.prepare(yv)
-    _, mean, scale = standardize(Xa[:, genes])
+    prepared = family.prepare(d.y)
+    _, mean, scale = standardize(d.X[:, genes])
     fingerprint = Fingerprint(
         type(estimator).__name__,
         _params(estimator),
-        int(Xa.shape[0]),
-        tuple(names[j] for j in genes),
+        int(d.X.shape[0]),
+        tuple(d.names[j] for j in genes),
         resolved.yname,
         mean,
         scale,
@@ -429,7 +416,7 @@ def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> R
     return Rows(
         data,
         None if resolved.spec is not None else y,
-        yv,
+        d.y,
         family.strata(prepared.outcome),
         family,
         resolved.yname,
