@@ -517,10 +517,12 @@ class Binomial(_StatsmodelsFamily):
         net, coordinate descent on its quadratic approximations.
         """
         if l1_ratio == 0:
-            return ridge_binomial_path(Xs, target, deltas)[0]
-        return enet_binomial_path(Xs, target, deltas, l1_ratio, covariates=covariates)[
-            0
-        ]
+            weights, _ = ridge_binomial_path(Xs, target, deltas)
+        else:
+            weights, _ = enet_binomial_path(
+                Xs, target, deltas, l1_ratio, covariates=covariates
+            )
+        return weights
 
     def prepare(self, y: Any) -> Prepared:
         """Map two class labels to 0/1 (``classes[1]`` is the event)."""
