@@ -24,7 +24,7 @@ from statsmodels.iolib import summary2 as sm_summary2
 
 from vcpcr._families import FAMILIES, Family, Prepared
 from vcpcr._formula import resolve_formula
-from vcpcr._input import check_strata, merge_covariates, validated_design
+from vcpcr._input import check_strata, validated_design
 from vcpcr._model import VCPCR, cap_n_clusters, check_lam_ratios
 from vcpcr._parallel import run_parallel
 from vcpcr._scaling import standardize
@@ -363,14 +363,7 @@ class VCPCRCV(BaseEstimator):
         )
         self.yname_ = resolved.yname
         family = FAMILIES[self.family]
-        d = validated_design(
-            self,
-            resolved.X,
-            resolved.y,
-            family,
-            covariates=merge_covariates(self.covariates, resolved.covariates),
-            strata=self.strata,
-        )
+        d = validated_design(self, resolved, family, strata=self.strata)
         cols, strata, genes, Xa = d.covariates, d.strata, d.genes, d.X
         prepared = family.prepare(d.y)
         if prepared.classes is not None:

@@ -28,6 +28,7 @@ from numpy.typing import NDArray
 from sklearn.utils.validation import column_or_1d, validate_data
 
 from vcpcr._families import Family
+from vcpcr._formula import Resolved
 from vcpcr._scaling import independent_columns, standardize
 from vcpcr._validation import check_array, check_y_length, missing_to_nan
 
@@ -334,19 +335,20 @@ class Design(NamedTuple):
 
 
 def validated_design(
-    est: Any, X: Any, y: Any, family: Family, *, covariates: Any, strata: Any
+    est: Any, resolved: Resolved, family: Family, *, strata: Any
 ) -> Design:
     """Check ``X`` and ``y`` and sort ``X``'s columns into covariates, strata, genes.
 
-    ``X`` and ``y`` are the formula's output (:func:`vcpcr._formula.\
-resolve_formula`), ``covariates`` the merged covariates
+    ``resolved`` is the formula's output (:func:`vcpcr._formula.\
+resolve_formula`); the covariates are ``est.covariates`` or the formula's
     (:func:`merge_covariates`). :func:`validate_xy` sets ``est``'s
     ``n_features_in_`` (and ``feature_names_in_``); then ``X``'s values
     (:func:`vcpcr._validation.check_array`: finite, at least 3 samples, no
     constant column), the covariates (:func:`check_covariates`) and the
     strata (:func:`strata_columns`). Raises if no column is left to cluster.
     """
-    Xv, yv = validate_xy(est, X, y, family)
+    covariates = merge_covariates(est.covariates, resolved.covariates)
+    Xv, yv = validate_xy(est, resolved.X, resolved.y, family)
     feature_names = getattr(est, "feature_names_in_", None)
     has_names = feature_names is not None
     if feature_names is None:

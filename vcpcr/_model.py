@@ -22,7 +22,6 @@ from vcpcr._formula import resolve_formula, transform_new
 from vcpcr._input import (
     ColumnLayout,
     check_strata,
-    merge_covariates,
     missing_as_nan,
     validated_design,
 )
@@ -457,14 +456,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         )
         if resolved.spec is not None:
             self.model_spec_ = resolved.spec
-        d = validated_design(
-            self,
-            resolved.X,
-            resolved.y,
-            self._family,
-            covariates=merge_covariates(self.covariates, resolved.covariates),
-            strata=self.strata,
-        )
+        d = validated_design(self, resolved, self._family, strata=self.strata)
         n_clusters = self._check_params(d.genes.size, covariates=d.covariates.size > 0)
         prepared = self._family.prepare(d.y)
         S = d.X[:, d.strata] if d.strata.size else None

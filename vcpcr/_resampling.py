@@ -36,7 +36,7 @@ from sklearn.utils.validation import check_is_fitted
 from vcpcr._cv import VCPCRCV
 from vcpcr._families import FAMILIES, Family
 from vcpcr._formula import resolve_formula
-from vcpcr._input import merge_covariates, validated_design
+from vcpcr._input import validated_design
 from vcpcr._model import VCPCR
 from vcpcr._scaling import standardize
 from vcpcr._validation import (
@@ -387,14 +387,7 @@ def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> R
             f"covariates=."
         )
     scratch = clone(estimator)  # validated_design sets feature_names_in_ on it
-    d = validated_design(
-        scratch,
-        resolved.X,
-        resolved.y,
-        family,
-        covariates=merge_covariates(estimator.covariates, resolved.covariates),
-        strata=None,
-    )
+    d = validated_design(scratch, resolved, family, strata=None)
     covs, genes = d.covariates, d.genes
     with warnings.catch_warnings():  # each resample warns about a capped K
         warnings.simplefilter("ignore", VCPCRWarning)
