@@ -143,7 +143,13 @@ BAD_PARAMS = {
     "lambda_div<0": (SRR(lambda_div=-0.1), ValueError, "'lambda_div'"),
     "n_init float": (CRL(n_init=2.5), TypeError, "'n_init' parameter of CRL"),
     "init": (CRL(init="kmeans++"), ValueError, "'init' parameter of CRL.*'random'"),
-    "init labels": (CRL(3, init=np.zeros(20, int)), ValueError, "0..2 used; got"),
+    "init labels": (
+        CRL(3, init=np.zeros(20, int)),
+        ValueError,
+        "every label 0..n_clusters-1 = 0..2; got",
+    ),
+    "init float labels": (CRL(3, init=np.full(20, 0.5)), TypeError, "init"),
+    "init label too big": (CRL(3, init=np.arange(20) % 4), ValueError, "init"),
     "max_iter=0": (SRR(max_iter=0), ValueError, "'max_iter' parameter of SRR"),
 }
 

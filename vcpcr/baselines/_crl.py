@@ -11,7 +11,7 @@ from sklearn.utils import RegressorTags, Tags
 from threadpoolctl import threadpool_limits
 
 from vcpcr._sos_nmf_single import random_partition
-from vcpcr._validation import check_choice, check_random_state
+from vcpcr._validation import check_choice, check_labels, check_random_state
 from vcpcr.baselines._base import BaselineRegressor
 from vcpcr.baselines._cd import lasso_path
 from vcpcr.baselines._hclustvar import hclustvar
@@ -293,19 +293,14 @@ default="k-means++"
         """``init`` as a choice of :data:`INITS` or a partition of the variables."""
         if isinstance(self.init, str):
             return check_choice(self.init, "init", INITS, owner="CRL")
-        labels = np.asarray(self.init)
-        if (
-            labels.shape != (p,)
-            or not np.issubdtype(labels.dtype, np.integer)
-            or not np.array_equal(np.unique(labels), np.arange(K))
-        ):
+        labels = check_labels(self.init, p, "init", n_clusters=K)
+        if np.unique(labels).size < K:  # Lloyd's centroids need every cluster
             raise ValueError(
-                f"The 'init' parameter of CRL must be 'k-means++', 'random' or "
-                f"an integer array of shape (n_features,) = ({p},) with every "
-                f"label 0..n_clusters-1 = 0..{K - 1} used; got "
-                f"{labels!r:.80} instead."
+                f"The 'init' parameter of CRL must use every label 0..n_clusters-1 "
+                f"= 0..{K - 1}; got labels {np.unique(labels).tolist()!r:.80}. "
+                f"Give a partition with {K} non-empty clusters, or init='random'."
             )
-        return labels.astype(np.intp)
+        return labels
 
     def _fit_standardized(
         self, Xs: NDArray[np.float64], ys: NDArray[np.float64]
