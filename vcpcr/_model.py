@@ -10,13 +10,13 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import expit
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils import Tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from vcpcr._clustering import BestStarts, best_starts, order_clusters
+from vcpcr._distributions import LOGISTIC
 from vcpcr._families import FAMILIES, Family, Prepared
 from vcpcr._formula import resolve_formula, transform_new
 from vcpcr._input import (
@@ -997,7 +997,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         ndarray of shape (n_samples, 2)
             Probabilities of ``classes_[0]`` and ``classes_[1]``.
         """
-        p1 = expit(self._linear_predictor(X))
+        p1 = LOGISTIC.mean(self._linear_predictor(X))
         return np.column_stack([1 - p1, p1])
 
     def standardized_design(self, X: ArrayLike) -> NDArray[np.float64]:
