@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import needs_survival
 from numpy.testing import assert_allclose
 from scipy.special import expit
 
@@ -357,7 +358,9 @@ def _advice(message):
     return [name.strip(" '") for name in listed.split(",")]
 
 
-@pytest.mark.parametrize("family", ["gaussian", "binomial", "cox"])
+@pytest.mark.parametrize(
+    "family", ["gaussian", "binomial", pytest.param("cox", marks=needs_survival)]
+)
 def test_every_scheme_family_pairing_fits_or_names_the_schemes_that_do(family):
     """compute_weights: a pairing fits (finite weights, not all zero), or it
     raises before any work with a message whose advised schemes all fit."""
@@ -377,7 +380,9 @@ def test_every_scheme_family_pairing_fits_or_names_the_schemes_that_do(family):
             compute_weights(X, target, name, family=family)
 
 
-@pytest.mark.parametrize("family", ["gaussian", "binomial", "cox"])
+@pytest.mark.parametrize(
+    "family", ["gaussian", "binomial", pytest.param("cox", marks=needs_survival)]
+)
 def test_every_scheme_family_pairing_with_covariates_in_vcpcr(family):
     """VCPCR with a covariate: each pairing fits or raises the one clear
     error, naming the schemes that fit, before the clustering runs."""
