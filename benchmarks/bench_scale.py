@@ -61,19 +61,12 @@ def _resident_mb() -> float:
 
 def child(fit: str, family: str, n: int, p: int) -> dict[str, Any]:
     """Build the data, run one fit, return its time and peaks (in this process)."""
+    from bench_speed import make_data
     from joblib.externals.loky import get_reusable_executor
 
     from vcpcr import VCPCR, VCPCRCV, Surv
-    from vcpcr.simulate import make_block_data
 
-    data = make_block_data(
-        n,
-        [10] * 8,
-        [1.0, 0.0, -1.0, 0.0, 1.0, 0.0, -1.0, 0.0],
-        n_noise=p - 80,
-        family=family,
-        random_state=0,
-    )
+    data = make_data(n, p, family)
     y = Surv(data.y, data.event) if family == "cox" else data.y
     before = _resident_mb()
     with open("/proc/self/clear_refs", "w") as f:

@@ -40,9 +40,13 @@ from vcpcr.simulate import make_block_data
 N_JOBS = 2
 
 
-def make_case(n: int, p: int, family: str) -> tuple[Any, Any]:
-    """8 blocks of 10 variables (4 active, +-1) and ``p - 80`` noise variables."""
-    data = make_block_data(
+def make_data(n: int, p: int, family: str) -> Any:
+    """8 blocks of 10 variables (4 active, +-1) and ``p - 80`` noise variables.
+
+    The simulated data of every speed benchmark (``bench_scale.py`` and
+    ``profile_cv.py`` too).
+    """
+    return make_block_data(
         n,
         [10] * 8,
         [1.0, 0.0, -1.0, 0.0, 1.0, 0.0, -1.0, 0.0],
@@ -50,6 +54,11 @@ def make_case(n: int, p: int, family: str) -> tuple[Any, Any]:
         family=family,
         random_state=0,
     )
+
+
+def make_case(n: int, p: int, family: str) -> tuple[Any, Any]:
+    """``X`` and ``y`` of :func:`make_data` (``(time, event)`` for cox)."""
+    data = make_data(n, p, family)
     if family == "cox":
         return data.X, (data.y, data.event)
     return data.X, data.y

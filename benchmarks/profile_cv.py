@@ -37,8 +37,9 @@ import time
 import warnings
 from typing import Any
 
+from bench_speed import make_data
+
 from vcpcr import VCPCRCV, Surv
-from vcpcr.simulate import make_block_data
 
 CASES = {
     "gaussian": (500, 20_000, "gaussian"),
@@ -55,14 +56,7 @@ def make_case(name: str) -> tuple[Any, Any, str]:
         X, time_, event = load("chop")
         return X, Surv(time_, event), "cox"
     n, p, family = CASES[name]
-    data = make_block_data(
-        n,
-        [10] * 8,
-        [1.0, 0.0, -1.0, 0.0, 1.0, 0.0, -1.0, 0.0],
-        n_noise=p - 80,
-        family=family,
-        random_state=0,
-    )
+    data = make_data(n, p, family)
     if family == "cox":
         return data.X, Surv(data.y, data.event), family
     return data.X, data.y, family
