@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
+import re
+import subprocess
+import sys
 from importlib.util import find_spec
 
 import numpy as np
@@ -18,6 +22,27 @@ HAVE_SURVIVAL = find_spec("lifelines") is not None and find_spec("sksurv") is no
 needs_survival = pytest.mark.skipif(
     not HAVE_SURVIVAL, reason="needs the survival extra: pip install 'vcpcr[survival]'"
 )
+
+
+def doc_examples(text):
+    """(code, shown) for each python block of a page followed by a text block."""
+    blocks = re.findall(r"```(python|text)\n(.*?)```", text, flags=re.S)
+    return [
+        (code, shown)
+        for (kind, code), (next_kind, shown) in itertools.pairwise(blocks)
+        if kind == "python" and next_kind == "text"
+    ]
+
+
+def printed_lines(code):
+    """Run ``code`` in a fresh interpreter: its output lines, right-stripped."""
+    out = subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return [line.rstrip() for line in out.splitlines()]
 
 
 def make_blocks(n=60, n_blocks=4, block_size=5, n_noise=20, rho=0.8, seed=0):

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import itertools
 import math
-import re
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 
@@ -14,12 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
+from conftest import doc_examples, needs_survival, printed_lines
 from numpy.testing import assert_allclose
 from scipy import stats
 from sklearn.base import clone
 from sklearn.linear_model import LinearRegression
 
-from tests.conftest import needs_survival
 from vcpcr import VCPCR, VCPCRCV, Surv
 from vcpcr._resampling import draw_splits, split_seeds
 from vcpcr._summary import CONDITIONAL_TITLE
@@ -396,27 +392,14 @@ def test_global_null_family_wise_error_is_controlled():
     assert upper < 0.08, events
 
 
-def _examples(text):
-    """(code, shown) for each python block followed directly by a text block."""
-    blocks = re.findall(r"```(python|text)\n(.*?)```", text, flags=re.S)
-    return [
-        (code, shown)
-        for (kind, code), (next_kind, shown) in itertools.pairwise(blocks)
-        if kind == "python" and next_kind == "text"
-    ]
-
-
 @pytest.mark.slow
 @needs_survival
 def test_inference_docs_print_what_they_show():
     """docs/inference.md's Liver and survival examples print what it pastes."""
-    examples = _examples((ROOT / "docs" / "inference.md").read_text())
+    examples = doc_examples((ROOT / "docs" / "inference.md").read_text())
     assert len(examples) == 2
     for code, shown in examples:
-        out = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, check=True
-        ).stdout
-        printed = [line.rstrip() for line in out.splitlines()]
+        printed = printed_lines(code)
         for line in shown.splitlines():
             assert line.rstrip() in printed, line
 

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import doc_examples, printed_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -81,15 +82,8 @@ def test_mypy_clean(tmp_path):
 def test_readme_use_example_prints_what_the_readme_shows():
     """The README's "Use" snippet, run, prints the summary pasted under it."""
     text = (ROOT / "README.md").read_text()
-    use = text[text.index("## Use") :]
-    code = use[use.index("```python\n") + 10 :]
-    code = code[: code.index("```")]
-    shown = use[use.index("```text\n") + 8 :]
-    shown = shown[: shown.index("```")]
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout
-    printed = [line.rstrip() for line in out.splitlines()]
+    code, shown = doc_examples(text[text.index("## Use") :])[0]
+    printed = printed_lines(code)
     for line in shown.splitlines():
         assert line.rstrip() in printed, line
 

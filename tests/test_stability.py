@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import make_blocks, needs_survival
+from conftest import doc_examples, make_blocks, needs_survival, printed_lines
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import sparse
 from sklearn.base import clone
@@ -386,17 +384,8 @@ def test_bad_estimator_and_data(blocks):
 def test_docs_liver_example_prints_what_the_page_shows():
     """docs/stability.md's first code block, run, prints the output pasted under it."""
     text = (Path(__file__).resolve().parents[1] / "docs" / "stability.md").read_text()
-    code = text[text.index("```python\n") + 10 :]
-    code = code[: code.index("```")]
-    shown = text[text.index("```text\n") + 8 :]
-    shown = shown[: shown.index("```")]
-    out = subprocess.run(
-        [sys.executable, "-W", "ignore", "-c", code],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    printed = [line.rstrip() for line in out.splitlines()]
+    code, shown = doc_examples(text)[0]
+    printed = printed_lines(code)
     assert [line.rstrip() for line in shown.splitlines()] == printed
 
 
