@@ -431,6 +431,9 @@ def test_strata_equal_lifelines_stratified_cox():
     text = " ".join(model.summary().as_text().split())
     assert "Strata: center" in text
     assert "step-0 weights are unstratified" in text
+    unseen = X.iloc[:9].assign(center=7.0)
+    with pytest.raises(ValueError, match=r"strata \['7.0'\] of \['center'\]"):
+        model.predict_survival_function(unseen, return_array=True)
 
 
 def test_bad_strata():

@@ -28,6 +28,7 @@ from vcpcr._input import (
 from vcpcr._scaling import raw_coefficients, standardize
 from vcpcr._sos_nmf_single import initial_partitions, single_result
 from vcpcr._summary import SummaryMixin
+from vcpcr._survival import evaluate_baseline, step_functions, stratum_baselines
 from vcpcr._validation import (
     check_array,
     check_choice,
@@ -754,8 +755,6 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         if frame:
             method = f"predict_{kind}"
             return getattr(self.result_, method)(M, times=times)
-        from vcpcr._survival import step_functions
-
         grid = self.unique_times_ if times is None else times
         if np.any(np.diff(grid) <= 0):
             raise ValueError("times must be strictly increasing.")
@@ -768,8 +767,6 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
 
     def _baselines(self, M: pd.DataFrame, grid: Any) -> NDArray[np.float64]:
         """Each row's baseline cumulative hazard at ``grid`` (its stratum's)."""
-        from vcpcr._survival import evaluate_baseline
-
         base = self.result_.baseline_cumulative_hazard_
         names = self.strata_names_
         if not names:
@@ -777,15 +774,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         keys = list(M[names].itertuples(index=False, name=None))
         if len(names) == 1:
             keys = [k[0] for k in keys]
-        unseen = sorted({str(k) for k in keys} - {str(k) for k in base.columns})
-        if unseen:
-            raise ValueError(
-                f"X has strata {unseen} of {names} that were not in the training "
-                f"data (strata: {[str(k) for k in base.columns]}); a stratum's "
-                f"baseline hazard is only known for trained strata."
-            )
-        H0 = {k: evaluate_baseline(base[[k]], grid) for k in base.columns}
-        return np.stack([H0[k] for k in keys])
+        return stratum_baselines(base, keys, names, grid)
 
     @available_if(_is_survival)
     def predict_survival_function(

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["StepFunction", "evaluate_baseline", "step_functions"]
+__all__ = ["StepFunction", "evaluate_baseline", "step_functions", "stratum_baselines"]
 
 
 class StepFunction:
@@ -97,6 +97,30 @@ def evaluate_baseline(baseline: Any, times: NDArray[np.float64]) -> NDArray[np.f
     values = baseline.iloc[:, 0].to_numpy(dtype=np.float64)
     i = np.searchsorted(knots, times, side="right") - 1
     return np.where(i >= 0, values[np.clip(i, 0, None)], 0.0)
+
+
+def stratum_baselines(
+    baseline: Any, keys: list[Any], names: list[str], times: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Each sample's stratum baseline cumulative hazard at ``times``.
+
+    ``baseline`` is a stratified lifelines model's
+    ``baseline_cumulative_hazard_`` (one column per stratum), ``keys`` each
+    sample's stratum (a value of the strata columns ``names``, a tuple of
+    values for several). Returns an array of shape ``(len(keys), n_times)``;
+    raises a ValueError for a stratum the model was not trained on.
+    """
+    columns = [str(k) for k in baseline.columns]
+    position = {key: j for j, key in enumerate(columns)}
+    unseen = sorted({str(k) for k in keys} - set(columns))
+    if unseen:
+        raise ValueError(
+            f"X has strata {unseen} of {names} that were not in the training "
+            f"data (strata: {columns}); a stratum's baseline hazard is only known "
+            f"for trained strata."
+        )
+    H0 = np.stack([evaluate_baseline(baseline[[k]], times) for k in baseline.columns])
+    return H0[[position[str(k)] for k in keys]]
 
 
 def step_functions(
