@@ -235,7 +235,7 @@ def cox_batch(
     converged = np.zeros(B, dtype=bool)
     if k == 0:
         return BatchFit(b, active)
-    ll = rs.efron(np.zeros(Z.shape[:2]), Z)[0]
+    ll = rs.efron_loglik(np.zeros(Z.shape[:2]))
     for _ in range(max_iter):
         idx = np.flatnonzero(active & ~converged)
         if idx.size == 0:
@@ -249,7 +249,7 @@ def cox_batch(
         t = np.ones(idx.size)
         for _ in range(30):
             new = bi + t[:, None] * step
-            ll_new = rs.efron(np.einsum("bnk,bk->bn", Zi, new), Zi)[0]
+            ll_new = rs.efron_loglik(np.einsum("bnk,bk->bn", Zi, new))
             worse = ~(ll_new >= ll[idx] - 1e-12 * np.abs(ll[idx]))
             if not worse.any():
                 break

@@ -153,15 +153,14 @@ class RiskSets:
         frac = self.tie_frac.reshape(-1, *([1] * (a.ndim - 2)))
         return self._risk_sums(a)[:, g] - frac * tied[:, g]
 
-    def _efron_loglik(self, es: _Float, r: _Float, shift: _Float) -> _Float:
-        """Log partial likelihood from ``r = exp(es - shift)`` (B, n)."""
-        phi = self._efron_sums(r)
+    def _efron_loglik(self, es: _Float, phi: _Float, shift: _Float) -> _Float:
+        """Log partial likelihood from Efron's sums ``phi`` of ``exp(es - shift)``."""
         return es[:, self.events].sum(axis=1) - np.sum(np.log(phi) + shift, axis=1)
 
     def efron_loglik(self, es: _Float) -> _Float:
         """Efron log partial likelihood of each row of ``es`` (B, n), sorted."""
         shift = es.max(axis=1, keepdims=True)
-        return self._efron_loglik(es, np.exp(es - shift), shift)
+        return self._efron_loglik(es, self._efron_sums(np.exp(es - shift)), shift)
 
     def efron(self, es: _Float, Z: _Float) -> tuple[_Float, _Float, _Float]:
         """Efron log partial likelihood, gradient and Hessian in the coefficients.
@@ -181,7 +180,7 @@ class RiskSets:
             psi2 / phi[..., None, None] - mean[..., :, None] * mean[..., None, :],
             axis=1,
         )
-        return self._efron_loglik(es, r, shift), grad, hess
+        return self._efron_loglik(es, phi, shift), grad, hess
 
 
 def breslow(
