@@ -17,7 +17,8 @@ from sklearn.base import clone
 from sklearn.linear_model import LinearRegression
 
 from vcpcr import VCPCR, VCPCRCV, Surv
-from vcpcr._resampling import draw_splits, split_seeds
+from vcpcr._parallel import task_seeds
+from vcpcr._resampling import draw_splits
 from vcpcr._summary import CONDITIONAL_TITLE
 from vcpcr.exceptions import VCPCRWarning
 from vcpcr.inference import MultiSplitResult, aggregate_pvalues, multi_split
@@ -157,7 +158,7 @@ def test_split_module_pvalues_are_step_two_on_the_other_half(signal, result):
     on the second half (statsmodels), the same module p-values."""
     X, y = signal
     first, second = draw_splits(80, None, 12, 0.5, random_state=0)[3]
-    seed = split_seeds(0, 12)[3]
+    seed = task_seeds(0, 12)[3]
     model = VCPCR(n_clusters=3, n_init=2, random_state=seed).fit(
         X.iloc[first], y.iloc[first]
     )

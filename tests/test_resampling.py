@@ -11,13 +11,13 @@ from sklearn.model_selection import KFold
 
 from tests.conftest import make_blocks, needs_survival
 from vcpcr import VCPCR, VCPCRCV, Surv
+from vcpcr._parallel import task_seeds
 from vcpcr._resampling import (
     check_resampling,
     check_template,
     clone_for_split,
     draw_splits,
     resampling_rows,
-    split_seeds,
     take,
 )
 from vcpcr.exceptions import VCPCRWarning
@@ -208,8 +208,8 @@ def test_a_stratum_of_one_row_cannot_be_split():
 
 
 def test_split_seeds_and_clones():
-    seeds = split_seeds(0, 4)
-    assert seeds == split_seeds(0, 4)
+    seeds = task_seeds(0, 4)
+    assert seeds == task_seeds(0, 4)
     assert len(set(seeds)) == 4
     template = VCPCR(n_clusters=3, random_state=123)
     clone_ = clone_for_split(template, seeds[0])

@@ -26,7 +26,7 @@ from vcpcr._families import FAMILIES, Family, Prepared
 from vcpcr._formula import resolve_formula
 from vcpcr._input import check_strata, validated_design
 from vcpcr._model import VCPCR, cap_n_clusters, check_lam_ratios
-from vcpcr._parallel import run_parallel
+from vcpcr._parallel import run_parallel, task_seeds
 from vcpcr._scaling import standardize
 from vcpcr._scoring import get_scorer
 from vcpcr._summary import VCPCRSummary, model_summary, model_summary2
@@ -43,7 +43,6 @@ from vcpcr._tuning import (
 )
 from vcpcr._validation import (
     check_choice,
-    check_random_state,
     check_scalar,
 )
 from vcpcr._weights import check_scheme, scheme_of
@@ -452,11 +451,7 @@ class VCPCRCV(BaseEstimator):
         self, X: NDArray[np.float64], y: Any, folds: list[Any], spec: FoldSpec
     ) -> list[FoldResult]:
         """Run the folds through joblib (in order, whatever the backend)."""
-        base = int(check_random_state(self.random_state).integers(2**63 - 1))
-        seeds = [
-            int(s.generate_state(1)[0])
-            for s in np.random.SeedSequence(base).spawn(len(folds))
-        ]
+        seeds = task_seeds(self.random_state, len(folds))
         ys = np.asarray(y)
         tasks = [
             (X, ys, tr, te, spec, seed)

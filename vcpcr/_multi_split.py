@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from vcpcr._cv import VCPCRCV
 from vcpcr._model import VCPCR
-from vcpcr._parallel import run_parallel
+from vcpcr._parallel import run_parallel, task_seeds
 from vcpcr._resampling import (
     Fingerprint,
     Rows,
@@ -32,7 +32,6 @@ from vcpcr._resampling import (
     draw_splits,
     fitted_vcpcr,
     resampling_rows,
-    split_seeds,
     take,
 )
 from vcpcr._summary import VCPCRSummary, evidence_table, numbered_notes
@@ -578,7 +577,7 @@ def multi_split(
     parts = draw_splits(
         rows.n_samples, rows.strata, int(n_splits), float(train_size), random_state
     )
-    seeds = split_seeds(random_state, int(n_splits))
+    seeds = task_seeds(random_state, int(n_splits))
     outcomes = run_parallel(
         _split,
         [

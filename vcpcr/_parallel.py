@@ -3,7 +3,8 @@
 ``VCPCRCV`` runs its folds, multi-split and stability selection their
 resamples, through :func:`run_parallel`: ``joblib.Parallel`` (any joblib
 backend, e.g. dask through ``joblib.parallel_config``) with a tqdm progress
-bar, the results in the order of the tasks. A warning raised inside a task
+bar, the results in the order of the tasks, each task seeded by
+:func:`task_seeds`. A warning raised inside a task
 is recorded there (a process backend would lose it) and issued once per
 kind afterwards, with how often it occurred, instead of once per task.
 """
@@ -16,9 +17,12 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
+from vcpcr._validation import check_random_state
 from vcpcr.exceptions import user_stacklevel
 
-__all__ = ["run_parallel"]
+__all__ = ["run_parallel", "task_seeds"]
 
 #: A warning recorded in a task: its category and message.
 _Record = tuple[type[Warning], str]
@@ -108,3 +112,27 @@ def run_parallel(
             stacklevel=user_stacklevel(),
         )
     return [result for result, _ in done]
+
+
+def task_seeds(random_state: Any, n_tasks: int) -> list[int]:
+    """Return one independent seed per task (``numpy.random.SeedSequence``).
+
+    The seeds of the CV folds and of the resamples: drawn up front from the
+    caller's ``random_state``, so that results do not depend on ``n_jobs``.
+
+    Parameters
+    ----------
+    random_state : int, numpy.random.Generator or None
+        The caller's seed.
+    n_tasks : int
+        Number of tasks.
+
+    Returns
+    -------
+    list of int
+        One seed per task.
+    """
+    base = int(check_random_state(random_state).integers(2**63 - 1))
+    return [
+        int(s.generate_state(1)[0]) for s in np.random.SeedSequence(base).spawn(n_tasks)
+    ]

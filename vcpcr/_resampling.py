@@ -13,8 +13,8 @@ on random parts of the rows. This module holds what they share:
   Series, survival outcomes);
 - :func:`check_resampling` and :func:`draw_splits`: seeded (stratified)
   random halves, drawn up front so that results do not depend on ``n_jobs``;
-- :func:`split_seeds` and :func:`clone_for_split`: one independent seed, and
-  one clone of the template, per resample (which the callers run through
+- :func:`clone_for_split`: one clone of the template per resample, seeded
+  by :func:`vcpcr._parallel.task_seeds` (the callers run them through
   :func:`vcpcr._parallel.run_parallel`).
 """
 
@@ -57,7 +57,6 @@ __all__ = [
     "draw_splits",
     "fitted_vcpcr",
     "resampling_rows",
-    "split_seeds",
     "take",
 ]
 
@@ -318,19 +317,6 @@ def take(data: Any, rows: NDArray[np.intp]) -> Any:
     return np.asarray(data)[rows]
 
 
-def _n_rows(data: Any, name: str) -> int:
-    n = getattr(data, "shape", (None,))[0]
-    if n is None:
-        try:
-            n = len(data)
-        except TypeError as exc:
-            raise TypeError(
-                f"{name} must be array-like (an array, a list, a DataFrame or a "
-                f"Series); got {type(data).__name__}."
-            ) from exc
-    return int(n)
-
-
 def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> Rows:
     """Validate ``X`` and ``y`` as the template's ``fit`` does; return the rows.
 
@@ -366,11 +352,6 @@ def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> R
         estimator.family, "family", tuple(FAMILIES), owner=type(estimator).__name__
     )
     family = FAMILIES[family_name]
-    if y is not None and _n_rows(X, "X") != _n_rows(y, "y"):
-        raise ValueError(
-            f"{owner}: X has {_n_rows(X, 'X')} rows but y has {_n_rows(y, 'y')}; "
-            f"pass one response per row of X."
-        )
     data = X
     if estimator.formula is not None and isinstance(X, pd.DataFrame):
         data = X.reset_index(drop=True)  # positions, to find the dropped rows
@@ -516,28 +497,6 @@ def draw_splits(
     return [(np.sort(a), np.sort(b)) for a, b in parts]
 
 
-def split_seeds(random_state: Any, n_splits: int) -> list[int]:
-    """Return one independent seed per resample (``numpy.random.SeedSequence``).
-
-    Parameters
-    ----------
-    random_state : int, numpy.random.Generator or None
-        The caller's seed.
-    n_splits : int
-        Number of resamples.
-
-    Returns
-    -------
-    list of int
-        Seeds for :func:`clone_for_split`.
-    """
-    base = int(check_random_state(random_state).integers(2**63 - 1))
-    return [
-        int(s.generate_state(1)[0])
-        for s in np.random.SeedSequence(base).spawn(n_splits)
-    ]
-
-
 def clone_for_split(estimator: VCPCR | VCPCRCV, seed: int) -> VCPCR | VCPCRCV:
     """Return an unfitted clone of the template seeded for one resample.
 
@@ -546,7 +505,7 @@ def clone_for_split(estimator: VCPCR | VCPCRCV, seed: int) -> VCPCR | VCPCRCV:
     estimator : VCPCR or VCPCRCV
         The template.
     seed : int
-        The resample's seed (from :func:`split_seeds`); it replaces the
+        The resample's seed (from :func:`vcpcr._parallel.task_seeds`); it replaces the
         template's ``random_state``.
 
     Returns

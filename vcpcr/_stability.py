@@ -10,7 +10,6 @@ nothing to do with a cluster ``0`` of another).
 from __future__ import annotations
 
 import numbers
-import textwrap
 from typing import Any
 
 import numpy as np
@@ -23,7 +22,7 @@ from statsmodels.iolib.table import SimpleTable
 
 from vcpcr._cv import VCPCRCV
 from vcpcr._model import VCPCR
-from vcpcr._parallel import run_parallel
+from vcpcr._parallel import run_parallel, task_seeds
 from vcpcr._resampling import (
     Fingerprint,
     check_template,
@@ -31,10 +30,9 @@ from vcpcr._resampling import (
     draw_splits,
     fitted_vcpcr,
     resampling_rows,
-    split_seeds,
     take,
 )
-from vcpcr._summary import VCPCRSummary, _fmt, composition_rows
+from vcpcr._summary import VCPCRSummary, _fmt, composition_rows, numbered_notes
 from vcpcr._validation import check_random_state, check_scalar
 
 __all__ = [
@@ -181,15 +179,15 @@ def best_match_jaccard(labels: ArrayLike, members: ArrayLike) -> NDArray[np.floa
     members = np.unique(np.asarray(members, dtype=np.intp))
     if members.size == 0:
         raise ValueError("members must name at least one feature.")
+    # Number the clusters of all resamples 0.. (resample b's from offsets[b]).
+    offsets = np.concatenate([[0], np.cumsum(L.max(axis=1, initial=-1) + 1)])
+    b, j = np.nonzero(L >= 0)
+    cluster = offsets[b] + L[b, j]
+    sizes = np.bincount(cluster, minlength=offsets[-1])
+    overlap = np.bincount(cluster[np.isin(j, members)], minlength=offsets[-1])
     out = np.zeros(L.shape[0])
-    for b, row in enumerate(L):
-        inside = row[members]
-        inside = inside[inside >= 0]
-        if inside.size == 0:
-            continue
-        sizes = np.bincount(row[row >= 0])
-        overlap = np.bincount(inside, minlength=sizes.size)
-        out[b] = np.max(overlap / (members.size + sizes - overlap))
+    owner = np.repeat(np.arange(L.shape[0]), np.diff(offsets))
+    np.maximum.at(out, owner, overlap / (members.size + sizes - overlap))
     return out
 
 
@@ -535,15 +533,7 @@ class StabilityResult:
             smry.tables.append(self._stable_table(int(top)))
             smry.tables.append(self._modules_text_table())
         notes = self._notes(int(top))
-        smry.add_extra_txt(
-            [
-                "Notes:",
-                *(
-                    textwrap.fill(f"[{i}] {n}", width=78, subsequent_indent="    ")
-                    for i, n in enumerate(notes, start=1)
-                ),
-            ]
-        )
+        smry.add_extra_txt(numbered_notes(notes))
         return smry
 
     def _header_left(self) -> list[tuple[str, Any]]:
@@ -805,7 +795,7 @@ def stability_selection(
         )
     rng = check_random_state(random_state)
     subsamples = _complementary_pairs(n, data.strata, int(n_pairs), rng)
-    seeds = split_seeds(rng, len(subsamples))
+    seeds = task_seeds(rng, len(subsamples))
     tasks = [
         (estimator, seed, data.X, data.y, rows)
         for seed, rows in zip(seeds, subsamples, strict=True)
