@@ -30,7 +30,12 @@ from sklearn.utils.validation import column_or_1d, validate_data
 from vcpcr._families import Family
 from vcpcr._formula import Resolved
 from vcpcr._scaling import independent_columns, standardize
-from vcpcr._validation import check_array, check_y_length, missing_to_nan
+from vcpcr._validation import (
+    check_array,
+    check_y_length,
+    feature_names,
+    missing_to_nan,
+)
 
 __all__ = [
     "ColumnLayout",
@@ -66,12 +71,6 @@ class ColumnLayout(NamedTuple):
     n_features: int
     strata: NDArray[np.intp] = np.zeros(0, dtype=np.intp)
     S: NDArray[np.float64] | None = None  # the strata columns (cox), training rows
-
-    @classmethod
-    def without_covariates(cls, n_samples: int, n_features: int) -> ColumnLayout:
-        """Every column clustered, no covariate."""
-        none = np.zeros(0, dtype=np.intp)
-        return cls(np.zeros((n_samples, 0)), none, np.arange(n_features), n_features)
 
 
 def covariate_columns(
@@ -349,12 +348,8 @@ resolve_formula`); the covariates are ``est.covariates`` or the formula's
     """
     covariates = merge_covariates(est.covariates, resolved.covariates)
     Xv, yv = validate_xy(est, resolved.X, resolved.y, family)
-    feature_names = getattr(est, "feature_names_in_", None)
-    has_names = feature_names is not None
-    if feature_names is None:
-        names = [f"x{j}" for j in range(Xv.shape[1])]
-    else:
-        names = [str(n) for n in feature_names]
+    has_names = hasattr(est, "feature_names_in_")
+    names = feature_names(est, Xv.shape[1])
     Xa = check_array(Xv, "X", feature_names=names, min_samples=3, allow_constant=False)
     covs = covariate_columns(covariates, names, has_names=has_names)
     Zs = check_covariates(Xa[:, covs], [names[j] for j in covs]) if covs.size else None

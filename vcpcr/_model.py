@@ -34,6 +34,7 @@ from vcpcr._validation import (
     check_choice,
     check_scalar,
     check_times,
+    feature_names,
 )
 from vcpcr._weights import check_scheme, scheme_delta, weights_for_grid
 from vcpcr.exceptions import VCPCRWarning, user_stacklevel
@@ -544,12 +545,13 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             max_iter=self.max_iter,
             tol=self.tol,
         )
+        labels = solved.labels
         return pd.DataFrame(
             {
                 "lam_ratio": ratios,
                 "lam": solved.lam,
-                "size": [int(np.sum(lab >= 0)) for lab in solved.labels],
-                "n_clusters": [int(lab.max(initial=-1)) + 1 for lab in solved.labels],
+                "size": np.sum(labels >= 0, axis=1),
+                "n_clusters": labels.max(axis=1, initial=-1) + 1,
             }
         )
 
@@ -564,7 +566,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         point: int,
         *,
         yname: str = "y",
-        layout: ColumnLayout | None = None,
+        layout: ColumnLayout,
     ) -> VCPCR:
         """Set the complete fitted state from a solved grid point; return self.
 
@@ -583,11 +585,8 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         the membership rows, only by ``fit``'s data validation (fold models
         see arrays). ``layout`` says which input columns are covariates
         (their raw training values enter step 2 first) and which were
-        clustered (``Xs``); by default all columns were clustered.
+        clustered (``Xs``).
         """
-        p = Xs.shape[1]
-        if layout is None:
-            layout = ColumnLayout.without_covariates(Xs.shape[0], p)
         res = single_result(
             Xs,
             weights,
@@ -611,7 +610,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             res.converged,
             res.objective,
         )
-        every = self._feature_names(layout.n_features)
+        every = feature_names(self, layout.n_features)
         names = [every[j] for j in layout.clustered]
         self.labels_, self.membership_, self.clusters_ = order_clusters(res, names)
         self.n_clusters_ = self.membership_.shape[1]
@@ -641,22 +640,16 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             setattr(self, name, value)
         return self
 
-    def _feature_names(self, p: int) -> list[str]:
-        names = getattr(self, "feature_names_in_", None)
-        if names is None:
-            return [f"x{j}" for j in range(p)]
-        return [str(n) for n in names]
-
     @property
     def strata_names_(self) -> list[str]:
         """Names of the strata columns (cox; empty without strata)."""
-        names = self._feature_names(int(self.n_features_in_))
+        names = feature_names(self, int(self.n_features_in_))
         return [names[j] for j in self.strata_columns_]
 
     @property
     def covariate_names_(self) -> list[str]:
         """Names of the covariates (``x<j>`` for arrays without names)."""
-        names = self._feature_names(int(self.n_features_in_))
+        names = feature_names(self, int(self.n_features_in_))
         return [names[j] for j in self.covariate_columns_]
 
     def _compute_weights(
@@ -689,7 +682,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             ensure_all_finite=False,
             reset=False,
         )
-        return check_array(Xv, "X", feature_names=self._feature_names(Xv.shape[1]))
+        return check_array(Xv, "X", feature_names=feature_names(self, Xv.shape[1]))
 
     def _linear_predictor(self, X: ArrayLike) -> NDArray[np.float64]:
         return self._check_input(X) @ self.coef_ + self.intercept_

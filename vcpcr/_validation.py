@@ -30,6 +30,7 @@ __all__ = [
     "check_weight_vector",
     "check_weights",
     "check_y_length",
+    "feature_names",
     "missing_to_nan",
 ]
 
@@ -39,6 +40,18 @@ def _column_names(names: Sequence[str] | None, idx: NDArray[np.intp]) -> list[An
     shown = idx[:10]
     cols = [names[i] for i in shown] if names is not None else [int(i) for i in shown]
     return [*cols, "..."] if idx.size > 10 else cols
+
+
+def feature_names(estimator: Any, n_features: int) -> list[str]:
+    """Return the estimator's column names: ``feature_names_in_``, or ``x<j>``.
+
+    The names messages and summaries use for an estimator's input columns;
+    an array without column names gets ``x0``, ``x1``, ...
+    """
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is None:
+        return [f"x{j}" for j in range(n_features)]
+    return [str(n) for n in names]
 
 
 def check_array(

@@ -13,7 +13,7 @@ from sklearn.utils import Tags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from vcpcr._scaling import raw_coefficients, standardize
-from vcpcr._validation import check_array, check_scalar, check_varying
+from vcpcr._validation import check_array, check_scalar, check_varying, feature_names
 
 __all__ = ["BaselineRegressor"]
 
@@ -59,12 +59,6 @@ class BaselineRegressor(RegressorMixin, BaseEstimator, ABC):
             value = getattr(self, name)
             check_scalar(value, name, numbers.Integral, owner=self._owner(), min_val=1)
 
-    def _feature_names(self, p: int) -> list[str]:
-        names = getattr(self, "feature_names_in_", None)
-        if names is not None:
-            return [str(n) for n in names]
-        return [f"x{j}" for j in range(p)]
-
     # ------------------------------------------------------------------ fit
     def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Fit on the standardized data; set ``coef_`` and ``intercept_``.
@@ -107,7 +101,7 @@ class BaselineRegressor(RegressorMixin, BaseEstimator, ABC):
         Xa = check_array(
             Xv,
             "X",
-            feature_names=self._feature_names(Xv.shape[1]),
+            feature_names=feature_names(self, Xv.shape[1]),
             min_samples=3,
             allow_constant=False,
         )
@@ -144,5 +138,5 @@ class BaselineRegressor(RegressorMixin, BaseEstimator, ABC):
         Xv = validate_data(
             self, X, dtype=np.float64, ensure_all_finite=False, reset=False
         )
-        Xa = check_array(Xv, "X", feature_names=self._feature_names(Xv.shape[1]))
+        Xa = check_array(Xv, "X", feature_names=feature_names(self, Xv.shape[1]))
         return Xa @ self.coef_ + self.intercept_
