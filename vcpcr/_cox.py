@@ -285,9 +285,11 @@ CoxnetSurvivalAnalysis`, a C++ port of glmnet's Cox coordinate descent
             stacklevel=user_stacklevel(),
         )
     if fit.stopped:
+        # At or above delta_max the offset is the covariates-only fit's.
+        offsets = [fit.offset[_path_row(fit, v)] if v < top else offset for v in d]
         viol = ", ".join(
-            f"{d[i]:.4g}: {_kkt(X, rs, coef[i], d[i], l1_ratio, off):.3g}"
-            for i, off in zip(*_row_offsets(fit, d), strict=True)
+            f"{d[i]:.4g}: {_kkt(X, rs, coef[i], d[i], l1_ratio, offsets[i]):.3g}"
+            for i in np.argsort(-d)
         )
         warnings.warn(
             f"The Cox penalized weights did not converge within max_iter={max_iter} "
@@ -408,12 +410,6 @@ def _path_row(fit: _PathFit, delta: float) -> int:
     """Row of ``fit`` for a requested ``delta`` (the last one if not reached)."""
     j = np.flatnonzero(fit.alphas == delta)
     return int(j[0]) if j.size else fit.alphas.size - 1
-
-
-def _row_offsets(fit: _PathFit, d: _Float) -> tuple[list[int], list[_Float]]:
-    """Return the requested deltas' rows (decreasing delta) and their offsets."""
-    rows = [int(i) for i in np.argsort(-d)]
-    return rows, [fit.offset[_path_row(fit, d[i])] for i in rows]
 
 
 def _fit_path(prob: _Problem, path: _Float, top: float) -> _PathFit:
