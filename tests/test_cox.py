@@ -401,13 +401,20 @@ def test_cox_lasso_default_grid_that_diverged_now_runs():
 
 
 @needs_survival
-@pytest.mark.slow
 def test_cox_lasso_path_cut_where_refining_fails_warns_once(monkeypatch):
-    """The former 'diverged' example: the path is refined, then cut; the
-    deltas below the cut get its weights, with one warning naming them.
-    (With the warm-start points of MAX_LOG_STEP this path no longer
-    diverges: they are switched off to exercise the refinement.)"""
-    monkeypatch.setattr(vcpcr._cox, "MAX_LOG_STEP", 10.0)
+    """A step that diverges however short it is: the path is refined, then
+    cut; the deltas below the cut get its weights, with one warning naming
+    them. (Real divergences of this kind became rare once wandering steps
+    were refined within a pass budget: a stand-in Coxnet diverges below
+    0.2 x delta_max.)"""
+    real = vcpcr._cox._coxnet
+
+    def diverging(prob, path, max_iter):
+        if path[-1] < 0.2 * dmax * (1 - 1e-9):
+            raise ArithmeticError("Numerical error, because weights are too large.")
+        return real(prob, path, max_iter)
+
+    monkeypatch.setattr(vcpcr._cox, "_coxnet", diverging)
     Xs, time, event = _wide_data(seed=3, n=80, p=300)
     dmax = cox_lasso_delta_max(Xs, time, event)
     deltas = dmax * np.array([0.999, 0.5, 0.2, 0.05, 0.01])
@@ -419,7 +426,7 @@ def test_cox_lasso_path_cut_where_refining_fails_warns_once(monkeypatch):
         r"diverged even with a step of .* Use deltas >= ", str(caught[0].message)
     )
     ends = _check_path_result(Xs, time, event, deltas, W, caught)
-    assert dmax * 0.01 < ends[0] < dmax * 0.2
+    assert_allclose(ends[0], 0.2 * dmax, rtol=1e-3)
 
 
 @needs_survival
@@ -436,6 +443,58 @@ def test_cox_enet_path_that_stops_early_warns_once():
     assert caught[0].filename == __file__  # user_stacklevel: the caller's line
     assert_allclose(W[-1], W[-2], rtol=0, atol=0)
     assert (W[0] != 0).any()
+
+
+@needs_survival
+def test_cox_lasso_step_that_wanders_is_refined_within_a_pass_budget(monkeypatch):
+    """A Coxnet step that uses up its pass budget counts as failed and is
+    refined, as a divergence is: on a gse1992 split (42 rows, 15,528 genes,
+    elastic net 0.05; here the lasso, whose KKT conditions are checked) one warm-started step of 0.34 in log10(delta) ran 66 s
+    (up to max_iter=1e5 passes) before overflowing, where four shorter steps
+    took 0.05 s. Here a stand-in Coxnet "wanders" on every step longer than
+    0.1: the path must be refined below it, and no attempt may be given more
+    than PASSES_PER_DELTA passes per delta."""
+    real = vcpcr._cox._coxnet
+    budgets = []
+
+    def wandering(prob, path, max_iter):
+        budgets.append((path.size, max_iter))
+        fit = real(prob, path, max_iter)
+        steps = -np.diff(np.log10(np.r_[top, path]))
+        if steps.max() > 0.1:  # spends its whole budget, then stops
+            return fit._replace(stopped=True)
+        return fit
+
+    monkeypatch.setattr(vcpcr._cox, "_coxnet", wandering)
+    Xs, time, event = _wide_data(seed=3, n=80, p=300)
+    top = cox_lasso_delta_max(Xs, time, event)
+    deltas = top * 10 ** -np.array([0.34, 0.68, 1.02])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # converged: no warning at all
+        W = cox_lasso_path(Xs, time, event, deltas)
+    assert len(budgets) > 1  # refined
+    for size, budget in budgets:
+        assert budget <= vcpcr._cox.PASSES_PER_DELTA * size
+    _check_path_result(Xs, time, event, deltas, W, [])  # solutions (KKT)
+
+
+@needs_survival
+def test_cox_lasso_path_stopped_at_the_callers_max_iter_is_returned(monkeypatch):
+    """A budget equal to the caller's max_iter is the caller's own cap: the
+    fit is returned with a ConvergenceWarning, not refined (bounded work)."""
+    calls = []
+    real = vcpcr._cox._coxnet
+
+    def counted(prob, path, max_iter):
+        calls.append(max_iter)
+        return real(prob, path, max_iter)
+
+    monkeypatch.setattr(vcpcr._cox, "_coxnet", counted)
+    Xs, time, event = _wide_data(seed=5)
+    dmax = cox_lasso_delta_max(Xs, time, event)
+    with pytest.warns(ConvergenceWarning, match="max_iter=3 "):
+        cox_lasso_path(Xs, time, event, [0.05 * dmax], max_iter=3)
+    assert calls and max(calls) == 3
 
 
 @needs_survival
@@ -598,15 +657,20 @@ def test_check_survival_accepts_informative_edge_cases():
 
 
 def test_warm_start_path_fills_only_the_long_gaps():
-    """The default grid's steps (0.34 decade) stay as they are; one delta two
-    decades below delta_max is reached through evenly spaced points."""
+    """Steps of at most MAX_LOG_STEP stay as they are; the default grid's
+    steps (0.34 decade) are halved, and one delta two decades below
+    delta_max is reached through evenly spaced points."""
     from vcpcr._cox import MAX_LOG_STEP, _warm_start_path
 
+    short = 10 ** (-0.9 * MAX_LOG_STEP * np.arange(1, 6))
+    assert_array_equal(_warm_start_path(short, 1.0), short)
     grid = (10 ** np.linspace(-2, np.log10(0.5), 6))[::-1]
-    assert_array_equal(_warm_start_path(grid, 1.0), grid)
+    path = _warm_start_path(grid, 1.0)
+    assert set(grid) <= set(path)
+    assert path.size == 12  # a point inside each gap of 0.34, and above 0.5
     path = _warm_start_path(np.array([0.01]), 1.0)
     steps = -np.diff(np.log10(np.r_[1.0, path]))
     assert path[-1] == 0.01
-    assert path.size == 6
-    assert_allclose(steps, 2 / 6, rtol=1e-12)
+    assert path.size == 12
+    assert_allclose(steps, 2 / 12, rtol=1e-12)
     assert steps.max() <= MAX_LOG_STEP

@@ -12,6 +12,7 @@ import pytest
 import statsmodels.api as sm
 from conftest import doc_examples, needs_survival, printed_lines
 from numpy.testing import assert_allclose
+from pandas.testing import assert_series_equal
 from scipy import stats
 from sklearn.base import clone
 from sklearn.linear_model import LinearRegression
@@ -241,19 +242,23 @@ def test_fitted_template_and_mismatched_lengths(signal):
 
 def test_skipped_splits_are_counted_with_one_warning(signal):
     """A binary column with two ones is constant in the first half of some splits:
-    those fits fail and are skipped, counted, and warned about once."""
+    those fits fail, are counted, warned about once, and count as p = 1 for
+    every gene (never dropped: the aggregation counts every split drawn)."""
     X, y = signal
     X = X.assign(rare=np.where(np.arange(80) < 2, 1.0, 0.0))
-    with pytest.warns(VCPCRWarning, match=r"splits were skipped") as record:
+    with pytest.warns(VCPCRWarning, match=r"splits failed.*p = 1") as record:
         res = multi_split(
             VCPCR(n_clusters=3, n_init=1), X, y, n_splits=16, random_state=0
         )
-    assert len([w for w in record if "skipped" in str(w.message)]) == 1
+    assert len([w for w in record if "failed" in str(w.message)]) == 1
     skipped = res.splits[~res.splits["used"]]
     assert 0 < res.n_splits_skipped == len(skipped) <= 8
     assert skipped["reason"].str.contains("'rare'").all()
-    assert (
-        res.split_pvalues.index.tolist() == res.splits.index[res.splits.used].tolist()
+    assert res.split_pvalues.shape[0] == 16
+    assert (res.split_pvalues.loc[skipped.index] == 1.0).all(axis=None)
+    # the aggregation sees the failed splits' ones
+    assert_series_equal(
+        res.pvalues, aggregate_pvalues(res.split_pvalues, res.gamma_min)
     )
 
 

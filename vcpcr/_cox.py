@@ -304,19 +304,28 @@ CoxnetSurvivalAnalysis`, a C++ port of glmnet's Cox coordinate descent
 #: The finest step (log10 delta) the Cox elastic-net path is refined to where
 #: a step diverges: glmnet's default step (100 values over two decades).
 MIN_LOG_STEP = 2 / 99
-#: The longest step (log10 delta) of a Cox path, from ``delta_max`` down: the
-#: spacing of VCPCRCV's default grid (0.34). A longer gap, such as one delta
-#: far below ``delta_max`` (VCPCR.fit, the refit), is crossed through evenly
+#: Coordinate-descent passes per delta that one Coxnet attempt may use
+#: before its step counts as failed and is refined (:func:`_attempt`). A
+#: converging step takes tens of passes (glmnet's ``maxit`` of 1e5 is a
+#: whole-path cap that a wandering step can exhaust for minutes).
+PASSES_PER_DELTA = 1000
+#: The longest step (log10 delta) of a Cox path, from ``delta_max`` down:
+#: about half the spacing of VCPCRCV's default grid (0.34), so each grid step
+#: is crossed in two warm-started steps. A longer gap, such as one delta far
+#: below ``delta_max`` (VCPCR.fit, the refit), is crossed through evenly
 #: spaced points, as glmnet's path does: one cold jump diverges and its
 #: refinement costs several full Coxnet fits (77 s instead of 1 s on chop).
-MAX_LOG_STEP = 0.35
+#: With steps of 0.35, one gse1992 half (42 rows, 15,528 genes) in 25 took
+#: 10 x the median fit time (a step that wandered, then was refined); with
+#: 0.18 the slowest took 3 x, and the 50 fits 20 % less in all.
+MAX_LOG_STEP = 0.18
 
 
 def _warm_start_path(path: _Float, top: float) -> _Float:
     """Insert points where ``path`` (decreasing, below ``top``) steps too far.
 
-    Gaps of at most :data:`MAX_LOG_STEP` (e.g. the default grid's) are left
-    as they are, so their weights do not change.
+    Gaps of at most :data:`MAX_LOG_STEP` are left as they are; longer ones
+    (the default grid's 0.34 included) get evenly spaced points.
     """
     points = [path]
     upper = np.r_[top, path[:-1]]
@@ -357,8 +366,8 @@ class _PathFit(NamedTuple):
     stopped: bool  # Coxnet reached max_iter
 
 
-def _coxnet(prob: _Problem, path: _Float) -> _PathFit:
-    """One Coxnet fit along ``path`` (deltas, decreasing); max_iter hit or not.
+def _coxnet(prob: _Problem, path: _Float, max_iter: int) -> _PathFit:
+    """One Coxnet fit along ``path`` (deltas, decreasing); ``max_iter`` hit or not.
 
     With covariates, Coxnet fits ``[Z, X]`` with ``penalty_factor`` 0 on
     ``Z`` at ``alpha = delta * p / (p + c)`` (it rescales the factors to sum
@@ -377,7 +386,7 @@ def _coxnet(prob: _Problem, path: _Float) -> _PathFit:
         l1_ratio=prob.l1_ratio,
         normalize=False,
         tol=prob.tol,
-        max_iter=prob.max_iter,
+        max_iter=max_iter,
         fit_baseline_model=False,
     )
     with warnings.catch_warnings(record=True) as caught:
@@ -412,14 +421,47 @@ def _path_row(fit: _PathFit, delta: float) -> int:
     return int(j[0]) if j.size else fit.alphas.size - 1
 
 
+class _Failure(NamedTuple):
+    """Why a Coxnet attempt failed: it diverged, or used up its pass budget."""
+
+    diverged: bool
+
+
+def _attempt(prob: _Problem, path: _Float, full: bool) -> _PathFit | _Failure:
+    """Coxnet along ``path`` within its pass budget, or why it failed.
+
+    Unless ``full``, an attempt has :data:`PASSES_PER_DELTA` passes per delta
+    (at most the caller's ``max_iter``) and fails when it uses them up: a warm
+    start too far from the solution makes coordinate descent wander through
+    thousands of features for minutes before it overflows (66 s for one step
+    on 42 rows x 15,528 genes, against 0.05 s for the same deltas in four
+    shorter steps). With ``full``, or a budget equal to ``max_iter``, a fit
+    that stops at ``max_iter`` is returned, stopped.
+    """
+    budget = prob.max_iter if full else min(prob.max_iter, PASSES_PER_DELTA * path.size)
+    try:
+        fit = _coxnet(prob, path, budget)
+    except ArithmeticError:
+        return _Failure(diverged=True)
+    if fit.stopped and budget < prob.max_iter:
+        return _Failure(diverged=False)
+    return fit
+
+
 def _fit_path(prob: _Problem, path: _Float, top: float) -> _PathFit:
     """Fit ``path`` (decreasing, below ``top``), refining the steps that fail.
 
-    Where Coxnet diverges, the first failing step is found by bisection over
-    prefixes of the path (a prefix's fit does not depend on what follows)
-    and halved (in log delta; the step before ``path[0]`` starts at ``top``,
-    where the weights are zero); a step that still fails at
-    :data:`MIN_LOG_STEP` cuts the path there.
+    Where a step fails (:func:`_attempt`), the first failing step is found by
+    bisection over prefixes of the path (a prefix's fit does not depend on
+    what follows) and halved (in log delta; the step before ``path[0]``
+    starts at ``top``, where the weights are zero). A step that still fails
+    at :data:`MIN_LOG_STEP` because it used up its budget is slow, not
+    wandering (a lasso near a saturated likelihood can need thousands of
+    passes): the path is fitted again with the caller's whole ``max_iter``.
+    A step that diverges at :data:`MIN_LOG_STEP`, or fails with the whole
+    ``max_iter``, cuts the path there. The work is bounded: each halving
+    costs at most ``log2(len(path))`` budgeted attempts, and each step at
+    most ``log2(step / MIN_LOG_STEP)`` halvings.
     """
     try:
         import sksurv.linear_model  # noqa: F401
@@ -428,41 +470,45 @@ def _fit_path(prob: _Problem, path: _Float, top: float) -> _PathFit:
             "Penalized Cox weights require scikit-survival: "
             "pip install 'vcpcr[survival]'"
         ) from None
+    full = False
     while True:
-        try:
-            return _coxnet(prob, path)
-        except ArithmeticError:
-            pass
-        ok, bad = 0, path.size  # path[:ok] fits, path[:bad] diverges
+        first = _attempt(prob, path, full)
+        if isinstance(first, _PathFit):
+            return first
+        ok, bad, failure = 0, path.size, first  # path[:ok] fits, path[:bad] fails
         while bad - ok > 1:
             mid = (ok + bad) // 2
-            try:
-                _coxnet(prob, path[:mid])
-            except ArithmeticError:
-                bad = mid
+            probe = _attempt(prob, path[:mid], full)
+            if isinstance(probe, _Failure):
+                bad, failure = mid, probe
             else:
                 ok = mid
-        j = bad - 1  # the first step that diverges
+        j = bad - 1  # the first step that fails
         before = path[j - 1] if j else top
         step = float(np.log10(before / path[j]))
-        if step < 1.5 * MIN_LOG_STEP:
-            if j == 0:
-                raise ValueError(
-                    f"The penalized Cox fit diverged at delta={path[0]:.4g}, a "
-                    f"step of {step:.2g} in log10(delta) below delta_max="
-                    f"{top:.4g} (l1_ratio={prob.l1_ratio:g}): nothing can be "
-                    f"fitted on these data. Use weights='ridge', a larger "
-                    f"l1_ratio, or remove near-duplicate or extreme columns."
-                )
-            return _cut_path(prob, path, top, j, step)
-        path = np.concatenate([path[:j], [np.sqrt(before * path[j])], path[j:]])
+        if step >= 1.5 * MIN_LOG_STEP:
+            path = np.concatenate([path[:j], [np.sqrt(before * path[j])], path[j:]])
+        elif not (failure.diverged or full):
+            full = True
+        elif j == 0:
+            raise ValueError(
+                f"The penalized Cox fit diverged at delta={path[0]:.4g}, a "
+                f"step of {step:.2g} in log10(delta) below delta_max="
+                f"{top:.4g} (elastic-net mixing {prob.l1_ratio:g}): nothing "
+                f"can be fitted on these data. Use weights='ridge', a "
+                f"scheme with more L1 (weights='lasso'), or remove "
+                f"near-duplicate or extreme columns."
+            )
+        else:
+            return _cut_path(prob, path, top, j, step, full)
 
 
 def _cut_path(
-    prob: _Problem, path: _Float, top: float, j: int, step: float
+    prob: _Problem, path: _Float, top: float, j: int, step: float, full: bool
 ) -> _PathFit:
     """Fit ``path[:j]`` and drop its trailing steps that are not solutions."""
-    fit = _coxnet(prob, path[:j])
+    fit = _attempt(prob, path[:j], full)
+    assert isinstance(fit, _PathFit)  # path[:j] fitted in the bisection
     keep = fit.alphas.size
     while keep and (
         _kkt(
@@ -479,9 +525,10 @@ def _cut_path(
     if keep == 0:
         raise ValueError(
             f"The penalized Cox fit diverged below delta={path[0]:.4g} "
-            f"(delta_max={top:.4g}, l1_ratio={prob.l1_ratio:g}) and no step "
-            f"before converged: nothing can be fitted on these data. Use "
-            f"weights='ridge', a larger l1_ratio, or larger deltas."
+            f"(delta_max={top:.4g}, elastic-net mixing {prob.l1_ratio:g}) and "
+            f"no step before converged: nothing can be fitted on these data. "
+            f"Use weights='ridge', a scheme with more L1 (weights='lasso'), or "
+            f"larger deltas."
         )
     # the steps kept meet the KKT conditions to _CUT_KKT
     stopped = fit.stopped and keep == fit.alphas.size

@@ -220,10 +220,13 @@ class MultiSplitResult:
     pvalues : pandas.Series
         Aggregated gene-level p-values (index: feature names), for "gene j
         belongs to a module associated with the outcome".
-    split_pvalues : pandas.DataFrame of shape (n_splits_used, n_features)
+    split_pvalues : pandas.DataFrame of shape (n_splits, n_features)
         The per-split gene p-values that :func:`aggregate_pvalues` aggregates
         (index: split number): the Bonferroni-adjusted p-value of the gene's
-        module, 1 for a gene the split did not select.
+        module, 1 for a gene the split did not select, and 1 for every gene
+        of a split that was skipped (its fit or test failed): the
+        aggregation's error bound counts every split drawn, so a failed split
+        is evidence for nothing, never a dropped one.
     modules : pandas.DataFrame
         One row per module per used split: ``split``, ``module`` (its name in
         that split's model), ``size``, ``members`` (tuple of feature names),
@@ -235,7 +238,8 @@ class MultiSplitResult:
         ``n_modules``, ``n_selected`` and, with a ``VCPCRCV`` template, the
         hyperparameters chosen in the split.
     selection_frequency : pandas.Series
-        Share of the used splits whose first part selected each feature.
+        Share of the splits whose first part selected each feature (a
+        skipped split selected nothing).
     n_splits, n_splits_used, n_splits_skipped : int
         Splits drawn, used and skipped.
     gamma_min : float
@@ -426,8 +430,8 @@ class MultiSplitResult:
             reasons = Counter(self.splits["reason"].dropna())
             top, count = reasons.most_common(1)[0]
             notes.append(
-                f"{self.n_splits_skipped} split(s) were skipped (most often, "
-                f"{count} time(s): {top})."
+                f"{self.n_splits_skipped} split(s) failed and count as p = 1 "
+                f"for every gene (most often, {count} time(s): {top})."
             )
         smry.add_extra_txt(numbered_notes(notes))
         return smry
@@ -599,7 +603,7 @@ def _check_skipped(outcomes: list[_Split]) -> None:
         return
     top, count = reasons.most_common(1)[0]
     text = (
-        f"{n_skipped} of {total} splits were skipped (most often, {count} "
+        f"{n_skipped} of {total} splits failed (most often, {count} "
         f"time(s): {top})"
     )
     if 2 * n_skipped > total:
@@ -608,7 +612,8 @@ def _check_skipped(outcomes: list[_Split]) -> None:
             f"fix the data or the estimator (e.g. fewer clusters, more samples)."
         )
     warnings.warn(
-        f"multi_split: {text}; the p-values aggregate the other {total - n_skipped}.",
+        f"multi_split: {text}; each counts as p = 1 for every gene, so the "
+        f"p-values stay valid but lose power.",
         VCPCRWarning,
         stacklevel=user_stacklevel(),
     )
@@ -625,17 +630,15 @@ def _result(
     _check_skipped(outcomes)
     names = list(rows.fingerprint.feature_names)
     position = {name: j for j, name in enumerate(names)}
-    used = [b for b, o in enumerate(outcomes) if o.skipped is None]
-    P = np.ones((len(used), len(names)))
-    selected = np.zeros((len(used), len(names)), dtype=bool)
+    P = np.ones((len(outcomes), len(names)))  # a failed split: p = 1 everywhere
+    selected = np.zeros((len(outcomes), len(names)), dtype=bool)
     module_rows = []
-    for i, b in enumerate(used):
-        o = outcomes[b]
+    for b, o in enumerate(outcomes):
         for module, members, p in zip(o.modules, o.members, o.pvalues, strict=True):
             idx = [position[m] for m in members]
             adjusted = min(1.0, p * len(o.modules))
-            P[i, idx] = adjusted
-            selected[i, idx] = True
+            P[b, idx] = adjusted
+            selected[b, idx] = True
             module_rows.append(
                 (b, module, len(members), members, p, len(o.modules), adjusted)
             )
@@ -651,7 +654,9 @@ def _result(
             "pvalue_adjusted",
         ],
     )
-    split_pvalues = pd.DataFrame(P, index=pd.Index(used, name="split"), columns=names)
+    split_pvalues = pd.DataFrame(
+        P, index=pd.RangeIndex(len(outcomes), name="split"), columns=names
+    )
     return MultiSplitResult(
         pvalues=aggregate_pvalues(split_pvalues, gamma_min),
         split_pvalues=split_pvalues,
