@@ -24,6 +24,7 @@ from vcpcr._stability import (
     mean_coclustering,
     selection_frequency,
 )
+from vcpcr.exceptions import VCPCRWarning
 from vcpcr.inference import stability_selection
 from vcpcr.simulate import make_block_data
 
@@ -402,3 +403,23 @@ def test_cox_halves_keep_the_share_of_events():
         assert abs(int(data.event[rows].sum()) - n_events / 2) <= 1
     freq = res.selection_frequency.to_numpy()
     assert freq[:5].mean() > freq[10:].mean()
+
+
+def test_failed_subsample_fits_count_as_empty_selections():
+    """A binary column with two ones is constant in some halves: those fits
+    fail, are warned about once and count as empty selections (the bound
+    counts every subsample drawn), never as an abort or a dropped row."""
+    data = make_block_data(80, [5, 5], [1.0, 0.0], n_noise=30, random_state=0)
+    X = pd.DataFrame(data.X, columns=[f"g{j}" for j in range(data.X.shape[1])])
+    X = X.assign(rare=np.where(np.arange(80) < 2, 1.0, 0.0))
+    with pytest.warns(VCPCRWarning, match=r"of 8 subsamples failed.*empty selection"):
+        res = stability_selection(
+            VCPCR(n_clusters=3, n_init=1), X, data.y, n_pairs=4, random_state=0
+        )
+    failed = res.failures.notna()
+    assert 0 < res.n_failed == failed.sum() <= 4
+    assert (res.labels[failed.to_numpy()] == -1).all(axis=None)
+    assert res.failures[failed].str.contains("'rare'").all()
+    ok = res.labels[~failed.to_numpy()]
+    assert_allclose(res.mean_selected, (ok >= 0).sum(axis=1).sum() / 8)
+    assert "count as empty selections" in str(res.summary())

@@ -602,10 +602,7 @@ def _check_skipped(outcomes: list[_Split]) -> None:
     if not n_skipped:
         return
     top, count = reasons.most_common(1)[0]
-    text = (
-        f"{n_skipped} of {total} splits failed (most often, {count} "
-        f"time(s): {top})"
-    )
+    text = f"{n_skipped} of {total} splits failed (most often, {count} time(s): {top})"
     if 2 * n_skipped > total:
         raise ValueError(
             f"multi_split: {text}. More than half of the splits cannot be used; "

@@ -10,6 +10,8 @@ nothing to do with a cluster ``0`` of another).
 from __future__ import annotations
 
 import numbers
+import warnings
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -34,6 +36,7 @@ from vcpcr._resampling import (
 )
 from vcpcr._summary import VCPCRSummary, _fmt, composition_rows, numbered_notes
 from vcpcr._validation import check_random_state, check_scalar
+from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
 __all__ = [
     "StabilityResult",
@@ -273,6 +276,13 @@ class StabilityResult:
     subsamples : ndarray of shape (2 * n_pairs, subsample_size)
         Rows of the data in each subsample; the two halves of a pair are
         disjoint.
+    failures : pandas.Series
+        Why the fit on each subsample failed (index as ``labels``; None where
+        it did not). A failed fit selects nothing (its row of ``labels`` is
+        -1): it counts in every frequency and in ``mean_selected``, so the
+        bound keeps counting every subsample drawn.
+    n_failed : int
+        Subsamples whose fit failed.
     min_frequency : float
         Features selected in at least this share of the subsamples enter
         ``coclustering``.
@@ -353,11 +363,18 @@ class StabilityResult:
         stratified: bool,
         estimator: Any,
         fingerprint: Fingerprint,
+        failures: pd.Series | None = None,
     ) -> None:
         L = labels.to_numpy()
         names = labels.columns
         self.labels = labels
         self.subsamples = subsamples
+        self.failures = (
+            pd.Series(None, index=labels.index, dtype=object, name="failure")
+            if failures is None
+            else failures
+        )
+        self.n_failed = int(self.failures.notna().sum())
         self.threshold = float(threshold)
         self.min_frequency = float(min_frequency)
         self.n_pairs = labels.shape[0] // 2
@@ -616,6 +633,12 @@ class StabilityResult:
             "subsample's cluster (fpc::clusterboot; >= 0.75 stable, < 0.6 "
             "not to be trusted).",
         ]
+        if self.n_failed:
+            top, count = Counter(self.failures.dropna()).most_common(1)[0]
+            notes.append(
+                f"{self.n_failed} fit(s) failed and count as empty selections "
+                f"(most often, {count} time(s): {top})."
+            )
         return notes
 
     def plot(self, axes: Any = None, *, top: int = 50) -> Any:
@@ -642,11 +665,37 @@ class StabilityResult:
 
 def _subsample_labels(
     template: VCPCR | VCPCRCV, seed: int, X: Any, y: Any, rows: NDArray[np.intp]
-) -> pd.Series:
-    """Fit a seeded clone on some rows; return its cluster of each feature."""
-    model = clone_for_split(template, seed).fit(take(X, rows), take(y, rows))
+) -> pd.Series | str:
+    """Fit a seeded clone on some rows; its cluster of each feature, or why not."""
+    try:
+        model = clone_for_split(template, seed).fit(take(X, rows), take(y, rows))
+    except ValueError as exc:  # vcpcr's errors about the data of this subsample
+        return str(exc)
     fitted = fitted_vcpcr(model)
     return pd.Series(fitted.labels_, index=fitted.membership_.index)
+
+
+def _check_failures(failures: pd.Series, owner: str) -> None:
+    """Warn about failed subsamples; raise when more than half failed."""
+    failed = failures.dropna()
+    if failed.empty:
+        return
+    top, count = Counter(failed).most_common(1)[0]
+    text = (
+        f"{owner}: the fits on {failed.size} of {failures.size} subsamples "
+        f"failed (most often, {count} time(s): {top})"
+    )
+    if 2 * failed.size > failures.size:
+        raise ValueError(
+            f"{text}. More than half cannot be used; fix the data or the "
+            f"estimator (e.g. fewer clusters, more samples)."
+        )
+    warnings.warn(
+        f"{text}; each counts as an empty selection, so the error bound stays "
+        f"valid but the frequencies lose power.",
+        VCPCRWarning,
+        stacklevel=user_stacklevel(),
+    )
 
 
 def _complementary_pairs(
@@ -807,8 +856,21 @@ def stability_selection(
     index = pd.MultiIndex.from_product(
         [range(int(n_pairs)), [0, 1]], names=["pair", "half"]
     )
+    failures = pd.Series(
+        [fit if isinstance(fit, str) else None for fit in fits],
+        index=index,
+        dtype=object,
+        name="failure",
+    )
+    _check_failures(failures, owner)
+    empty = pd.Series(-1, index=names)
     labels = pd.DataFrame(
-        [s.reindex(names, fill_value=-1).to_numpy() for s in fits],
+        [
+            (empty if isinstance(s, str) else s)
+            .reindex(names, fill_value=-1)
+            .to_numpy()
+            for s in fits
+        ],
         index=index,
         columns=pd.Index(names),
     )
@@ -821,4 +883,5 @@ def stability_selection(
         stratified=data.strata is not None,
         estimator=estimator,
         fingerprint=data.fingerprint,
+        failures=failures,
     )
