@@ -27,6 +27,7 @@ from vcpcr._formula import resolve_formula
 from vcpcr._input import check_strata, validated_design
 from vcpcr._model import VCPCR, cap_n_clusters, check_lam_ratios
 from vcpcr._parallel import run_parallel, task_seeds
+from vcpcr._pooled import N_BOOT, POOLED, pooled_deviance, pooled_se
 from vcpcr._scaling import standardize
 from vcpcr._scoring import get_scorer
 from vcpcr._summary import VCPCRSummary, model_summary, model_summary2
@@ -120,8 +121,20 @@ class VCPCRCV(BaseEstimator):
         its training rows, at the step-2 fit on the training rows, over the
         test rows' events; ``mean_test_score`` is the mean weighted by events,
         and ``std_test_score / sqrt(n_splits)`` is cv.glmnet's ``cvsd``, so
-        ``selection="1se"`` is its ``lambda.1se`` rule. A name of another
-        family's task is an error that lists the valid choices.
+        ``selection="1se"`` is its ``lambda.1se`` rule.
+        ``"neg_pooled_deviance"`` (every family): the pooled cross-validated
+        deviance (van Houwelingen et al. 2006; Dai & Breheny 2024; R
+        ``ncvreg::cv.ncvsurv``): every row's out-of-fold linear predictor, on
+        the raw scale, then one deviance per row over all rows (mean squared
+        error; twice the log loss; minus twice the Efron log partial
+        likelihood, within strata), negated; ``se_test_score`` is its
+        bootstrap standard error (200 resamples of the rows, seeded by
+        ``random_state``), which ``selection="1se"`` uses, and
+        ``split<i>_test_score`` the same deviance on fold ``i`` alone. With
+        ``selection="1se"`` it chooses the empty model (``lam_ratio=1``, on
+        the default grid) on noise: ``benchmarks/bench_sparse_default.py``.
+        A name of another family's task is an error that lists the valid
+        choices.
     selection : {"min", "1se"}, default="min"
         ``"min"``: the best mean score. ``"1se"``: the sparsest model (fewest
         selected variables on average) whose mean score is within one
@@ -432,6 +445,15 @@ class VCPCRCV(BaseEstimator):
         )
         results = self._run_folds(Xa, yv, folds, spec)
         self.cv_results_ = self._results_frame(grid, results)
+        if self.scoring == POOLED:
+            strata = (
+                np.unique(Xa[:, n_cov : n_cov + n_strata], axis=0, return_inverse=True)[
+                    1
+                ].ravel()
+                if n_strata
+                else None
+            )
+            self._pool(folds, results, prepared.outcome, strata)
         self._warn_fold_issues(results, len(grid.points()))
         self.best_index_ = self._select()
         row = self.cv_results_.iloc[self.best_index_]
@@ -443,7 +465,11 @@ class VCPCRCV(BaseEstimator):
         }
         self.best_score_ = float(row["mean_test_score"])
         if self.refit:
-            self.best_estimator_ = self._refit_estimator().fit(X, y)
+            with warnings.catch_warnings():
+                # An empty model chosen by the CV is an answer, not a mistake
+                # to warn about (the summary's tuning note says it).
+                warnings.filterwarnings("ignore", "No variable was selected")
+                self.best_estimator_ = self._refit_estimator().fit(X, y)
             self.n_iter_ = self.best_estimator_.n_iter_
         return self
 
@@ -516,6 +542,41 @@ class VCPCRCV(BaseEstimator):
         frame["mean_fit_time"] = per_point.mean()
         frame["std_fit_time"] = per_point.std()
         return frame
+
+    def _pool(
+        self,
+        folds: list[Any],
+        results: list[FoldResult],
+        outcome: NDArray[np.float64],
+        strata: NDArray[Any] | None,
+    ) -> None:
+        """Score the grid by the pooled deviance (:mod:`vcpcr._pooled`).
+
+        ``mean_test_score`` becomes minus the deviance per row of all rows'
+        out-of-fold linear predictors, ``se_test_score`` its bootstrap
+        standard error, and ``split<i>_test_score`` minus the same deviance
+        on fold ``i``'s test rows alone (``std_test_score`` their standard
+        deviation). A point not fitted in some fold has no pooled score.
+        """
+        res = self.cv_results_
+        eta = np.full((len(res), outcome.shape[0]), np.nan)
+        for (_, test), r in zip(folds, results, strict=True):
+            if r.eta is not None:
+                eta[:, test] = r.eta
+        fam = self.family
+        for i, (_, test) in enumerate(folds):
+            s = None if strata is None else strata[test]
+            res[f"split{i}_test_score"] = -pooled_deviance(
+                fam, eta[:, test], outcome[test], s
+            )
+        splits = res[[f"split{i}_test_score" for i in range(len(folds))]]
+        res["std_test_score"] = splits.std(axis=1, ddof=1)
+        res["mean_test_score"] = -pooled_deviance(fam, eta, outcome, strata)
+        rng = np.random.default_rng(task_seeds(self.random_state, 1)[0])
+        res["se_test_score"] = pooled_se(fam, eta, outcome, strata, N_BOOT, rng)
+        finite = res["mean_test_score"].where(np.isfinite(res["mean_test_score"]))
+        rank = finite.rank(ascending=False, method="min", na_option="bottom")
+        res["rank_test_score"] = rank.astype(int)
 
     def _warn_fold_issues(self, results: list[FoldResult], n_points: int) -> None:
         total = n_points * len(results)
@@ -859,6 +920,12 @@ class VCPCRCV(BaseEstimator):
                 f" Firth's estimates were used in {self.n_separated_fits_} of "
                 f"{len(self.cv_results_) * self.n_splits_} fold fits (separation)."
                 if self.n_separated_fits_
+                else ""
+            )
+            + (
+                " The CV chose a model without genes: on these data they add "
+                "nothing the CV can detect."
+                if self.refit and self.best_estimator_.n_clusters_ == 0
                 else ""
             )
         )

@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 from sklearn.metrics import check_scoring
 
 from vcpcr._families import FAMILIES, Family
+from vcpcr._pooled import POOLED
 from vcpcr._validation import check_survival
 from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
@@ -171,7 +172,7 @@ SURVIVAL_SCORERS: dict[str, Scorer] = {
 
 def _choices(family: Family) -> str:
     """Return the scorings ``family`` takes, for an error message."""
-    own = [family.scoring_name, *family.batch_scorings, *family.fold_scorings]
+    own = [family.scoring_name, POOLED, *family.batch_scorings, *family.fold_scorings]
     if family.survival:
         own += list(SURVIVAL_SCORERS)
         rest = "or a callable scorer(estimator, X, y)"
@@ -193,7 +194,8 @@ def get_scorer(scoring: Any, family: Family, estimator: Any) -> Scorer:
     to another family, or any scikit-learn name for a survival family, is a
     ValueError naming the valid choices.
     """
-    if scoring is None or scoring == family.scoring_name:
+    if scoring is None or scoring in (family.scoring_name, POOLED):
+        # the pooled criterion's folds fall back to the default per point
         scoring = family.default_scoring
     if not isinstance(scoring, str):
         return check_scoring(estimator, scoring=scoring)

@@ -25,6 +25,7 @@ from sklearn.base import BaseEstimator, clone
 from vcpcr._clustering import BestStarts, best_starts
 from vcpcr._families import FAMILIES, Family, Prepared
 from vcpcr._input import ColumnLayout
+from vcpcr._pooled import POOLED
 from vcpcr._scaling import (
     constant_columns,
     independent_columns,
@@ -63,9 +64,16 @@ def scoring_name(scoring: Any, family: str) -> str:
 
 
 def batch_scoring(scoring: Any, family: str) -> str | None:
-    """Name of the scoring if ``family`` scores it vectorized, else None."""
+    """Name of the scoring if ``family`` scores it vectorized, else None.
+
+    The pooled criterion (:data:`vcpcr._pooled.POOLED`) runs the folds with
+    the family's default batched scoring, whose step-2 fits give the
+    out-of-fold linear predictors it pools.
+    """
     if scoring is not None and not isinstance(scoring, str):
         return None  # a callable: the per-point estimator path
+    if scoring == POOLED:
+        scoring = None
     name = scoring_name(scoring, family)
     fam = FAMILIES[family]
     return name if name in fam.batch_scorings or name in fam.fold_scorings else None
@@ -252,6 +260,9 @@ class FoldResult(NamedTuple):
     failure: str = ""
     #: the fold's weight in the mean score (None: equal weights)
     weight: float | None = None
+    #: out-of-fold linear predictors (n_points, n_test) of the batched step 2
+    #: (NaN rows: points not fitted), for the pooled criterion; else None
+    eta: NDArray[np.float64] | None = None
 
 
 #: What a fit that cannot be done raises (lifelines' ConvergenceError is a
@@ -418,7 +429,7 @@ def _score_grid(
     scoring: str,
     data: tuple[NDArray[np.float64], Any],
     failures: dict[int, str],
-) -> NDArray[np.float64]:
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Fit step 2 of all grid points on the training fold, score them together.
 
     ``scoring`` is one of the family's ``batch_scorings`` or
@@ -427,7 +438,8 @@ def _score_grid(
     stratified: see :meth:`Family.score_fold`); a point
     whose step 2 fails scores NaN. When the batched score is not defined on
     this fold, the scorer scores each point's fold model instead (and raises
-    or warns as it does).
+    or warns as it does). Also returns the test rows' linear predictors
+    ``(n_points, n_test)`` (NaN rows where step 2 failed).
     """
     family = FAMILIES[spec.family]
     res, train = fold.solved, fold.train
@@ -435,8 +447,9 @@ def _score_grid(
     params = _fit_grid(family, train, fold.prepared, Vs, failures)
     ok = np.array([par is not None for par in params])
     out = np.full(len(Vs), np.nan)
+    eta_all = np.full((len(Vs), data[0].shape[0]), np.nan)
     if not ok.any():
-        return out
+        return out, eta_all
     raw = [
         train.coefficients(family, V, par[0], par[1])
         for V, par in zip(Vs, params, strict=True)
@@ -446,6 +459,7 @@ def _score_grid(
     intercept = np.array([b0 for _, b0 in raw])
     Xte, yte = data
     eta = coef @ Xte.T + intercept[:, None]
+    eta_all[ok] = eta
     if scoring in family.fold_scorings:  # needs the training rows too
         eta_train = train.linear_predictor(coef, intercept)
         out[ok] = family.score_fold(
@@ -456,14 +470,14 @@ def _score_grid(
             yte,
             strata=_stratum_labels(train, Xte),
         )
-        return out
+        return out, eta_all
     scores = None
     if np.all(np.isfinite(eta)):
         scores = family.score_batch(scoring, eta, yte, fold.prepared.classes)
     if scores is None:  # the scorer raises or warns on this fold: let it
-        return _score_points(fold, spec, (Xte, yte), failures)
+        return _score_points(fold, spec, (Xte, yte), failures), eta_all
     out[ok] = scores
-    return out
+    return out, eta_all
 
 
 def _stratum_labels(
@@ -501,10 +515,13 @@ def fit_fold(
     solved, delta_index = solve_grid(train.Xs, W, spec, seed)
     fold = SolvedFold(train, prepared, W, delta_index, solved)
     failures: dict[int, str] = {}
+    eta = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SeparationWarning)
         if spec.batch_scoring is not None:
-            scores = _score_grid(fold, spec, spec.batch_scoring, (Xte, yte), failures)
+            scores, eta = _score_grid(
+                fold, spec, spec.batch_scoring, (Xte, yte), failures
+            )
         else:
             scores = _score_points(fold, spec, (Xte, yte), failures)
     separated = sum(issubclass(c.category, SeparationWarning) for c in caught)
@@ -521,6 +538,7 @@ def fit_fold(
         np.isin(np.arange(scores.size), list(failures)),
         next(iter(failures.values()), ""),
         _fold_weight(family, spec, yte),
+        eta,
     )
 
 
@@ -535,13 +553,17 @@ def one_se_index(res: Any, n_splits: int) -> int:
     """Return the sparsest grid point within one standard error of the best.
 
     ``res`` is a ``cv_results_`` frame; the standard error is the best
-    point's fold standard deviation over ``sqrt(n_splits)``; ties in model
-    size go to the better score.
+    point's ``se_test_score`` where there is one (the pooled criterion's
+    bootstrap), else its fold standard deviation over ``sqrt(n_splits)``;
+    ties in model size go to the better score.
     """
     mean = res["mean_test_score"].to_numpy()
     finite = np.isfinite(mean)
     best = int(np.nanargmax(np.where(finite, mean, np.nan)))
-    se = res["std_test_score"].to_numpy()[best] / np.sqrt(n_splits)
+    if "se_test_score" in res:  # the pooled criterion's bootstrap standard error
+        se = res["se_test_score"].to_numpy()[best]
+    else:
+        se = res["std_test_score"].to_numpy()[best] / np.sqrt(n_splits)
     ok = np.flatnonzero(finite & (mean >= mean[best] - se))
     order = np.lexsort((-mean[ok], res["mean_size"].to_numpy()[ok]))
     return int(ok[order[0]])
