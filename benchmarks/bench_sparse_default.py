@@ -103,16 +103,16 @@ def table(df: pd.DataFrame) -> str:
     out = []
     for (family, design), part in df.groupby(["family", "design"], sort=False):
         g = part.groupby("rule", sort=False)
-        summary = pd.DataFrame(
-            {
-                "data sets": g.size(),
-                "empty": g["genes"].apply(lambda s: (s == 0).mean()),
-                "<= 3 genes": g["genes"].apply(lambda s: (s <= 3).mean()),
-                "median genes": g["genes"].median(),
-                "true pos. (of 20)": g["true_pos"].mean(),
-                "null genes sel.": g["null_sel"].mean(),
-            }
-        )
+        columns = {
+            "data sets": g.size(),
+            "empty": g["genes"].apply(lambda s: (s == 0).mean()),
+            "<= 3 genes": g["genes"].apply(lambda s: (s <= 3).mean()),
+            "median genes": g["genes"].median(),
+        }
+        if design == "signal":  # the null design has no active genes
+            columns["true pos. (of 20)"] = g["true_pos"].mean()
+            columns["null genes sel."] = g["null_sel"].mean()
+        summary = pd.DataFrame(columns)
         out.append(f"\n### {family}, {design}\n\n{summary.round(3).to_string()}")
     return "\n".join(out)
 
@@ -129,7 +129,11 @@ def main() -> None:
     parser.add_argument("--families", nargs="*", default=list(FAMILIES))
     args = parser.parse_args()
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    done = pd.read_csv(args.out) if os.path.exists(args.out) else pd.DataFrame()
+    done = (
+        pd.read_csv(args.out, keep_default_na=False)
+        if os.path.exists(args.out)
+        else pd.DataFrame()
+    )
     for seed in range(args.n):
         for family in args.families:
             for design in ("null", "signal"):
@@ -146,7 +150,7 @@ def main() -> None:
                 header = not os.path.exists(args.out)
                 rows.to_csv(args.out, mode="a", header=header, index=False)
                 print(family, design, seed, rows["genes"].tolist(), flush=True)
-    print(table(pd.read_csv(args.out)))
+    print(table(pd.read_csv(args.out, keep_default_na=False)))
 
 
 if __name__ == "__main__":
