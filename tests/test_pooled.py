@@ -10,7 +10,7 @@ from sklearn.metrics import log_loss, mean_squared_error
 from sklearn.model_selection import KFold
 
 from vcpcr import VCPCRCV
-from vcpcr._pooled import pooled_deviance, pooled_se
+from vcpcr._pooled import paired_se, pooled_bootstrap, pooled_deviance
 from vcpcr.simulate import make_block_data
 
 
@@ -55,10 +55,15 @@ def test_pooled_se_is_the_bootstrap_standard_deviation():
     rng = np.random.default_rng(2)
     eta = rng.normal(size=(2, 30))
     y = rng.normal(size=30)
-    se = pooled_se("gaussian", eta, y, None, 500, np.random.default_rng(0))
+    draws = pooled_bootstrap("gaussian", eta, y, None, 500, np.random.default_rng(0))
+    se = draws.std(axis=0, ddof=1)
     # the mean of 30 squared errors: sd / sqrt(n) of the squared errors
     sq = (y - eta) ** 2
     assert_allclose(se, sq.std(axis=1, ddof=1) / np.sqrt(30), rtol=0.15)
+    # paired: the standard error of the mean difference of squared errors
+    diff = paired_se(draws, 0)
+    assert diff[0] == 0
+    assert_allclose(diff[1], (sq[1] - sq[0]).std(ddof=1) / np.sqrt(30), rtol=0.15)
 
 
 def test_pooled_gaussian_is_the_fold_size_weighted_mse():

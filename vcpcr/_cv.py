@@ -27,7 +27,13 @@ from vcpcr._formula import resolve_formula
 from vcpcr._input import check_strata, validated_design
 from vcpcr._model import VCPCR, cap_n_clusters, check_lam_ratios
 from vcpcr._parallel import run_parallel, task_seeds
-from vcpcr._pooled import N_BOOT, POOLED, pooled_deviance, pooled_se
+from vcpcr._pooled import (
+    N_BOOT,
+    POOLED,
+    paired_se,
+    pooled_bootstrap,
+    pooled_deviance,
+)
 from vcpcr._scaling import standardize
 from vcpcr._scoring import get_scorer
 from vcpcr._summary import VCPCRSummary, model_summary, model_summary2
@@ -554,9 +560,12 @@ class VCPCRCV(BaseEstimator):
 
         ``mean_test_score`` becomes minus the deviance per row of all rows'
         out-of-fold linear predictors, ``se_test_score`` its bootstrap
-        standard error, and ``split<i>_test_score`` minus the same deviance
-        on fold ``i``'s test rows alone (``std_test_score`` their standard
-        deviation). A point not fitted in some fold has no pooled score.
+        standard error, ``se_diff_test_score`` the bootstrap standard error
+        of its difference from the best point
+        (:func:`vcpcr._pooled.paired_se`), and ``split<i>_test_score`` minus
+        the same deviance on fold ``i``'s test rows alone (``std_test_score``
+        their standard deviation). A point not fitted in some fold has no
+        pooled score.
         """
         res = self.cv_results_
         eta = np.full((len(res), outcome.shape[0]), np.nan)
@@ -571,9 +580,15 @@ class VCPCRCV(BaseEstimator):
             )
         splits = res[[f"split{i}_test_score" for i in range(len(folds))]]
         res["std_test_score"] = splits.std(axis=1, ddof=1)
-        res["mean_test_score"] = -pooled_deviance(fam, eta, outcome, strata)
+        dev = pooled_deviance(fam, eta, outcome, strata)
+        res["mean_test_score"] = -dev
         rng = np.random.default_rng(task_seeds(self.random_state, 1)[0])
-        res["se_test_score"] = pooled_se(fam, eta, outcome, strata, N_BOOT, rng)
+        draws = pooled_bootstrap(fam, eta, outcome, strata, N_BOOT, rng)
+        with np.errstate(invalid="ignore"):
+            res["se_test_score"] = np.std(draws, axis=0, ddof=1)
+        if np.isfinite(dev).any():
+            best = int(np.nanargmin(dev))
+            res["se_diff_test_score"] = paired_se(draws, best)
         finite = res["mean_test_score"].where(np.isfinite(res["mean_test_score"]))
         rank = finite.rank(ascending=False, method="min", na_option="bottom")
         res["rank_test_score"] = rank.astype(int)

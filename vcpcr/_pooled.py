@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 from vcpcr._distributions import LOGISTIC
 from vcpcr._partial_likelihood import efron_loglik
 
-__all__ = ["N_BOOT", "POOLED", "pooled_deviance", "pooled_se"]
+__all__ = ["N_BOOT", "POOLED", "paired_se", "pooled_bootstrap", "pooled_deviance"]
 
 _Float = NDArray[np.float64]
 
@@ -88,7 +88,7 @@ def pooled_deviance(
     return out
 
 
-def pooled_se(
+def pooled_bootstrap(
     family: str,
     eta: _Float,
     outcome: _Float,
@@ -96,11 +96,11 @@ def pooled_se(
     n_boot: int,
     random_state: np.random.Generator,
 ) -> _Float:
-    """Bootstrap standard error of :func:`pooled_deviance`, per grid point.
+    """Bootstrap draws of :func:`pooled_deviance`, for every grid point.
 
-    Rows are resampled with replacement ``n_boot`` times (the same resamples
-    for every grid point, so differences between points are paired) and the
-    pooled deviance is recomputed on each resample.
+    Rows are resampled with replacement ``n_boot`` times, the same resamples
+    for every grid point, so that differences between points are paired
+    (:func:`paired_se`), and the pooled deviance is recomputed on each.
 
     Parameters
     ----------
@@ -113,9 +113,10 @@ def pooled_se(
 
     Returns
     -------
-    ndarray of shape (n_points,)
-        The standard deviation of the resampled deviances (NaN where the
-        deviance is).
+    ndarray of shape (n_boot, n_points)
+        The resampled deviances (NaN where the deviance is). Their standard
+        deviation is the standard error of each point's pooled deviance
+        (``ncvreg``'s ``se = "bootstrap"``).
     """
     n = eta.shape[1]
     draws = np.empty((n_boot, eta.shape[0]))
@@ -127,5 +128,29 @@ def pooled_se(
             outcome[rows],
             None if strata is None else strata[rows],
         )
+    return draws
+
+
+def paired_se(draws: _Float, best: int) -> _Float:
+    """Bootstrap standard error of each point's deviance minus the best point's.
+
+    The deviances of all grid points move together from one resample to the
+    next (they share the rows), so the standard error of a *difference* is
+    far smaller than that of a level; a sparser point is "within one standard
+    error" of the best when its excess deviance is.
+
+    Parameters
+    ----------
+    draws : ndarray of shape (n_boot, n_points)
+        From :func:`pooled_bootstrap`.
+    best : int
+        The point with the lowest pooled deviance.
+
+    Returns
+    -------
+    ndarray of shape (n_points,)
+        0 for ``best`` itself.
+    """
     with np.errstate(invalid="ignore"):
-        return np.asarray(np.std(draws, axis=0, ddof=1), dtype=np.float64)
+        diff = draws - draws[:, [best]]
+        return np.asarray(np.std(diff, axis=0, ddof=1), dtype=np.float64)
