@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 from statsmodels.iolib import summary2 as sm_summary2
 
 from vcpcr._families import FAMILIES, Family, Prepared
-from vcpcr._formula import resolve_formula
+from vcpcr._formula import formula_outcome, resolve_formula
 from vcpcr._input import check_strata, validated_design
 from vcpcr._model import VCPCR, cap_n_clusters, check_lam_ratios
 from vcpcr._parallel import run_parallel, task_seeds
@@ -792,9 +792,7 @@ class VCPCRCV(BaseEstimator):
         """
         best = self._best()
         if y is None and self.formula is not None:
-            from vcpcr._formula import parse_formula
-
-            y = parse_formula(self.formula, X).y
+            y = formula_outcome(self.formula, X)
         return float(self.scorer_(best, X, y))
 
     def summary(self, alpha: float = 0.05, inference: Any = None) -> VCPCRSummary:

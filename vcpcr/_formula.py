@@ -42,6 +42,7 @@ __all__ = [
     "FormulaResult",
     "Resolved",
     "Surv",
+    "formula_outcome",
     "parse_formula",
     "resolve_formula",
     "transform_new",
@@ -58,6 +59,7 @@ _TOKENIZER = DefaultFormulaParser(include_intercept=False)
 _FIX = {
     "raise": "drop or impute them, or pass missing='drop'.",
     "predict": "impute them (rows cannot be dropped at prediction time).",
+    "score": "drop those rows before scoring.",
 }
 
 
@@ -339,6 +341,47 @@ def resolve_formula(
     return Resolved(parsed.X, parsed.y, parsed.yname, parsed.spec, parsed.covariates)
 
 
+def formula_outcome(formula: str, data: pd.DataFrame) -> pd.Series | pd.DataFrame:
+    """Evaluate only the outcome (left-hand side) of ``formula`` on ``data``.
+
+    What :func:`parse_formula` returns as ``y``, without building the design:
+    a fitted model's ``score`` reads its outcome from new data at the cost of
+    the outcome's columns alone.
+
+    Parameters
+    ----------
+    formula : str
+        The model formula (as given to :func:`parse_formula`).
+    data : pandas.DataFrame
+        Data holding the outcome's columns.
+
+    Returns
+    -------
+    pandas.Series or pandas.DataFrame
+        The outcome, as ``parse_formula(formula, data).y``.
+
+    Raises
+    ------
+    ValueError
+        On absent or missing outcome values (rows cannot be dropped when
+        scoring).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"y": [1.0, 2.0], "g": [0.5, 0.1]})
+    >>> formula_outcome("np.log(y) ~ .", df).round(3).tolist()
+    [0.0, 0.693]
+    """
+    data = _check_data(data)
+    lhs_tokens, _ = _split_tokens(formula)
+    _check_known_names(formula, lhs_tokens, data)
+    lhs = {v for token in lhs_tokens for v in token.required_variables}
+    columns = [c for c in data.columns if c in lhs]
+    _drop_missing(data, columns, "score")
+    lhs_only = _parse(formula[: lhs_tokens[-1].source_end + 1] + " ~ 1", [])
+    return _outcome(_materialize(lhs_only, data[columns], formula).lhs)[0]
+
+
 def transform_new(spec: DesignSpec, data: pd.DataFrame) -> pd.DataFrame:
     """Build the design matrix of new data with the encoding stored in ``spec``.
 
@@ -360,12 +403,20 @@ def transform_new(spec: DesignSpec, data: pd.DataFrame) -> pd.DataFrame:
         If ``spec`` or ``data`` has the wrong type, or a column's kind
         (numeric or categorical) differs from the training data's.
     ValueError
-        On absent columns, missing values (rows cannot be dropped at predict
-        time), or categorical levels not seen in training.
+        On absent columns, missing values in the columns formulaic encodes
+        (rows cannot be dropped at predict time), or categorical levels not
+        seen in training.
 
     See Also
     --------
     parse_formula : Build the spec from training data.
+
+    Notes
+    -----
+    The numeric columns of a ``y ~ .`` design (or of the ``.`` right of a
+    two-part formula's ``|``), which are copied rather than encoded, keep
+    their missing values as NaN: a model needs only the variables it
+    selected, and checks those.
 
     Examples
     --------
@@ -388,11 +439,11 @@ def transform_new(spec: DesignSpec, data: pd.DataFrame) -> pd.DataFrame:
             f"data lacks {len(absent)} column(s) that the formula {spec.formula!r} "
             f"uses: {_show(absent)}."
         )
-    _drop_missing(data, list(spec.columns), "predict")
     if spec.parts:
         return pd.concat([transform_new(part, data) for part in spec.parts], axis=1)
     if spec.model_spec is None:
-        return _fast_design(data, list(spec.columns))
+        return _fast_design(data, list(spec.columns))  # NaN is kept (see Notes)
+    _drop_missing(data, list(spec.columns), "predict")
     _check_column_types(spec.model_spec, data)
     _check_levels(spec.model_spec, data)
     return _design(_materialize(spec.model_spec, data, spec.formula), spec.formula)
@@ -551,12 +602,17 @@ def _parse_two_part(
             "for and never clustered: remove it from the right of '|'."
         )
     gene_vars = columns(gene_tokens)
-    if any(t.kind is Token.Kind.OPERATOR and t.token == "." for t in gene_tokens):
+    if _has_dot(gene_tokens):
         gene_vars |= set(data.columns) - lhs_vars - cov_vars
-    used = [c for c in data.columns if c in lhs_vars | cov_vars | gene_vars]
+    used_vars = lhs_vars | cov_vars | gene_vars  # once, not per column
+    used = [c for c in data.columns if c in used_vars]
     data, n_dropped = _drop_missing(data, used, missing)
     lhs_text = formula[: rhs_tokens[0].source_start]
-    cov = parse_formula(formula[: bar.source_start], data, missing="raise")
+    # formulaic encodes the covariates from their own columns only: on the
+    # whole frame it walks every (gene) column, at a cost growing with them.
+    cov_columns = [c for c in data.columns if c in lhs_vars | cov_vars]
+    cov_data = data if _has_dot(cov_tokens) else data[cov_columns]
+    cov = parse_formula(formula[: bar.source_start], cov_data, missing="raise")
     genes = parse_formula(
         lhs_text + formula[bar.source_end + 1 :],
         data.drop(columns=sorted(cov_vars)),
@@ -573,6 +629,11 @@ def _parse_two_part(
     )
     covariates = tuple(cov.feature_names)
     return FormulaResult(cov.y, X, names, spec, cov.yname, n_dropped, covariates)
+
+
+def _has_dot(tokens: list[Token]) -> bool:
+    """Return True if the terms hold formulaic's ``.`` (every other column)."""
+    return any(t.kind is Token.Kind.OPERATOR and t.token == "." for t in tokens)
 
 
 def _fast_path_columns(
@@ -664,7 +725,7 @@ def _drop_missing(
 ) -> tuple[pd.DataFrame, int]:
     """Raise on, or drop with a warning, rows with missing values in columns.
 
-    ``missing`` is "raise" or "drop" (fit), or "predict" (always raise).
+    ``missing`` is "raise" or "drop" (fit), or "predict" or "score" (always raise).
     """
     isna = data[columns].isna().sum()
     counts = {str(c): int(n) for c, n in isna[isna > 0].items()}
@@ -764,5 +825,5 @@ def _fast_design(data: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
             f"Columns {_show(bad)} were numeric in the training data but are "
             "not in the new data; convert them to numbers."
         )
-    values = sub.to_numpy(np.float64)
+    values = sub.to_numpy(np.float64, na_value=np.nan)  # nullable dtypes' NA
     return pd.DataFrame(values, index=data.index, columns=pd.Index(columns))
