@@ -11,7 +11,13 @@ from formulaic import model_matrix
 from numpy.testing import assert_allclose
 
 import vcpcr._formula as fm
-from vcpcr._formula import DesignSpec, Surv, parse_formula, transform_new
+from vcpcr._formula import (
+    DesignSpec,
+    Surv,
+    formula_outcome,
+    parse_formula,
+    transform_new,
+)
 from vcpcr.exceptions import VCPCRWarning
 
 
@@ -502,3 +508,38 @@ def test_drop_warning_points_at_the_caller():
     with pytest.warns(VCPCRWarning) as record:
         parse_formula("y ~ g1", df, missing="drop")
     assert record[0].filename == __file__
+
+
+# ------------------------------------------------------------ outcome only
+
+
+@pytest.mark.parametrize(
+    "formula",
+    [
+        "y ~ .",
+        "np.log(g1) ~ g2 + sex",
+        "I(status == 'dead') ~ .",
+        "status ~ g1",
+        "Surv(time, event) ~ g1 + C(sex) | .",
+    ],
+    ids=["plain", "transform", "comparison", "labels", "two-part-surv"],
+)
+def test_formula_outcome_is_parse_formula_y(formula):
+    df = make_df()
+    expected = parse_formula(formula, df).y
+    got = formula_outcome(formula, df)
+    if isinstance(expected, pd.DataFrame):
+        pd.testing.assert_frame_equal(got, expected)
+    else:
+        pd.testing.assert_series_equal(got, expected)
+
+
+def test_formula_outcome_reads_only_the_outcome():
+    """Predictors may be absent or missing; a missing outcome is named."""
+    df = make_df()
+    df.loc[df.index[0], "g2"] = np.nan
+    y = formula_outcome("y ~ g1 + g2", df.drop(columns="g1"))
+    pd.testing.assert_series_equal(y, df["y"])
+    df.loc[df.index[2], "y"] = np.nan
+    with pytest.raises(ValueError, match=r"\{'y': 1\}; drop those rows before"):
+        formula_outcome("y ~ g1 + g2", df)

@@ -478,7 +478,8 @@ def small_fit():
     X = pd.DataFrame(X, columns=[f"g{j}" for j in range(X.shape[1])])
     model = VCPCR(n_clusters=2, lam_ratio=0.4, n_init=2, random_state=0).fit(X, y)
     unselected = list(X.columns[model.labels_ < 0])
-    assert unselected and (model.labels_ >= 0).any()
+    assert unselected
+    assert (model.labels_ >= 0).any()
     return model, X, y, unselected
 
 
@@ -488,13 +489,18 @@ def test_predict_reorders_columns_by_name(small_fit):
     assert_array_equal(model.predict(shuffled), model.predict(X))
     assert_array_equal(model.transform(shuffled), model.transform(X))
     assert model.score(shuffled, y) == model.score(X, y)
-    assert_array_equal(model.standardized_design(shuffled), model.standardized_design(X))
+    assert_array_equal(
+        model.standardized_design(shuffled), model.standardized_design(X)
+    )
 
 
 @pytest.mark.parametrize(
     ("change", "match"),
     [
-        (lambda X: X.drop(columns=["g3"]), r"X lacks 1 column\(s\) seen in fit \['g3'\]"),
+        (
+            lambda X: X.drop(columns=["g3"]),
+            r"X lacks 1 column\(s\) seen in fit \['g3'\]",
+        ),
         (
             lambda X: X.assign(extra=1.0),
             r"X has 1 column\(s\) not seen in fit \['extra'\]",
@@ -539,7 +545,7 @@ def test_nan_in_a_selected_column_names_it_and_says_predicting(small_fit):
 
 
 def test_nan_in_a_covariate_at_predict_names_it(small_fit):
-    _, X, y, unselected = small_fit
+    _, X, y, _ = small_fit
     model = VCPCR(
         n_clusters=2, lam_ratio=0.4, n_init=2, random_state=0, covariates=["g0"]
     ).fit(X, y)
@@ -554,11 +560,10 @@ def test_duplicate_column_names_are_named(small_fit, where):
     model, X, y, _ = small_fit
     dup = X.set_axis(["g0", "g1", "g1", *X.columns[3:-1], "g0"], axis=1)
     msg = r"duplicate column names \['g1', 'g0'\]"
+    call = VCPCR(n_clusters=2, n_init=1).fit if where == "fit" else model.predict
+    args = (dup, y) if where == "fit" else (dup,)
     with pytest.raises(ValueError, match=msg):
-        if where == "fit":
-            VCPCR(n_clusters=2, n_init=1).fit(dup, y)
-        else:
-            model.predict(dup)
+        call(*args)
 
 
 @pytest.mark.parametrize("value", [1.5, -0.1])
