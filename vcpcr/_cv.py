@@ -430,10 +430,12 @@ class VCPCRCV(BaseEstimator):
             n_cov,
             n_strata,
         )
-        results = self._run_folds(Xa, yv, folds, spec)
+        y_folds, exponent, degree = self._unit_outcome(family, yv, prepared)
+        results = self._run_folds(Xa, y_folds, folds, spec)
         self.cv_results_ = self._results_frame(grid, results)
         self._warn_fold_issues(results, len(grid.points()))
         self.best_index_ = self._select()
+        self.cv_results_ = _scores_in_units(self.cv_results_, exponent * degree)
         row = self.cv_results_.iloc[self.best_index_]
         delta = None if pd.isna(row["delta"]) else float(row["delta"])
         self.best_params_: dict[str, Any] = {
@@ -446,6 +448,46 @@ class VCPCRCV(BaseEstimator):
             self.best_estimator_ = self._refit_estimator().fit(X, y)
             self.n_iter_ = self.best_estimator_.n_iter_
         return self
+
+    def _unit_outcome(
+        self, family: Family, y: Any, prepared: Prepared
+    ) -> tuple[Any, int, int]:
+        """Return the folds' outcome, on a unit scale when the score allows it.
+
+        A gaussian ``y`` is scaled by ``2**-exponent`` (exact in floating
+        point), so that its standard deviation lies in [0.5, 1): the fits are
+        equivariant, and the squared errors of a ``y`` of scale ``1e-300``
+        (which underflow to 0 and tie every grid point) rank the grid as on
+        ``y / 1e-300``. The scores are then those of ``y`` times
+        ``2**(exponent * degree)``, with the scorer's ``degree`` (2 for the
+        mean squared error, 1 for the (root) mean (absolute) error, 0 for
+        R^2); a scorer of unknown degree sees ``y`` itself, with a warning
+        if its scale is out of float64's reach. Returns ``(y, exponent,
+        degree)``.
+        """
+        if family.name != "gaussian":
+            return y, 0, 0
+        spread = float(standardize(prepared.outcome)[2])  # no under/overflow
+        exponent = int(np.frexp(spread)[1])
+        callable_scoring = self.scoring is not None and not isinstance(
+            self.scoring, str
+        )
+        name = scoring_name(self.scoring, self.family)
+        degree = None if callable_scoring else _SCORE_DEGREE.get(name)
+        if degree is not None:
+            return np.ldexp(prepared.outcome, -exponent), exponent, degree
+        if abs(exponent) > _SAFE_EXPONENT:
+            which = "a callable scoring" if callable_scoring else f"scoring={name!r}"
+            warnings.warn(
+                f"y has standard deviation {spread:.3g}: at this scale squared "
+                f"errors underflow or overflow in float64, so the CV scores of "
+                f"{which} may not rank the grid. Rescale y (e.g. y / "
+                f"y.std()) and scale the predictions back, or use a scoring "
+                f"among {sorted(_SCORE_DEGREE)}, which VCPCRCV rescales itself.",
+                VCPCRWarning,
+                stacklevel=user_stacklevel(),
+            )
+        return y, 0, 0
 
     def _run_folds(
         self, X: NDArray[np.float64], y: Any, folds: list[Any], spec: FoldSpec
@@ -880,6 +922,31 @@ class VCPCRCV(BaseEstimator):
         from vcpcr.plotting import plot_cv
 
         return plot_cv(self, ax=ax, **kwargs)
+
+
+#: The power of ``y``'s unit in each gaussian score of :attr:`Gaussian.\
+#: batch_scorings`: a score of ``c * y`` is ``c**degree`` times that of ``y``.
+_SCORE_DEGREE = {
+    "neg_mean_squared_error": 2,
+    "neg_root_mean_squared_error": 1,
+    "neg_mean_absolute_error": 1,
+    "r2": 0,
+}
+#: ``y`` with a standard deviation within ``2**+-_SAFE_EXPONENT`` has squared
+#: errors (summed over up to 2**60 rows) that are normal float64 numbers.
+_SAFE_EXPONENT = 480
+
+
+def _scores_in_units(frame: pd.DataFrame, power: int) -> pd.DataFrame:
+    """Return ``cv_results_`` with its scores multiplied by ``2**power`` (exact)."""
+    if power == 0:
+        return frame
+    columns = [c for c in frame.columns if c.endswith("_test_score")]
+    columns.remove("rank_test_score")
+    out = frame.copy()
+    with np.errstate(over="ignore", under="ignore"):  # a score beyond float64
+        out[columns] = np.ldexp(frame[columns].to_numpy(dtype=np.float64), power)
+    return out
 
 
 def _check_folds(family: Family, y: Any, folds: list[Any], max_k: int) -> None:
