@@ -6,8 +6,10 @@ with the fix, and checks that ``y`` is given, fits the family and has one
 entry per row; :func:`missing_as_nan` lets pandas' ``NA`` through as NaN so
 that missing values are reported by column. The values themselves are
 checked once, by the foundations (:mod:`vcpcr._validation`: ``X`` by
-``check_array``, ``y`` by the family's ``prepare``). Also the covariates'
-and strata's columns (:func:`covariate_columns`, :func:`strata_columns`,
+``check_array``, ``y`` by the family's ``prepare``). A DataFrame's column
+names must be unique (:func:`check_unique_columns`), and new data's are
+matched to the training ones by name (:func:`aligned_columns`). Also the
+covariates' and strata's columns (:func:`covariate_columns`, :func:`strata_columns`,
 :func:`check_covariates`, :func:`check_strata`) and :class:`ColumnLayout`.
 :func:`validated_design` is the one route of ``VCPCR``, ``VCPCRCV`` and
 the resampling from the formula's output to the checked design.
