@@ -483,3 +483,18 @@ def test_cv_warns_for_a_scorer_it_cannot_rescale(unit_cv):
     msg = r"y has standard deviation \d\.\d+e-300.*of a callable scoring"
     with pytest.warns(VCPCRWarning, match=msg):
         VCPCRCV(**params, scoring=neg_mse).fit(data.X, data.y * 1e-300)
+
+
+def test_cv_predicts_on_columns_in_any_order_and_unselected_nan():
+    """VCPCRCV's methods take new data as VCPCR's do (#24)."""
+    X, y, _, _ = make_blocks(n=40, seed=3)
+    X = pd.DataFrame(X, columns=[f"g{j}" for j in range(X.shape[1])])
+    cv = VCPCRCV((2,), lam_ratios=[0.4], cv=3, n_init=1, random_state=0).fit(X, y)
+    shuffled = X[X.columns[::-1]].copy()
+    unselected = X.columns[cv.best_estimator_.labels_ < 0]
+    assert unselected.size
+    shuffled.loc[shuffled.index[0], unselected[0]] = np.nan
+    assert_array_equal(cv.predict(shuffled), cv.predict(X))
+    assert cv.score(shuffled, y) == cv.score(X, y)
+    with pytest.raises(ValueError, match=r"X lacks 1 column\(s\) seen in fit"):
+        cv.transform(X.iloc[:, 1:])
