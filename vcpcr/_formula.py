@@ -265,7 +265,11 @@ def parse_formula(
             "The 'missing' parameter of parse_formula must be one of "
             f"{_MISSING_CHOICES}. Got {missing!r} instead."
         )
-    data = _check_data(data)
+    return _parse_checked(formula, _check_data(data), missing)
+
+
+def _parse_checked(formula: str, data: pd.DataFrame, missing: str) -> FormulaResult:
+    """:func:`parse_formula` on data that passed :func:`_check_data`."""
     lhs_tokens, rhs_tokens = _split_tokens(formula)
     _check_known_names(formula, lhs_tokens + rhs_tokens, data)
     bar = _top_level_bar(rhs_tokens)
@@ -439,8 +443,14 @@ def transform_new(spec: DesignSpec, data: pd.DataFrame) -> pd.DataFrame:
             f"data lacks {len(absent)} column(s) that the formula {spec.formula!r} "
             f"uses: {_show(absent)}."
         )
+    return _transform_checked(spec, data)
+
+
+def _transform_checked(spec: DesignSpec, data: pd.DataFrame) -> pd.DataFrame:
+    """:func:`transform_new` on checked data that holds the spec's columns."""
     if spec.parts:
-        return pd.concat([transform_new(part, data) for part in spec.parts], axis=1)
+        parts = [_transform_checked(part, data) for part in spec.parts]
+        return pd.concat(parts, axis=1)
     if spec.model_spec is None:
         return _fast_design(data, list(spec.columns))  # NaN is kept (see Notes)
     _drop_missing(data, list(spec.columns), "predict")
@@ -612,11 +622,11 @@ def _parse_two_part(
     # whole frame it walks every (gene) column, at a cost growing with them.
     cov_columns = [c for c in data.columns if c in lhs_vars | cov_vars]
     cov_data = data if _has_dot(cov_tokens) else data[cov_columns]
-    cov = parse_formula(formula[: bar.source_start], cov_data, missing="raise")
-    genes = parse_formula(
+    cov = _parse_checked(formula[: bar.source_start], cov_data, "raise")
+    genes = _parse_checked(
         lhs_text + formula[bar.source_end + 1 :],
         data.drop(columns=sorted(cov_vars)),
-        missing="raise",
+        "raise",
     )
     X = pd.concat([cov.X, genes.X], axis=1)
     names = list(X.columns)
