@@ -233,3 +233,21 @@ def test_formula_model_names_duplicate_columns(frame, two_part, where):
     call = clone(model).fit if where == "fit" else model.predict
     with pytest.raises(ValueError, match=r"duplicate column names \['g1'\]"):
         call(dup)
+
+
+@pytest.mark.parametrize(
+    "covariates",
+    ["center(age) + C(diet)", "np.log(`age`) + diet", "scale(age) * diet"],
+    ids=["stateful", "backquoted-in-call", "interaction"],
+)
+def test_two_part_covariates_are_evaluated_on_their_columns(frame, covariates):
+    """The covariates' part sees only the columns it names (#24: formulaic
+    walked every gene); a stateful transform's column is among them."""
+    formula = f"weight ~ {covariates} | . - status"
+    model = VCPCR(n_clusters=2, n_init=1, random_state=0, formula=formula)
+    model.fit(frame)
+    rows = frame.index[[3, 7, 11]]
+    new = frame.loc[rows].drop(columns=["weight", "status"])
+    assert_allclose(
+        model.predict(new), model.predict(frame)[[3, 7, 11]], rtol=1e-12, atol=0
+    )

@@ -19,6 +19,7 @@ names with spaces or special characters: ``y ~ `my gene` + age``.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import re
 import warnings
@@ -453,6 +454,7 @@ def _transform_checked(spec: DesignSpec, data: pd.DataFrame) -> pd.DataFrame:
         return pd.concat(parts, axis=1)
     if spec.model_spec is None:
         return _fast_design(data, list(spec.columns))  # NaN is kept (see Notes)
+    data = _named_columns(spec.formula, data)
     _drop_missing(data, list(spec.columns), "predict")
     _check_column_types(spec.model_spec, data)
     _check_levels(spec.model_spec, data)
@@ -618,11 +620,8 @@ def _parse_two_part(
     used = [c for c in data.columns if c in used_vars]
     data, n_dropped = _drop_missing(data, used, missing)
     lhs_text = formula[: rhs_tokens[0].source_start]
-    # formulaic encodes the covariates from their own columns only: on the
-    # whole frame it walks every (gene) column, at a cost growing with them.
-    cov_columns = [c for c in data.columns if c in lhs_vars | cov_vars]
-    cov_data = data if _has_dot(cov_tokens) else data[cov_columns]
-    cov = _parse_checked(formula[: bar.source_start], cov_data, "raise")
+    cov_formula = formula[: bar.source_start]
+    cov = _parse_checked(cov_formula, _named_columns(cov_formula, data), "raise")
     genes = _parse_checked(
         lhs_text + formula[bar.source_end + 1 :],
         data.drop(columns=sorted(cov_vars)),
@@ -639,6 +638,30 @@ def _parse_two_part(
     )
     covariates = tuple(cov.feature_names)
     return FormulaResult(cov.y, X, names, spec, cov.yname, n_dropped, covariates)
+
+
+def _named_columns(formula: str, data: pd.DataFrame) -> pd.DataFrame:
+    """Return ``data`` with only the columns ``formula`` names (all, with ``.``).
+
+    formulaic walks every column of the data it evaluates a formula on, at a
+    cost growing with them: a two-part formula's covariates, encoded by
+    formulaic, are evaluated on their own columns, not beside 15,000 genes.
+    """
+    lhs_tokens, rhs_tokens = _split_tokens(formula)
+    names: set[str] = set()
+    for token in lhs_tokens + rhs_tokens:
+        # formulaic leaves a stateful transform's argument out of
+        # required_variables (center(age): none); Python's parser finds it.
+        names |= token.required_variables
+        if token.kind is Token.Kind.PYTHON:
+            try:
+                tree = ast.parse(token.token, mode="eval")
+            except SyntaxError:  # e.g. a backquoted name inside a call
+                return data
+            names |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    if _has_dot(rhs_tokens):
+        return data
+    return data[[c for c in data.columns if c in names]]
 
 
 def _has_dot(tokens: list[Token]) -> bool:
