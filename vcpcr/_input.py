@@ -9,8 +9,9 @@ checked once, by the foundations (:mod:`vcpcr._validation`: ``X`` by
 ``check_array``, ``y`` by the family's ``prepare``). A DataFrame's column
 names must be unique (:func:`check_unique_columns`), and new data's are
 matched to the training ones by name (:func:`aligned_columns`). Also the
-covariates' and strata's columns (:func:`covariate_columns`, :func:`strata_columns`,
-:func:`check_covariates`, :func:`check_strata`) and :class:`ColumnLayout`.
+covariates' and strata's columns (:func:`covariate_columns`,
+:func:`strata_columns`, :func:`check_covariates`, :func:`check_strata`) and
+:class:`ColumnLayout`.
 :func:`validated_design` is the one route of ``VCPCR``, ``VCPCRCV`` and
 the resampling from the formula's output to the checked design.
 """
@@ -286,8 +287,8 @@ def aligned_columns(est: Any, X: Any) -> Any:
     columns = list(X.columns)
     if not all(isinstance(c, str) for c in columns) or columns == list(names):
         return X
-    fitted = set(names)
-    missing = [str(c) for c in names if c not in set(columns)]
+    fitted, given = set(names), set(columns)
+    missing = [str(c) for c in names if c not in given]
     extra = [c for c in columns if c not in fitted]
     if not missing and not extra:
         return X[list(names)]
