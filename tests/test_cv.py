@@ -498,3 +498,11 @@ def test_cv_predicts_on_columns_in_any_order_and_unselected_nan():
     assert cv.score(shuffled, y) == cv.score(X, y)
     with pytest.raises(ValueError, match=r"X lacks 1 column\(s\) seen in fit"):
         cv.transform(X.iloc[:, 1:])
+
+
+def test_score_degrees_cover_the_gaussian_batch_scorings():
+    """Each gaussian score VCPCRCV rescales has its power of y's unit."""
+    from vcpcr._cv import _SCORE_DEGREE
+    from vcpcr._families import FAMILIES
+
+    assert set(_SCORE_DEGREE) == set(FAMILIES["gaussian"].batch_scorings)

@@ -175,7 +175,10 @@ class VCPCRCV(BaseEstimator):
         ``rank_test_score``, ``params`` (dicts, as ``GridSearchCV``),
         ``mean_fit_time`` and ``std_fit_time`` (seconds per grid point and
         fold: a fold solves all grid points at once, so each is charged an
-        equal share of the fold's wall time, scoring included).
+        equal share of the fold's wall time, scoring included). The scores
+        are in ``y``'s units; a gaussian ``y`` is scored on a unit scale
+        inside the folds (scaled by an exact power of two), so that the grid
+        is ranked alike whatever its units (``y * 1e-300`` as ``y``).
     best_index_ : int
         Row of ``cv_results_`` chosen by ``selection``.
     best_params_ : dict
