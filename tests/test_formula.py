@@ -521,8 +521,9 @@ def test_drop_warning_points_at_the_caller():
         "I(status == 'dead') ~ .",
         "status ~ g1",
         "Surv(time, event) ~ g1 + C(sex) | .",
+        "center(y) ~ g1",
     ],
-    ids=["plain", "transform", "comparison", "labels", "two-part-surv"],
+    ids=["plain", "transform", "comparison", "labels", "two-part-surv", "stateful"],
 )
 def test_formula_outcome_is_parse_formula_y(formula):
     df = make_df()

@@ -380,8 +380,8 @@ def formula_outcome(formula: str, data: pd.DataFrame) -> pd.Series | pd.DataFram
     data = _check_data(data)
     lhs_tokens, _ = _split_tokens(formula)
     _check_known_names(formula, lhs_tokens, data)
-    lhs = {v for token in lhs_tokens for v in token.required_variables}
-    columns = [c for c in data.columns if c in lhs]
+    lhs = _token_names(lhs_tokens)
+    columns = [c for c in data.columns if lhs is None or c in lhs]
     _drop_missing(data, columns, "score")
     lhs_only = _parse(formula[: lhs_tokens[-1].source_end + 1] + " ~ 1", [])
     return _outcome(_materialize(lhs_only, data[columns], formula).lhs)[0]
@@ -648,20 +648,28 @@ def _named_columns(formula: str, data: pd.DataFrame) -> pd.DataFrame:
     formulaic, are evaluated on their own columns, not beside 15,000 genes.
     """
     lhs_tokens, rhs_tokens = _split_tokens(formula)
+    names = _token_names(lhs_tokens + rhs_tokens)
+    if names is None or _has_dot(rhs_tokens):
+        return data
+    return data[[c for c in data.columns if c in names]]
+
+
+def _token_names(tokens: list[Token]) -> set[str] | None:
+    """Return every name the terms use, or None if one cannot be parsed.
+
+    formulaic leaves a stateful transform's argument out of
+    ``required_variables`` (``center(age)``: none); Python's parser finds it.
+    """
     names: set[str] = set()
-    for token in lhs_tokens + rhs_tokens:
-        # formulaic leaves a stateful transform's argument out of
-        # required_variables (center(age): none); Python's parser finds it.
+    for token in tokens:
         names |= token.required_variables
         if token.kind is Token.Kind.PYTHON:
             try:
                 tree = ast.parse(token.token, mode="eval")
             except SyntaxError:  # e.g. a backquoted name inside a call
-                return data
+                return None
             names |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-    if _has_dot(rhs_tokens):
-        return data
-    return data[[c for c in data.columns if c in names]]
+    return names
 
 
 def _has_dot(tokens: list[Token]) -> bool:
