@@ -403,6 +403,27 @@ def test_predict_needs_only_the_columns_it_uses(column, row, value):
         BASE.predict(X)
 
 
+GENES = pd.DataFrame(X0, columns=[f"g{j}" for j in range(X0.shape[1])])
+GENES_MODEL = VCPCR(2, n_init=2, random_state=0).fit(GENES, Y0)
+
+
+@FUZZ
+@given(
+    order=st.permutations(range(X0.shape[1])),
+    dropped=st.sets(st.integers(min_value=0, max_value=X0.shape[1] - 1), max_size=3),
+)
+def test_new_data_is_matched_to_the_training_columns_by_name(order, dropped):
+    """Any order of the training columns predicts alike; absent ones are named
+    (#24: scikit-learn's generic feature-names error)."""
+    names = [f"g{j}" for j in dropped]
+    frame = GENES.iloc[:, list(order)].drop(columns=names)
+    if not names:
+        assert_array_equal(GENES_MODEL.predict(frame), GENES_MODEL.predict(GENES))
+        return
+    with pytest.raises(ValueError, match=rf"lacks {len(names)} column\(s\) seen"):
+        GENES_MODEL.predict(frame)
+
+
 def test_cv_nan_scores_rank_last():
     cv = VCPCRCV(
         (2,),
