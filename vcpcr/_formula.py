@@ -438,7 +438,8 @@ def transform_new(spec: DesignSpec, data: pd.DataFrame) -> pd.DataFrame:
             f"parse_formula(...).spec. Got {type(spec).__name__} instead."
         )
     data = _check_data(data)
-    absent = [c for c in spec.columns if c not in data.columns]
+    have = set(data.columns)
+    absent = [c for c in spec.columns if c not in have]
     if absent:
         raise ValueError(
             f"data lacks {len(absent)} column(s) that the formula {spec.formula!r} "
@@ -471,7 +472,8 @@ def _check_data(data: Any) -> pd.DataFrame:
             "The 'data' parameter must be a pandas DataFrame. Got "
             f"{type(data).__name__} instead; wrap arrays in pd.DataFrame(...)."
         )
-    bad = [c for c in data.columns if not isinstance(c, str)]
+    named = data.columns.inferred_type == "string"  # one C pass over the names
+    bad = [] if named else [c for c in data.columns if not isinstance(c, str)]
     if bad:
         raise TypeError(
             f"data column names must be strings; got {_show(bad)}. Rename them, "
@@ -480,8 +482,11 @@ def _check_data(data: Any) -> pd.DataFrame:
     dup = data.columns[data.columns.duplicated()].unique().tolist()
     if dup:
         raise ValueError(f"data has duplicate column names {_show(dup)}; rename them.")
-    strings = [c for c, dt in data.dtypes.items() if isinstance(dt, pd.StringDtype)]
-    return data.astype(dict.fromkeys(strings, object)) if strings else data
+    dtypes = data.dtypes
+    if not any(isinstance(dt, pd.StringDtype) for dt in dtypes.unique()):
+        return data
+    strings = [c for c, dt in dtypes.items() if isinstance(dt, pd.StringDtype)]
+    return data.astype(dict.fromkeys(strings, object))
 
 
 def _check_known_names(formula: str, tokens: list[Token], data: pd.DataFrame) -> None:
@@ -860,7 +865,13 @@ def _design(rhs: Any, formula: str) -> pd.DataFrame:
 def _fast_design(data: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     """Return ``data[columns]`` as float64: the design of ``y ~ .``."""
     sub = data[columns]
-    bad = {c: str(dt) for c, dt in sub.dtypes.items() if dt.kind not in _NUMERIC}
+    dtypes = sub.dtypes  # a wide frame has few distinct dtypes: test those first
+    numeric = all(dt.kind in _NUMERIC for dt in dtypes.unique())
+    bad = (
+        {}
+        if numeric
+        else {c: str(t) for c, t in dtypes.items() if t.kind not in _NUMERIC}
+    )
     if bad:
         raise TypeError(
             f"Columns {_show(bad)} were numeric in the training data but are "
