@@ -12,7 +12,7 @@ from numpy.testing import assert_allclose
 from sklearn.base import clone
 from sklearn.linear_model import ElasticNet
 
-from vcpcr import VCPCR
+from vcpcr import VCPCR, VCPCRWarning
 from vcpcr._scaling import standardize
 from vcpcr._weights import ENET_L1_RATIO, weights_for_grid
 
@@ -602,3 +602,26 @@ def test_vcpcrcv_bad_strata():
         r"center=2 .* has no event",
     ):
         VCPCRCV(3, family="cox", strata="center", cv=folds).fit(X, y2)
+
+
+@pytest.mark.parametrize(
+    ("params", "match", "constant"),
+    [
+        ({"covariates": COV}, r"from the covariates \['age', 'sex'\] alone", False),
+        ({"strata": ["center"]}, r"constant risk score .*by stratum only", True),
+    ],
+    ids=["covariates", "strata"],
+)
+def test_nothing_selected_says_what_the_cox_model_predicts_from(
+    params, match, constant
+):
+    """It said "predicts a constant" also with covariates (#24)."""
+    pytest.importorskip("sksurv")
+    pytest.importorskip("lifelines")
+    X, y = _stratified()
+    with pytest.warns(VCPCRWarning, match=match):
+        model = VCPCR(
+            family="cox", n_clusters=3, n_init=1, lam_ratio=1.0, **params
+        ).fit(X, y)
+    assert model.n_clusters_ == 0
+    assert (np.ptp(model.predict(X)) == 0) == constant

@@ -15,7 +15,14 @@ from sklearn.base import clone
 from sklearn.metrics import adjusted_rand_score, get_scorer, log_loss, roc_auc_score
 from sklearn.model_selection import KFold
 
-from vcpcr import VCPCR, VCPCRCV, compute_weights, lambda_max, random_partition
+from vcpcr import (
+    VCPCR,
+    VCPCRCV,
+    VCPCRWarning,
+    compute_weights,
+    lambda_max,
+    random_partition,
+)
 from vcpcr._scaling import standardize
 from vcpcr._tuning import FoldSpec, Grid, fit_fold
 
@@ -258,7 +265,14 @@ def test_plot_renders(fitted_cv, tmp_path):
     [
         ({"selection": "2se"}, "'selection' parameter"),
         ({"weights": "identity", "deltas": [0.1]}, "deltas is only used"),
-        ({"lam_ratios": [-0.1, 0.5]}, "'lam_ratios' parameter of VCPCRCV must be >= 0"),
+        (
+            {"lam_ratios": [-0.1, 0.5]},
+            r"'lam_ratios' parameter of VCPCRCV must hold values in the range \[0, 1\]",
+        ),
+        (
+            {"lam_ratios": [0.5, 1.5]},
+            r"'lam_ratios' parameter of VCPCRCV.*\[0, 1\].*Got \[1.5\] among",
+        ),
         ({"deltas": [0.0]}, "'deltas' parameter of VCPCRCV must be > 0"),
         ({"n_init": 0}, "'n_init' parameter"),
     ],
@@ -418,3 +432,77 @@ def test_fold_column_check_by_blocks_names_the_column(monkeypatch):
     with pytest.raises(ValueError, match=r"Column\(s\) \[27\] are constant in .* 0"):
         tuning.check_fold_columns(X, folds)
     tuning.check_fold_columns(X, folds[1:])  # row 9 is in that fold: no error
+
+
+# ------------------------------------------------------------- y's scale
+
+
+@pytest.fixture(scope="module")
+def unit_cv():
+    """A gaussian CV on y of unit scale, and the data."""
+    from vcpcr.simulate import make_block_data
+
+    data = make_block_data(60, [5, 5, 5], [1.0, -1.0, 0.0], random_state=0)
+    params = {"n_clusters": [2, 3], "n_init": 2, "cv": 3, "random_state": 0}
+    return VCPCRCV(**params).fit(data.X, data.y), data, params
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-150, 2.0**-600, 1e300])
+def test_cv_is_equivariant_in_the_scale_of_y(unit_cv, scale):
+    """y * 1e-300 gave predictions 55% away from the rescaled fit, silently:
+    its squared errors underflowed to 0 and tied every grid point (#24)."""
+    ref, data, params = unit_cv
+    cv = VCPCRCV(**params).fit(data.X, data.y * scale)
+    assert cv.best_index_ == ref.best_index_
+    assert cv.best_params_["lam_ratio"] == ref.best_params_["lam_ratio"]
+    assert_allclose(cv.best_params_["delta"], ref.best_params_["delta"], rtol=1e-12)
+    assert_allclose(cv.predict(data.X) / scale, ref.predict(data.X), rtol=1e-9)
+    assert_array_equal(
+        cv.cv_results_["rank_test_score"], ref.cv_results_["rank_test_score"]
+    )
+    if 1e-150 <= scale <= 1e150:  # the squared errors are float64 numbers
+        expected = ref.cv_results_["mean_test_score"] * scale**2
+        assert_allclose(cv.cv_results_["mean_test_score"], expected, rtol=1e-9)
+
+
+def test_cv_scores_of_y_in_powers_of_two_are_exact(unit_cv):
+    _, data, params = unit_cv
+    cv = VCPCRCV(**params, scoring="neg_root_mean_squared_error")
+    cv.fit(data.X, data.y * 2.0**-40)
+    rmse = VCPCRCV(**params, scoring="neg_root_mean_squared_error").fit(data.X, data.y)
+    columns = ["mean_test_score", "std_test_score", "split0_test_score"]
+    assert_array_equal(cv.cv_results_[columns], rmse.cv_results_[columns] * 2.0**-40)
+
+
+def test_cv_warns_for_a_scorer_it_cannot_rescale(unit_cv):
+    _, data, params = unit_cv
+
+    def neg_mse(est, X, y):
+        return -np.mean((est.predict(X) - y) ** 2)
+
+    msg = r"y has standard deviation \d\.\d+e-300.*of a callable scoring"
+    with pytest.warns(VCPCRWarning, match=msg):
+        VCPCRCV(**params, scoring=neg_mse).fit(data.X, data.y * 1e-300)
+
+
+def test_cv_predicts_on_columns_in_any_order_and_unselected_nan():
+    """VCPCRCV's methods take new data as VCPCR's do (#24)."""
+    X, y, _, _ = make_blocks(n=40, seed=3)
+    X = pd.DataFrame(X, columns=[f"g{j}" for j in range(X.shape[1])])
+    cv = VCPCRCV((2,), lam_ratios=[0.4], cv=3, n_init=1, random_state=0).fit(X, y)
+    shuffled = X[X.columns[::-1]].copy()
+    unselected = X.columns[cv.best_estimator_.labels_ < 0]
+    assert unselected.size
+    shuffled.loc[shuffled.index[0], unselected[0]] = np.nan
+    assert_array_equal(cv.predict(shuffled), cv.predict(X))
+    assert cv.score(shuffled, y) == cv.score(X, y)
+    with pytest.raises(ValueError, match=r"X lacks 1 column\(s\) seen in fit"):
+        cv.transform(X.iloc[:, 1:])
+
+
+def test_score_degrees_cover_the_gaussian_batch_scorings():
+    """Each gaussian score VCPCRCV rescales has its power of y's unit."""
+    from vcpcr._cv import _SCORE_DEGREE
+    from vcpcr._families import FAMILIES
+
+    assert set(_SCORE_DEGREE) == set(FAMILIES["gaussian"].batch_scorings)

@@ -11,7 +11,13 @@ from formulaic import model_matrix
 from numpy.testing import assert_allclose
 
 import vcpcr._formula as fm
-from vcpcr._formula import DesignSpec, Surv, parse_formula, transform_new
+from vcpcr._formula import (
+    DesignSpec,
+    Surv,
+    formula_outcome,
+    parse_formula,
+    transform_new,
+)
 from vcpcr.exceptions import VCPCRWarning
 
 
@@ -353,9 +359,10 @@ def test_transform_new_errors():
         transform_new(slow, df.drop(columns="sex"))
     new = df.copy()
     new.loc[new.index[0], "g1"] = np.nan
-    for spec in (slow, fast):
-        with pytest.raises(ValueError, match=r"\{'g1': 1\}; impute them"):
-            transform_new(spec, new)
+    with pytest.raises(ValueError, match=r"\{'g1': 1\}; impute them"):
+        transform_new(slow, new)
+    # A copied numeric column keeps its NaN: the model checks what it uses.
+    assert np.isnan(transform_new(fast, new)["g1"].iloc[0])
     new = df.astype({"g2": str})
     with pytest.raises(TypeError, match=r"'g2'.*were numeric in the training"):
         transform_new(fast, new)
@@ -501,3 +508,39 @@ def test_drop_warning_points_at_the_caller():
     with pytest.warns(VCPCRWarning) as record:
         parse_formula("y ~ g1", df, missing="drop")
     assert record[0].filename == __file__
+
+
+# ------------------------------------------------------------ outcome only
+
+
+@pytest.mark.parametrize(
+    "formula",
+    [
+        "y ~ .",
+        "np.log(g1) ~ g2 + sex",
+        "I(status == 'dead') ~ .",
+        "status ~ g1",
+        "Surv(time, event) ~ g1 + C(sex) | .",
+        "center(y) ~ g1",
+    ],
+    ids=["plain", "transform", "comparison", "labels", "two-part-surv", "stateful"],
+)
+def test_formula_outcome_is_parse_formula_y(formula):
+    df = make_df()
+    expected = parse_formula(formula, df).y
+    got = formula_outcome(formula, df)
+    if isinstance(expected, pd.DataFrame):
+        pd.testing.assert_frame_equal(got, expected)
+    else:
+        pd.testing.assert_series_equal(got, expected)
+
+
+def test_formula_outcome_reads_only_the_outcome():
+    """Predictors may be absent or missing; a missing outcome is named."""
+    df = make_df()
+    df.loc[df.index[0], "g2"] = np.nan
+    y = formula_outcome("y ~ g1 + g2", df.drop(columns="g1"))
+    pd.testing.assert_series_equal(y, df["y"])
+    df.loc[df.index[2], "y"] = np.nan
+    with pytest.raises(ValueError, match=r"\{'y': 1\}; drop those rows before"):
+        formula_outcome("y ~ g1 + g2", df)

@@ -275,10 +275,17 @@ CALLS = {
 @pytest.mark.parametrize("call", sorted(CALLS))
 @pytest.mark.parametrize("kind", KINDS)
 def test_bad_X_gives_a_clear_error(kind, call):
-    X = _corrupt(kind, np.random.default_rng(len(kind) + len(call)))
+    seed = len(kind) + len(call)
+    X = _corrupt(kind, np.random.default_rng(seed))
     before = X.copy()
     if kind == "constant" and call == "VCPCR.predict":  # valid new data
         assert np.all(np.isfinite(CALLS[call](X)))
+        return
+    j = int(np.random.default_rng(seed).integers(X0.shape[1]))  # _corrupt's column
+    unselected = BASE.labels_[j] < 0
+    if call == "VCPCR.predict" and kind in ("nan", "inf", "pd.NA") and unselected:
+        # a variable the model did not select may be missing (#24)
+        assert_array_equal(CALLS[call](X), BASE.predict(X0))
         return
     with pytest.raises(ERRORS) as exc:
         CALLS[call](X)
@@ -377,11 +384,51 @@ def _nan_when_empty(model, X, y):
     return -float(np.mean((model.predict(X) - y) ** 2))
 
 
+@FUZZ
+@given(
+    column=st.integers(min_value=0, max_value=X0.shape[1] - 1),
+    row=st.integers(min_value=0, max_value=X0.shape[0] - 1),
+    value=st.sampled_from([np.nan, np.inf, -np.inf]),
+)
+def test_predict_needs_only_the_columns_it_uses(column, row, value):
+    """NaN or infinity in an unselected variable leaves the predictions as they
+    are; in a selected one it is an error naming the column (#24)."""
+    X = X0.copy()
+    X[row, column] = value
+    if BASE.labels_[column] < 0:
+        assert_array_equal(BASE.predict(X), BASE.predict(X0))
+        assert_array_equal(BASE.transform(X), BASE.transform(X0))
+        return
+    with pytest.raises(ValueError, match=rf"\['x{column}'\].*before predicting"):
+        BASE.predict(X)
+
+
+GENES = pd.DataFrame(X0, columns=[f"g{j}" for j in range(X0.shape[1])])
+GENES_MODEL = VCPCR(2, n_init=2, random_state=0).fit(GENES, Y0)
+
+
+@FUZZ
+@given(
+    order=st.permutations(range(X0.shape[1])),
+    dropped=st.sets(st.integers(min_value=0, max_value=X0.shape[1] - 1), max_size=3),
+)
+def test_new_data_is_matched_to_the_training_columns_by_name(order, dropped):
+    """Any order of the training columns predicts alike; absent ones are named
+    (#24: scikit-learn's generic feature-names error)."""
+    names = [f"g{j}" for j in dropped]
+    frame = GENES.iloc[:, list(order)].drop(columns=names)
+    if not names:
+        assert_array_equal(GENES_MODEL.predict(frame), GENES_MODEL.predict(GENES))
+        return
+    with pytest.raises(ValueError, match=rf"lacks {len(names)} column\(s\) seen"):
+        GENES_MODEL.predict(frame)
+
+
 def test_cv_nan_scores_rank_last():
     cv = VCPCRCV(
         (2,),
         weights="identity",
-        lam_ratios=[0.1, 0.5, 2.0],
+        lam_ratios=[0.1, 0.5, 1.0],
         scoring=_nan_when_empty,
         cv=3,
         n_init=1,
@@ -393,7 +440,7 @@ def test_cv_nan_scores_rank_last():
     empty = ~np.isfinite(res["mean_test_score"].to_numpy())
     assert_array_equal(empty, [False, False, True])
     assert res["rank_test_score"].tolist() == [*res["rank_test_score"][:2], 3]
-    assert res["lam_ratio"][cv.best_index_] != 2.0
+    assert res["lam_ratio"][cv.best_index_] != 1.0
 
 
 def test_cv_fold_without_a_class_names_the_fold():

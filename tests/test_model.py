@@ -198,12 +198,10 @@ def test_permuting_variables_permutes_fit(blocks):
 
 def test_nothing_selected_predicts_mean(blocks):
     X, y, _, _ = blocks
-    # lam_ratio=1.0 sits exactly on the boundary, where rounding decides:
-    # lam_max comes from _path.initial_lambda_max and the first V update from
-    # _sos_nmf_single, two implementations that can differ by one ulp (issue
-    # #9, point 2). 1.01 tests what this test is about: the empty model.
-    with pytest.warns(VCPCRWarning, match="No variable was selected"):
-        model = VCPCR(lam_ratio=1.01, n_init=2, random_state=0).fit(X, y)
+    # lam_ratio=1.0 (lam = lam_max) selects nothing whatever the rounding:
+    # the engine counts a score within _AT_PENALTY of the penalty as at it.
+    with pytest.warns(VCPCRWarning, match="No variable was selected.*a constant"):
+        model = VCPCR(lam_ratio=1.0, n_init=2, random_state=0).fit(X, y)
     assert model.n_clusters_ == 0
     assert_allclose(model.predict(X), y.mean())
     assert model.transform(X).shape == (X.shape[0], 0)
@@ -385,7 +383,7 @@ def test_bad_data(blocks_df):
     Xn2.iloc[0, 0] = np.nan
     with pytest.raises(ValueError, match=r"NaN in 1 column\(s\) \['g0'\]"):
         model.predict(Xn2)
-    with pytest.raises(ValueError, match="feature names"):
+    with pytest.raises(ValueError, match=r"X lacks 35 column\(s\) seen in fit"):
         model.predict(X.iloc[:, :5])
 
 
@@ -468,3 +466,121 @@ def test_every_method_of_an_unfitted_estimator_raises_not_fitted(cls_name, famil
         args = [X, y] if "y" in params else [X] if "X" in params else []
         with pytest.raises(NotFittedError):
             method(*args)
+
+
+# ------------------------------------------------- new data at prediction time
+
+
+@pytest.fixture
+def small_fit():
+    """A small fit on a DataFrame and the names of its unselected columns."""
+    X, y, _, _ = make_blocks(n=40, seed=3)
+    X = pd.DataFrame(X, columns=[f"g{j}" for j in range(X.shape[1])])
+    model = VCPCR(n_clusters=2, lam_ratio=0.4, n_init=2, random_state=0).fit(X, y)
+    unselected = list(X.columns[model.labels_ < 0])
+    assert unselected
+    assert (model.labels_ >= 0).any()
+    return model, X, y, unselected
+
+
+def test_predict_reorders_columns_by_name(small_fit):
+    model, X, y, _ = small_fit
+    shuffled = X[X.columns[::-1]]
+    assert_array_equal(model.predict(shuffled), model.predict(X))
+    assert_array_equal(model.transform(shuffled), model.transform(X))
+    assert model.score(shuffled, y) == model.score(X, y)
+    assert_array_equal(
+        model.standardized_design(shuffled), model.standardized_design(X)
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        (
+            lambda X: X.drop(columns=["g3"]),
+            r"X lacks 1 column\(s\) seen in fit \['g3'\]",
+        ),
+        (
+            lambda X: X.assign(extra=1.0),
+            r"X has 1 column\(s\) not seen in fit \['extra'\]",
+        ),
+        (
+            lambda X: X.rename(columns={"g0": "G0"}),
+            r"lacks 1 column\(s\) seen in fit \['g0'\] and has 1 column\(s\) not "
+            r"seen in fit \['G0'\]",
+        ),
+    ],
+    ids=["missing", "extra", "renamed"],
+)
+def test_predict_names_missing_and_extra_columns(small_fit, change, match):
+    model, X, _, _ = small_fit
+    with pytest.raises(ValueError, match=match):
+        model.predict(change(X))
+
+
+def test_nan_in_an_unselected_column_does_not_block_predict(small_fit):
+    model, X, y, unselected = small_fit
+    Xn = X.copy()
+    Xn.loc[Xn.index[:3], unselected[0]] = np.nan
+    Xn.loc[Xn.index[5], unselected[-1]] = np.inf
+    assert_array_equal(model.predict(Xn), model.predict(X))
+    assert_array_equal(model.transform(Xn), model.transform(X))
+    assert model.score(Xn, y) == model.score(X, y)
+    assert_array_equal(model.outcome_design(Xn), model.outcome_design(X))
+    # standardized_design returns every clustered column, so it needs them all
+    with pytest.raises(ValueError, match="impute them before predicting"):
+        model.standardized_design(Xn)
+
+
+def test_nan_in_a_selected_column_names_it_and_says_predicting(small_fit):
+    model, X, _, _ = small_fit
+    selected = X.columns[model.labels_ >= 0][0]
+    Xn = X.copy()
+    Xn.loc[Xn.index[0], selected] = np.nan
+    msg = rf"NaN in 1 column\(s\) \['{selected}'\].*impute them before predicting"
+    with pytest.raises(ValueError, match=msg) as info:
+        model.predict(Xn)
+    assert "before fitting" not in str(info.value)
+
+
+def test_nan_in_a_covariate_at_predict_names_it(small_fit):
+    _, X, y, _ = small_fit
+    model = VCPCR(
+        n_clusters=2, lam_ratio=0.4, n_init=2, random_state=0, covariates=["g0"]
+    ).fit(X, y)
+    Xn = X.copy()
+    Xn.loc[Xn.index[1], "g0"] = np.nan
+    with pytest.raises(ValueError, match=r"NaN in 1 column\(s\) \['g0'\]"):
+        model.predict(Xn)
+
+
+@pytest.mark.parametrize("where", ["fit", "predict"])
+def test_duplicate_column_names_are_named(small_fit, where):
+    model, X, y, _ = small_fit
+    dup = X.set_axis(["g0", "g1", "g1", *X.columns[3:-1], "g0"], axis=1)
+    msg = r"duplicate column names \['g1', 'g0'\]"
+    call = VCPCR(n_clusters=2, n_init=1).fit if where == "fit" else model.predict
+    args = (dup, y) if where == "fit" else (dup,)
+    with pytest.raises(ValueError, match=msg):
+        call(*args)
+
+
+@pytest.mark.parametrize("value", [1.5, -0.1])
+def test_lam_ratio_outside_unit_interval_is_an_error(blocks, value):
+    X, y, _, _ = blocks
+    msg = r"'lam_ratio' parameter of VCPCR must be in the range \[0.0, 1.0\]"
+    with pytest.raises(ValueError, match=msg):
+        VCPCR(lam_ratio=value).fit(X, y)
+    with pytest.raises(ValueError, match=r"'lam_ratios'.*range \[0, 1\].*\[1.5\]"):
+        VCPCR().path(X, y, lam_ratios=[0.5, 1.5])
+
+
+def test_nothing_selected_with_covariates_says_it_predicts_from_them(small_fit):
+    _, X, y, _ = small_fit
+    with pytest.warns(VCPCRWarning, match=r"from the covariates \['g0'\] alone"):
+        model = VCPCR(
+            n_clusters=2, lam_ratio=1.0, n_init=2, random_state=0, covariates=["g0"]
+        ).fit(X, y)
+    assert model.n_clusters_ == 0
+    assert np.ptp(model.predict(X)) > 0  # not a constant

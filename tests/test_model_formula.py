@@ -182,3 +182,72 @@ def test_predict_names_a_column_whose_type_changed(column, new_values, match):
     new = data.drop(columns="y").assign(**{column: new_values})
     with pytest.raises(TypeError, match=match):
         model.predict(new)
+
+
+# ------------------------------------------------- new data at prediction time
+
+
+@pytest.fixture
+def two_part(frame):
+    """A two-part formula model with covariates, and its unselected variables."""
+    model = VCPCR(
+        n_clusters=2,
+        lam_ratio=0.4,
+        n_init=2,
+        random_state=0,
+        formula="weight ~ age + C(diet) | . - status",
+    ).fit(frame)
+    names = model.membership_.index
+    unselected = list(names[model.labels_ < 0])
+    assert unselected
+    return model, unselected
+
+
+def test_formula_model_takes_columns_in_any_order(frame, two_part):
+    model, _ = two_part
+    shuffled = frame[frame.columns[::-1]]
+    assert_array_equal(model.predict(shuffled), model.predict(frame))
+    assert model.score(shuffled) == model.score(frame)
+
+
+def test_formula_model_allows_nan_in_unselected_variables(frame, two_part):
+    model, unselected = two_part
+    df = frame.copy()
+    df.loc[df.index[:4], unselected[0]] = np.nan
+    assert_array_equal(model.predict(df), model.predict(frame))
+    assert model.score(df) == model.score(frame)
+    assert_array_equal(model.transform(df), model.transform(frame))
+    selected = model.membership_.index[model.labels_ >= 0][0]
+    df.loc[df.index[0], selected] = np.nan
+    with pytest.raises(ValueError, match=rf"\['{selected}'\].*before predicting"):
+        model.predict(df)
+    df.loc[df.index[1], "age"] = np.nan  # a covariate: encoded by formulaic
+    with pytest.raises(ValueError, match=r"\{'age': 1\}; impute them"):
+        model.predict(df)
+
+
+@pytest.mark.parametrize("where", ["fit", "predict"])
+def test_formula_model_names_duplicate_columns(frame, two_part, where):
+    model, _ = two_part
+    dup = pd.concat([frame, frame[["g1"]]], axis=1)
+    call = clone(model).fit if where == "fit" else model.predict
+    with pytest.raises(ValueError, match=r"duplicate column names \['g1'\]"):
+        call(dup)
+
+
+@pytest.mark.parametrize(
+    "covariates",
+    ["center(age) + C(diet)", "np.log(`age`) + diet", "scale(age) * diet"],
+    ids=["stateful", "backquoted-in-call", "interaction"],
+)
+def test_two_part_covariates_are_evaluated_on_their_columns(frame, covariates):
+    """The covariates' part sees only the columns it names (#24: formulaic
+    walked every gene); a stateful transform's column is among them."""
+    formula = f"weight ~ {covariates} | . - status"
+    model = VCPCR(n_clusters=2, n_init=1, random_state=0, formula=formula)
+    model.fit(frame)
+    rows = frame.index[[3, 7, 11]]
+    new = frame.loc[rows].drop(columns=["weight", "status"])
+    assert_allclose(
+        model.predict(new), model.predict(frame)[[3, 7, 11]], rtol=1e-12, atol=0
+    )

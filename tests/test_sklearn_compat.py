@@ -19,13 +19,25 @@ from vcpcr.exceptions import SeparationWarning, VCPCRWarning
 
 # VC-PCR keeps a few clusters of the many variables, so on scikit-learn's
 # generic data set (one informative feature among ten, R^2 target 0.5) it is
-# tagged `poor_score`; no check is expected to fail. The defaults are checked:
-# n_clusters=5 is capped, with a warning, on the checks' 1- to 3-feature data.
+# tagged `poor_score`. The defaults are checked: n_clusters=5 is capped, with a
+# warning, on the checks' 1- to 3-feature data.
 ESTIMATORS = [
     VCPCR(),
     VCPCR(family="binomial"),
     VCPCRCV(n_clusters=(2,)),
 ]
+
+
+def expected_failed_checks(estimator):
+    """The one check expected to fail, on purpose (#24)."""
+    return {
+        "check_estimators_nan_inf": (
+            "predict and transform read only the variables the model selected "
+            "(and the covariates): NaN in an unselected column is allowed; fit "
+            "rejects NaN, and predict rejects it in the columns it uses "
+            "(tests/test_model.py)."
+        )
+    }
 
 
 # scikit-learn's classification checks use well-separated blobs, on which the
@@ -38,7 +50,7 @@ ESTIMATORS = [
 # a training fold's own delta_max can be lower, so its top delta zeroes the
 # weights there, and VCPCRCV says so.
 @pytest.mark.filterwarnings("ignore:.*weights are zero")
-@parametrize_with_checks(ESTIMATORS)
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 

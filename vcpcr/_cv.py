@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 from statsmodels.iolib import summary2 as sm_summary2
 
 from vcpcr._families import FAMILIES, Family, Prepared
-from vcpcr._formula import resolve_formula
+from vcpcr._formula import formula_outcome, resolve_formula
 from vcpcr._input import check_strata, validated_design
 from vcpcr._model import VCPCR, cap_n_clusters, check_lam_ratios
 from vcpcr._parallel import run_parallel, task_seeds
@@ -194,7 +194,10 @@ class VCPCRCV(BaseEstimator):
         ``rank_test_score``, ``params`` (dicts, as ``GridSearchCV``),
         ``mean_fit_time`` and ``std_fit_time`` (seconds per grid point and
         fold: a fold solves all grid points at once, so each is charged an
-        equal share of the fold's wall time, scoring included).
+        equal share of the fold's wall time, scoring included). The scores
+        are in ``y``'s units; a gaussian ``y`` is scored on a unit scale
+        inside the folds (scaled by an exact power of two), so that the grid
+        is ranked alike whatever its units (``y * 1e-300`` as ``y``).
     best_index_ : int
         Row of ``cv_results_`` chosen by ``selection``.
     best_params_ : dict
@@ -449,7 +452,8 @@ class VCPCRCV(BaseEstimator):
             n_cov,
             n_strata,
         )
-        results = self._run_folds(Xa, yv, folds, spec)
+        y_folds, exponent, degree = self._unit_outcome(family, yv, prepared)
+        results = self._run_folds(Xa, y_folds, folds, spec)
         self.cv_results_ = self._results_frame(grid, results)
         if self.scoring == POOLED:
             strata = (
@@ -462,6 +466,7 @@ class VCPCRCV(BaseEstimator):
             self._pool(folds, results, prepared.outcome, strata)
         self._warn_fold_issues(results, len(grid.points()))
         self.best_index_ = self._select()
+        self.cv_results_ = _scores_in_units(self.cv_results_, exponent * degree)
         row = self.cv_results_.iloc[self.best_index_]
         delta = None if pd.isna(row["delta"]) else float(row["delta"])
         self.best_params_: dict[str, Any] = {
@@ -478,6 +483,46 @@ class VCPCRCV(BaseEstimator):
                 self.best_estimator_ = self._refit_estimator().fit(X, y)
             self.n_iter_ = self.best_estimator_.n_iter_
         return self
+
+    def _unit_outcome(
+        self, family: Family, y: Any, prepared: Prepared
+    ) -> tuple[Any, int, int]:
+        """Return the folds' outcome, on a unit scale when the score allows it.
+
+        A gaussian ``y`` is scaled by ``2**-exponent`` (exact in floating
+        point), so that its standard deviation lies in [0.5, 1): the fits are
+        equivariant, and the squared errors of a ``y`` of scale ``1e-300``
+        (which underflow to 0 and tie every grid point) rank the grid as on
+        ``y / 1e-300``. The scores are then those of ``y`` times
+        ``2**(exponent * degree)``, with the scorer's ``degree`` (2 for the
+        mean squared error, 1 for the (root) mean (absolute) error, 0 for
+        R^2); a scorer of unknown degree sees ``y`` itself, with a warning
+        if its scale is out of float64's reach. Returns ``(y, exponent,
+        degree)``.
+        """
+        if family.name != "gaussian":
+            return y, 0, 0
+        spread = float(standardize(prepared.outcome)[2])  # no under/overflow
+        exponent = int(np.frexp(spread)[1])
+        callable_scoring = self.scoring is not None and not isinstance(
+            self.scoring, str
+        )
+        name = scoring_name(self.scoring, self.family)
+        degree = None if callable_scoring else _SCORE_DEGREE.get(name)
+        if degree is not None:
+            return np.ldexp(prepared.outcome, -exponent), exponent, degree
+        if abs(exponent) > _SAFE_EXPONENT:
+            which = "a callable scoring" if callable_scoring else f"scoring={name!r}"
+            warnings.warn(
+                f"y has standard deviation {spread:.3g}: at this scale squared "
+                f"errors underflow or overflow in float64, so the CV scores of "
+                f"{which} may not rank the grid. Rescale y (e.g. y / "
+                f"y.std()) and scale the predictions back, or use a scoring "
+                f"among {sorted(_SCORE_DEGREE)}, which VCPCRCV rescales itself.",
+                VCPCRWarning,
+                stacklevel=user_stacklevel(),
+            )
+        return y, 0, 0
 
     def _run_folds(
         self, X: NDArray[np.float64], y: Any, folds: list[Any], spec: FoldSpec
@@ -868,9 +913,7 @@ class VCPCRCV(BaseEstimator):
         """
         best = self._best()
         if y is None and self.formula is not None:
-            from vcpcr._formula import parse_formula
-
-            y = parse_formula(self.formula, X).y
+            y = formula_outcome(self.formula, X)
         return float(self.scorer_(best, X, y))
 
     def summary(self, alpha: float = 0.05, inference: Any = None) -> VCPCRSummary:
@@ -964,6 +1007,31 @@ class VCPCRCV(BaseEstimator):
         from vcpcr.plotting import plot_cv
 
         return plot_cv(self, ax=ax, **kwargs)
+
+
+#: The power of ``y``'s unit in each gaussian score of :attr:`Gaussian.\
+#: batch_scorings`: a score of ``c * y`` is ``c**degree`` times that of ``y``.
+_SCORE_DEGREE = {
+    "neg_mean_squared_error": 2,
+    "neg_root_mean_squared_error": 1,
+    "neg_mean_absolute_error": 1,
+    "r2": 0,
+}
+#: ``y`` with a standard deviation within ``2**+-_SAFE_EXPONENT`` has squared
+#: errors (summed over up to 2**60 rows) that are normal float64 numbers.
+_SAFE_EXPONENT = 480
+
+
+def _scores_in_units(frame: pd.DataFrame, power: int) -> pd.DataFrame:
+    """Return ``cv_results_`` with its scores multiplied by ``2**power`` (exact)."""
+    if power == 0:
+        return frame
+    columns = [c for c in frame.columns if c.endswith("_test_score")]
+    columns.remove("rank_test_score")
+    out = frame.copy()
+    with np.errstate(over="ignore", under="ignore"):  # a score beyond float64
+        out[columns] = np.ldexp(frame[columns].to_numpy(dtype=np.float64), power)
+    return out
 
 
 def _check_folds(family: Family, y: Any, folds: list[Any], max_k: int) -> None:

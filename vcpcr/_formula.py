@@ -19,6 +19,7 @@ names with spaces or special characters: ``y ~ `my gene` + age``.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import re
 import warnings
@@ -42,6 +43,7 @@ __all__ = [
     "FormulaResult",
     "Resolved",
     "Surv",
+    "formula_outcome",
     "parse_formula",
     "resolve_formula",
     "transform_new",
@@ -58,6 +60,7 @@ _TOKENIZER = DefaultFormulaParser(include_intercept=False)
 _FIX = {
     "raise": "drop or impute them, or pass missing='drop'.",
     "predict": "impute them (rows cannot be dropped at prediction time).",
+    "score": "drop those rows before scoring.",
 }
 
 
@@ -263,7 +266,11 @@ def parse_formula(
             "The 'missing' parameter of parse_formula must be one of "
             f"{_MISSING_CHOICES}. Got {missing!r} instead."
         )
-    data = _check_data(data)
+    return _parse_checked(formula, _check_data(data), missing)
+
+
+def _parse_checked(formula: str, data: pd.DataFrame, missing: str) -> FormulaResult:
+    """:func:`parse_formula` on data that passed :func:`_check_data`."""
     lhs_tokens, rhs_tokens = _split_tokens(formula)
     _check_known_names(formula, lhs_tokens + rhs_tokens, data)
     bar = _top_level_bar(rhs_tokens)
@@ -339,6 +346,47 @@ def resolve_formula(
     return Resolved(parsed.X, parsed.y, parsed.yname, parsed.spec, parsed.covariates)
 
 
+def formula_outcome(formula: str, data: pd.DataFrame) -> pd.Series | pd.DataFrame:
+    """Evaluate only the outcome (left-hand side) of ``formula`` on ``data``.
+
+    What :func:`parse_formula` returns as ``y``, without building the design:
+    a fitted model's ``score`` reads its outcome from new data at the cost of
+    the outcome's columns alone.
+
+    Parameters
+    ----------
+    formula : str
+        The model formula (as given to :func:`parse_formula`).
+    data : pandas.DataFrame
+        Data holding the outcome's columns.
+
+    Returns
+    -------
+    pandas.Series or pandas.DataFrame
+        The outcome, as ``parse_formula(formula, data).y``.
+
+    Raises
+    ------
+    ValueError
+        On absent or missing outcome values (rows cannot be dropped when
+        scoring).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"y": [1.0, 2.0], "g": [0.5, 0.1]})
+    >>> formula_outcome("np.log(y) ~ .", df).round(3).tolist()
+    [0.0, 0.693]
+    """
+    data = _check_data(data)
+    lhs_tokens, _ = _split_tokens(formula)
+    _check_known_names(formula, lhs_tokens, data)
+    lhs = _token_names(lhs_tokens)
+    columns = [c for c in data.columns if lhs is None or c in lhs]
+    _drop_missing(data, columns, "score")
+    lhs_only = _parse(formula[: lhs_tokens[-1].source_end + 1] + " ~ 1", [])
+    return _outcome(_materialize(lhs_only, data[columns], formula).lhs)[0]
+
+
 def transform_new(spec: DesignSpec, data: pd.DataFrame) -> pd.DataFrame:
     """Build the design matrix of new data with the encoding stored in ``spec``.
 
@@ -360,12 +408,20 @@ def transform_new(spec: DesignSpec, data: pd.DataFrame) -> pd.DataFrame:
         If ``spec`` or ``data`` has the wrong type, or a column's kind
         (numeric or categorical) differs from the training data's.
     ValueError
-        On absent columns, missing values (rows cannot be dropped at predict
-        time), or categorical levels not seen in training.
+        On absent columns, missing values in the columns formulaic encodes
+        (rows cannot be dropped at predict time), or categorical levels not
+        seen in training.
 
     See Also
     --------
     parse_formula : Build the spec from training data.
+
+    Notes
+    -----
+    The numeric columns of a ``y ~ .`` design (or of the ``.`` right of a
+    two-part formula's ``|``), which are copied rather than encoded, keep
+    their missing values as NaN: a model needs only the variables it
+    selected, and checks those.
 
     Examples
     --------
@@ -382,17 +438,25 @@ def transform_new(spec: DesignSpec, data: pd.DataFrame) -> pd.DataFrame:
             f"parse_formula(...).spec. Got {type(spec).__name__} instead."
         )
     data = _check_data(data)
-    absent = [c for c in spec.columns if c not in data.columns]
+    have = set(data.columns)
+    absent = [c for c in spec.columns if c not in have]
     if absent:
         raise ValueError(
             f"data lacks {len(absent)} column(s) that the formula {spec.formula!r} "
             f"uses: {_show(absent)}."
         )
-    _drop_missing(data, list(spec.columns), "predict")
+    return _transform_checked(spec, data)
+
+
+def _transform_checked(spec: DesignSpec, data: pd.DataFrame) -> pd.DataFrame:
+    """:func:`transform_new` on checked data that holds the spec's columns."""
     if spec.parts:
-        return pd.concat([transform_new(part, data) for part in spec.parts], axis=1)
+        parts = [_transform_checked(part, data) for part in spec.parts]
+        return pd.concat(parts, axis=1)
     if spec.model_spec is None:
-        return _fast_design(data, list(spec.columns))
+        return _fast_design(data, list(spec.columns))  # NaN is kept (see Notes)
+    data = _named_columns(spec.formula, data)
+    _drop_missing(data, list(spec.columns), "predict")
     _check_column_types(spec.model_spec, data)
     _check_levels(spec.model_spec, data)
     return _design(_materialize(spec.model_spec, data, spec.formula), spec.formula)
@@ -408,7 +472,8 @@ def _check_data(data: Any) -> pd.DataFrame:
             "The 'data' parameter must be a pandas DataFrame. Got "
             f"{type(data).__name__} instead; wrap arrays in pd.DataFrame(...)."
         )
-    bad = [c for c in data.columns if not isinstance(c, str)]
+    named = data.columns.inferred_type == "string"  # one C pass over the names
+    bad = [] if named else [c for c in data.columns if not isinstance(c, str)]
     if bad:
         raise TypeError(
             f"data column names must be strings; got {_show(bad)}. Rename them, "
@@ -417,8 +482,11 @@ def _check_data(data: Any) -> pd.DataFrame:
     dup = data.columns[data.columns.duplicated()].unique().tolist()
     if dup:
         raise ValueError(f"data has duplicate column names {_show(dup)}; rename them.")
-    strings = [c for c, dt in data.dtypes.items() if isinstance(dt, pd.StringDtype)]
-    return data.astype(dict.fromkeys(strings, object)) if strings else data
+    dtypes = data.dtypes
+    if not any(isinstance(dt, pd.StringDtype) for dt in dtypes.unique()):
+        return data
+    strings = [c for c, dt in dtypes.items() if isinstance(dt, pd.StringDtype)]
+    return data.astype(dict.fromkeys(strings, object))
 
 
 def _check_known_names(formula: str, tokens: list[Token], data: pd.DataFrame) -> None:
@@ -551,16 +619,18 @@ def _parse_two_part(
             "for and never clustered: remove it from the right of '|'."
         )
     gene_vars = columns(gene_tokens)
-    if any(t.kind is Token.Kind.OPERATOR and t.token == "." for t in gene_tokens):
+    if _has_dot(gene_tokens):
         gene_vars |= set(data.columns) - lhs_vars - cov_vars
-    used = [c for c in data.columns if c in lhs_vars | cov_vars | gene_vars]
+    used_vars = lhs_vars | cov_vars | gene_vars  # once, not per column
+    used = [c for c in data.columns if c in used_vars]
     data, n_dropped = _drop_missing(data, used, missing)
     lhs_text = formula[: rhs_tokens[0].source_start]
-    cov = parse_formula(formula[: bar.source_start], data, missing="raise")
-    genes = parse_formula(
+    cov_formula = formula[: bar.source_start]
+    cov = _parse_checked(cov_formula, _named_columns(cov_formula, data), "raise")
+    genes = _parse_checked(
         lhs_text + formula[bar.source_end + 1 :],
         data.drop(columns=sorted(cov_vars)),
-        missing="raise",
+        "raise",
     )
     X = pd.concat([cov.X, genes.X], axis=1)
     names = list(X.columns)
@@ -573,6 +643,43 @@ def _parse_two_part(
     )
     covariates = tuple(cov.feature_names)
     return FormulaResult(cov.y, X, names, spec, cov.yname, n_dropped, covariates)
+
+
+def _named_columns(formula: str, data: pd.DataFrame) -> pd.DataFrame:
+    """Return ``data`` with only the columns ``formula`` names (all, with ``.``).
+
+    formulaic walks every column of the data it evaluates a formula on, at a
+    cost growing with them: a two-part formula's covariates, encoded by
+    formulaic, are evaluated on their own columns, not beside 15,000 genes.
+    """
+    lhs_tokens, rhs_tokens = _split_tokens(formula)
+    names = _token_names(lhs_tokens + rhs_tokens)
+    if names is None or _has_dot(rhs_tokens):
+        return data
+    return data[[c for c in data.columns if c in names]]
+
+
+def _token_names(tokens: list[Token]) -> set[str] | None:
+    """Return every name the terms use, or None if one cannot be parsed.
+
+    formulaic leaves a stateful transform's argument out of
+    ``required_variables`` (``center(age)``: none); Python's parser finds it.
+    """
+    names: set[str] = set()
+    for token in tokens:
+        names |= token.required_variables
+        if token.kind is Token.Kind.PYTHON:
+            try:
+                tree = ast.parse(token.token, mode="eval")
+            except SyntaxError:  # e.g. a backquoted name inside a call
+                return None
+            names |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    return names
+
+
+def _has_dot(tokens: list[Token]) -> bool:
+    """Return True if the terms hold formulaic's ``.`` (every other column)."""
+    return any(t.kind is Token.Kind.OPERATOR and t.token == "." for t in tokens)
 
 
 def _fast_path_columns(
@@ -664,7 +771,7 @@ def _drop_missing(
 ) -> tuple[pd.DataFrame, int]:
     """Raise on, or drop with a warning, rows with missing values in columns.
 
-    ``missing`` is "raise" or "drop" (fit), or "predict" (always raise).
+    ``missing`` is "raise" or "drop" (fit), or "predict" or "score" (always raise).
     """
     isna = data[columns].isna().sum()
     counts = {str(c): int(n) for c, n in isna[isna > 0].items()}
@@ -758,11 +865,17 @@ def _design(rhs: Any, formula: str) -> pd.DataFrame:
 def _fast_design(data: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     """Return ``data[columns]`` as float64: the design of ``y ~ .``."""
     sub = data[columns]
-    bad = {c: str(dt) for c, dt in sub.dtypes.items() if dt.kind not in _NUMERIC}
+    dtypes = sub.dtypes  # a wide frame has few distinct dtypes: test those first
+    numeric = all(dt.kind in _NUMERIC for dt in dtypes.unique())
+    bad = (
+        {}
+        if numeric
+        else {c: str(t) for c, t in dtypes.items() if t.kind not in _NUMERIC}
+    )
     if bad:
         raise TypeError(
             f"Columns {_show(bad)} were numeric in the training data but are "
             "not in the new data; convert them to numbers."
         )
-    values = sub.to_numpy(np.float64)
+    values = sub.to_numpy(np.float64, na_value=np.nan)  # nullable dtypes' NA
     return pd.DataFrame(values, index=data.index, columns=pd.Index(columns))

@@ -6,9 +6,12 @@ with the fix, and checks that ``y`` is given, fits the family and has one
 entry per row; :func:`missing_as_nan` lets pandas' ``NA`` through as NaN so
 that missing values are reported by column. The values themselves are
 checked once, by the foundations (:mod:`vcpcr._validation`: ``X`` by
-``check_array``, ``y`` by the family's ``prepare``). Also the covariates'
-and strata's columns (:func:`covariate_columns`, :func:`strata_columns`,
-:func:`check_covariates`, :func:`check_strata`) and :class:`ColumnLayout`.
+``check_array``, ``y`` by the family's ``prepare``). A DataFrame's column
+names must be unique (:func:`check_unique_columns`), and new data's are
+matched to the training ones by name (:func:`aligned_columns`). Also the
+covariates' and strata's columns (:func:`covariate_columns`,
+:func:`strata_columns`, :func:`check_covariates`, :func:`check_strata`) and
+:class:`ColumnLayout`.
 :func:`validated_design` is the one route of ``VCPCR``, ``VCPCRCV`` and
 the resampling from the formula's output to the checked design.
 """
@@ -39,8 +42,10 @@ from vcpcr._validation import (
 
 __all__ = [
     "ColumnLayout",
+    "aligned_columns",
     "check_covariates",
     "check_strata",
+    "check_unique_columns",
     "covariate_columns",
     "merge_covariates",
     "missing_as_nan",
@@ -247,6 +252,61 @@ def missing_as_nan(X: Any) -> Any:
     return X
 
 
+def check_unique_columns(X: Any) -> None:
+    """Raise a ValueError naming the duplicated column names of a DataFrame ``X``.
+
+    scikit-learn's feature-name check fails on them inside narwhals, and a
+    name (a covariate, a selected variable) must say which column it means.
+    """
+    columns = getattr(X, "columns", None)
+    if not isinstance(columns, pd.Index) or columns.is_unique:
+        return
+    dup = [str(c) for c in columns[columns.duplicated()].unique()]
+    raise ValueError(
+        f"X has duplicate column names {dup[:10]}"
+        f"{f' and {len(dup) - 10} more' if len(dup) > 10 else ''}: each column "
+        f"must have its own name. Rename or drop the duplicated columns "
+        f"(X.columns.duplicated() marks them)."
+    )
+
+
+def aligned_columns(est: Any, X: Any) -> Any:
+    """Return new data ``X`` with the training columns in the training order.
+
+    For a DataFrame with string column names passed to an estimator fitted
+    on one (``feature_names_in_``): the same columns in another order are
+    reordered by name, as a formula model's data is; missing or extra
+    columns raise a ValueError naming them. Other inputs pass unchanged
+    (scikit-learn's own checks apply). Duplicated names raise
+    (:func:`check_unique_columns`).
+    """
+    check_unique_columns(X)
+    names = getattr(est, "feature_names_in_", None)
+    if names is None or not isinstance(X, pd.DataFrame):
+        return X
+    columns = list(X.columns)
+    if not all(isinstance(c, str) for c in columns) or columns == list(names):
+        return X
+    fitted, given = set(names), set(columns)
+    missing = [str(c) for c in names if c not in given]
+    extra = [c for c in columns if c not in fitted]
+    if not missing and not extra:
+        return X[list(names)]
+    parts = [
+        f"{what} {len(cols)} column(s){where} {cols[:10]}"
+        f"{f' and {len(cols) - 10} more' if len(cols) > 10 else ''}"
+        for what, where, cols in (
+            ("lacks", " seen in fit", missing),
+            ("has", " not seen in fit", extra),
+        )
+        if cols
+    ]
+    raise ValueError(
+        f"X {' and '.join(parts)}. Pass the {len(fitted)} columns of fit (in "
+        f"any order: they are matched by name)."
+    )
+
+
 def validate_xy(
     est: Any, X: Any, y: Any, family: Family
 ) -> tuple[NDArray[np.float64], Any]:
@@ -269,6 +329,7 @@ def validate_xy(
             f"{give if family.survival else 'the outcome, one entry per row of X'}."
         )
     _check_not_survival(est, y, family)
+    check_unique_columns(X)
     with _hint_non_numeric(est, X):
         Xv = validate_data(
             est, missing_as_nan(X), dtype=np.float64, ensure_all_finite=False

@@ -18,9 +18,10 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from vcpcr._clustering import BestStarts, best_starts, order_clusters
 from vcpcr._distributions import LOGISTIC
 from vcpcr._families import FAMILIES, Family, Prepared
-from vcpcr._formula import resolve_formula, transform_new
+from vcpcr._formula import formula_outcome, resolve_formula, transform_new
 from vcpcr._input import (
     ColumnLayout,
+    aligned_columns,
     check_strata,
     missing_as_nan,
     validated_design,
@@ -32,6 +33,7 @@ from vcpcr._survival import evaluate_baseline, step_functions, stratum_baselines
 from vcpcr._validation import (
     check_array,
     check_choice,
+    check_finite,
     check_scalar,
     check_times,
     feature_names,
@@ -56,12 +58,14 @@ class _FitData(NamedTuple):
 
 
 def check_lam_ratios(values: ArrayLike, *, owner: str) -> NDArray[np.float64]:
-    """Validate SOS-NMF penalty ratios: a 1-d array of finite numbers ``>= 0``."""
+    """Validate SOS-NMF penalty ratios: a 1-d array of finite numbers in [0, 1]."""
     ratios = check_array(values, "lam_ratios", ensure_2d=False)
-    if np.any(ratios < 0):
+    bad = ratios[(ratios < 0) | (ratios > 1)]
+    if bad.size:
         raise ValueError(
-            f"The 'lam_ratios' parameter of {owner} must be >= 0. "
-            f"Got {ratios.tolist()} instead."
+            f"The 'lam_ratios' parameter of {owner} must hold values in the "
+            f"range [0, 1] (fractions of lam_max; 1 selects nothing). Got "
+            f"{bad.tolist()} among {ratios.tolist()} instead."
         )
     return ratios
 
@@ -138,9 +142,10 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         default (:data:`DEFAULT_DELTA`): 0.5 (enet), 0.01 (ridge), 0.05
         (lasso), 0.0036 (glmnet_ridge) or 0.0004 (glmnet_lasso). Ignored by
         ``"identity"`` and given weights.
-    lam_ratio : float, default=0.5
+    lam_ratio : float in [0, 1], default=0.5
         SOS-NMF sparsity penalty as a fraction of ``lam_max``, the smallest
-        penalty that selects nothing; larger values select fewer variables.
+        penalty that selects nothing; larger values select fewer variables
+        (1 selects none).
     init : "random" or array-like of shape (n_features,), default="random"
         Initial partition: random (``n_init`` draws) or given labels
         ``0..K-1`` (then ``n_init`` is ignored).
@@ -273,7 +278,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
     ``lam_max`` depends on the initial partition. So that the starts solve
     the same problem and their objectives can be compared, every start uses
     the same absolute penalty ``lam_ = lam_ratio * lam_max_`` with
-    ``lam_max_`` the largest of the starts' ``lam_max`` (``lam_ratio >= 1``
+    ``lam_max_`` the largest of the starts' ``lam_max`` (``lam_ratio = 1``
     still selects nothing). The gaussian weights are computed from ``y``
     standardized to unit variance.
 
@@ -375,7 +380,9 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         check_scalar(self.n_init, "n_init", integral, owner=owner, min_val=1)
         check_scalar(self.max_iter, "max_iter", integral, owner=owner, min_val=1)
         check_scalar(self.tol, "tol", real, owner=owner, min_val=0.0)
-        check_scalar(self.lam_ratio, "lam_ratio", real, owner=owner, min_val=0.0)
+        check_scalar(
+            self.lam_ratio, "lam_ratio", real, owner=owner, min_val=0.0, max_val=1.0
+        )
         scheme = check_scheme(
             self.weights, self.family, n_features, covariates=covariates, owner=owner
         )
@@ -438,13 +445,27 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             layout=data.layout,
         )
         if self.n_clusters_ == 0:
-            warnings.warn(
-                f"No variable was selected (lam_ratio={self.lam_ratio}); the model "
-                f"predicts a constant. Lower lam_ratio.",
-                VCPCRWarning,
-                stacklevel=user_stacklevel(),
-            )
+            self._warn_nothing_selected()
         return self
+
+    def _warn_nothing_selected(self) -> None:
+        """Warn that no variable was selected, saying what the model predicts from."""
+        covariates = self.covariate_names_
+        if covariates:
+            predicts = f"predicts from the covariates {covariates} alone"
+        elif self.strata_names_:
+            predicts = (
+                "has a constant risk score (its survival functions differ by "
+                "stratum only)"
+            )
+        else:
+            predicts = "predicts a constant"
+        warnings.warn(
+            f"No variable was selected (lam_ratio={self.lam_ratio}); the model "
+            f"{predicts}. Lower lam_ratio to select variables.",
+            VCPCRWarning,
+            stacklevel=user_stacklevel(),
+        )
 
     def _fit_data(self, X: ArrayLike, y: ArrayLike | None) -> _FitData:
         """Validate and standardize the data, compute the weights, draw the starts.
@@ -503,7 +524,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         y : array-like of shape (n_samples,), optional
             The response, as in :meth:`fit` (omitted with ``formula``).
         lam_ratios : array-like of float, optional
-            Ratios ``>= 0`` (default ``10**linspace(-3, 0, 20)``).
+            Ratios in ``[0, 1]`` (default ``10**linspace(-3, 0, 20)``).
 
         Returns
         -------
@@ -670,22 +691,57 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         )[0]
 
     # --------------------------------------------------------------- predict
-    def _check_input(self, X: ArrayLike) -> NDArray[np.float64]:
-        """Validate new data (encoded by the stored formula, if any)."""
+    def _check_input(
+        self, X: ArrayLike, *, every_column: bool = False
+    ) -> NDArray[np.float64]:
+        """Validate new data (encoded by the stored formula, if any).
+
+        A DataFrame's columns are matched to the training ones by name
+        (:func:`vcpcr._input.aligned_columns`). Only the columns a prediction
+        reads (:attr:`_used_columns`) must be finite, unless ``every_column``:
+        the variables the model did not select may hold NaN, and stay NaN.
+        """
         check_is_fitted(self)
         if self.formula is not None:
             X = transform_new(self.model_spec_, X)
         Xv = validate_data(
             self,
-            missing_as_nan(X),
+            missing_as_nan(aligned_columns(self, X)),
             dtype=np.float64,
             ensure_all_finite=False,
             reset=False,
         )
-        return check_array(Xv, "X", feature_names=feature_names(self, Xv.shape[1]))
+        used = np.arange(Xv.shape[1]) if every_column else self._used_columns
+        names = feature_names(self, Xv.shape[1])
+        why = (
+            ""
+            if every_column
+            else " (the model uses these columns; the variables it did not "
+            "select may be missing)"
+        )
+        fix = f"impute them before predicting{why}"
+        check_finite(Xv[:, used], "X", [names[j] for j in used], fix=fix)
+        return Xv
+
+    @property
+    def _used_columns(self) -> NDArray[np.intp]:
+        """Input columns a prediction reads: covariates, strata, selected variables."""
+        selected = self.clustered_columns_[self.labels_ >= 0]
+        kept = np.union1d(self.covariate_columns_, self.strata_columns_)
+        return np.union1d(kept, selected).astype(np.intp)
 
     def _linear_predictor(self, X: ArrayLike) -> NDArray[np.float64]:
-        return self._check_input(X) @ self.coef_ + self.intercept_
+        Xa = self._check_input(X)
+        used = self._used_columns
+        return Xa[:, used] @ self.coef_[used] + self.intercept_
+
+    def _latent(self, Xa: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Latent variables ``M`` of checked data, from the selected variables."""
+        selected = self.labels_ >= 0
+        Zs = (Xa[:, self.clustered_columns_[selected]] - self.mean_[selected]) / (
+            self.scale_[selected]
+        )
+        return Zs @ self.membership_.to_numpy()[selected]
 
     def predict(self, X: ArrayLike) -> NDArray[Any]:
         """Predict the response, the class label, or the risk score.
@@ -726,7 +782,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             The step-2 design of ``X``.
         """
         Xa = self._check_input(X)
-        M = self._standardize_clustered(Xa) @ self.membership_.to_numpy()
+        M = self._latent(Xa)
         return pd.DataFrame(
             np.column_stack(
                 [Xa[:, self.covariate_columns_], M, Xa[:, self.strata_columns_]]
@@ -999,9 +1055,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
             The clustered variables (all columns but the covariates)
             standardized with the training means and standard deviations.
         """
-        return self._standardize_clustered(self._check_input(X))
-
-    def _standardize_clustered(self, Xa: NDArray[np.float64]) -> NDArray[np.float64]:
+        Xa = self._check_input(X, every_column=True)
         return (Xa[:, self.clustered_columns_] - self.mean_) / self.scale_
 
     def transform(self, X: ArrayLike) -> NDArray[np.float64]:
@@ -1020,7 +1074,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         ndarray of shape (n_samples, n_clusters_)
             The latent variables.
         """
-        return self.standardized_design(X) @ self.membership_.to_numpy()
+        return self._latent(self._check_input(X))
 
     def get_feature_names_out(self, input_features: Any = None) -> NDArray[np.object_]:
         """Names of the latent variables produced by :meth:`transform`.
@@ -1062,7 +1116,5 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         if y is None:
             if self.formula is None:
                 raise ValueError("score needs y (or a model fitted with formula=).")
-            from vcpcr._formula import parse_formula
-
-            y = parse_formula(self.formula, X, missing="raise").y
+            y = formula_outcome(self.formula, X)
         return self._family.score(y, self.predict(X), sample_weight)

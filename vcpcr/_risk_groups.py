@@ -110,9 +110,9 @@ def risk_groups(
     if y is None:
         if formula is None:
             raise ValueError("y is required (or a model fitted with formula=).")
-        from vcpcr._formula import parse_formula
+        from vcpcr._formula import formula_outcome
 
-        y = parse_formula(formula, X).y
+        y = formula_outcome(formula, X)
     time, event = check_survival(y)
     if cv is None:
         eta = model.predict_log_partial_hazard(X)

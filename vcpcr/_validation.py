@@ -158,13 +158,18 @@ def missing_to_nan(values: NDArray[Any]) -> NDArray[Any]:
 
 
 def check_finite(
-    arr: NDArray[Any], name: str, feature_names: Sequence[str] | None = None
+    arr: NDArray[Any],
+    name: str,
+    feature_names: Sequence[str] | None = None,
+    *,
+    fix: str = "drop or impute them before fitting",
 ) -> None:
     """Raise a ValueError naming the columns that hold NaN or infinity.
 
     The one check for missing values (NaN after :func:`missing_to_nan`) and
     infinite ones, of a numeric array (1-d or 2-d) or of an object array of
-    class labels (NaN only); string arrays hold neither.
+    class labels (NaN only); string arrays hold neither. ``fix`` ends the
+    message (the advice differs at prediction time).
     """
     if arr.dtype.kind in "USb":
         return
@@ -180,13 +185,13 @@ def check_finite(
         if arr.ndim == 1:
             raise ValueError(
                 f"{name} contains {what} in {int(bad.sum())} of {arr.size} "
-                f"values; drop or impute them before fitting."
+                f"values; {fix}."
             )
         cols = np.flatnonzero(bad.any(axis=0))
         raise ValueError(
             f"{name} contains {what} in {cols.size} column(s) "
             f"{_column_names(feature_names, cols)} ({int(bad.sum())} values); "
-            f"drop or impute them before fitting."
+            f"{fix}."
         )
 
 
