@@ -116,3 +116,21 @@ def test_pooled_one_se_rule_chooses_the_empty_model_on_noise(family):
     best = res["mean_test_score"].idxmax()
     within = res.loc[best, "mean_test_score"] - res.loc[best, "se_test_score"]
     assert res.loc[chosen.best_index_, "mean_test_score"] >= within
+
+
+def test_pooled_gaussian_is_equivariant_in_the_scale_of_y():
+    """As the default scoring: y * 2**-700 ranks the grid as y does (the folds
+    see y on a unit scale), and the scores are in y's units."""
+    data = make_block_data(60, [4, 4], [1.0, 0.0], n_noise=12, random_state=1)
+    kw = {"n_clusters": (2,), "n_init": 2, "random_state": 0, "refit": False}
+    kw |= {"scoring": "neg_pooled_deviance", "selection": "1se"}
+    a = VCPCRCV(**kw).fit(data.X, data.y)
+    tiny = VCPCRCV(**kw).fit(data.X, np.ldexp(data.y, -700))  # squares underflow
+    assert tiny.best_index_ == a.best_index_
+    small = VCPCRCV(**kw).fit(data.X, np.ldexp(data.y, -500))
+    for column in ("mean_test_score", "se_test_score", "se_diff_test_score"):
+        assert_allclose(
+            np.ldexp(a.cv_results_[column], -1000),
+            small.cv_results_[column],
+            rtol=1e-9,
+        )

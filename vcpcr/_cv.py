@@ -463,7 +463,9 @@ class VCPCRCV(BaseEstimator):
                 if n_strata
                 else None
             )
-            self._pool(folds, results, prepared.outcome, strata)
+            # the folds' outcome: a gaussian y on their unit scale (exponent)
+            outcome = np.ldexp(prepared.outcome, -exponent)
+            self._pool(folds, results, outcome, strata)
         self._warn_fold_issues(results, len(grid.points()))
         self.best_index_ = self._select()
         self.cv_results_ = _scores_in_units(self.cv_results_, exponent * degree)
@@ -1013,6 +1015,7 @@ class VCPCRCV(BaseEstimator):
 #: batch_scorings`: a score of ``c * y`` is ``c**degree`` times that of ``y``.
 _SCORE_DEGREE = {
     "neg_mean_squared_error": 2,
+    POOLED: 2,  # the gaussian pooled deviance is a mean squared error
     "neg_root_mean_squared_error": 1,
     "neg_mean_absolute_error": 1,
     "r2": 0,
