@@ -540,7 +540,7 @@ def _parse_two_part(
 
     def columns(tokens: list[Token]) -> set[str]:
         names = {v for token in tokens for v in token.required_variables}
-        return names & set(data.columns)
+        return (names - _removed_names(tokens)) & set(data.columns)
 
     lhs_vars, cov_vars = columns(lhs_tokens), columns(cov_tokens)
     both = sorted(cov_vars & columns(gene_tokens))
@@ -552,7 +552,8 @@ def _parse_two_part(
         )
     gene_vars = columns(gene_tokens)
     if any(t.kind is Token.Kind.OPERATOR and t.token == "." for t in gene_tokens):
-        gene_vars |= set(data.columns) - lhs_vars - cov_vars
+        removed = _removed_names(gene_tokens)
+        gene_vars |= set(data.columns) - lhs_vars - cov_vars - removed
     used = [c for c in data.columns if c in lhs_vars | cov_vars | gene_vars]
     data, n_dropped = _drop_missing(data, used, missing)
     lhs_text = formula[: rhs_tokens[0].source_start]
@@ -573,6 +574,22 @@ def _parse_two_part(
     )
     covariates = tuple(cov.feature_names)
     return FormulaResult(cov.y, X, names, spec, cov.yname, n_dropped, covariates)
+
+
+def _removed_names(tokens: list[Token]) -> set[str]:
+    """Names a formula part removes at its top level (``. - grade``).
+
+    Their columns are not read (formulaic drops the term), so they are not
+    checked for missing values.
+    """
+    depth, removed = 0, set()
+    for prev, token in zip([None, *tokens], tokens, strict=False):
+        if token.kind is Token.Kind.CONTEXT:
+            depth += 1 if token.token in "([" else -1
+        elif depth == 0 and token.kind is _NAME and prev is not None:
+            if (prev.kind, prev.token) == _SIGNS[1]:
+                removed.add(token.token)
+    return removed
 
 
 def _fast_path_columns(
