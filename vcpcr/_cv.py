@@ -23,8 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 from statsmodels.iolib import summary2 as sm_summary2
 
 from vcpcr._families import FAMILIES, Family, Prepared
-from vcpcr._formula import resolve_formula
-from vcpcr._input import check_strata, validated_design
+from vcpcr._input import check_levels, check_strata, resolve_input, validated_design
 from vcpcr._model import VCPCR, cap_n_clusters, check_lam_ratios
 from vcpcr._parallel import run_parallel, task_seeds
 from vcpcr._scaling import standardize
@@ -357,14 +356,13 @@ class VCPCRCV(BaseEstimator):
         self, X: Any, y: Any
     ) -> tuple[NDArray[np.float64], int, int, Any, Prepared]:
         """Design matrix (covariates, strata, the rest), their numbers, the response."""
-        resolved = resolve_formula(
-            self.formula, X, y, missing=self.missing, owner="VCPCRCV"
-        )
+        resolved = resolve_input(self, X, y, owner="VCPCRCV")
         self.yname_ = resolved.yname
         family = FAMILIES[self.family]
-        d = validated_design(self, resolved, family, strata=self.strata)
+        d = validated_design(self, resolved, family)
         cols, strata, genes, Xa = d.covariates, d.strata, d.genes, d.X
-        prepared = family.prepare(d.y)
+        prepared = d.prepared
+        self._levels = d.levels
         if prepared.classes is not None:
             self.classes_ = prepared.classes
         self._strata_names = [d.names[j] for j in strata]
@@ -408,6 +406,10 @@ class VCPCRCV(BaseEstimator):
             _check_fold_strata(
                 Xa[:, n_cov : n_cov + n_strata], self._strata_names, prepared, folds
             )
+        for i, (train, _) in enumerate(folds):  # each training fold's step 2
+            where = f" in CV fold {i} of {len(folds)}'s training part"
+            Z = Xa[train, :n_cov]
+            check_levels(Z, self._levels, family, prepared.outcome[train], where=where)
         self.n_splits_ = len(folds)
         spec = FoldSpec(
             self.family,
@@ -443,7 +445,11 @@ class VCPCRCV(BaseEstimator):
         }
         self.best_score_ = float(row["mean_test_score"])
         if self.refit:
-            self.best_estimator_ = self._refit_estimator().fit(X, y)
+            with warnings.catch_warnings():  # the rows dropped above, once more
+                warnings.filterwarnings(
+                    "ignore", r"Dropped \d+ of \d+ rows", VCPCRWarning
+                )
+                self.best_estimator_ = self._refit_estimator().fit(X, y)
             self.n_iter_ = self.best_estimator_.n_iter_
         return self
 

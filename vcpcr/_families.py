@@ -344,6 +344,15 @@ class Family(abc.ABC):
         """Say what makes a CV fold unusable for this family, or None."""
         return None
 
+    def level_problem(self, outcome: Any, rows: NDArray[np.intp]) -> str | None:
+        """Say why a covariate level (its ``rows``) has no finite coefficient.
+
+        ``outcome`` is :meth:`prepare`'s ``outcome``; None if the level can
+        be estimated (every level can, for the gaussian family: a level is
+        a column that is not constant, which is checked before).
+        """
+        return None
+
     def strata(self, outcome: Any) -> NDArray[Any] | None:
         """Labels whose proportions random splits keep (None: no stratification).
 
@@ -614,6 +623,22 @@ class Binomial(_StatsmodelsFamily):
         """Return the 0/1 class labels: each part keeps the class proportions."""
         return np.asarray(outcome)
 
+    def level_problem(self, outcome: Any, rows: NDArray[np.intp]) -> str | None:
+        """Name a level whose rows are all of one class: its coefficient diverges.
+
+        The level's indicator separates the classes (quasi-completely), so
+        the logistic likelihood increases without bound as its coefficient
+        goes to infinity, whatever the other regressors.
+        """
+        values = np.unique(np.asarray(outcome)[rows])
+        if values.size > 1:
+            return None
+        return (
+            f"{rows.size} rows, all of class {int(values[0])} of 0/1: the level "
+            f"separates the classes, so its step-2 coefficient diverges. Each "
+            f"level needs rows of both classes"
+        )
+
     def fold_problem(self, y: Any, train: Any, test: Any) -> str | None:
         """Name a fold part that misses a class."""
         ya = np.asarray(y)
@@ -823,6 +848,22 @@ class Cox(Family):
     def strata(self, outcome: Any) -> NDArray[Any] | None:
         """Return the event indicator: each part keeps the share of events."""
         return np.asarray(outcome)[:, 1]
+
+    def level_problem(self, outcome: Any, rows: NDArray[np.intp]) -> str | None:
+        """Name a level without events: its coefficient diverges to -infinity.
+
+        Its rows enter the partial likelihood only through the risk sets'
+        denominators, which shrink as the coefficient decreases: the
+        likelihood increases without bound, whatever the other regressors.
+        """
+        event = np.asarray(outcome)[:, 1]
+        if event[rows].any():
+            return None
+        return (
+            f"{rows.size} rows and 0 events (y has {int(event.sum())} events in "
+            f"{event.size} rows): its step-2 coefficient diverges to -infinity. "
+            f"Each level needs at least 1 event"
+        )
 
     def fold_problem(self, y: Any, train: Any, test: Any) -> str | None:
         """Name a fold part without events, or an unusable training part."""

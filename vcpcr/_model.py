@@ -18,11 +18,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from vcpcr._clustering import BestStarts, best_starts, order_clusters
 from vcpcr._distributions import LOGISTIC
 from vcpcr._families import FAMILIES, Family, Prepared
-from vcpcr._formula import resolve_formula, transform_new
+from vcpcr._formula import encode_new, transform_new
 from vcpcr._input import (
     ColumnLayout,
     check_strata,
     missing_as_nan,
+    resolve_input,
     validated_design,
 )
 from vcpcr._scaling import raw_coefficients, standardize
@@ -453,14 +454,14 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         ``feature_names_in_``, ``model_spec_``).
         """
         check_choice(self.family, "family", tuple(FAMILIES), owner="VCPCR")
-        resolved = resolve_formula(
-            self.formula, X, y, missing=self.missing, owner="VCPCR"
-        )
+        resolved = resolve_input(self, X, y, owner="VCPCR")
         if resolved.spec is not None:
             self.model_spec_ = resolved.spec
-        d = validated_design(self, resolved, self._family, strata=self.strata)
+        else:  # a refit without an encoding
+            self.__dict__.pop("model_spec_", None)
+        d = validated_design(self, resolved, self._family)
         n_clusters = self._check_params(d.genes.size, covariates=d.covariates.size > 0)
-        prepared = self._family.prepare(d.y)
+        prepared = d.prepared
         S = d.X[:, d.strata] if d.strata.size else None
         if S is not None:
             strata_names = [d.names[j] for j in d.strata]
@@ -675,6 +676,8 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         if self.formula is not None:
             X = transform_new(self.model_spec_, X)
+        elif hasattr(self, "model_spec_"):  # categorical covariates or strata
+            X = encode_new(self.model_spec_, X)
         Xv = validate_data(
             self,
             missing_as_nan(X),
