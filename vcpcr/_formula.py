@@ -20,6 +20,7 @@ names with spaces or special characters: ``y ~ `my gene` + age``.
 from __future__ import annotations
 
 import builtins
+import itertools
 import re
 import warnings
 from collections.abc import Sequence
@@ -824,7 +825,7 @@ def _without_removals(formula: str, tokens: list[Token], names: set[str]) -> str
     without the covariates' columns, where ``- age`` names no column.
     """
     text, start = "", tokens[0].source_start
-    for prev, token in zip(tokens, tokens[1:], strict=False):
+    for prev, token in itertools.pairwise(tokens):
         if (
             token.kind is _NAME
             and token.token in names
