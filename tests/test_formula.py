@@ -415,6 +415,17 @@ def test_two_part_columns_removed_from_dot_are_not_checked():
         parse_formula("y ~ g1 | .", df)
 
 
+def test_unused_categories_are_left_out():
+    """A category without rows would be an all-zero dummy (or an empty
+    reference level); new data with it is an unseen level."""
+    df = make_df()
+    df["grade"] = df["grade"].cat.add_categories(["aa", "zz"])
+    res = parse_formula("y ~ grade", df)
+    assert res.feature_names == ["grade[T.lo]", "grade[T.mid]"]
+    with pytest.raises(ValueError, match=r"level\(s\) \['zz'\]"):
+        transform_new(res.spec, df.assign(grade="zz"))
+
+
 def test_missing_outcome_in_surv_dropped():
     df = make_df()
     df.loc[df.index[4], "time"] = np.nan

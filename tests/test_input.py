@@ -163,6 +163,22 @@ def test_categorical_covariates_equal_the_two_part_formula(kind):
         model.predict(X.assign(stage="IV"))
 
 
+def test_vcpcrcv_with_categorical_covariates_without_formula():
+    df = _cohort()
+    X = df.drop(columns=["y", "time", "event"])
+    cv = VCPCRCV(
+        covariates=["age", "er", "node"],
+        n_clusters=(2,),
+        n_init=1,
+        cv=3,
+        lam_ratios=[0.5],
+        random_state=0,
+    ).fit(X, df["y"])
+    names = ["age", "er[T.neg]", "er[T.pos]", "node[T.1]"]
+    assert cv.best_estimator_.covariate_names_ == names
+    assert np.isfinite(cv.predict(X.iloc[:5])).all()
+
+
 def test_categorical_reference_is_the_first_category():
     df = _cohort()
     stage = pd.Categorical(
@@ -367,6 +383,7 @@ def test_strata_one_part_formula_and_numeric_column():
     same = VCPCR(family="cox", formula="Surv(time, event) ~ strata(node) + .", **KW)
     assert model.strata_names_ == same.fit(df).strata_names_ == ["node"]
     assert_allclose(model.coef_, same.coef_)
+    assert np.isfinite(same.score(df))  # the outcome read from the formula
     df.loc[3, "node"] = np.nan
     with pytest.warns(VCPCRWarning, match=r"Dropped 1 of 90 rows .*'node': 1"):
         model.set_params(missing="drop").fit(df)

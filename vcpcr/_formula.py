@@ -218,7 +218,9 @@ def parse_formula(
         ``"Surv(time, event) ~ ."``. ``.`` stands for every column not used on
         the left-hand side. A two-part formula ``"y ~ age + C(stage) | ."``
         puts covariates left of ``|`` and the clustered variables right of it,
-        where ``.`` also leaves out the covariates' columns.
+        where ``.`` also leaves out the covariates' columns. A term
+        ``strata(a, b)`` reads as ``a + b`` (the estimators make those
+        columns Cox strata, :func:`resolve_formula`).
     data : pandas.DataFrame
         The data; column names must be unique strings.
     missing : {"raise", "drop"}, default="raise"
@@ -273,6 +275,7 @@ def parse_formula(
             f"{_MISSING_CHOICES}. Got {missing!r} instead."
         )
     data = _check_data(data)
+    formula = _strata_terms(formula, data)[0]  # strata(a) reads a
     lhs_tokens, rhs_tokens = _split_tokens(formula)
     _check_known_names(formula, lhs_tokens + rhs_tokens, data)
     bar = _top_level_bar(rhs_tokens)
@@ -384,34 +387,22 @@ _STRATA_TERM = re.compile(r"strata\((.*)\)", re.DOTALL)
 def _read_strata(formula: str, data: pd.DataFrame, strata: Any) -> tuple[str, Any]:
     """Rewrite ``formula`` so that it reads the strata; return it and the strata.
 
-    ``strata(a, b)`` terms become ``a + b``; the data columns named by
-    ``strata=`` go left of ``|`` (a one-part formula gains one), where the
-    formula's ``.`` leaves them out. Entries of ``strata=`` that are not data
-    columns (design columns such as ``node[T.1]``, positions) pass as they are.
+    ``strata(a, b)`` terms become ``a + b`` (:func:`_strata_terms`); the data
+    columns named by ``strata=`` go left of ``|`` (a one-part formula gains
+    one), where the formula's ``.`` leaves them out. Entries of ``strata=``
+    that are not data columns (design columns such as ``node[T.1]``,
+    positions) pass as they are.
     """
-    rhs = _split_tokens(formula)[1]
-    terms = [(t, m) for t in _top_level(rhs) if (m := _STRATA_TERM.fullmatch(t.token))]
-    if terms and strata is not None:
+    plain, in_formula = _strata_terms(formula, data)
+    if in_formula and strata is not None:
         raise ValueError(
             f"strata={strata!r} and the formula's strata() terms are given both; "
             f"name the strata in one place."
         )
-    for token, match in reversed(terms):
-        args = [a.strip().strip("`") for a in match.group(1).split(",")]
-        unknown = [a for a in args if a not in data.columns]
-        if unknown or not args:
-            raise ValueError(
-                f"The formula {formula!r}: {token.token} must name columns of "
-                f"data; {unknown or args} are not."
-            )
-        strata = [*args, *(strata or [])]
-        plain = " + ".join(_quote(a) for a in args)
-        end = token.source_end + 1
-        formula = f"{formula[: token.source_start]}{plain}{formula[end:]}"
-    if terms or strata is None:
-        return formula, strata
-    items = [strata] if isinstance(strata, str) else list(strata)
-    names = [s for s in items if isinstance(s, str) and s in data.columns]
+    if in_formula or strata is None:
+        return plain, in_formula or strata
+    rhs = _split_tokens(formula)[1]
+    names = [s for s in as_list(strata) if isinstance(s, str) and s in data.columns]
     if not names:
         return formula, strata
     used = {v for t in rhs for v in t.required_variables} - _removed_names(rhs)
@@ -428,6 +419,31 @@ def _read_strata(formula: str, data: pd.DataFrame, strata: Any) -> tuple[str, An
         return f"{formula[:at].rstrip()} + {plain} {formula[at:]}", strata
     at = rhs[0].source_start if rhs else len(formula)
     return f"{formula[:at]}{plain} | {formula[at:]}", strata
+
+
+def _strata_terms(formula: str, data: pd.DataFrame) -> tuple[str, list[str] | None]:
+    """Return ``formula`` with ``strata(a, b)`` terms as ``a + b``, and a, b.
+
+    Only top-level terms of the right-hand side; None if there are none.
+    """
+    rhs = _split_tokens(formula)[1]
+    terms = [(t, m) for t in _top_level(rhs) if (m := _STRATA_TERM.fullmatch(t.token))]
+    if not terms:
+        return formula, None
+    names: list[str] = []
+    for token, match in reversed(terms):
+        args = [a.strip().strip("`") for a in match.group(1).split(",")]
+        unknown = [a for a in args if a not in data.columns]
+        if unknown or not args:
+            raise ValueError(
+                f"The formula {formula!r}: {token.token} must name columns of "
+                f"data; {unknown or args} are not."
+            )
+        names = [*args, *names]
+        plain = " + ".join(_quote(a) for a in args)
+        end = token.source_end + 1
+        formula = f"{formula[: token.source_start]}{plain}{formula[end:]}"
+    return formula, names
 
 
 def _top_level(tokens: list[Token]) -> list[Token]:

@@ -165,22 +165,43 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         that are encoded identically (``model_spec_``). Categorical columns
         become dummy variables that SOS-NMF may cluster like any other.
     missing : {"raise", "drop"}, default="raise"
-        With ``formula``: rows with missing values in the columns the formula
-        uses are an error, or are dropped with a warning saying how many.
+        Rows with missing values (NaN, None, ``pd.NA``) in the columns the
+        formula uses, or without a formula in ``X``, ``y``, the covariates
+        or the strata, are an error, or are dropped with one warning saying
+        how many.
     covariates : str, int or list of them, optional
-        Clinical covariates to adjust for (e.g. ``["age", "stage_II"]``):
-        column names of a DataFrame ``X`` (with ``formula``, of its design)
-        or column positions of an array. They are never clustered or
-        selected, unpenalized in step 0 and enter step 2 beside the latent
-        variables on their raw scale (see Notes). A constructor parameter
-        rather than a second array in ``fit``, so that ``clone``,
-        cross-validation and ``Pipeline`` pass them along with ``X``.
+        Clinical covariates to adjust for (e.g. ``["age", "stage"]``):
+        column names of a DataFrame ``X`` (with ``formula``, of the data or
+        of its design) or column positions of an array. They are never
+        clustered or selected, unpenalized in step 0 and enter step 2 beside
+        the latent variables on their raw scale (see Notes). A categorical,
+        string or object column of strings becomes treatment dummies, the
+        first level (sorted labels, or a categorical's first used category)
+        the reference, as the formula ``C(stage)`` codes it
+        (``stage[T.II]``, ...), and ``predict`` encodes new data
+        identically. A numeric column, also an integer code such as a stage
+        1-4, enters as one linear term (as in statsmodels and R); make it
+        categorical (``X["stage"].astype("category")``) for one coefficient
+        per level. Before any fit, each level of a categorical covariate or
+        of a two-valued one is checked: with ``family="cox"`` it needs at
+        least 1 event, with ``"binomial"`` rows of both classes (so at least
+        2 rows); otherwise its unpenalized step-2 coefficient diverges,
+        whatever the rest of the data, and a ``ValueError`` names the
+        covariate, the level, its rows and events, and the fixes (merge the
+        level with another, or drop its rows). Levels above these
+        thresholds may still be imprecise; their standard errors say how.
+        A constructor parameter rather than a second array in ``fit``, so
+        that ``clone``, cross-validation and ``Pipeline`` pass them along
+        with ``X``.
     strata : str, int or list of them, optional
-        Cox only: columns (names or positions, as ``covariates``; numeric
-        codes) whose combinations get their own baseline hazard in step 2
-        (lifelines' ``strata``). Neither clustered nor covariates. The step-0
-        weights are unstratified (scikit-survival's Coxnet has no strata);
-        the summary says so.
+        Cox only: columns (names or positions, as ``covariates``; numbers,
+        or categories encoded as treatment dummies) whose combinations get
+        their own baseline hazard in step 2 (lifelines' ``strata``). With a
+        formula, a name of a data column is read from the data whether or
+        not the formula uses it (never clustered), and ``strata(center)``
+        inside the formula means the same. Neither clustered nor
+        covariates. The step-0 weights are unstratified (scikit-survival's
+        Coxnet has no strata); the summary says so.
 
     Attributes
     ----------
