@@ -8,9 +8,11 @@ that missing values are reported by column. The values themselves are
 checked once, by the foundations (:mod:`vcpcr._validation`: ``X`` by
 ``check_array``, ``y`` by the family's ``prepare``). Also the covariates'
 and strata's columns (:func:`covariate_columns`, :func:`strata_columns`,
-:func:`check_covariates`, :func:`check_strata`) and :class:`ColumnLayout`.
-:func:`validated_design` is the one route of ``VCPCR``, ``VCPCRCV`` and
-the resampling from the formula's output to the checked design.
+:func:`check_covariates`, :func:`check_levels`, :func:`check_strata`) and
+:class:`ColumnLayout`. :func:`resolve_input` (the formula, or without one
+the rows dropped for missing values and the categorical covariates'
+dummies) and :func:`validated_design` are the one route of ``VCPCR``,
+``VCPCRCV`` and the resampling from the user's data to the checked design.
 """
 
 from __future__ import annotations
@@ -489,14 +491,20 @@ def check_levels(
         for k, key in enumerate(keys):
             rows = np.flatnonzero(inverse.ravel() == k)
             problem = family.level_problem(outcome, rows)
-            if problem is not None:
-                raise ValueError(
-                    f"covariates: the level {_level_name(level, key)}{where} has "
-                    f"{problem} (family={family.name!r}). Merge the level with "
-                    f"another one or drop its rows (e.g. recode it as missing "
-                    f"and pass missing='drop'). Making {level.name!r} a stratum "
-                    f"does not help: a stratum without events is refused too."
-                )
+            if problem is None:
+                continue
+            stratum = (
+                f" Making {level.name!r} a stratum does not help: a stratum "
+                f"without events is refused too."
+                if family.survival
+                else ""
+            )
+            raise ValueError(
+                f"covariates: the level {_level_name(level, key)}{where} has "
+                f"{problem} (family={family.name!r}). Merge the level with "
+                f"another one or drop its rows (e.g. recode it as missing and "
+                f"pass missing='drop').{stratum}"
+            )
 
 
 def _level_name(level: Level, key: NDArray[np.float64]) -> str:
@@ -543,15 +551,11 @@ def validated_design(est: Any, resolved: Resolved, family: Family) -> Design:
     has_names = hasattr(est, "feature_names_in_")
     names = feature_names(est, Xv.shape[1])
     Xa = check_array(Xv, "X", feature_names=names, min_samples=3, allow_constant=False)
-    groups = resolved.groups
-    if covariates is not None:
-        covariates = expand_names(covariates, groups, names)
+    covariates = expand_names(covariates, resolved.groups, names)
     covs = covariate_columns(covariates, names, has_names=has_names)
     cov_names = [names[j] for j in covs]
     Zs = check_covariates(Xa[:, covs], cov_names) if covs.size else None
-    strata = resolved.strata
-    if strata is not None:
-        strata = expand_names(strata, groups, names)
+    strata = expand_names(resolved.strata, resolved.groups, names)
     strata_cols = strata_columns(
         strata, names, covs, family=family.name, has_names=has_names
     )
