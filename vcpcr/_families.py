@@ -850,20 +850,44 @@ class Cox(Family):
         return np.asarray(outcome)[:, 1]
 
     def level_problem(self, outcome: Any, rows: NDArray[np.intp]) -> str | None:
-        """Name a level without events: its coefficient diverges to -infinity.
+        """Name a level whose coefficient diverges (monotone likelihood).
 
-        Its rows enter the partial likelihood only through the risk sets'
-        denominators, which shrink as the coefficient decreases: the
-        likelihood increases without bound, whatever the other regressors.
+        A level without events enters the partial likelihood only through
+        the risk sets' denominators, which shrink as its coefficient
+        decreases; so does a level whose first event comes after every
+        other row has left the risk set. A level whose rows all leave
+        before the other rows' first event only gains as its coefficient
+        increases. Each way the likelihood increases without bound,
+        whatever the other regressors.
         """
-        event = np.asarray(outcome)[:, 1]
-        if event[rows].any():
+        time, event = np.asarray(outcome)[:, 0], np.asarray(outcome)[:, 1] > 0
+        events = f"(y has {int(event.sum())} events in {event.size} rows)"
+        if not event[rows].any():
+            return (
+                f"{rows.size} rows and 0 events {events}: its step-2 coefficient "
+                f"diverges to -infinity. Each level needs at least 1 event"
+            )
+        others = np.ones(event.size, dtype=bool)
+        others[rows] = False
+        if not (others & event).any():  # then the other level has no event
             return None
-        return (
-            f"{rows.size} rows and 0 events (y has {int(event.sum())} events in "
-            f"{event.size} rows): its step-2 coefficient diverges to -infinity. "
-            f"Each level needs at least 1 event"
-        )
+        found = f"{rows.size} rows and {int(event[rows].sum())} events {events}"
+        need = "Each level needs a row at risk at another level's event and "
+        first = time[others & event].min()
+        if time[rows].max() < first:
+            return (
+                f"{found}, all its rows leaving before the other rows' first "
+                f"event (at {first:g}): its step-2 coefficient diverges to "
+                f"+infinity. {need}the reverse"
+            )
+        own = time[np.isin(np.arange(event.size), rows) & event].min()
+        if time[others].max() < own:
+            return (
+                f"{found}, its first event (at {own:g}) after every other row "
+                f"left: its step-2 coefficient diverges to -infinity. {need}"
+                f"the reverse"
+            )
+        return None
 
     def fold_problem(self, y: Any, train: Any, test: Any) -> str | None:
         """Name a fold part without events, or an unusable training part."""
