@@ -477,11 +477,12 @@ def check_levels(
     """Raise if a level of a discrete covariate has no finite coefficient.
 
     The rule is the family's (:meth:`vcpcr._families.Family.level_problem`):
-    with ``family="cox"`` each level needs at least 1 event, with
-    ``"binomial"`` rows of both classes (so at least 2 rows); otherwise the
+    with ``family="cox"`` each level needs at least 1 event and a row at
+    risk at an event of the other rows, and the reverse; with
+    ``"binomial"`` rows of both classes (so at least 2 rows). Otherwise the
     unpenalized step-2 coefficient of that level diverges, whatever the data
     else. These thresholds are the smallest that hold in general; levels
-    above them may still be imprecise (their standard errors say how).
+    past them may still be imprecise (their standard errors say how).
     ``where`` adds a place to the message (a CV training fold).
     """
     for level in levels:

@@ -184,12 +184,15 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         categorical (``X["stage"].astype("category")``) for one coefficient
         per level. Before any fit, each level of a categorical covariate or
         of a two-valued one is checked: with ``family="cox"`` it needs at
-        least 1 event, with ``"binomial"`` rows of both classes (so at least
-        2 rows); otherwise its unpenalized step-2 coefficient diverges,
-        whatever the rest of the data, and a ``ValueError`` names the
-        covariate, the level, its rows and events, and the fixes (merge the
-        level with another, or drop its rows). Levels above these
-        thresholds may still be imprecise; their standard errors say how.
+        least 1 event, and neither may its rows all leave the risk set
+        before the other rows' first event nor the other rows all leave
+        before its first event; with ``"binomial"`` it needs rows of both
+        classes (so at least 2 rows). Otherwise its unpenalized step-2
+        coefficient diverges, whatever the rest of the data, and a
+        ``ValueError`` names the covariate, the level, its rows and events,
+        and the fixes (merge the level with another, or drop its rows).
+        Levels past these thresholds may still be imprecise; their standard
+        errors say how.
         A constructor parameter rather than a second array in ``fit``, so
         that ``clone``, cross-validation and ``Pipeline`` pass them along
         with ``X``.
