@@ -273,7 +273,8 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         Feature names seen in ``fit`` (only when ``X`` has string column
         names; with ``formula``, the design columns).
     model_spec_ : object
-        With ``formula``: the encoding re-applied to new data.
+        With ``formula``, or with categorical covariates or strata: the
+        encoding re-applied to new data.
 
     See Also
     --------
