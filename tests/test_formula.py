@@ -409,6 +409,30 @@ def test_missing_values_dropped_with_warning():
     assert res.y.index.equals(keep)
 
 
+def test_two_part_columns_removed_from_dot_are_not_checked():
+    """``y ~ g1 | . - g2`` does not read g2: its missing values do not matter
+    (as for ``y ~ . - g2``)."""
+    df = make_df().drop(columns=["time", "event"])
+    df.loc[df.index[[0, 3]], "g2"] = np.nan
+    res = parse_formula("y ~ g1 | . - g2", df)
+    assert "g2" not in res.feature_names
+    assert res.n_dropped == 0
+    assert len(res.X) == len(df)
+    with pytest.raises(ValueError, match=r"\{'g2': 2\}"):
+        parse_formula("y ~ g1 | .", df)
+
+
+def test_unused_categories_are_left_out():
+    """A category without rows would be an all-zero dummy (or an empty
+    reference level); new data with it is an unseen level."""
+    df = make_df()
+    df["grade"] = df["grade"].cat.add_categories(["aa", "zz"])
+    res = parse_formula("y ~ grade", df)
+    assert res.feature_names == ["grade[T.lo]", "grade[T.mid]"]
+    with pytest.raises(ValueError, match=r"level\(s\) \['zz'\]"):
+        transform_new(res.spec, df.assign(grade="zz"))
+
+
 def test_missing_outcome_in_surv_dropped():
     df = make_df()
     df.loc[df.index[4], "time"] = np.nan

@@ -23,8 +23,14 @@ from sklearn.utils.validation import check_is_fitted
 from statsmodels.iolib import summary2 as sm_summary2
 
 from vcpcr._families import FAMILIES, Family, Prepared
-from vcpcr._formula import formula_outcome, resolve_formula
-from vcpcr._input import check_strata, validated_design
+from vcpcr._formula import formula_outcome
+from vcpcr._input import (
+    Level,
+    check_levels,
+    check_strata,
+    resolve_input,
+    validated_design,
+)
 from vcpcr._model import VCPCR, cap_n_clusters, check_lam_ratios
 from vcpcr._parallel import run_parallel, task_seeds
 from vcpcr._pooled import (
@@ -161,15 +167,20 @@ class VCPCRCV(BaseEstimator):
     tol : float, default=1e-4
         SOS-NMF tolerance.
     missing : {"raise", "drop"}, default="raise"
-        Missing values with ``formula`` (see :class:`VCPCR`).
+        Rows with missing values (see :class:`VCPCR`); dropped rows are
+        reported once.
     covariates : str, int or list of them, optional
         Covariates adjusted for and never clustered (see :class:`VCPCR`), or
         a two-part ``formula``'s. Every fold passes them to its step 0 and
         step 2, and the refit too. A covariate that is constant or collinear
         within a training fold (the dummy of a rare level that no training
         row has) is left out of that fold's fit, i.e. its coefficient is 0
-        when that fold's test part is scored; the CV goes on. The top of the
-        default ``deltas`` grid (``delta_max``) is computed without them.
+        when that fold's test part is scored; the CV goes on. The levels of
+        the discrete covariates are checked as in :class:`VCPCR`, on all
+        rows and on each training fold (a level with its only events in a
+        test fold is an error naming the fold: merge the level, drop its
+        rows or use fewer folds). The top of the default ``deltas`` grid
+        (``delta_max``) is computed without them.
     strata : str, int or list of them, optional
         Columns whose combinations are the strata of a stratified Cox model
         (``family="cox"`` only; see :class:`VCPCR`): neither clustered nor
@@ -379,14 +390,13 @@ class VCPCRCV(BaseEstimator):
         self, X: Any, y: Any
     ) -> tuple[NDArray[np.float64], int, int, Any, Prepared]:
         """Design matrix (covariates, strata, the rest), their numbers, the response."""
-        resolved = resolve_formula(
-            self.formula, X, y, missing=self.missing, owner="VCPCRCV"
-        )
+        resolved = resolve_input(self, X, y, owner="VCPCRCV")
         self.yname_ = resolved.yname
         family = FAMILIES[self.family]
-        d = validated_design(self, resolved, family, strata=self.strata)
+        d = validated_design(self, resolved, family)
         cols, strata, genes, Xa = d.covariates, d.strata, d.genes, d.X
-        prepared = family.prepare(d.y)
+        prepared = d.prepared
+        self._levels = d.levels
         if prepared.classes is not None:
             self.classes_ = prepared.classes
         self._strata_names = [d.names[j] for j in strata]
@@ -430,6 +440,7 @@ class VCPCRCV(BaseEstimator):
             _check_fold_strata(
                 Xa[:, n_cov : n_cov + n_strata], self._strata_names, prepared, folds
             )
+        _check_fold_levels(Xa[:, :n_cov], self._levels, family, prepared, folds)
         self.n_splits_ = len(folds)
         spec = FoldSpec(
             self.family,
@@ -480,8 +491,12 @@ class VCPCRCV(BaseEstimator):
         if self.refit:
             with warnings.catch_warnings():
                 # An empty model chosen by the CV is an answer, not a mistake
-                # to warn about (the summary's tuning note says it).
+                # to warn about (the summary's tuning note says it), and the
+                # rows dropped above are not announced once more.
                 warnings.filterwarnings("ignore", "No variable was selected")
+                warnings.filterwarnings(
+                    "ignore", r"Dropped \d+ of \d+ rows", VCPCRWarning
+                )
                 self.best_estimator_ = self._refit_estimator().fit(X, y)
             self.n_iter_ = self.best_estimator_.n_iter_
         return self
@@ -1067,6 +1082,22 @@ def _check_fold_strata(
                 f"CV fold {i} of {len(folds)}, training part ({len(train)} rows): "
                 f"{exc} Or use fewer folds (cv)."
             ) from None
+
+
+def _check_fold_levels(
+    Z: NDArray[np.float64],
+    levels: list[Level],
+    family: Family,
+    prepared: Prepared,
+    folds: list[Any],
+) -> None:
+    """Raise a ValueError naming the first training fold with an unfit level."""
+    for i, (train, _) in enumerate(folds):
+        where = f" in CV fold {i} of {len(folds)}'s training part"
+        try:
+            check_levels(Z[train], levels, family, prepared.outcome[train], where=where)
+        except ValueError as exc:
+            raise ValueError(f"{exc} Or use fewer folds (cv).") from None
 
 
 def _timed_fit_fold(

@@ -344,6 +344,15 @@ class Family(abc.ABC):
         """Say what makes a CV fold unusable for this family, or None."""
         return None
 
+    def level_problem(self, outcome: Any, rows: NDArray[np.intp]) -> str | None:
+        """Say why a covariate level (its ``rows``) has no finite coefficient.
+
+        ``outcome`` is :meth:`prepare`'s ``outcome``; None if the level can
+        be estimated (every level can, for the gaussian family: a level is
+        a column that is not constant, which is checked before).
+        """
+        return None
+
     def strata(self, outcome: Any) -> NDArray[Any] | None:
         """Labels whose proportions random splits keep (None: no stratification).
 
@@ -614,6 +623,22 @@ class Binomial(_StatsmodelsFamily):
         """Return the 0/1 class labels: each part keeps the class proportions."""
         return np.asarray(outcome)
 
+    def level_problem(self, outcome: Any, rows: NDArray[np.intp]) -> str | None:
+        """Name a level whose rows are all of one class: its coefficient diverges.
+
+        The level's indicator separates the classes (quasi-completely), so
+        the logistic likelihood increases without bound as its coefficient
+        goes to infinity, whatever the other regressors.
+        """
+        values = np.unique(np.asarray(outcome)[rows])
+        if values.size > 1:
+            return None
+        return (
+            f"{rows.size} rows, all of class {int(values[0])} of 0/1: the level "
+            f"separates the classes, so its step-2 coefficient diverges. Each "
+            f"level needs rows of both classes"
+        )
+
     def fold_problem(self, y: Any, train: Any, test: Any) -> str | None:
         """Name a fold part that misses a class."""
         ya = np.asarray(y)
@@ -823,6 +848,46 @@ class Cox(Family):
     def strata(self, outcome: Any) -> NDArray[Any] | None:
         """Return the event indicator: each part keeps the share of events."""
         return np.asarray(outcome)[:, 1]
+
+    def level_problem(self, outcome: Any, rows: NDArray[np.intp]) -> str | None:
+        """Name a level whose coefficient diverges (monotone likelihood).
+
+        A level without events enters the partial likelihood only through
+        the risk sets' denominators, which shrink as its coefficient
+        decreases; so does a level whose first event comes after every
+        other row has left the risk set. A level whose rows all leave
+        before the other rows' first event only gains as its coefficient
+        increases. Each way the likelihood increases without bound,
+        whatever the other regressors.
+        """
+        time, event = np.asarray(outcome)[:, 0], np.asarray(outcome)[:, 1] > 0
+        events = f"(y has {int(event.sum())} events in {event.size} rows)"
+        if not event[rows].any():
+            return (
+                f"{rows.size} rows and 0 events {events}: its step-2 coefficient "
+                f"diverges to -infinity. Each level needs at least 1 event"
+            )
+        others = np.ones(event.size, dtype=bool)
+        others[rows] = False
+        if not (others & event).any():  # then the other level has no event
+            return None
+        found = f"{rows.size} rows and {int(event[rows].sum())} events {events}"
+        need = "Each level needs a row at risk at another level's event and "
+        first = time[others & event].min()
+        if time[rows].max() < first:
+            return (
+                f"{found}, all its rows leaving before the other rows' first "
+                f"event (at {first:g}): its step-2 coefficient diverges to "
+                f"+infinity. {need}the reverse"
+            )
+        own = time[np.isin(np.arange(event.size), rows) & event].min()
+        if time[others].max() < own:
+            return (
+                f"{found}, its first event (at {own:g}) after every other row "
+                f"left: its step-2 coefficient diverges to -infinity. {need}"
+                f"the reverse"
+            )
+        return None
 
     def fold_problem(self, y: Any, train: Any, test: Any) -> str | None:
         """Name a fold part without events, or an unusable training part."""

@@ -21,8 +21,11 @@ from __future__ import annotations
 
 import ast
 import builtins
+import itertools
+import keyword
 import re
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -43,10 +46,17 @@ __all__ = [
     "FormulaResult",
     "Resolved",
     "Surv",
+    "as_list",
+    "encode_columns",
+    "encode_new",
+    "expand_names",
     "formula_outcome",
     "parse_formula",
+    "reference_levels",
     "resolve_formula",
+    "source_groups",
     "transform_new",
+    "warn_dropped",
 ]
 
 _MISSING_CHOICES = ("raise", "drop")
@@ -212,7 +222,9 @@ def parse_formula(
         ``"Surv(time, event) ~ ."``. ``.`` stands for every column not used on
         the left-hand side. A two-part formula ``"y ~ age + C(stage) | ."``
         puts covariates left of ``|`` and the clustered variables right of it,
-        where ``.`` also leaves out the covariates' columns.
+        where ``.`` also leaves out the covariates' columns. A term
+        ``strata(a, b)`` reads as ``a + b`` (the estimators make those
+        columns Cox strata, :func:`resolve_formula`).
     data : pandas.DataFrame
         The data; column names must be unique strings.
     missing : {"raise", "drop"}, default="raise"
@@ -266,7 +278,9 @@ def parse_formula(
             "The 'missing' parameter of parse_formula must be one of "
             f"{_MISSING_CHOICES}. Got {missing!r} instead."
         )
-    return _parse_checked(formula, _check_data(data), missing)
+    data = _check_data(data)
+    # strata(a) reads a (the estimators take the strata from resolve_formula)
+    return _parse_checked(_strata_terms(formula, data)[0], data, missing)
 
 
 def _parse_checked(formula: str, data: pd.DataFrame, missing: str) -> FormulaResult:
@@ -287,7 +301,12 @@ class Resolved(NamedTuple):
     """The estimator's data after :func:`resolve_formula`.
 
     ``spec`` is the encoding to re-apply to new data (None without formula);
-    ``covariates`` the covariate columns a two-part formula names.
+    ``covariates`` the covariate columns a two-part formula names; ``strata``
+    the strata to take (``strata=`` or the formula's ``strata()`` terms, as
+    data columns or design columns; None without); ``groups`` each encoded
+    data column's design columns (:func:`source_groups`); ``rows`` the
+    positions of the rows kept when rows with missing values were dropped
+    without a formula (None if none were).
     """
 
     X: Any
@@ -295,10 +314,13 @@ class Resolved(NamedTuple):
     yname: str
     spec: DesignSpec | None
     covariates: tuple[str, ...] = ()
+    strata: Any = None
+    groups: dict[str, tuple[str, ...]] = {}  # noqa: RUF012 (never mutated)
+    rows: Any = None
 
 
 def resolve_formula(
-    formula: str | None, X: Any, y: Any, *, missing: str, owner: str
+    formula: str | None, X: Any, y: Any, *, missing: str, owner: str, strata: Any = None
 ) -> Resolved:
     """Return the estimator's ``(X, y)``, evaluating ``formula`` on ``X`` if given.
 
@@ -319,31 +341,274 @@ def resolve_formula(
         The estimator's ``missing`` parameter (see :func:`parse_formula`).
     owner : str
         The estimator's class name, for error messages.
+    strata : str, int, list of them or None, default=None
+        The estimator's ``strata`` parameter. With a formula, the names of
+        data columns among them, and the columns of the formula's
+        ``strata(...)`` terms, are read from ``X`` beside the formula (if it
+        does not read them) and never clustered nor covariates (see Notes).
 
     Returns
     -------
     Resolved
-        ``(X, y, yname, spec)``.
+        ``(X, y, yname, spec, covariates, strata, groups)``.
 
     Raises
     ------
     ValueError
-        With a formula and a ``y``, or a bad ``missing``.
+        With a formula and a ``y``, a bad ``missing``, strata given both as
+        ``strata=`` and in the formula, or a stratum the formula also uses
+        as a term.
+
+    Notes
+    -----
+    ``strata(node)`` (R's and lifelines' spelling) is read as ``node``, and
+    ``strata=["node"]`` names a data column the formula need not use: both
+    are evaluated as covariates are (numbers as they are, categories as
+    treatment dummies; rows with missing values dropped with the rest), and
+    the stratum of a row is the combination of its values.
     """
     if formula is None:
         name = getattr(y, "name", None)
         columns = list(getattr(y, "columns", []))
         if name is None and len(columns) == 2:  # a survival outcome frame
             name = f"Surv({columns[0]}, {columns[1]})"
-        return Resolved(X, y, str(name) if name is not None else "y", None)
+        yname = str(name) if name is not None else "y"
+        return Resolved(X, y, yname, None, strata=strata)
     check_choice(missing, "missing", _MISSING_CHOICES, owner=owner)
     if y is not None:
         raise ValueError(
             "With formula=..., pass one DataFrame holding every column to fit "
             "(fit(df)) and no y: the formula names the outcome."
         )
+    formula, strata = _read_strata(formula, _check_data(X), strata)
     parsed = parse_formula(formula, X, missing=missing)
-    return Resolved(parsed.X, parsed.y, parsed.yname, parsed.spec, parsed.covariates)
+    groups = source_groups(parsed.spec)
+    taken = set(as_list(expand_names(strata, groups, parsed.feature_names)))
+    covariates = tuple(c for c in parsed.covariates if c not in taken)
+    return Resolved(
+        parsed.X, parsed.y, parsed.yname, parsed.spec, covariates, strata, groups
+    )
+
+
+_STRATA_TERM = re.compile(r"strata\((.*)\)", re.DOTALL)
+
+
+def _read_strata(formula: str, data: pd.DataFrame, strata: Any) -> tuple[str, Any]:
+    """Rewrite ``formula`` so that it reads the strata; return it and the strata.
+
+    ``strata(a, b)`` terms become ``a + b`` (:func:`_strata_terms`); the data
+    columns named by ``strata=`` go left of ``|`` (a one-part formula gains
+    one), where the formula's ``.`` leaves them out. Entries of ``strata=``
+    that are not data columns (design columns such as ``node[T.1]``,
+    positions) pass as they are.
+    """
+    plain, in_formula = _strata_terms(formula, data)
+    if in_formula and strata is not None:
+        raise ValueError(
+            f"strata={strata!r} and the formula's strata() terms are given both; "
+            f"name the strata in one place."
+        )
+    if in_formula or strata is None:
+        return plain, in_formula or strata
+    rhs = _split_tokens(formula)[1]
+    names = [s for s in as_list(strata) if isinstance(s, str) and s in data.columns]
+    if not names:
+        return formula, strata
+    used = {v for t in rhs for v in t.required_variables} - _removed_names(rhs)
+    if both := [n for n in names if n in used]:
+        raise ValueError(
+            f"strata={strata!r}: the formula {formula!r} also uses {both} as a "
+            f"term. A column is a stratum or a term: remove it from the formula "
+            f"(the strata are read from data), or write strata({both[0]}) in it."
+        )
+    plain = " + ".join(_quote(n) for n in names)
+    bar = _top_level_bar(rhs)
+    if bar is not None:
+        at = bar.source_start
+        return f"{formula[:at].rstrip()} + {plain} {formula[at:]}", strata
+    at = rhs[0].source_start if rhs else len(formula)
+    return f"{formula[:at]}{plain} | {formula[at:]}", strata
+
+
+def _strata_terms(formula: str, data: pd.DataFrame) -> tuple[str, list[str] | None]:
+    """Return ``formula`` with ``strata(a, b)`` terms as ``a + b``, and a, b.
+
+    Only top-level terms of the right-hand side; None if there are none.
+    """
+    rhs = _split_tokens(formula)[1]
+    terms = [(t, m) for t in _top_level(rhs) if (m := _STRATA_TERM.fullmatch(t.token))]
+    if not terms:
+        return formula, None
+    names: list[str] = []
+    for token, match in reversed(terms):
+        args = [a.strip().strip("`") for a in match.group(1).split(",")]
+        unknown = [a for a in args if a not in data.columns]
+        if unknown or not args:
+            raise ValueError(
+                f"The formula {formula!r}: {token.token} must name columns of "
+                f"data; {unknown or args} are not."
+            )
+        names = [*args, *names]
+        plain = " + ".join(_quote(a) for a in args)
+        end = token.source_end + 1
+        formula = f"{formula[: token.source_start]}{plain}{formula[end:]}"
+    return formula, names
+
+
+def _top_level(tokens: list[Token]) -> list[Token]:
+    """Return the tokens of a formula part outside parentheses."""
+    depth, out = 0, []
+    for token in tokens:
+        if token.kind is Token.Kind.CONTEXT:
+            depth += 1 if token.token in "([" else -1
+        elif depth == 0:
+            out.append(token)
+    return out
+
+
+def _quote(name: str) -> str:
+    """``name`` as a formula term (backquoted unless a plain identifier)."""
+    if name.isidentifier() and not keyword.iskeyword(name):
+        return name
+    return f"`{name}`"
+
+
+def expand_names(
+    items: Any, groups: dict[str, tuple[str, ...]], names: Sequence[str]
+) -> Any:
+    """Return ``items`` with each encoded data column replaced by its design columns.
+
+    ``items`` is returned as it is if it names none. A name of a design
+    column is kept (it takes precedence), as are positions; a data column
+    that the design encodes (``groups``, from :func:`source_groups`)
+    becomes its columns, e.g. ``"er"`` becomes ``["er[T.neg]", "er[T.pos]"]``.
+    """
+    listed = as_list(items)
+    design = set(names)
+
+    def encoded(item: Any) -> bool:
+        return isinstance(item, str) and item not in design and item in groups
+
+    if items is None or not any(encoded(item) for item in listed):
+        return items
+    return [c for item in listed for c in (groups[item] if encoded(item) else [item])]
+
+
+def as_list(items: Any) -> list[Any]:
+    """``covariates=`` or ``strata=`` as a list (None: empty)."""
+    if items is None:
+        return []
+    return [items] if isinstance(items, str) or not np.iterable(items) else list(items)
+
+
+def source_groups(spec: DesignSpec | None) -> dict[str, tuple[str, ...]]:
+    """Map each data column to the design columns of the terms that read only it.
+
+    From formulaic's term structure (``C(er)`` reads ``er``), for the
+    encoded parts of ``spec``; the fast path's columns are their own design
+    columns and are left out.
+    """
+    if spec is None:
+        return {}
+    groups: dict[str, tuple[str, ...]] = {}
+    for part in spec.parts:
+        groups.update(source_groups(part))
+    model_spec = spec.model_spec
+    if model_spec is None:
+        return groups
+    for struct in model_spec.structure:
+        read = set(model_spec.term_variables[struct.term]) & set(spec.columns)
+        if len(read) == 1 and struct.columns:
+            (column,) = read
+            groups[column] = (*groups.get(column, ()), *struct.columns)
+    return groups
+
+
+def reference_levels(spec: DesignSpec | None) -> dict[str, str]:
+    """Map each categorical data column of ``spec`` to its reference level.
+
+    The level whose rows have every treatment dummy 0 (the first one), for
+    the columns :func:`source_groups` lists.
+    """
+    if spec is None:
+        return {}
+    out: dict[str, str] = {}
+    for part in spec.parts:
+        out.update(reference_levels(part))
+    model_spec = spec.model_spec
+    if model_spec is None:
+        return out
+    for struct in model_spec.structure:
+        read = set(model_spec.term_variables[struct.term]) & set(spec.columns)
+        factors = struct.term.factors
+        if len(read) != 1 or len(factors) != 1:
+            continue
+        kind, state = model_spec.encoder_state.get(factors[0].expr, (None, {}))
+        if kind is Factor.Kind.CATEGORICAL and state.get("categories"):
+            out[next(iter(read))] = str(state["categories"][0])
+    return out
+
+
+def encode_columns(
+    data: pd.DataFrame, columns: Sequence[str]
+) -> tuple[pd.DataFrame, DesignSpec]:
+    """Replace categorical or string columns by treatment dummies, in place.
+
+    The dummies are those of a formula naming the columns (``er`` becomes
+    ``er[T.pos]``..., the first level the reference; a categorical column's
+    unused categories are left out first); the other columns of ``data``
+    keep their place and values. Apply the returned spec to new data with
+    :func:`encode_new`.
+
+    Raises
+    ------
+    ValueError
+        On missing values in ``columns`` (the caller drops rows first with
+        ``missing="drop"``), a name with a backquote, or a dummy's name that
+        is already a column.
+    """
+    sub = _check_data(data[list(columns)])
+    if quoted := [c for c in columns if "`" in c]:
+        raise ValueError(
+            f"The categorical columns {quoted} have a backquote in their name, "
+            f"which formulaic cannot encode; rename them."
+        )
+    _drop_missing(sub, list(columns), "raise", what="covariates= and strata=")
+    formula = " + ".join(_quote(c) for c in columns)
+    matrix = _materialize(f"1 + {formula}", sub, formula)
+    design = _design(matrix, formula)
+    spec = DesignSpec(formula, tuple(columns), tuple(design.columns), matrix.model_spec)
+    return _splice(data, spec, design), spec
+
+
+def encode_new(spec: DesignSpec, data: Any) -> Any:
+    """Apply :func:`encode_columns`'s spec to new data (other columns as they are)."""
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(
+            f"X must be a DataFrame with the columns {list(spec.columns)}, which "
+            f"the model encodes as categories; got {type(data).__name__}."
+        )
+    absent = [c for c in spec.columns if c not in data.columns]
+    if absent:
+        raise ValueError(
+            f"X lacks the column(s) {absent}, categorical covariates or strata "
+            f"of the fitted model; pass the columns it was fitted on."
+        )
+    return _splice(data, spec, transform_new(spec, data[list(spec.columns)]))
+
+
+def _splice(data: pd.DataFrame, spec: DesignSpec, design: pd.DataFrame) -> pd.DataFrame:
+    """Return ``data`` with each encoded column replaced by its design columns."""
+    groups = source_groups(spec)
+    order = [c for col in data.columns for c in groups.get(col, (col,))]
+    clash = sorted(set(design.columns) & set(data.columns))
+    if clash:
+        raise ValueError(
+            f"The dummy columns {clash} of the categorical columns "
+            f"{list(spec.columns)} are also columns of X; rename those columns."
+        )
+    out = pd.concat([data.drop(columns=list(spec.columns)), design], axis=1)
+    return out[order]
 
 
 def formula_outcome(formula: str, data: pd.DataFrame) -> pd.Series | pd.DataFrame:
@@ -466,6 +731,8 @@ def _check_data(data: Any) -> pd.DataFrame:
     """Require unique string column names; make ``string`` columns ``object``.
 
     (formulaic 1.2 takes pandas' ``string`` dtype for numbers: no encoding.)
+    A categorical column's unused categories are left out (a level without
+    rows would be an all-zero dummy, or a reference level without rows).
     """
     if not isinstance(data, pd.DataFrame):
         raise TypeError(
@@ -483,10 +750,20 @@ def _check_data(data: Any) -> pd.DataFrame:
     if dup:
         raise ValueError(f"data has duplicate column names {_show(dup)}; rename them.")
     dtypes = data.dtypes
-    if not any(isinstance(dt, pd.StringDtype) for dt in dtypes.unique()):
+    kinds = dtypes.unique()  # a few dtypes, whatever the number of columns
+    if any(isinstance(dt, pd.StringDtype) for dt in kinds):
+        strings = [c for c, dt in dtypes.items() if isinstance(dt, pd.StringDtype)]
+        data = data.astype(dict.fromkeys(strings, object))
+        kinds = data.dtypes.unique()
+    if not any(isinstance(dt, pd.CategoricalDtype) for dt in kinds):
         return data
-    strings = [c for c, dt in dtypes.items() if isinstance(dt, pd.StringDtype)]
-    return data.astype(dict.fromkeys(strings, object))
+    unused = {
+        c: data[c].cat.remove_unused_categories()
+        for c, dt in data.dtypes.items()
+        if isinstance(dt, pd.CategoricalDtype)
+        and len(dt.categories) > data[c].nunique(dropna=True)
+    }
+    return data.assign(**unused) if unused else data
 
 
 def _check_known_names(formula: str, tokens: list[Token], data: pd.DataFrame) -> None:
@@ -608,7 +885,7 @@ def _parse_two_part(
 
     def columns(tokens: list[Token]) -> set[str]:
         names = {v for token in tokens for v in token.required_variables}
-        return names & set(data.columns)
+        return (names - _removed_names(tokens)) & set(data.columns)
 
     lhs_vars, cov_vars = columns(lhs_tokens), columns(cov_tokens)
     both = sorted(cov_vars & columns(gene_tokens))
@@ -620,7 +897,8 @@ def _parse_two_part(
         )
     gene_vars = columns(gene_tokens)
     if _has_dot(gene_tokens):
-        gene_vars |= set(data.columns) - lhs_vars - cov_vars
+        removed = _removed_names(gene_tokens)
+        gene_vars |= set(data.columns) - lhs_vars - cov_vars - removed
     used_vars = lhs_vars | cov_vars | gene_vars  # once, not per column
     used = [c for c in data.columns if c in used_vars]
     data, n_dropped = _drop_missing(data, used, missing)
@@ -628,7 +906,7 @@ def _parse_two_part(
     cov_formula = formula[: bar.source_start]
     cov = _parse_checked(cov_formula, _named_columns(cov_formula, data), "raise")
     genes = _parse_checked(
-        lhs_text + formula[bar.source_end + 1 :],
+        lhs_text + _without_removals(formula, gene_tokens, cov_vars),
         data.drop(columns=sorted(cov_vars)),
         "raise",
     )
@@ -652,6 +930,8 @@ def _named_columns(formula: str, data: pd.DataFrame) -> pd.DataFrame:
     cost growing with them: a two-part formula's covariates, encoded by
     formulaic, are evaluated on their own columns, not beside 15,000 genes.
     """
+    if "~" not in formula:  # encode_columns' terms: its own columns already
+        return data
     lhs_tokens, rhs_tokens = _split_tokens(formula)
     names = _token_names(lhs_tokens + rhs_tokens)
     if names is None or _has_dot(rhs_tokens):
@@ -680,6 +960,40 @@ def _token_names(tokens: list[Token]) -> set[str] | None:
 def _has_dot(tokens: list[Token]) -> bool:
     """Return True if the terms hold formulaic's ``.`` (every other column)."""
     return any(t.kind is Token.Kind.OPERATOR and t.token == "." for t in tokens)
+
+
+def _without_removals(formula: str, tokens: list[Token], names: set[str]) -> str:
+    """Return the text of the formula part ``tokens`` without ``- name`` for names.
+
+    The clustered part of ``y ~ age | . - age`` is evaluated on the data
+    without the covariates' columns, where ``- age`` names no column.
+    """
+    text, start = "", tokens[0].source_start
+    for prev, token in itertools.pairwise(tokens):
+        if (
+            token.kind is _NAME
+            and token.token in names
+            and (prev.kind, prev.token) == _SIGNS[1]
+        ):
+            text += formula[start : prev.source_start]
+            start = token.source_end + 1
+    return text + formula[start : tokens[-1].source_end + 1]
+
+
+def _removed_names(tokens: list[Token]) -> set[str]:
+    """Names a formula part removes at its top level (``. - grade``).
+
+    Their columns are not read (formulaic drops the term), so they are not
+    checked for missing values.
+    """
+    depth, removed = 0, set()
+    for prev, token in zip([None, *tokens], tokens, strict=False):
+        if token.kind is Token.Kind.CONTEXT:
+            depth += 1 if token.token in "([" else -1
+        elif depth == 0 and token.kind is _NAME and prev is not None:
+            if (prev.kind, prev.token) == _SIGNS[1]:
+                removed.add(token.token)
+    return removed
 
 
 def _fast_path_columns(
@@ -767,29 +1081,38 @@ def _parse_slow(formula: str, data: pd.DataFrame, missing: str) -> FormulaResult
 
 
 def _drop_missing(
-    data: pd.DataFrame, columns: list[str], missing: str
+    data: pd.DataFrame, columns: list[str], missing: str, *, what: str = "the formula"
 ) -> tuple[pd.DataFrame, int]:
     """Raise on, or drop with a warning, rows with missing values in columns.
 
-    ``missing`` is "raise" or "drop" (fit), or "predict" or "score" (always raise).
+    ``missing`` is "raise" or "drop" (fit), or "predict" or "score" (always
+    raise); ``what`` says what uses the columns, in the error.
     """
     isna = data[columns].isna().sum()
     counts = {str(c): int(n) for c, n in isna[isna > 0].items()}
     if not counts:
         return data, 0
     if missing != "drop":
-        msg = f"Columns used by the formula contain missing values: {_show(counts)}"
+        msg = f"Columns used by {what} contain missing values: {_show(counts)}"
         raise ValueError(f"{msg}; {_FIX[missing]}")
     rows = data[list(counts)].isna().any(axis=1).to_numpy()
-    n_dropped = int(rows.sum())
-    if n_dropped == len(data):
+    warn_dropped(int(rows.sum()), len(data), counts)
+    return data.loc[~rows], int(rows.sum())
+
+
+def warn_dropped(n_dropped: int, n_rows: int, counts: dict[str, int]) -> None:
+    """Warn that rows with missing values were dropped; raise if all of them.
+
+    The one message of ``missing="drop"``, with or without a formula;
+    ``counts`` holds the missing values per column.
+    """
+    if n_dropped == n_rows:
         raise ValueError(
             f"Every one of the {n_dropped} rows has a missing value in "
             f"{_show(counts)}; impute them or leave those columns out."
         )
-    msg = f"Dropped {n_dropped} of {len(data)} rows with missing values in "
+    msg = f"Dropped {n_dropped} of {n_rows} rows with missing values in "
     warnings.warn(msg + f"{_show(counts)}.", VCPCRWarning, stacklevel=user_stacklevel())
-    return data.loc[~rows], n_dropped
 
 
 def _materialize(spec: Any, data: pd.DataFrame, formula: str) -> Any:

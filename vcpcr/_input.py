@@ -10,10 +10,12 @@ checked once, by the foundations (:mod:`vcpcr._validation`: ``X`` by
 names must be unique (:func:`check_unique_columns`), and new data's are
 matched to the training ones by name (:func:`aligned_columns`). Also the
 covariates' and strata's columns (:func:`covariate_columns`,
-:func:`strata_columns`, :func:`check_covariates`, :func:`check_strata`) and
-:class:`ColumnLayout`.
-:func:`validated_design` is the one route of ``VCPCR``, ``VCPCRCV`` and
-the resampling from the formula's output to the checked design.
+:func:`strata_columns`, :func:`check_covariates`, :func:`check_levels`,
+:func:`check_strata`) and :class:`ColumnLayout`. :func:`resolve_input` (the
+formula, or without one the rows dropped for missing values and the
+categorical covariates' dummies) and :func:`validated_design` are the one
+route of ``VCPCR``, ``VCPCRCV`` and the resampling from the user's data to
+the checked design.
 """
 
 from __future__ import annotations
@@ -30,11 +32,21 @@ import pandas as pd
 from numpy.typing import NDArray
 from sklearn.utils.validation import column_or_1d, validate_data
 
-from vcpcr._families import Family
-from vcpcr._formula import Resolved
+from vcpcr._families import Family, Prepared
+from vcpcr._formula import (
+    Resolved,
+    as_list,
+    encode_columns,
+    expand_names,
+    reference_levels,
+    resolve_formula,
+    source_groups,
+    warn_dropped,
+)
 from vcpcr._scaling import independent_columns, standardize
 from vcpcr._validation import (
     check_array,
+    check_choice,
     check_y_length,
     feature_names,
     missing_to_nan,
@@ -42,13 +54,16 @@ from vcpcr._validation import (
 
 __all__ = [
     "ColumnLayout",
+    "Level",
     "aligned_columns",
     "check_covariates",
+    "check_levels",
     "check_strata",
     "check_unique_columns",
     "covariate_columns",
     "merge_covariates",
     "missing_as_nan",
+    "resolve_input",
     "strata_columns",
     "validate_xy",
     "validated_design",
@@ -381,6 +396,190 @@ def _hint_non_numeric(est: Any, X: Any) -> Iterator[None]:
         ) from exc
 
 
+def resolve_input(est: Any, X: Any, y: Any, *, owner: str) -> Resolved:
+    """Return the estimator's data, with or without its formula: one input route.
+
+    With ``est.formula``: :func:`vcpcr._formula.resolve_formula` (which
+    reads the strata too). Without: rows with a missing value in ``X`` or
+    ``y`` are dropped with one warning if ``est.missing == "drop"``, and the
+    categorical or string columns of a DataFrame ``X`` that
+    ``est.covariates`` or ``est.strata`` name are encoded as treatment
+    dummies (:func:`vcpcr._formula.encode_columns`; the spec is returned
+    for ``predict``).
+    """
+    missing = check_choice(est.missing, "missing", ("raise", "drop"), owner=owner)
+    strata = getattr(est, "strata", None)
+    resolved = resolve_formula(
+        est.formula, X, y, missing=missing, owner=owner, strata=strata
+    )
+    if est.formula is not None:
+        return resolved
+    rows = _missing_rows(X, y) if missing == "drop" else None
+    if rows is not None:
+        X, y = _take(X, rows), _take(y, rows)
+    categorical = _categorical_columns(X, [est.covariates, strata])
+    spec = None
+    if categorical:
+        X, spec = encode_columns(X, categorical)
+    return resolved._replace(X=X, y=y, spec=spec, groups=source_groups(spec), rows=rows)
+
+
+def _missing_rows(X: Any, y: Any) -> NDArray[np.intp] | None:
+    """Positions of the rows to keep, after the warning; None if all are kept.
+
+    Missing: NaN, None or ``pd.NA`` in ``X`` (any column) or ``y`` (any of
+    its columns); input of another shape is left to the checks after.
+    """
+    if isinstance(X, pd.DataFrame):
+        names, isna = [str(c) for c in X.columns], X.isna().to_numpy()
+    else:
+        arr = np.asarray(X)
+        if arr.ndim != 2:
+            return None
+        names, isna = [f"x{j}" for j in range(arr.shape[1])], pd.isna(arr)
+    y_isna = _missing_y(y)
+    if y_isna is None or y_isna.shape != isna.shape[:1]:
+        return None  # reported by validate_xy
+    rows = isna.any(axis=1) | y_isna
+    if not rows.any():
+        return None
+    counts = {n: int(k) for n, k in zip(names, isna.sum(axis=0), strict=True) if k}
+    if y_isna.any():
+        counts["y"] = int(y_isna.sum())
+    warn_dropped(int(rows.sum()), rows.size, counts)
+    return np.flatnonzero(~rows)
+
+
+def _missing_y(y: Any) -> NDArray[np.bool_] | None:
+    """Return which entries (rows) of ``y`` are missing; None for another shape."""
+    if y is None:
+        return None
+    if isinstance(y, pd.DataFrame):
+        return np.asarray(y.isna().any(axis=1).to_numpy(), dtype=bool)
+    arr = np.asarray(y)
+    if arr.dtype.names:
+        fields = [np.asarray(pd.isna(arr[f]), dtype=bool) for f in arr.dtype.names]
+        return np.asarray(np.column_stack(fields).any(axis=1), dtype=bool)
+    if arr.ndim not in (1, 2):
+        return None
+    isna = np.asarray(pd.isna(arr), dtype=bool)
+    return isna if arr.ndim == 1 else np.asarray(isna.any(axis=1), dtype=bool)
+
+
+def _take(values: Any, rows: NDArray[np.intp]) -> Any:
+    """Return the ``rows`` of ``X`` or ``y`` (pandas objects keep their index)."""
+    if isinstance(values, pd.DataFrame | pd.Series):
+        return values.iloc[rows]
+    return np.asarray(values)[rows]
+
+
+def _categorical_columns(X: Any, named: list[Any]) -> list[str]:
+    """Return the columns of a DataFrame ``X`` named in ``named`` holding categories.
+
+    Categorical, string or object columns of strings, in ``X``'s order;
+    numbers (also in an object column) are not categories.
+    """
+    if not isinstance(X, pd.DataFrame) or not X.columns.is_unique:
+        return []
+    wanted = {
+        item for items in named for item in as_list(items) if isinstance(item, str)
+    }
+    return [
+        c
+        for c in X.columns
+        if c in wanted
+        and (
+            isinstance(X[c].dtype, pd.CategoricalDtype | pd.StringDtype)
+            or pd.api.types.infer_dtype(X[c], skipna=True) in ("string", "mixed")
+        )
+    ]
+
+
+class Level(NamedTuple):
+    """A discrete covariate whose levels are checked (:func:`check_levels`).
+
+    ``columns`` are positions among the covariates: the treatment dummies of
+    one categorical column (its levels: one dummy 1, or all 0 for the
+    ``reference``), or one column with two values.
+    """
+
+    name: str
+    columns: tuple[int, ...]
+    names: tuple[str, ...]
+    reference: str | None = None
+
+
+def _levels(
+    Z: NDArray[np.float64], names: list[str], resolved: Resolved
+) -> list[Level]:
+    """Return the discrete covariates among the columns ``Z`` (named ``names``)."""
+    out, grouped = [], set()
+    references = reference_levels(resolved.spec)
+    for source, columns in resolved.groups.items():
+        cols = [names.index(c) for c in columns if c in names]
+        if len(cols) == len(columns) and np.isin(Z[:, cols], (0.0, 1.0)).all():
+            ref = references.get(source)
+            out.append(Level(source, tuple(cols), tuple(columns), ref))
+            grouped.update(cols)
+    for j, name in enumerate(names):
+        if j not in grouped and np.unique(Z[:, j]).size == 2:
+            out.append(Level(name, (j,), (name,)))
+    return out
+
+
+def check_levels(
+    Z: NDArray[np.float64],
+    levels: list[Level],
+    family: Family,
+    outcome: Any,
+    *,
+    where: str = "",
+) -> None:
+    """Raise if a level of a discrete covariate has no finite coefficient.
+
+    The rule is the family's (:meth:`vcpcr._families.Family.level_problem`):
+    with ``family="cox"`` each level needs at least 1 event and a row at
+    risk at an event of the other rows, and the reverse; with
+    ``"binomial"`` rows of both classes (so at least 2 rows). Otherwise the
+    unpenalized step-2 coefficient of that level diverges, whatever the data
+    else. These thresholds are the smallest that hold in general; levels
+    past them may still be imprecise (their standard errors say how).
+    ``where`` adds a place to the message (a CV training fold).
+    """
+    for level in levels:
+        keys, inverse = np.unique(
+            Z[:, list(level.columns)], axis=0, return_inverse=True
+        )
+        for k, key in enumerate(keys):
+            rows = np.flatnonzero(inverse.ravel() == k)
+            problem = family.level_problem(outcome, rows)
+            if problem is None:
+                continue
+            stratum = (
+                f" Making {level.name!r} a stratum does not help: a stratum "
+                f"without events is refused too."
+                if family.survival
+                else ""
+            )
+            raise ValueError(
+                f"covariates: the level {_level_name(level, key)}{where} has "
+                f"{problem} (family={family.name!r}). Merge the level with "
+                f"another one or drop its rows (e.g. recode it as missing and "
+                f"pass missing='drop').{stratum}"
+            )
+
+
+def _level_name(level: Level, key: NDArray[np.float64]) -> str:
+    """Describe one level: ``'missing' of 'er'``, or ``sex = 1``."""
+    if len(level.columns) == 1 and level.names[0] == level.name:
+        return f"{level.name} = {key[0]:g}"
+    if not key.any():
+        return f"{level.reference!r} of {level.name!r} (the reference, every dummy 0)"
+    dummy = level.names[int(np.argmax(key))]
+    found = re.fullmatch(r".*\[T\.(.*)\]", dummy)
+    return f"{found.group(1) if found else dummy!r} of {level.name!r} ({dummy})"
+
+
 class Design(NamedTuple):
     """The checked input of a fit: ``X``'s columns and what each is for."""
 
@@ -392,28 +591,33 @@ class Design(NamedTuple):
     Zs: NDArray[np.float64] | None  # the covariates, standardized
     strata: NDArray[np.intp]  # positions of the strata columns (cox)
     genes: NDArray[np.intp]  # positions of the clustered columns
+    prepared: Prepared  # the response, as the family prepares it
+    levels: list[Level]  # the discrete covariates (positions among them)
 
 
-def validated_design(
-    est: Any, resolved: Resolved, family: Family, *, strata: Any
-) -> Design:
+def validated_design(est: Any, resolved: Resolved, family: Family) -> Design:
     """Check ``X`` and ``y`` and sort ``X``'s columns into covariates, strata, genes.
 
-    ``resolved`` is the formula's output (:func:`vcpcr._formula.\
-resolve_formula`); the covariates are ``est.covariates`` or the formula's
-    (:func:`merge_covariates`). :func:`validate_xy` sets ``est``'s
+    ``resolved`` is :func:`resolve_input`'s output; the covariates are
+    ``est.covariates`` or the formula's (:func:`merge_covariates`), the
+    strata ``resolved.strata``; a name of an encoded categorical column
+    stands for its dummies. :func:`validate_xy` sets ``est``'s
     ``n_features_in_`` (and ``feature_names_in_``); then ``X``'s values
     (:func:`vcpcr._validation.check_array`: finite, at least 3 samples, no
-    constant column), the covariates (:func:`check_covariates`) and the
-    strata (:func:`strata_columns`). Raises if no column is left to cluster.
+    constant column), ``y`` (the family's ``prepare``), the covariates
+    (:func:`check_covariates`, :func:`check_levels`) and the strata
+    (:func:`strata_columns`). Raises if no column is left to cluster.
     """
     covariates = merge_covariates(est.covariates, resolved.covariates)
     Xv, yv = validate_xy(est, resolved.X, resolved.y, family)
     has_names = hasattr(est, "feature_names_in_")
     names = feature_names(est, Xv.shape[1])
     Xa = check_array(Xv, "X", feature_names=names, min_samples=3, allow_constant=False)
+    covariates = expand_names(covariates, resolved.groups, names)
     covs = covariate_columns(covariates, names, has_names=has_names)
-    Zs = check_covariates(Xa[:, covs], [names[j] for j in covs]) if covs.size else None
+    cov_names = [names[j] for j in covs]
+    Zs = check_covariates(Xa[:, covs], cov_names) if covs.size else None
+    strata = expand_names(resolved.strata, resolved.groups, names)
     strata_cols = strata_columns(
         strata, names, covs, family=family.name, has_names=has_names
     )
@@ -423,4 +627,9 @@ resolve_formula`); the covariates are ``est.covariates`` or the formula's
             "covariates and strata take every column of X: no variable is "
             "left to cluster."
         )
-    return Design(Xa, yv, names, has_names, covs, Zs, strata_cols, genes)
+    prepared = family.prepare(yv)
+    levels = _levels(Xa[:, covs], cov_names, resolved)
+    check_levels(Xa[:, covs], levels, family, prepared.outcome)
+    return Design(
+        Xa, yv, names, has_names, covs, Zs, strata_cols, genes, prepared, levels
+    )

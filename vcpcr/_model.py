@@ -18,12 +18,13 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from vcpcr._clustering import BestStarts, best_starts, order_clusters
 from vcpcr._distributions import LOGISTIC
 from vcpcr._families import FAMILIES, Family, Prepared
-from vcpcr._formula import formula_outcome, resolve_formula, transform_new
+from vcpcr._formula import encode_new, formula_outcome, transform_new
 from vcpcr._input import (
     ColumnLayout,
     aligned_columns,
     check_strata,
     missing_as_nan,
+    resolve_input,
     validated_design,
 )
 from vcpcr._scaling import raw_coefficients, standardize
@@ -169,22 +170,46 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         that are encoded identically (``model_spec_``). Categorical columns
         become dummy variables that SOS-NMF may cluster like any other.
     missing : {"raise", "drop"}, default="raise"
-        With ``formula``: rows with missing values in the columns the formula
-        uses are an error, or are dropped with a warning saying how many.
+        Rows with missing values (NaN, None, ``pd.NA``) in the columns the
+        formula uses, or without a formula in ``X``, ``y``, the covariates
+        or the strata, are an error, or are dropped with one warning saying
+        how many.
     covariates : str, int or list of them, optional
-        Clinical covariates to adjust for (e.g. ``["age", "stage_II"]``):
-        column names of a DataFrame ``X`` (with ``formula``, of its design)
-        or column positions of an array. They are never clustered or
-        selected, unpenalized in step 0 and enter step 2 beside the latent
-        variables on their raw scale (see Notes). A constructor parameter
-        rather than a second array in ``fit``, so that ``clone``,
-        cross-validation and ``Pipeline`` pass them along with ``X``.
+        Clinical covariates to adjust for (e.g. ``["age", "stage"]``):
+        column names of a DataFrame ``X`` (with ``formula``, of the data or
+        of its design) or column positions of an array. They are never
+        clustered or selected, unpenalized in step 0 and enter step 2 beside
+        the latent variables on their raw scale (see Notes). A categorical,
+        string or object column of strings becomes treatment dummies, the
+        first level (sorted labels, or a categorical's first used category)
+        the reference, as the formula ``C(stage)`` codes it
+        (``stage[T.II]``, ...), and ``predict`` encodes new data
+        identically. A numeric column, also an integer code such as a stage
+        1-4, enters as one linear term (as in statsmodels and R); make it
+        categorical (``X["stage"].astype("category")``) for one coefficient
+        per level. Before any fit, each level of a categorical covariate or
+        of a two-valued one is checked: with ``family="cox"`` it needs at
+        least 1 event, and neither may its rows all leave the risk set
+        before the other rows' first event nor the other rows all leave
+        before its first event; with ``"binomial"`` it needs rows of both
+        classes (so at least 2 rows). Otherwise its unpenalized step-2
+        coefficient diverges, whatever the rest of the data, and a
+        ``ValueError`` names the covariate, the level, its rows and events,
+        and the fixes (merge the level with another, or drop its rows).
+        Levels past these thresholds may still be imprecise; their standard
+        errors say how.
+        A constructor parameter rather than a second array in ``fit``, so
+        that ``clone``, cross-validation and ``Pipeline`` pass them along
+        with ``X``.
     strata : str, int or list of them, optional
-        Cox only: columns (names or positions, as ``covariates``; numeric
-        codes) whose combinations get their own baseline hazard in step 2
-        (lifelines' ``strata``). Neither clustered nor covariates. The step-0
-        weights are unstratified (scikit-survival's Coxnet has no strata);
-        the summary says so.
+        Cox only: columns (names or positions, as ``covariates``; numbers,
+        or categories encoded as treatment dummies) whose combinations get
+        their own baseline hazard in step 2 (lifelines' ``strata``). With a
+        formula, a name of a data column is read from the data whether or
+        not the formula uses it (never clustered), and ``strata(center)``
+        inside the formula means the same. Neither clustered nor
+        covariates. The step-0 weights are unstratified (scikit-survival's
+        Coxnet has no strata); the summary says so.
 
     Attributes
     ----------
@@ -253,7 +278,8 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         Feature names seen in ``fit`` (only when ``X`` has string column
         names; with ``formula``, the design columns).
     model_spec_ : object
-        With ``formula``: the encoding re-applied to new data.
+        With ``formula``, or with categorical covariates or strata: the
+        encoding re-applied to new data.
 
     See Also
     --------
@@ -474,14 +500,14 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         ``feature_names_in_``, ``model_spec_``).
         """
         check_choice(self.family, "family", tuple(FAMILIES), owner="VCPCR")
-        resolved = resolve_formula(
-            self.formula, X, y, missing=self.missing, owner="VCPCR"
-        )
+        resolved = resolve_input(self, X, y, owner="VCPCR")
         if resolved.spec is not None:
             self.model_spec_ = resolved.spec
-        d = validated_design(self, resolved, self._family, strata=self.strata)
+        else:  # a refit without an encoding
+            self.__dict__.pop("model_spec_", None)
+        d = validated_design(self, resolved, self._family)
         n_clusters = self._check_params(d.genes.size, covariates=d.covariates.size > 0)
-        prepared = self._family.prepare(d.y)
+        prepared = d.prepared
         S = d.X[:, d.strata] if d.strata.size else None
         if S is not None:
             strata_names = [d.names[j] for j in d.strata]
@@ -704,6 +730,8 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         if self.formula is not None:
             X = transform_new(self.model_spec_, X)
+        elif hasattr(self, "model_spec_"):  # categorical covariates or strata
+            X = encode_new(self.model_spec_, X)
         Xv = validate_data(
             self,
             missing_as_nan(aligned_columns(self, X)),

@@ -35,8 +35,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from vcpcr._cv import VCPCRCV
 from vcpcr._families import FAMILIES, Family
-from vcpcr._formula import resolve_formula
-from vcpcr._input import validated_design
+from vcpcr._input import resolve_input, validated_design
 from vcpcr._model import VCPCR
 from vcpcr._scaling import standardize
 from vcpcr._validation import (
@@ -355,20 +354,21 @@ def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> R
     data = X
     if estimator.formula is not None and isinstance(X, pd.DataFrame):
         data = X.reset_index(drop=True)  # positions, to find the dropped rows
-    resolved = resolve_formula(
-        estimator.formula, data, y, missing=estimator.missing, owner=owner
-    )
-    if resolved.spec is not None:
+    resolved = resolve_input(estimator, data, y, owner=owner)
+    if estimator.formula is not None:
         data = data.iloc[np.asarray(resolved.X.index, dtype=np.intp)]
-    if getattr(estimator, "strata", None) is not None:
+    elif resolved.rows is not None:  # missing="drop" without a formula
+        data = data.iloc[resolved.rows] if hasattr(data, "iloc") else resolved.X
+        y = resolved.y
+    if resolved.strata is not None:
         raise ValueError(
-            f"{owner}: a template with strata={estimator.strata!r} is not "
+            f"{owner}: a template with strata={resolved.strata!r} is not "
             f"supported (each split's outcome model would ignore the strata). "
             f"Use the template without strata, or adjust for those columns with "
             f"covariates=."
         )
     scratch = clone(estimator)  # validated_design sets feature_names_in_ on it
-    d = validated_design(scratch, resolved, family, strata=None)
+    d = validated_design(scratch, resolved, family)
     covs, genes = d.covariates, d.genes
     with warnings.catch_warnings():  # each resample warns about a capped K
         warnings.simplefilter("ignore", VCPCRWarning)
@@ -376,7 +376,7 @@ def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> R
             scratch._check_params(genes.size, covariates=covs.size > 0)
         else:
             scratch._check_params()
-    prepared = family.prepare(d.y)
+    prepared = d.prepared
     _, mean, scale = standardize(d.X[:, genes])
     fingerprint = Fingerprint(
         type(estimator).__name__,
@@ -389,7 +389,7 @@ def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> R
     )
     return Rows(
         data,
-        None if resolved.spec is not None else y,
+        None if estimator.formula is not None else y,
         d.y,
         family.strata(prepared.outcome),
         family,
