@@ -195,3 +195,58 @@ def test_cv_for_cox():
         assert_allclose(got, want, rtol=1e-12)
     assert not hasattr(cv, "predict_proba")
     assert not hasattr(cv, "get_prediction")
+
+
+def _copy_of_a_covariate(seed=0, n=60):
+    """A gene that is a linear function of the covariate 'age' (an expression
+    that measures it), and weights that keep that gene alone."""
+    rng = np.random.default_rng(seed)
+    age = rng.normal(60.0, 10.0, n)
+    data = pd.DataFrame(
+        {"age": age, "g0": 2.0 * age + 1.0, "g1": rng.normal(size=n)}
+        | {"g2": rng.normal(size=n)}
+    )
+    y = np.column_stack([rng.exponential(size=n), rng.random(n) < 0.7])
+    return data, y, np.array([1.0, 1e-9, 1e-9])
+
+
+def test_step2_lifelines_failure_is_a_vcpcr_error():
+    """lifelines' ConvergenceError (collinear step-2 columns) used to escape
+    from fit with lifelines' text and links; now a ValueError in vcpcr's
+    words, with the likely cause and the fix."""
+    from lifelines.exceptions import ConvergenceError
+
+    data, y, weights = _copy_of_a_covariate()
+    model = VCPCR(1, family="cox", weights=weights, lam_ratio=0.9, covariates=["age"])
+    with pytest.raises(ValueError, match=r"The Cox outcome model \(step 2") as info:
+        model.fit(data, y)
+    message = str(info.value)
+    assert not isinstance(info.value, ConvergenceError)
+    assert "60 rows, 34 events) could not be fitted" in message
+    assert "lifelines stopped: Convergence halted due to matrix inversion" in message
+    assert "Likely cause: a covariate, or a level of a categorical one" in message
+    assert "Merge or drop that level" in message
+    assert "lifelines documentation" not in message and "http" not in message
+
+
+def test_step2_lifelines_warnings_in_vcpcr_words():
+    """A level with 2 rows and no event: lifelines' warning is re-issued as a
+    vcpcr ConvergenceWarning that names the likely cause, without lifelines'
+    pointers to its documentation."""
+    from vcpcr.exceptions import ConvergenceWarning
+
+    data, y, _ = _copy_of_a_covariate()
+    data["g0"] = np.random.default_rng(1).normal(size=len(data))
+    rare = np.zeros(len(data))
+    rare[np.flatnonzero(y[:, 1] == 0)[:2]] = 1.0  # 2 rows, 0 events
+    data.insert(1, "er_missing", rare)
+    model = VCPCR(2, family="cox", weights="identity", random_state=0)
+    with pytest.warns(ConvergenceWarning, match=r"step 2.*may not have conv") as rec:
+        model.set_params(covariates=["age", "er_missing"]).fit(data, y)
+    messages = [str(w.message) for w in rec]
+    assert any(
+        "lifelines reports: Newton-Raphson convergence completed" in m for m in messages
+    )
+    for message in messages:
+        assert "rows without events" in message
+        assert "lifelines documentation" not in message and "http" not in message
