@@ -197,6 +197,36 @@ def test_cv_for_cox():
     assert not hasattr(cv, "get_prediction")
 
 
+def test_summary_columns_stay_apart_for_huge_and_tiny_hazard_ratios():
+    """Covariates in tiny units give hazard ratios of ~1e8 and ~1e-8 per unit:
+    each cell of the coefficient table stays a separate column (on gse1992,
+    'cluster_4    20.1686574287587.4953' ran coef and exp(coef) together)."""
+    rng = np.random.default_rng(0)
+    n = 120
+    z = rng.normal(size=(n, 2))
+    genes = rng.normal(size=(n, 8))
+    time = rng.exponential(np.exp(-(z[:, 0] - z[:, 1] + 0.5 * genes[:, 0])))
+    data = pd.DataFrame(genes, columns=[f"g{j}" for j in range(8)])
+    data.insert(0, "dose", z[:, 0] / 25.0)  # HR per unit ~ exp(25 x 0.8)
+    data.insert(1, "inhibitor", z[:, 1] / 25.0)  # HR per unit ~ exp(-25 x 0.8)
+    model = VCPCR(2, family="cox", weights="identity", random_state=0)
+    model.set_params(covariates=["dose", "inhibitor"])
+    model.fit(data, np.column_stack([time, np.ones(n)]))
+    hr = np.exp(model.result_.params_[["dose", "inhibitor"]].to_numpy())
+    assert hr[0] > 1e7 and hr[1] < 1e-7
+    text = model.summary().as_text()
+    assert max(len(line) for line in text.splitlines()) <= 80
+    header = next(line for line in text.splitlines() if "exp(coef)" in line)
+    assert header.split() == "coef exp(coef) std err z P>|z| [0.025 0.975]".split()
+    for name in ["dose", "inhibitor", "cluster_1", "cluster_2"]:
+        row = next(line for line in text.splitlines() if line.startswith(name))
+        cells = row.split()
+        assert len(cells) == 8, row
+        values = np.array(cells[1:], dtype=float)  # each parses as a number
+        coef = model.result_.params_[name]
+        assert_allclose(values[:2], [coef, np.exp(coef)], rtol=1e-3, atol=1e-4)
+
+
 def _copy_of_a_covariate(seed=0, n=60):
     """A gene that is a linear function of the covariate 'age' (an expression
     that measures it), and weights that keep that gene alone."""
