@@ -98,9 +98,11 @@ def _target(reference):
 
 
 def _is(model, params):
-    return model.get_params()["n_clusters"] == params["n_clusters"] and np.isclose(
-        model.get_params()["lam_ratio"], params["lam_ratio"]
-    ) and np.isclose(model.get_params()["delta"], params["delta"])
+    return (
+        model.get_params()["n_clusters"] == params["n_clusters"]
+        and np.isclose(model.get_params()["lam_ratio"], params["lam_ratio"])
+        and np.isclose(model.get_params()["delta"], params["delta"])
+    )
 
 
 def _concordance_but(params, fold, fail):

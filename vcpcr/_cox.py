@@ -288,7 +288,8 @@ CoxnetSurvivalAnalysis`, a C++ port of glmnet's Cox coordinate descent
         # At or above delta_max the offset is the covariates-only fit's.
         offsets = [fit.offset[_path_row(fit, v)] if v < top else offset for v in d]
         viol = ", ".join(
-            f"{_kkt(X, rs, coef[i], d[i], l1_ratio, offsets[i]):.3g} at delta={d[i]:.4g}"
+            f"{_kkt(X, rs, coef[i], d[i], l1_ratio, offsets[i]):.3g} "
+            f"at delta={d[i]:.4g}"
             for i in np.argsort(-d)
         )
         warnings.warn(

@@ -920,7 +920,7 @@ class _Failures:
         )
 
     def nothing_scored(self, scoring: str) -> str:
-        """The message of the error raised when no point was scored on every fold."""
+        """Return the error message when no point was scored on every fold."""
         n_folds = self.bad.shape[1]
         if not self.raised.any():
             return (

@@ -409,8 +409,7 @@ def fit_cox(
 
 #: What step 2 of a Cox model is, for messages.
 _STEP2 = (
-    "lifelines CoxPHFitter on the covariates, if any, and the cluster latent "
-    "variables"
+    "lifelines CoxPHFitter on the covariates, if any, and the cluster latent variables"
 )
 
 #: The usual cause of a Cox step 2 that diverges, and its fixes.
@@ -424,7 +423,7 @@ _COX_CAUSE = (
 
 
 def _lifelines_words(text: str) -> str:
-    """lifelines' message without its pointers to its own documentation."""
+    """Return lifelines' message without its pointers to its documentation."""
     sentences = re.split(r"(?<=[.?!])\s+", " ".join(text.split()))
     kept = [s for s in sentences if "lifelines" not in s and "http" not in s]
     words = " ".join(kept).strip() or " ".join(text.split())
