@@ -247,3 +247,20 @@ def test_cox_lasso_tuning_on_data_whose_default_grid_diverged():
     ).fit(Xs, np.column_stack([time, event]))
     assert np.isfinite(cv.cv_results_["mean_test_score"]).all()
     assert cv.best_estimator_.weights_.any()
+
+
+def test_separation_warning_names_vcpcrcv_parameters():
+    """The advice names VCPCRCV's parameters (lam_ratios, not VCPCR's lam_ratio)."""
+    from vcpcr.exceptions import SeparationWarning
+
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=(40, 1))
+    X = np.hstack([z + 0.01 * rng.normal(size=(40, 4)), rng.normal(size=(40, 4))])
+    y = (z[:, 0] > 0).astype(int)  # separated by the first block
+    cv = VCPCRCV(
+        (1, 2), family="binomial", weights="identity", lam_ratios=[0.0, 0.2], n_init=1
+    )
+    with pytest.warns(SeparationWarning, match=r"most CV scores") as rec:
+        cv.set_params(cv=3, refit=False, random_state=0).fit(X, y)
+    message = next(str(w.message) for w in rec if "most CV" in str(w.message))
+    assert message.endswith("Consider fewer clusters (n_clusters) or larger lam_ratios.")
