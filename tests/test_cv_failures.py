@@ -263,4 +263,4 @@ def test_separation_warning_names_vcpcrcv_parameters():
     with pytest.warns(SeparationWarning, match=r"most CV scores") as rec:
         cv.set_params(cv=3, refit=False, random_state=0).fit(X, y)
     message = next(str(w.message) for w in rec if "most CV" in str(w.message))
-    assert message.endswith("Consider fewer clusters (n_clusters) or larger lam_ratios.")
+    assert message.endswith("fewer clusters (n_clusters) or larger lam_ratios.")
