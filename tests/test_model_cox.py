@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -283,3 +284,33 @@ def test_step2_lifelines_warnings_in_vcpcr_words():
         assert "rows without events" in message
         assert "lifelines documentation" not in message
     assert "http" not in message
+
+
+@pytest.mark.parametrize("covariates", [None, ["age"]], ids=["genes", "covariates"])
+def test_diverging_cox_weights_speak_of_the_estimators_parameters(
+    monkeypatch, covariates
+):
+    """The penalized Cox path's error named compute_weights' l1_ratio, which
+    VCPCR and VCPCRCV do not have; with covariates it now names the likely
+    cause (a separating covariate level)."""
+    from vcpcr import _cox
+
+    def diverge(*args, **kwargs):
+        raise ArithmeticError("Numerical error, because weights are too large.")
+
+    monkeypatch.setattr(_cox, "_coxnet", diverge)
+    data, y, _ = _copy_of_a_covariate()
+    data["g0"] = np.random.default_rng(1).normal(size=len(data))
+    model = VCPCR(2, family="cox", covariates=covariates, random_state=0)
+    with pytest.raises(ValueError, match=r"The 'enet' weights \(step 0") as info:
+        model.fit(data if covariates else data.drop(columns="age"), y)
+    assert "l1_ratio" not in str(info.value)
+    assert "l1_ratio" in str(info.value.__cause__)  # the path's own message
+    expected = "separates the outcome" if covariates else "Use weights='ridge'"
+    assert expected in str(info.value)
+    assert re.search(r"larger delta\b", str(info.value))
+    cv = VCPCRCV((2,), family="cox", covariates=covariates, n_init=1, cv=3)
+    with pytest.raises(
+        ValueError, match=r"(?s)Most common.*'enet' weights.*larger deltas"
+    ):
+        cv.fit(data if covariates else data.drop(columns="age"), y)

@@ -272,6 +272,7 @@ def _fold_weights(
         spec.grid.deltas,
         spec.family,
         covariates=Zs,
+        delta_name="deltas",
     )
 
 
