@@ -384,10 +384,13 @@ def fit_cox(
     # error; converge fully, as R's coxph does. The latent variables' scale
     # follows the weights' (small for penalized Cox weights); lifelines
     # standardizes its columns internally, so its absolute "variance <
-    # 1e-4" warning is spurious here.
+    # 1e-4" warning is spurious here (not its variance within the rows with
+    # and without events: a column that separates them, translated below).
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        warnings.filterwarnings("ignore", message=r".*have very low variance")
+        warnings.filterwarnings(
+            "ignore", message=r"\s*Column\(s\) .* very low variance"
+        )
         try:
             fitter = CoxPHFitter().fit(
                 frame,
@@ -424,26 +427,36 @@ _COX_CAUSE = (
 
 def _lifelines_words(text: str) -> str:
     """Return lifelines' message without its pointers to its documentation."""
-    sentences = re.split(r"(?<=[.?!])\s+", " ".join(text.split()))
-    kept = [s for s in sentences if "lifelines" not in s and "http" not in s]
+    lines = [line for line in text.splitlines() if not line.startswith(">>>")]
+    sentences = re.split(r"(?<=[.?!])\s+", " ".join(" ".join(lines).split()))
+    drop = ("lifelines", "http", "the following code")
+    kept = [s for s in sentences if not any(d in s for d in drop)]
     words = " ".join(kept).strip() or " ".join(text.split())
     return words if words.endswith((".", "?", "!")) else words + "."
 
 
 def _reissue_lifelines(caught: list[warnings.WarningMessage]) -> None:
-    """Re-issue lifelines' warnings on the latent variables in vcpcr's terms."""
+    """Re-issue lifelines' warnings of one fit in vcpcr's terms.
+
+    Those about convergence (or separation) become one ConvergenceWarning
+    that quotes them and names the likely cause and the fix; any other
+    becomes a VCPCRWarning.
+    """
+    converge = []
     for c in caught:
         text = _lifelines_words(str(c.message))
-        converge = "converge" in text.lower() or "ConvergenceWarning" in (
-            c.category.__name__
-        )
+        if "converge" in text.lower() or "Convergence" in c.category.__name__:
+            converge.append(text)
+        else:
+            warnings.warn(
+                f"The Cox outcome model (step 2: {_STEP2}) warned: {text}",
+                VCPCRWarning,
+                stacklevel=user_stacklevel(),
+            )
+    if converge:
         warnings.warn(
-            f"The Cox outcome model (step 2: {_STEP2}) "
-            + (
-                f"may not have converged; lifelines reports: {text} {_COX_CAUSE}"
-                if converge
-                else f"warned: {text}"
-            ),
-            ConvergenceWarning if converge else VCPCRWarning,
+            f"The Cox outcome model (step 2: {_STEP2}) may not have converged; "
+            f"lifelines reports: {' '.join(converge)} {_COX_CAUSE}",
+            ConvergenceWarning,
             stacklevel=user_stacklevel(),
         )
