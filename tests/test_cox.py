@@ -517,7 +517,8 @@ def test_cox_lasso_warns_when_not_converged():
     Xs, time, event = _wide_data(seed=5)
     dmax = cox_lasso_delta_max(Xs, time, event)
     with pytest.warns(
-        ConvergenceWarning, match=r"max_iter=1 .*tol=1e-07.* per delta: 0\.0\d+: [1-9]"
+        ConvergenceWarning,
+        match=r"max_iter=1 .*tol=1e-07.* violation [1-9][\d.e+]* at delta=0\.0\d+\.$",
     ):
         cox_lasso_path(Xs, time, event, [0.05 * dmax], max_iter=1)
 

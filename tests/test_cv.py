@@ -501,8 +501,11 @@ def test_cv_predicts_on_columns_in_any_order_and_unselected_nan():
 
 
 def test_score_degrees_cover_the_gaussian_batch_scorings():
-    """Each gaussian score VCPCRCV rescales has its power of y's unit."""
+    """Each gaussian score VCPCRCV rescales has its power of y's unit (the
+    batched scores, and the pooled deviance, a mean squared error)."""
     from vcpcr._cv import _SCORE_DEGREE
     from vcpcr._families import FAMILIES
+    from vcpcr._pooled import POOLED
 
-    assert set(_SCORE_DEGREE) == set(FAMILIES["gaussian"].batch_scorings)
+    expected = {*FAMILIES["gaussian"].batch_scorings, POOLED}
+    assert set(_SCORE_DEGREE) == expected

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -195,3 +196,130 @@ def test_cv_for_cox():
         assert_allclose(got, want, rtol=1e-12)
     assert not hasattr(cv, "predict_proba")
     assert not hasattr(cv, "get_prediction")
+
+
+def test_summary_columns_stay_apart_for_huge_and_tiny_hazard_ratios():
+    """Covariates in tiny units give hazard ratios of ~1e8 and ~1e-8 per unit:
+    each cell of the coefficient table stays a separate column (on gse1992,
+    'cluster_4    20.1686574287587.4953' ran coef and exp(coef) together)."""
+    rng = np.random.default_rng(0)
+    n = 120
+    z = rng.normal(size=(n, 2))
+    genes = rng.normal(size=(n, 8))
+    time = rng.exponential(np.exp(-(z[:, 0] - z[:, 1] + 0.5 * genes[:, 0])))
+    data = pd.DataFrame(genes, columns=[f"g{j}" for j in range(8)])
+    data.insert(0, "dose", z[:, 0] / 25.0)  # HR per unit ~ exp(25 x 0.8)
+    data.insert(1, "inhibitor", z[:, 1] / 25.0)  # HR per unit ~ exp(-25 x 0.8)
+    model = VCPCR(2, family="cox", weights="identity", random_state=0)
+    model.set_params(covariates=["dose", "inhibitor"])
+    model.fit(data, np.column_stack([time, np.ones(n)]))
+    hr = np.exp(model.result_.params_[["dose", "inhibitor"]].to_numpy())
+    assert hr[0] > 1e7
+    assert hr[1] < 1e-7
+    text = model.summary().as_text()
+    assert max(len(line) for line in text.splitlines()) <= 80
+    header = next(line for line in text.splitlines() if "exp(coef)" in line)
+    assert header.split() == "coef exp(coef) std err z P>|z| [0.025 0.975]".split()
+    for name in ["dose", "inhibitor", "cluster_1", "cluster_2"]:
+        row = next(line for line in text.splitlines() if line.startswith(name))
+        cells = row.split()
+        assert len(cells) == 8, row
+        values = np.array(cells[1:], dtype=float)  # each parses as a number
+        coef = model.result_.params_[name]
+        assert_allclose(values[:2], [coef, np.exp(coef)], rtol=1e-3, atol=1e-4)
+
+
+def _copy_of_a_covariate(seed=0, n=60):
+    """A gene that is a linear function of the covariate 'age' (an expression
+    that measures it), and weights that keep that gene alone."""
+    rng = np.random.default_rng(seed)
+    age = rng.normal(60.0, 10.0, n)
+    data = pd.DataFrame(
+        {"age": age, "g0": 2.0 * age + 1.0, "g1": rng.normal(size=n)}
+        | {"g2": rng.normal(size=n)}
+    )
+    y = np.column_stack([rng.exponential(size=n), rng.random(n) < 0.7])
+    return data, y, np.array([1.0, 1e-9, 1e-9])
+
+
+def test_step2_lifelines_failure_is_a_vcpcr_error():
+    """lifelines' ConvergenceError (collinear step-2 columns) used to escape
+    from fit with lifelines' text and links; now a ValueError in vcpcr's
+    words, with the likely cause and the fix."""
+    from lifelines.exceptions import ConvergenceError
+
+    data, y, weights = _copy_of_a_covariate()
+    model = VCPCR(1, family="cox", weights=weights, lam_ratio=0.9, covariates=["age"])
+    with pytest.raises(ValueError, match=r"The Cox outcome model \(step 2") as info:
+        model.fit(data, y)
+    message = str(info.value)
+    assert not isinstance(info.value, ConvergenceError)
+    assert "60 rows, 34 events) could not be fitted" in message
+    assert "lifelines stopped: Convergence halted due to matrix inversion" in message
+    assert "Likely cause: a covariate, or a level of a categorical one" in message
+    assert "Merge or drop that level" in message
+    assert "lifelines documentation" not in message
+    assert "http" not in message
+
+
+def test_step2_lifelines_warnings_in_vcpcr_words():
+    """A column with 2 rows and no event in step 2 (a latent variable can
+    separate where the covariates' level check cannot see it; a covariate
+    level like this one is refused before any fit): lifelines' warnings of
+    the fit are re-issued as one vcpcr ConvergenceWarning that names the
+    likely cause, without lifelines' code examples and links; its warning
+    that the column separates the rows with and without events is no longer
+    swallowed."""
+    from vcpcr._outcome import fit_cox
+    from vcpcr.exceptions import ConvergenceWarning
+
+    data, y, _ = _copy_of_a_covariate()
+    rare = np.zeros(len(data))
+    rare[np.flatnonzero(y[:, 1] == 0)[:2]] = 1.0  # 2 rows, 0 events
+    M = np.column_stack(
+        [data["age"], rare, np.random.default_rng(1).normal(size=len(data))]
+    )
+    with pytest.warns(ConvergenceWarning, match=r"step 2.*may not have conv") as rec:
+        fit_cox(M, y, names=["age", "er_missing", "cluster_1"])
+    assert len(rec) == 1
+    message = str(rec[0].message)
+    for text in (
+        "lifelines reports: Column er_missing have very low variance when "
+        "conditioned on death event present or not.",
+        "Newton-Raphson convergence completed successfully but norm(delta)",
+        "Likely cause: a covariate, or a level of a categorical one, that "
+        "separates the outcome (few rows, or rows without events",
+    ):
+        assert text in message
+    for text in ("lifelines documentation", "http", ">>>", "following code"):
+        assert text not in message
+
+
+@pytest.mark.parametrize("covariates", [None, ["age"]], ids=["genes", "covariates"])
+def test_diverging_cox_weights_speak_of_the_estimators_parameters(
+    monkeypatch, covariates
+):
+    """The penalized Cox path's error named compute_weights' l1_ratio, which
+    VCPCR and VCPCRCV do not have; with covariates it now names the likely
+    cause (a separating covariate level)."""
+    from vcpcr import _cox
+
+    def diverge(*args, **kwargs):
+        raise ArithmeticError("Numerical error, because weights are too large.")
+
+    monkeypatch.setattr(_cox, "_coxnet", diverge)
+    data, y, _ = _copy_of_a_covariate()
+    data["g0"] = np.random.default_rng(1).normal(size=len(data))
+    model = VCPCR(2, family="cox", covariates=covariates, random_state=0)
+    with pytest.raises(ValueError, match=r"The 'enet' weights \(step 0") as info:
+        model.fit(data if covariates else data.drop(columns="age"), y)
+    assert "l1_ratio" not in str(info.value)
+    assert "elastic-net mixing" in str(info.value.__cause__)  # the path's message
+    expected = "separates the outcome" if covariates else "Use weights='ridge'"
+    assert expected in str(info.value)
+    assert re.search(r"larger delta\b", str(info.value))
+    cv = VCPCRCV((2,), family="cox", covariates=covariates, n_init=1, cv=3)
+    with pytest.raises(
+        ValueError, match=r"(?s)Most common.*'enet' weights.*larger deltas"
+    ):
+        cv.fit(data if covariates else data.drop(columns="age"), y)

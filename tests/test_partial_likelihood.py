@@ -70,3 +70,26 @@ def test_breslow_from_risk_sets_is_breslow_of_the_outcome():
     assert_allclose(
         -time.size * X[perm].T @ grad, model.score(beta), rtol=1e-10, atol=1e-12
     )
+
+
+def test_efron_loglik_of_a_linear_predictor_spanning_more_than_exp_range():
+    """A late risk set whose exp(eta - max eta) underflows: its sum was 0 and
+    numpy warned 'divide by zero encountered in log' (the CV partial
+    likelihood score of a diverged fold fit); now exact, without a warning."""
+    time = np.array([1.0, 2.0, 2.0, 3.0, 4.0, 4.0, 5.0])
+    event = np.array([1, 1, 1, 0, 1, 1, 0], dtype=bool)
+    eta = np.zeros((2, 7))
+    eta[0, 0] = 800.0  # the first event: alone at the top
+    # log(e^800 + 6) - 800 = 6 e^-800 = 0 in floats; then Efron's ties:
+    # log 6 + log(6 - 1/2 2) at t=2, log 3 + log(3 - 1/2 2) at t=4.
+    expected = -np.log([6.0 * 5.0 * 3.0 * 2.0, 7.0 * 6.0 * 5.0 * 3.0 * 2.0])
+    assert_allclose(efron_loglik(eta, time, event), expected, rtol=1e-14)
+    rng = np.random.default_rng(0)
+    normal = rng.normal(size=(3, 7))
+    wide = np.vstack([normal, eta[:1]])  # the other rows keep their path
+    assert_allclose(
+        efron_loglik(wide, time, event)[:3],
+        efron_loglik(normal, time, event),
+        rtol=0,
+        atol=0,
+    )

@@ -288,13 +288,14 @@ CoxnetSurvivalAnalysis`, a C++ port of glmnet's Cox coordinate descent
         # At or above delta_max the offset is the covariates-only fit's.
         offsets = [fit.offset[_path_row(fit, v)] if v < top else offset for v in d]
         viol = ", ".join(
-            f"{d[i]:.4g}: {_kkt(X, rs, coef[i], d[i], l1_ratio, offsets[i]):.3g}"
+            f"{_kkt(X, rs, coef[i], d[i], l1_ratio, offsets[i]):.3g} "
+            f"at delta={d[i]:.4g}"
             for i in np.argsort(-d)
         )
         warnings.warn(
             f"The Cox penalized weights did not converge within max_iter={max_iter} "
             f"coordinate-descent passes (tol={tol:g}); relative KKT violation "
-            f"per delta: {viol}.",
+            f"{viol}.",
             ConvergenceWarning,
             stacklevel=user_stacklevel(),
         )

@@ -9,8 +9,10 @@ each, with counts); the chosen grid point is refitted on all data as a
 from __future__ import annotations
 
 import numbers
+import re
 import time
 import warnings
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -201,7 +203,9 @@ class VCPCRCV(BaseEstimator):
     cv_results_ : pandas.DataFrame
         One row per grid point: ``n_clusters``, ``delta``, ``lam_ratio``,
         ``split<i>_test_score``, ``mean_test_score``, ``std_test_score``,
-        ``mean_size`` (selected variables), ``mean_n_clusters``,
+        ``n_failed_folds`` (folds where the point could not be fitted or
+        scored, or scored non-finite: then its ``split<i>_test_score`` is
+        NaN), ``mean_size`` (selected variables), ``mean_n_clusters``,
         ``rank_test_score``, ``params`` (dicts, as ``GridSearchCV``),
         ``mean_fit_time`` and ``std_fit_time`` (seconds per grid point and
         fold: a fold solves all grid points at once, so each is charged an
@@ -234,6 +238,13 @@ class VCPCRCV(BaseEstimator):
 
     Notes
     -----
+    Only grid points scored on every fold are compared: a point that failed
+    in some fold (its fit or its scorer raised, or its score is not finite)
+    has a NaN ``mean_test_score`` and ``std_test_score``, ranks last and is
+    never chosen; one warning counts these points and fits and gives the most
+    common reason. If no point was scored on every fold, ``fit`` raises a
+    ValueError with that reason.
+
     With ``selection="1se"`` the chosen point ``g`` satisfies
     :math:`\bar s_g \ge \bar s_{best} - \mathrm{sd}_{best}/\sqrt{n_{splits}}`
     and has the smallest mean model size among those points.
@@ -569,7 +580,7 @@ class VCPCRCV(BaseEstimator):
         scores = np.column_stack([r.scores for r in results])
         for i in range(scores.shape[1]):
             frame[f"split{i}_test_score"] = scores[:, i]
-        # A point that could not be fitted in a fold is scored on the others.
+        # Raised: could not be fitted or scored in a fold; its sizes are unknown.
         failed = np.column_stack(
             [
                 np.zeros(len(points), bool) if r.failed is None else r.failed
@@ -577,18 +588,22 @@ class VCPCRCV(BaseEstimator):
             ]
         )
         used = (~failed).sum(axis=1)
+        # Only points scored on every fold are ranked against each other: a
+        # point that raised or scored non-finite in a fold has no mean score.
+        bad = failed | ~np.isfinite(scores)
+        complete = ~bad.any(axis=1)
+        self._failures = _Failures(bad, failed, results)
         # Fold weights (cv.glmnet's events per fold for the partial likelihood):
         # the weighted mean, and the weighted standard deviation whose standard
         # error std / sqrt(folds) is cv.glmnet's cvsd.
         w = np.array([1.0 if r.weight is None else r.weight for r in results])
-        w = np.where(failed, 0.0, w[None, :])
-        with np.errstate(invalid="ignore", divide="ignore"):  # failed in every fold
-            mean = (w * np.where(failed, 0.0, scores)).sum(axis=1) / w.sum(axis=1)
-            dev = np.where(failed, 0.0, scores - mean[:, None])
-            var = (w * dev**2).sum(axis=1) / w.sum(axis=1)
-            std = np.sqrt(var * used / (used - 1))
-        frame["mean_test_score"] = mean
-        frame["std_test_score"] = std if scores.shape[1] > 1 else 0.0
+        mean = (w * np.where(bad, 0.0, scores)).sum(axis=1) / w.sum()
+        var = (w * np.where(bad, 0.0, scores - mean[:, None]) ** 2).sum(axis=1)
+        k = scores.shape[1]
+        std = np.sqrt(var / w.sum() * k / (k - 1)) if k > 1 else np.zeros(len(points))
+        frame["mean_test_score"] = np.where(complete, mean, np.nan)
+        frame["std_test_score"] = np.where(complete, std, np.nan)
+        frame["n_failed_folds"] = bad.sum(axis=1)
         for name, values in (
             ("mean_size", [r.sizes for r in results]),
             ("mean_n_clusters", [r.n_clusters for r in results]),
@@ -667,23 +682,12 @@ class VCPCRCV(BaseEstimator):
             warnings.warn(
                 f"The outcome was (quasi-)separated in {separated} of {total} "
                 f"fold x grid fits, so most CV scores are those of Firth's "
-                f"estimates. Consider fewer clusters (n_clusters) or a larger "
-                f"lam_ratio.",
+                f"estimates. Consider fewer clusters (n_clusters) or larger "
+                f"lam_ratios.",
                 SeparationWarning,
                 stacklevel=user_stacklevel(),
             )
-        self._n_failed = sum(
-            int(np.sum(r.failed)) for r in results if r.failed is not None
-        )
-        if self._n_failed:
-            first = next(r.failure for r in results if r.failure)
-            warnings.warn(
-                f"{self._n_failed} of {total} fold x grid fits could not be fitted; "
-                f"a grid point is scored on the folds where it was fitted, and "
-                f"ignored where it was fitted in none. First error: {first}",
-                VCPCRWarning,
-                stacklevel=user_stacklevel(),
-            )
+        self._failures.warn()
         if unconverged:
             warnings.warn(
                 f"SOS-NMF did not converge within max_iter={self.max_iter} in "
@@ -693,30 +697,13 @@ class VCPCRCV(BaseEstimator):
             )
 
     def _select(self) -> int:
-        """Row of the chosen grid point (``selection``)."""
+        """Row of the chosen grid point (``selection``) among the complete ones."""
         res = self.cv_results_
         mean = res["mean_test_score"].to_numpy()
-        if not np.any(np.isfinite(mean)) and self._n_failed:
-            raise ValueError(
-                f"No grid point could be fitted in every one of the "
-                f"{self.n_splits_} CV folds (see the warning above for the first "
-                f"error). Use fewer folds (cv), weights='ridge', or larger deltas."
-            )
         if not np.any(np.isfinite(mean)):
-            raise ValueError(
-                f"No grid point has a finite mean CV score (scoring="
-                f"{scoring_name(self.scoring, self.family)!r}, {self.n_splits_} "
-                f"folds): the score is undefined on these test folds (e.g. R^2 "
-                f"on folds of one sample). Use fewer folds (cv) or another scoring."
-            )
-        if not np.all(np.isfinite(mean)) and not self._n_failed:
-            bad = int(np.sum(~np.isfinite(mean)))
-            warnings.warn(
-                f"{bad} grid point(s) have a non-finite mean score and are ignored.",
-                VCPCRWarning,
-                stacklevel=user_stacklevel(),
-            )
-        best = int(np.nanargmax(np.where(np.isfinite(mean), mean, np.nan)))
+            scoring = scoring_name(self.scoring, self.family)
+            raise ValueError(self._failures.nothing_scored(scoring))
+        best = int(np.nanargmax(mean))
         return best if self.selection == "min" else one_se_index(res, self.n_splits_)
 
     def _refit_estimator(self) -> VCPCR:
@@ -1050,6 +1037,90 @@ def _scores_in_units(frame: pd.DataFrame, power: int) -> pd.DataFrame:
     with np.errstate(over="ignore", under="ignore"):  # a score beyond float64
         out[columns] = np.ldexp(frame[columns].to_numpy(dtype=np.float64), power)
     return out
+
+
+class _Failures:
+    """The fold x grid fits that failed: where, how many, and the usual reason.
+
+    ``bad`` (points, folds) marks a point not scored in a fold: ``raised``
+    (its fit or its scorer raised, or the fold's weights did) or a
+    non-finite score.
+    """
+
+    def __init__(
+        self,
+        bad: NDArray[np.bool_],
+        raised: NDArray[np.bool_],
+        results: list[FoldResult],
+    ) -> None:
+        self.bad, self.raised = bad, raised
+        messages = [m for r in results for m in r.failures]
+        messages += [_NON_FINITE] * int(np.sum(bad & ~raised))
+        self.reason, self.count = _common_reason(messages)
+
+    def _counts(self) -> str:
+        n_points, n_folds = self.bad.shape
+        fits, raised = int(self.bad.sum()), int(self.raised.sum())
+        return (
+            f"{fits} of {n_points * n_folds} fold x grid fits failed: {raised} "
+            f"raised an error, {fits - raised} scored non-finite"
+        )
+
+    def _why(self) -> str:
+        return (
+            f"Most common reason ({self.count} of {int(self.bad.sum())} failed "
+            f"fits): {self.reason.rstrip('.')}."
+        )
+
+    def warn(self) -> None:
+        """Warn once if some but not all grid points failed in some fold."""
+        failed = self.bad.any(axis=1)
+        if not failed.any() or failed.all():  # all: _select raises
+            return
+        warnings.warn(
+            f"{int(failed.sum())} of {failed.size} grid points failed in some of "
+            f"the {self.bad.shape[1]} CV folds ({self._counts()}). Only points "
+            f"scored on every fold are ranked, so these have no mean_test_score "
+            f"and rank last (their failed folds are in cv_results_'s "
+            f"n_failed_folds). {self._why()}",
+            VCPCRWarning,
+            stacklevel=user_stacklevel(),
+        )
+
+    def nothing_scored(self, scoring: str) -> str:
+        """Return the error message when no point was scored on every fold."""
+        n_folds = self.bad.shape[1]
+        if not self.raised.any():
+            return (
+                f"No grid point has a finite mean CV score (scoring={scoring!r}, "
+                f"{n_folds} folds; {self._counts()}): the score is undefined on "
+                f"these test folds (e.g. R^2 on folds of one sample). Use fewer "
+                f"folds (cv) or another scoring."
+            )
+        whole = np.flatnonzero(self.bad.all(axis=0)).tolist()
+        return (
+            f"No grid point could be fitted and scored in every one of the "
+            f"{n_folds} CV folds ({self._counts()}"
+            + (f"; every point failed in fold(s) {whole}" if whole else "")
+            + f"), and grid points are ranked only on the same folds. "
+            f"{self._why()} Use fewer folds (cv) so that each training fold "
+            f"keeps more rows and events; merge or drop a covariate level with "
+            f"few rows or no event (it separates); or change the grid "
+            f"(n_clusters, deltas, lam_ratios)."
+        )
+
+
+#: The reason of a fold x grid fit whose score is not finite.
+_NON_FINITE = "the CV score was not finite on the test fold"
+
+
+def _common_reason(messages: list[str]) -> tuple[str, int]:
+    """Return the most common message (numbers aside) and how many share it."""
+    if not messages:
+        return "", 0
+    keys = [re.sub(r"\d+(?:\.\d+)?(?:e[-+]?\d+)?", "#", m) for m in messages]
+    key, count = Counter(keys).most_common(1)[0]
+    return messages[keys.index(key)], count
 
 
 def _check_folds(family: Family, y: Any, folds: list[Any], max_k: int) -> None:

@@ -15,6 +15,7 @@ fitter, one per family (each :class:`vcpcr._families.Family` calls its own):
 
 from __future__ import annotations
 
+import re
 import warnings
 from typing import Any, NamedTuple
 
@@ -359,9 +360,18 @@ def fit_cox(
     ------
     ImportError
         If lifelines is not installed.
+    ValueError
+        If lifelines cannot fit the model (its ``ConvergenceError``), in
+        vcpcr's words: the likely cause and the fix.
+
+    Warns
+    -----
+    ConvergenceWarning, VCPCRWarning
+        lifelines' warnings, in vcpcr's words (see :func:`_lifelines_words`).
     """
     try:
         from lifelines import CoxPHFitter
+        from lifelines.exceptions import ConvergenceError
     except ImportError:
         raise ImportError(
             "family='cox' requires lifelines: pip install 'vcpcr[survival]'"
@@ -374,37 +384,79 @@ def fit_cox(
     # error; converge fully, as R's coxph does. The latent variables' scale
     # follows the weights' (small for penalized Cox weights); lifelines
     # standardizes its columns internally, so its absolute "variance <
-    # 1e-4" warning is spurious here.
+    # 1e-4" warning is spurious here (not its variance within the rows with
+    # and without events: a column that separates them, translated below).
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        warnings.filterwarnings("ignore", message=r".*have very low variance")
-        fitter = CoxPHFitter().fit(
-            frame,
-            duration_col=_TIME,
-            event_col=_EVENT,
-            strata=None if strata is None else list(strata.columns),
-            fit_options={"precision": 1e-12, "r_precision": 1e-14},
+        warnings.filterwarnings(
+            "ignore", message=r"\s*Column\(s\) .* very low variance"
         )
+        try:
+            fitter = CoxPHFitter().fit(
+                frame,
+                duration_col=_TIME,
+                event_col=_EVENT,
+                strata=None if strata is None else list(strata.columns),
+                fit_options={"precision": 1e-12, "r_precision": 1e-14},
+            )
+        except ConvergenceError as exc:
+            events = int(outcome[:, 1].sum())
+            raise ValueError(
+                f"The Cox outcome model (step 2: {_STEP2}; {len(frame)} rows, "
+                f"{events} events) could not be fitted; lifelines stopped: "
+                f"{_lifelines_words(str(exc))} {_COX_CAUSE}"
+            ) from None
     _reissue_lifelines(caught)
     return fitter
 
 
+#: What step 2 of a Cox model is, for messages.
+_STEP2 = (
+    "lifelines CoxPHFitter on the covariates, if any, and the cluster latent variables"
+)
+
+#: The usual cause of a Cox step 2 that diverges, and its fixes.
+_COX_CAUSE = (
+    "Likely cause: a covariate, or a level of a categorical one, that separates "
+    "the outcome (few rows, or rows without events: its coefficient diverges), "
+    "or (nearly) collinear columns. Merge or drop that level, or make it a "
+    "stratum (strata=); fewer or sparser clusters (n_clusters, lam_ratio; "
+    "lam_ratios in VCPCRCV) also help."
+)
+
+
+def _lifelines_words(text: str) -> str:
+    """Return lifelines' message without its pointers to its documentation."""
+    lines = [line for line in text.splitlines() if not line.startswith(">>>")]
+    sentences = re.split(r"(?<=[.?!])\s+", " ".join(" ".join(lines).split()))
+    drop = ("lifelines", "http", "the following code")
+    kept = [s for s in sentences if not any(d in s for d in drop)]
+    words = " ".join(kept).strip() or " ".join(text.split())
+    return words if words.endswith((".", "?", "!")) else words + "."
+
+
 def _reissue_lifelines(caught: list[warnings.WarningMessage]) -> None:
-    """Re-issue lifelines' warnings on the latent variables in vcpcr's terms."""
+    """Re-issue lifelines' warnings of one fit in vcpcr's terms.
+
+    Those about convergence (or separation) become one ConvergenceWarning
+    that quotes them and names the likely cause and the fix; any other
+    becomes a VCPCRWarning.
+    """
+    converge = []
     for c in caught:
-        text = " ".join(str(c.message).split())
-        converge = "converge" in text.lower() or "ConvergenceWarning" in (
-            c.category.__name__
-        )
+        text = _lifelines_words(str(c.message))
+        if "converge" in text.lower() or "Convergence" in c.category.__name__:
+            converge.append(text)
+        else:
+            warnings.warn(
+                f"The Cox outcome model (step 2: {_STEP2}) warned: {text}",
+                VCPCRWarning,
+                stacklevel=user_stacklevel(),
+            )
+    if converge:
         warnings.warn(
-            f"The Cox outcome model (lifelines CoxPHFitter on the covariates, if "
-            f"any, and the cluster latent variables) warned: {text}"
-            + (
-                " Fewer clusters (n_clusters) or a larger lam_ratio usually help;"
-                " a covariate level with few rows or no event separates: merge it."
-                if converge
-                else ""
-            ),
-            ConvergenceWarning if converge else VCPCRWarning,
+            f"The Cox outcome model (step 2: {_STEP2}) may not have converged; "
+            f"lifelines reports: {' '.join(converge)} {_COX_CAUSE}",
+            ConvergenceWarning,
             stacklevel=user_stacklevel(),
         )

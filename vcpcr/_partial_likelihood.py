@@ -157,10 +157,41 @@ class RiskSets:
         """Log partial likelihood from Efron's sums ``phi`` of ``exp(es - shift)``."""
         return es[:, self.events].sum(axis=1) - np.sum(np.log(phi) + shift, axis=1)
 
-    def efron_loglik(self, es: _Float) -> _Float:
-        """Efron log partial likelihood of each row of ``es`` (B, n), sorted."""
+    def efron_loglik(self, es: _Float, *, wide: bool = False) -> _Float:
+        """Efron log partial likelihood of each row of ``es`` (B, n), sorted.
+
+        One shift, the row's maximum, serves every risk set. When the linear
+        predictor spans more than ~700, a late risk set's sum can underflow to
+        0 (log 0); with ``wide``, such rows are computed in log space instead
+        (exact; the scorers ask for it, Newton's step halving does not need
+        it: a trial step that wide is rejected either way).
+        """
         shift = es.max(axis=1, keepdims=True)
-        return self._efron_loglik(es, self._efron_sums(np.exp(es - shift)), shift)
+        phi = self._efron_sums(np.exp(es - shift))
+        lost = np.any(phi == 0.0, axis=1) & np.all(np.isfinite(es), axis=1)
+        if not (wide and lost.any()):
+            return self._efron_loglik(es, phi, shift)
+        out = np.empty(es.shape[0])
+        keep = ~lost
+        out[keep] = self._efron_loglik(es[keep], phi[keep], shift[keep])
+        out[lost] = self._efron_loglik_log_space(es[lost])
+        return out
+
+    def _efron_loglik_log_space(self, es: _Float) -> _Float:
+        """:meth:`efron_loglik` from log sums: no risk set underflows.
+
+        ``log phi = log S + log1p(-l/d T / S)`` with ``S`` the risk set's and
+        ``T`` the tied events' sum of ``exp(eta)`` (``T <= S``, ``l/d < 1``).
+        """
+        log_s = np.logaddexp.accumulate(es[:, ::-1], axis=1)[:, ::-1][:, self.at_risk]
+        ev = es[:, self.events]
+        g = self.tie_group
+        top = np.maximum.reduceat(ev, self.starts, axis=1)
+        tied = np.add.reduceat(np.exp(ev - top[:, g]), self.starts, axis=1)
+        log_t = np.log(tied) + top  # tied >= 1: the maximum's own term
+        ratio = np.exp(log_t[:, g] - log_s[:, g])
+        log_phi = log_s[:, g] + np.log1p(-self.tie_frac * ratio)
+        return np.asarray(ev.sum(axis=1) - log_phi.sum(axis=1), dtype=np.float64)
 
     def efron(self, es: _Float, Z: _Float) -> tuple[_Float, _Float, _Float]:
         """Efron log partial likelihood, gradient and Hessian in the coefficients.
@@ -258,4 +289,4 @@ def efron_loglik(
             [efron_loglik(eta[:, m], time[m], event[m]) for m in parts], axis=0
         )
     rs = RiskSets(time, event)
-    return rs.efron_loglik(eta[:, rs.order])
+    return rs.efron_loglik(eta[:, rs.order], wide=True)

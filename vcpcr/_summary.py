@@ -20,7 +20,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils.validation import check_is_fitted
 from statsmodels.iolib import summary2 as sm_summary2
-from statsmodels.iolib.summary import Summary, summary_params
+from statsmodels.iolib.summary import Summary, forg, summary_params
 from statsmodels.iolib.table import SimpleTable
 
 from vcpcr._validation import check_fraction
@@ -108,10 +108,11 @@ def _params_table(table: ParamTable, yname: str, alpha: float) -> SimpleTable:
     for offset, (name, values) in enumerate(table.extra, start=2):
         header.insert(offset, name)
         for row, v in zip(rows, values, strict=True):
-            row.insert(offset, f"{v:.4f}")
-    # One more column than statsmodels' layout: narrower columns keep 80 chars.
+            row.insert(offset, forg(v, prec=4).strip())  # as statsmodels' coef
+    # One more column than statsmodels' layout: narrower columns keep 80 chars;
+    # the separator keeps a wider cell (e.g. -1234.5678) apart from the next.
     txt = simple.output_formats["txt"]
-    txt_fmt = {**txt, "colwidths": 10, "data_fmts": ["%10s"], "colsep": ""}
+    txt_fmt = {**txt, "colwidths": 9, "data_fmts": ["%9s"], "colsep": " "}
     return SimpleTable(
         [r[1:] for r in rows],
         headers=header[1:],

@@ -254,10 +254,10 @@ class FoldResult(NamedTuple):
     n_clusters: NDArray[np.float64]
     n_separated: int
     n_unconverged: int
-    #: grid points that could not be fitted in this fold (their score is NaN)
+    #: grid points that could not be fitted or scored in this fold (score NaN)
     failed: NDArray[np.bool_] | None = None
-    #: the first error message of a failed fit
-    failure: str = ""
+    #: the error message of each failed point, in the order of the points
+    failures: tuple[str, ...] = ()
     #: the fold's weight in the mean score (None: equal weights)
     weight: float | None = None
     #: out-of-fold linear predictors (n_points, n_test) of the batched step 2
@@ -283,6 +283,7 @@ def _fold_weights(
         spec.grid.deltas,
         spec.family,
         covariates=Zs,
+        delta_name="deltas",
     )
 
 
@@ -366,8 +367,9 @@ def _score_points(
 ) -> NDArray[np.float64]:
     """Score every grid point's fold model on the test fold with the scorer.
 
-    A point whose step 2 fails scores NaN; its message is recorded in
-    ``failures``, by point.
+    A point whose step 2 fails, or whose scorer raises one of
+    :data:`FIT_ERRORS`, scores NaN; its message is recorded in ``failures``,
+    by point.
     """
     scores = np.full(fold.delta_index.size, np.nan)
     for i in range(scores.size):
@@ -376,7 +378,10 @@ def _score_points(
         except FIT_ERRORS as exc:
             failures[i] = str(exc)
             continue
-        scores[i] = float(spec.scoring(model, *test))
+        try:
+            scores[i] = float(spec.scoring(model, *test))
+        except FIT_ERRORS as exc:
+            failures[i] = f"The scorer raised {type(exc).__name__}: {exc}"
     return scores
 
 
@@ -511,7 +516,8 @@ def fit_fold(
         W = _fold_weights(train, prepared, spec)
     except FIT_ERRORS as exc:  # no delta can be fitted on this fold
         nan = np.full(len(spec.grid.points()), np.nan)
-        return FoldResult(nan, nan, nan, 0, 0, np.ones(nan.size, bool), str(exc))
+        failed = np.ones(nan.size, bool)
+        return FoldResult(nan, nan, nan, 0, 0, failed, (str(exc),) * nan.size)
     solved, delta_index = solve_grid(train.Xs, W, spec, seed)
     fold = SolvedFold(train, prepared, W, delta_index, solved)
     failures: dict[int, str] = {}
@@ -536,7 +542,7 @@ def fit_fold(
         separated,
         int(np.sum(~solved.converged)),
         np.isin(np.arange(scores.size), list(failures)),
-        next(iter(failures.values()), ""),
+        tuple(failures[i] for i in sorted(failures)),
         _fold_weight(family, spec, yte),
         eta,
     )

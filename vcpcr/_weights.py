@@ -543,6 +543,7 @@ def weights_for_grid(
     *,
     covariates: NDArray[np.float64] | None = None,
     stacklevel: int = 1,
+    delta_name: str = "delta",
 ) -> NDArray[np.float64]:
     """Step-0 weights of every ``delta`` (rows), on standardized data.
 
@@ -558,6 +559,10 @@ def weights_for_grid(
 
     Warns (VCPCRWarning, ``stacklevel`` frames above the caller) when the
     weights of some ``delta`` are all zero: no variable can then be selected.
+    A penalized Cox path that cannot be fitted raises a ValueError in the
+    estimators' terms (their ``weights`` and ``delta_name``, the estimator's
+    name of ``delta``; :func:`vcpcr._cox.cox_lasso_path`'s own message, its
+    cause, speaks of :func:`compute_weights`' ``l1_ratio``).
     """
     p = Xs.shape[1]
     given = check_weights(weights, p, owner="weights", methods=tuple(SCHEMES))
@@ -572,7 +577,14 @@ def weights_for_grid(
         if scheme.penalized
         else np.zeros(1)  # no penalty: one row
     )
-    W = scheme.path(Xs, target, grid, family=family, covariates=covariates)
+    try:
+        W = scheme.path(Xs, target, grid, family=family, covariates=covariates)
+    except ValueError as exc:
+        if family != "cox" or not scheme.relative:
+            raise
+        raise ValueError(
+            _cox_path_failed(given, covariates is not None, delta_name)
+        ) from exc
     zero = ~W.any(axis=1)
     if zero.any():
         at = ", ".join(f"{d:g}" for d in grid[zero])
@@ -583,3 +595,21 @@ def weights_for_grid(
             stacklevel=stacklevel + 1,
         )
     return W
+
+
+def _cox_path_failed(weights: str, covariates: bool, delta_name: str) -> str:
+    """Say why a penalized Cox path failed, in the estimators' terms."""
+    if covariates:
+        return (
+            f"The {weights!r} weights (step 0: the penalized Cox fit, "
+            f"adjusted for the covariates) diverged: nothing can be fitted on "
+            f"these data. Likely cause: a covariate, or a level of a categorical "
+            f"one, that separates the outcome (few rows, or rows without events: "
+            f"its unpenalized coefficient diverges). Merge or drop that level, "
+            f"or make it a stratum (strata=); or use larger {delta_name}."
+        )
+    return (
+        f"The {weights!r} weights (step 0: the penalized Cox fit) diverged: "
+        f"nothing can be fitted on these data. Use weights='ridge', larger "
+        f"{delta_name}, or remove near-duplicate or extreme columns."
+    )

@@ -1,0 +1,54 @@
+"""Refresh the printed output pasted in a docs page after a numeric change.
+
+For each ``python`` block followed by a ``text`` block (the pairs the tests
+check with ``conftest.doc_examples``), run the code in a fresh interpreter
+and replace every pasted line that it no longer prints by the printed line
+closest to it (``difflib``); lines still printed are kept, so a block that
+shows part of the output keeps showing that part. Review the diff.
+
+Run: python scripts/refresh_doc_output.py docs/inference.md [...]
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+
+def printed(code: str) -> list[str]:
+    out = subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return [line.rstrip() for line in out.splitlines()]
+
+
+def refresh(path: Path) -> int:
+    text = path.read_text()
+    blocks = list(re.finditer(r"```(python|text)\n(.*?)```", text, flags=re.S))
+    changed = 0
+    for code, shown in zip(blocks, blocks[1:], strict=False):
+        if code.group(1) != "python" or shown.group(1) != "text":
+            continue
+        lines = printed(code.group(2))
+        new = []
+        for line in shown.group(2).splitlines():
+            if line.rstrip() in lines or not line.strip():
+                new.append(line)
+                continue
+            close = difflib.get_close_matches(line.rstrip(), lines, n=1, cutoff=0.6)
+            new.append(close[0] if close else line)
+            changed += bool(close)
+        text = text.replace(shown.group(2), "\n".join(new) + "\n", 1)
+    path.write_text(text)
+    return changed
+
+
+if __name__ == "__main__":
+    for name in sys.argv[1:]:
+        print(name, refresh(Path(name)), "lines refreshed")
