@@ -26,7 +26,7 @@ from vcpcr._families import FAMILIES, Family, Prepared
 from vcpcr._formula import resolve_formula
 from vcpcr._input import check_strata, validated_design
 from vcpcr._model import VCPCR, cap_n_clusters, check_lam_ratios
-from vcpcr._parallel import run_parallel, task_seeds
+from vcpcr._parallel import progress_shown, run_parallel, task_seeds
 from vcpcr._scaling import standardize
 from vcpcr._scoring import get_scorer
 from vcpcr._summary import VCPCRSummary, model_summary, model_summary2
@@ -131,8 +131,11 @@ class VCPCRCV(BaseEstimator):
     n_jobs : int, optional
         Folds in parallel with joblib (any joblib backend, e.g. dask, via
         ``joblib.parallel_config``). Results do not depend on it.
-    verbose : bool, default=False
-        Show a progress bar over the folds.
+    verbose : bool, int or None, default=None
+        A progress bar over the fold x grid fits (it advances by the number
+        of grid points as each fold ends). None: shown when running
+        interactively (a terminal or a Jupyter kernel) and not under CI,
+        never in a log file; True or an int >= 1: always; False or 0: never.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the random starts (one independent stream per fold).
     formula : str, optional
@@ -254,7 +257,7 @@ class VCPCRCV(BaseEstimator):
         selection: str = "min",
         refit: bool = True,
         n_jobs: int | None = None,
-        verbose: bool = False,
+        verbose: bool | int | None = None,
         random_state: Any = None,
         formula: str | None = None,
         max_iter: int = 500,
@@ -389,6 +392,7 @@ class VCPCRCV(BaseEstimator):
             The fitted object.
         """
         self._check_params()
+        progress = progress_shown(self.verbose, "VCPCRCV")
         family = FAMILIES[self.family]
         self.scorer_ = get_scorer(self.scoring, family, VCPCR(family=self.family))
         Xa, n_cov, n_strata, yv, prepared = self._data(X, y)
@@ -430,7 +434,7 @@ class VCPCRCV(BaseEstimator):
             n_cov,
             n_strata,
         )
-        results = self._run_folds(Xa, yv, folds, spec)
+        results = self._run_folds(Xa, yv, folds, spec, progress)
         self.cv_results_ = self._results_frame(grid, results)
         self._warn_fold_issues(results, len(grid.points()))
         self.best_index_ = self._select()
@@ -448,7 +452,12 @@ class VCPCRCV(BaseEstimator):
         return self
 
     def _run_folds(
-        self, X: NDArray[np.float64], y: Any, folds: list[Any], spec: FoldSpec
+        self,
+        X: NDArray[np.float64],
+        y: Any,
+        folds: list[Any],
+        spec: FoldSpec,
+        progress: bool,
     ) -> list[FoldResult]:
         """Run the folds through joblib (in order, whatever the backend)."""
         seeds = task_seeds(self.random_state, len(folds))
@@ -461,7 +470,7 @@ class VCPCRCV(BaseEstimator):
             _timed_fit_fold,
             tasks,
             n_jobs=self.n_jobs,
-            verbose=bool(self.verbose),
+            verbose=progress,
             desc="cross-validation",
             unit="fold x grid fits",
             fits_per_task=len(spec.grid.points()),
