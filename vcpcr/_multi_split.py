@@ -208,24 +208,38 @@ def _split(
     return _Split(None, modules, members, pvalues, params)
 
 
+def _apart(rows: Rows) -> tuple[tuple[Any, ...], Rows]:
+    """Split ``rows`` into its data and a small rest, for :func:`_split_task`.
+
+    :func:`vcpcr._parallel.run_parallel` sends an argument that every task
+    shares to the workers once only when it is the data itself (an array, a
+    DataFrame, an Index), not a dataclass holding it: the data (``X``, ``y``,
+    the response, the feature names) is passed apart, and the rest keeps
+    what is small (the fingerprint without its names and its
+    standardization, which no split reads).
+    """
+    fingerprint = rows.fingerprint
+    data = (rows.X, rows.y, rows.response, pd.Index(fingerprint.feature_names))
+    empty = np.empty(0)
+    small = replace(fingerprint, feature_names=(), mean=empty, scale=empty)
+    return data, replace(rows, X=None, y=None, response=None, fingerprint=small)
+
+
 def _split_task(
     estimator: VCPCR | VCPCRCV,
     X: Any,
     y: Any,
     response: Any,
-    rows: Rows,
+    names: pd.Index,
+    rest: Rows,
     first: NDArray[np.intp],
     second: NDArray[np.intp],
     seed: int,
 ) -> _Split:
-    """:func:`_split` of ``rows`` whose data (``X``, ``y``, ``response``) came apart.
-
-    :func:`vcpcr._parallel.run_parallel` sends an argument that every task
-    shares to the workers once only when it is the data itself, not a
-    dataclass holding it; the task's ``rows`` holds the rest.
-    """
-    data = replace(rows, X=X, y=y, response=response)
-    return _split(estimator, data, first, second, seed)
+    """:func:`_split` of the rows that :func:`_apart` took apart."""
+    fingerprint = replace(rest.fingerprint, feature_names=tuple(names))
+    rows = replace(rest, X=X, y=y, response=response, fingerprint=fingerprint)
+    return _split(estimator, rows, first, second, seed)
 
 
 # ----------------------------------------------------------------- result
@@ -598,8 +612,7 @@ def multi_split(
         rows.n_samples, rows.strata, int(n_splits), float(train_size), random_state
     )
     seeds = task_seeds(random_state, int(n_splits))
-    data = (rows.X, rows.y, rows.response)  # sent to the workers once
-    rest = replace(rows, X=None, y=None, response=None)
+    data, rest = _apart(rows)  # the data goes to the workers once
     outcomes = run_parallel(
         _split_task,
         [
