@@ -95,16 +95,14 @@ def progress_shown(verbose: Any, owner: str) -> bool:
     """
     if verbose is None:
         return _interactive()
+    message = (
+        f"The 'verbose' parameter of {owner} must be None, a bool or an int "
+        f">= 0. Got {verbose!r} instead."
+    )
     if not isinstance(verbose, numbers.Integral | np.bool_):
-        raise TypeError(
-            f"The 'verbose' parameter of {owner} must be None, a bool or an int "
-            f">= 0. Got {verbose!r} instead."
-        )
+        raise TypeError(message)
     if verbose < 0:
-        raise ValueError(
-            f"The 'verbose' parameter of {owner} must be None, a bool or an int "
-            f">= 0. Got {verbose!r} instead."
-        )
+        raise ValueError(message)
     return bool(verbose)
 
 
@@ -123,16 +121,17 @@ def run_parallel(
     Each task makes ``fits_per_task`` fits (a resample one, a CV fold one
     per grid point); the progress bar counts fits, advancing by
     ``fits_per_task`` as each task ends (in the order they end). A task's
-    elements are passed to joblib as separate arguments: an element that is
-    the same object in every task (the data) is then sent to the workers
-    once, as joblib does for scikit-learn's ``X``: the loky backend
-    memory-maps numpy arrays above 1 MB, the dask backend scatters every
-    weak-referenceable argument above 1 kB once per call (an array or a
-    DataFrame, not a tuple or a dataclass holding one: put the data itself
-    in the task). A warning raised in a task is recorded there; messages
-    that differ only in their numbers are one kind, counted at most
-    ``fits_per_task`` times per task, and each kind is issued once at the
-    user's line with its count and its first message, e.g. ``In
+    elements are passed to joblib as separate arguments, as scikit-learn
+    passes its ``X``, so that an element that is the same object in every
+    task (the data) goes to the workers once: the loky backend memory-maps
+    numpy arrays above 1 MB wherever they are in the arguments, the dask
+    backend scatters once per call each argument above 1 kB that is an
+    array, a DataFrame or an Index, but not a tuple or a dataclass that
+    holds one (put the data itself in the task, see
+    ``vcpcr._multi_split._apart``). A warning raised in a task is recorded
+    there; messages that differ only in their numbers are one kind, counted
+    at most ``fits_per_task`` times per task, and each kind is issued once
+    at the user's line with its count and its first message, e.g. ``In
     cross-validation (3 of 6 fold x grid fits): All lasso weights are zero
     ...`` (``"; the first"`` when the kind had several messages).
 
