@@ -199,8 +199,9 @@ def test_resampling_bars_show_themselves_in_a_terminal(watched, function, size):
 
 # ---------------------------------------------------------------- backends
 @pytest.mark.parametrize("backend", ["multiprocessing", "threading"])
-def test_backends_without_generators_work(backend):
-    """joblib's multiprocessing backend returns no generator (it raised)."""
+def test_other_joblib_backends_give_the_results_in_order(backend):
+    """joblib's multiprocessing backend returns no generator (run_parallel
+    raised); threading returns one."""
     tasks = [(x,) for x in range(7)]
     with (
         joblib.parallel_config(backend=backend),
