@@ -214,9 +214,11 @@ def test_other_joblib_backends_give_the_results_in_order(backend):
 
 
 # -------------------------------------------------------------------- dask
-@pytest.fixture(scope="module")
+@pytest.fixture
 def dask_client():
-    """A local dask cluster of two single-threaded workers (in-process: fast)."""
+    """A local dask cluster of two single-threaded workers (in-process: fast),
+    closed within the test, whose filter takes joblib's unraisable exception
+    at the close (see below)."""
     distributed = pytest.importorskip("distributed")
     with (
         distributed.LocalCluster(
