@@ -936,7 +936,8 @@ def _timed_fit_fold(
     """Run :func:`fit_fold` on one fold; return its result and wall time (s).
 
     The fold's rows are taken here, in the worker, from the shared ``X``
-    (which joblib memory-maps for its worker processes when it is large):
+    (which joblib memory-maps for its worker processes when it is large, and
+    dask scatters once):
     the parent holds no per-fold copies, and ``fit_fold`` standardizes its
     own ``X[train]`` in place.
     """
