@@ -174,7 +174,7 @@ def test_dask_backend_gives_identical_results(fitted_cv):
     cv, X, y = fitted_cv
     with (
         distributed.LocalCluster(
-            n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+            n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0"
         ) as cluster,
         distributed.Client(cluster),
         joblib.parallel_config(backend="dask"),

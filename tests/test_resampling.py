@@ -216,3 +216,13 @@ def test_split_seeds_and_clones():
     assert clone_.random_state == seeds[0]
     assert template.random_state == 123
     assert clone_.n_clusters == 3
+
+
+def test_a_tuned_template_runs_silently_inside_a_resample():
+    """The caller's bar counts the resamples: a VCPCRCV clone has none of its
+    own, even when the template asks for one (nested bars, one per split)."""
+    template = VCPCRCV(n_clusters=2, verbose=True)
+    clone_ = clone_for_split(template, 7)
+    assert clone_.verbose is False
+    assert clone_.random_state == 7
+    assert template.verbose is True

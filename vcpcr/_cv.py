@@ -34,7 +34,7 @@ from vcpcr._input import (
     validated_design,
 )
 from vcpcr._model import VCPCR, cap_n_clusters, check_lam_ratios
-from vcpcr._parallel import run_parallel, task_seeds
+from vcpcr._parallel import progress_shown, run_parallel, task_seeds
 from vcpcr._pooled import (
     N_BOOT,
     POOLED,
@@ -158,8 +158,11 @@ class VCPCRCV(BaseEstimator):
     n_jobs : int, optional
         Folds in parallel with joblib (any joblib backend, e.g. dask, via
         ``joblib.parallel_config``). Results do not depend on it.
-    verbose : bool, default=False
-        Show a progress bar over the folds.
+    verbose : bool, int or None, default=None
+        A progress bar over the fold x grid fits (it advances by the number
+        of grid points as each fold ends). None: shown when running
+        interactively (a terminal or a Jupyter kernel) and not under CI,
+        never in a log file; True or an int >= 1: always; False or 0: never.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the random starts (one independent stream per fold).
     formula : str, optional
@@ -298,7 +301,7 @@ class VCPCRCV(BaseEstimator):
         selection: str = "min",
         refit: bool = True,
         n_jobs: int | None = None,
-        verbose: bool = False,
+        verbose: bool | int | None = None,
         random_state: Any = None,
         formula: str | None = None,
         max_iter: int = 500,
@@ -432,6 +435,7 @@ class VCPCRCV(BaseEstimator):
             The fitted object.
         """
         self._check_params()
+        progress = progress_shown(self.verbose, "VCPCRCV")
         family = FAMILIES[self.family]
         self.scorer_ = get_scorer(self.scoring, family, VCPCR(family=self.family))
         Xa, n_cov, n_strata, yv, prepared = self._data(X, y)
@@ -475,7 +479,7 @@ class VCPCRCV(BaseEstimator):
             n_strata,
         )
         y_folds, exponent, degree = self._unit_outcome(family, yv, prepared)
-        results = self._run_folds(Xa, y_folds, folds, spec)
+        results = self._run_folds(Xa, y_folds, folds, spec, progress)
         self.cv_results_ = self._results_frame(grid, results)
         if self.scoring == POOLED:
             strata = (
@@ -553,7 +557,12 @@ class VCPCRCV(BaseEstimator):
         return y, 0, 0
 
     def _run_folds(
-        self, X: NDArray[np.float64], y: Any, folds: list[Any], spec: FoldSpec
+        self,
+        X: NDArray[np.float64],
+        y: Any,
+        folds: list[Any],
+        spec: FoldSpec,
+        progress: bool,
     ) -> list[FoldResult]:
         """Run the folds through joblib (in order, whatever the backend)."""
         seeds = task_seeds(self.random_state, len(folds))
@@ -566,7 +575,7 @@ class VCPCRCV(BaseEstimator):
             _timed_fit_fold,
             tasks,
             n_jobs=self.n_jobs,
-            verbose=bool(self.verbose),
+            verbose=progress,
             desc="cross-validation",
             unit="fold x grid fits",
             fits_per_task=len(spec.grid.points()),
@@ -1182,7 +1191,8 @@ def _timed_fit_fold(
     """Run :func:`fit_fold` on one fold; return its result and wall time (s).
 
     The fold's rows are taken here, in the worker, from the shared ``X``
-    (which joblib memory-maps for its worker processes when it is large):
+    (which joblib memory-maps for its worker processes when it is large, and
+    dask scatters once):
     the parent holds no per-fold copies, and ``fit_fold`` standardizes its
     own ``X[train]`` in place.
     """

@@ -13,7 +13,7 @@ import math
 import numbers
 import warnings
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from vcpcr._cv import VCPCRCV
 from vcpcr._model import VCPCR
-from vcpcr._parallel import run_parallel, task_seeds
+from vcpcr._parallel import progress_shown, run_parallel, task_seeds
 from vcpcr._resampling import (
     Fingerprint,
     Rows,
@@ -206,6 +206,40 @@ def _split(
         return _Split("step 2 on the second part gave non-finite p-values")
     members = tuple(tuple(fitted.clusters_[m]) for m in modules)
     return _Split(None, modules, members, pvalues, params)
+
+
+def _apart(rows: Rows) -> tuple[tuple[Any, ...], Rows]:
+    """Split ``rows`` into its data and a small rest, for :func:`_split_task`.
+
+    :func:`vcpcr._parallel.run_parallel` sends an argument that every task
+    shares to the workers once only when it is the data itself (an array, a
+    DataFrame, an Index), not a dataclass holding it: the data (``X``, ``y``,
+    the response, the feature names) is passed apart, and the rest keeps
+    what is small (the fingerprint without its names and its
+    standardization, which no split reads).
+    """
+    fingerprint = rows.fingerprint
+    data = (rows.X, rows.y, rows.response, pd.Index(fingerprint.feature_names))
+    empty = np.empty(0)
+    small = replace(fingerprint, feature_names=(), mean=empty, scale=empty)
+    return data, replace(rows, X=None, y=None, response=None, fingerprint=small)
+
+
+def _split_task(
+    estimator: VCPCR | VCPCRCV,
+    X: Any,
+    y: Any,
+    response: Any,
+    names: pd.Index,
+    rest: Rows,
+    first: NDArray[np.intp],
+    second: NDArray[np.intp],
+    seed: int,
+) -> _Split:
+    """:func:`_split` of the rows that :func:`_apart` took apart."""
+    fingerprint = replace(rest.fingerprint, feature_names=tuple(names))
+    rows = replace(rest, X=X, y=y, response=response, fingerprint=fingerprint)
+    return _split(estimator, rows, first, second, seed)
 
 
 # ----------------------------------------------------------------- result
@@ -448,7 +482,7 @@ def multi_split(
     gamma_min: float = 0.05,
     n_jobs: int | None = None,
     random_state: Any = None,
-    verbose: bool = False,
+    verbose: bool | int | None = None,
 ) -> MultiSplitResult:
     r"""Multi-split p-values for VC-PCR's modules and genes.
 
@@ -495,8 +529,11 @@ def multi_split(
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the splits and each split's fit (it replaces the template's
         ``random_state``).
-    verbose : bool, default=False
-        Show a progress bar over the splits.
+    verbose : bool, int or None, default=None
+        A progress bar over the splits (one fit of the template each).
+        None: shown when running interactively (a terminal or a Jupyter
+        kernel) and not under CI, never in a log file; True or an int >= 1:
+        always; False or 0: never. A ``VCPCRCV`` template's own bar is off.
 
     Returns
     -------
@@ -572,24 +609,22 @@ def multi_split(
     owner = "multi_split"
     check_template(estimator, owner)
     check_fraction(gamma_min, "gamma_min", owner=owner)
-    if not isinstance(verbose, bool | np.bool_):
-        raise TypeError(
-            f"The 'verbose' parameter of {owner} must be a bool. Got {verbose!r}."
-        )
+    progress = progress_shown(verbose, owner)
     rows = resampling_rows(estimator, X, y, owner)
     check_resampling(n_splits, train_size, rows.n_samples, owner)
     parts = draw_splits(
         rows.n_samples, rows.strata, int(n_splits), float(train_size), random_state
     )
     seeds = task_seeds(random_state, int(n_splits))
+    data, rest = _apart(rows)  # the data goes to the workers once
     outcomes = run_parallel(
-        _split,
+        _split_task,
         [
-            (estimator, rows, a, b, seed)
+            (estimator, *data, rest, a, b, seed)
             for (a, b), seed in zip(parts, seeds, strict=True)
         ],
         n_jobs=n_jobs,
-        verbose=bool(verbose),
+        verbose=progress,
         desc=owner,
     )
     return _result(estimator, rows, outcomes, float(gamma_min), float(train_size))

@@ -3,15 +3,20 @@
 ``VCPCRCV`` runs its folds, multi-split and stability selection their
 resamples, through :func:`run_parallel`: ``joblib.Parallel`` (any joblib
 backend, e.g. dask through ``joblib.parallel_config``) with a tqdm progress
-bar, the results in the order of the tasks, each task seeded by
-:func:`task_seeds`. A warning raised inside a task
+bar over the fits (shown as :func:`progress_shown` decides), the results in
+the order of the tasks, each task seeded by :func:`task_seeds`. A task's
+arguments go to joblib one by one, so that a large one shared by all tasks
+(the data) reaches the workers once. A warning raised inside a task
 is recorded there (a process backend would lose it) and issued once per
 kind afterwards, with how often it occurred, instead of once per task.
 """
 
 from __future__ import annotations
 
+import numbers
+import os
 import re
+import sys
 import warnings
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -22,7 +27,7 @@ import numpy as np
 from vcpcr._validation import check_random_state
 from vcpcr.exceptions import user_stacklevel
 
-__all__ = ["run_parallel", "task_seeds"]
+__all__ = ["progress_shown", "run_parallel", "task_seeds"]
 
 #: A warning recorded in a task: its category and message.
 _Record = tuple[type[Warning], str]
@@ -31,19 +36,74 @@ _NUMBER = re.compile(r"[-+]?\d[\d.]*(?:e[-+]?\d+)?")
 
 
 def _recorded(
-    function: Callable[..., Any], args: tuple[Any, ...]
-) -> tuple[Any, list[_Record]]:
-    """Run ``function(*args)`` in a worker, returning its warnings as data."""
+    index: int, function: Callable[..., Any], *args: Any
+) -> tuple[int, Any, list[_Record]]:
+    """Run ``function(*args)`` in a worker; return its index, result and warnings."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = function(*args)
-    return result, [(c.category, str(c.message)) for c in caught]
+    return index, result, [(c.category, str(c.message)) for c in caught]
 
 
 def _kind(record: _Record) -> _Record:
     """Return the category and the message with every number replaced by ``#``."""
     category, message = record
     return category, _NUMBER.sub("#", message)
+
+
+def _interactive() -> bool:
+    """Return whether a person is watching: a terminal or Jupyter, not CI."""
+    if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
+        return False
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is not None and "IPKernelApp" in shell.config:  # a Jupyter kernel
+        return True
+    isatty = getattr(sys.stderr, "isatty", None)  # tqdm writes to stderr
+    return bool(isatty is not None and isatty())
+
+
+def progress_shown(verbose: Any, owner: str) -> bool:
+    """Check ``verbose`` and return whether to show the progress bar.
+
+    ``None`` (the default of ``VCPCRCV``, ``multi_split`` and
+    ``stability_selection``) shows it when running interactively: in a
+    Jupyter kernel, or when standard error is a terminal, and in either case
+    not under CI (the ``CI`` environment variable set to anything but
+    ``""``, ``"0"``, ``"false"`` or ``"no"``), so never in a log file. As in
+    scikit-learn, ``verbose`` is also an int: ``True`` or any int >= 1
+    always shows it, ``False`` or ``0`` never does.
+
+    Parameters
+    ----------
+    verbose : bool, int or None
+        The caller's ``verbose``.
+    owner : str
+        The class or function it belongs to (for the message).
+
+    Returns
+    -------
+    bool
+        Whether to show the bar.
+
+    Raises
+    ------
+    TypeError
+        If ``verbose`` is not None, a bool or an int.
+    ValueError
+        If ``verbose`` is a negative int.
+    """
+    if verbose is None:
+        return _interactive()
+    message = (
+        f"The 'verbose' parameter of {owner} must be None, a bool or an int "
+        f">= 0. Got {verbose!r} instead."
+    )
+    if not isinstance(verbose, numbers.Integral | np.bool_):
+        raise TypeError(message)
+    if verbose < 0:
+        raise ValueError(message)
+    return bool(verbose)
 
 
 def run_parallel(
@@ -59,10 +119,19 @@ def run_parallel(
     """Run ``function(*task)`` for every task through joblib; results in order.
 
     Each task makes ``fits_per_task`` fits (a resample one, a CV fold one
-    per grid point). A warning raised in a task is recorded there; messages
-    that differ only in their numbers are one kind, counted at most
-    ``fits_per_task`` times per task, and each kind is issued once at the
-    user's line with its count and its first message, e.g. ``In
+    per grid point); the progress bar counts fits, advancing by
+    ``fits_per_task`` as each task ends (in the order they end). A task's
+    elements are passed to joblib as separate arguments, as scikit-learn
+    passes its ``X``, so that an element that is the same object in every
+    task (the data) goes to the workers once: the loky backend memory-maps
+    numpy arrays above 1 MB wherever they are in the arguments, the dask
+    backend scatters once per call each argument above 1 kB that is an
+    array, a DataFrame or an Index, but not a tuple or a dataclass that
+    holds one (put the data itself in the task, see
+    ``vcpcr._multi_split._apart``). A warning raised in a task is recorded
+    there; messages that differ only in their numbers are one kind, counted
+    at most ``fits_per_task`` times per task, and each kind is issued once
+    at the user's line with its count and its first message, e.g. ``In
     cross-validation (3 of 6 fold x grid fits): All lasso weights are zero
     ...`` (``"; the first"`` when the kind had several messages).
 
@@ -75,7 +144,8 @@ def run_parallel(
     n_jobs : int or None
         joblib's ``n_jobs``.
     verbose : bool
-        Show a tqdm progress bar.
+        Show a tqdm progress bar (the caller's ``verbose`` resolved by
+        :func:`progress_shown`).
     desc : str
         What runs (``"cross-validation"``, ``"multi_split"``): the label of
         the progress bar and of the warnings.
@@ -92,9 +162,17 @@ def run_parallel(
     from joblib import Parallel, delayed
     from tqdm.auto import tqdm
 
-    jobs = (delayed(_recorded)(function, task) for task in tasks)
-    out = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
-    done = list(tqdm(out, total=len(tasks), desc=desc, disable=not verbose))
+    jobs = (delayed(_recorded)(i, function, *task) for i, task in enumerate(tasks))
+    try:  # results as they come, for the progress bar
+        parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+    except ValueError:  # a backend without generators (multiprocessing)
+        parallel = Parallel(n_jobs=n_jobs)
+    done: list[Any] = [None] * len(tasks)
+    total = len(tasks) * fits_per_task
+    with tqdm(total=total, desc=desc, unit="fit", disable=not verbose) as bar:
+        for index, result, records in parallel(jobs):
+            done[index] = (result, records)
+            bar.update(fits_per_task)
     messages: dict[_Record, list[str]] = {}
     for _, caught in done:
         seen: Counter[_Record] = Counter()
@@ -103,7 +181,6 @@ def run_parallel(
             seen[kind] += 1
             if seen[kind] <= fits_per_task:
                 messages.setdefault(kind, []).append(record[1])
-    total = len(tasks) * fits_per_task
     for (category, _), issued in messages.items():
         first = "; the first" if len(set(issued)) > 1 else ""
         warnings.warn(

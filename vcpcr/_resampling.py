@@ -511,6 +511,10 @@ def clone_for_split(estimator: VCPCR | VCPCRCV, seed: int) -> VCPCR | VCPCRCV:
     Returns
     -------
     VCPCR or VCPCRCV
-        The clone.
+        The clone; a ``VCPCRCV`` clone runs without its progress bar
+        (``verbose=False``: the caller's bar counts the resamples).
     """
-    return clone(estimator).set_params(random_state=seed)
+    model = clone(estimator).set_params(random_state=seed)
+    if "verbose" in model.get_params(deep=False):
+        model.set_params(verbose=False)
+    return model

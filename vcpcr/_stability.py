@@ -24,7 +24,7 @@ from statsmodels.iolib.table import SimpleTable
 
 from vcpcr._cv import VCPCRCV
 from vcpcr._model import VCPCR
-from vcpcr._parallel import run_parallel, task_seeds
+from vcpcr._parallel import progress_shown, run_parallel, task_seeds
 from vcpcr._resampling import (
     Fingerprint,
     check_template,
@@ -720,7 +720,7 @@ def stability_selection(
     threshold: float = 0.6,
     min_frequency: float = 0.1,
     n_jobs: int | None = None,
-    verbose: bool = False,
+    verbose: bool | int | None = None,
     random_state: Any = None,
 ) -> StabilityResult:
     r"""Stability selection of genes and gene modules by complementary pairs.
@@ -756,8 +756,11 @@ def stability_selection(
     n_jobs : int or None, default=None
         Fits run in parallel through joblib (any backend); the result does
         not depend on it.
-    verbose : bool, default=False
-        Show a progress bar.
+    verbose : bool, int or None, default=None
+        A progress bar over the ``2 n_pairs`` fits. None: shown when running
+        interactively (a terminal or a Jupyter kernel) and not under CI,
+        never in a log file; True or an int >= 1: always; False or 0: never.
+        A ``VCPCRCV`` template's own bar is off.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the halves and the fits.
 
@@ -835,6 +838,7 @@ def stability_selection(
         max_val=float(threshold),
         include_min=False,
     )
+    progress = progress_shown(verbose, owner)
     data = resampling_rows(estimator, X, y, owner)
     n = data.n_samples
     if n // 2 < 3:
@@ -850,7 +854,7 @@ def stability_selection(
         for seed, rows in zip(seeds, subsamples, strict=True)
     ]
     fits = run_parallel(
-        _subsample_labels, tasks, n_jobs=n_jobs, verbose=verbose, desc=owner
+        _subsample_labels, tasks, n_jobs=n_jobs, verbose=progress, desc=owner
     )
     names = list(data.fingerprint.feature_names)
     index = pd.MultiIndex.from_product(

@@ -56,7 +56,6 @@ def demo(out: Path, n_jobs: int | None, random_state: int) -> str:
         n_init=5,
         cv=KFold(5, shuffle=True, random_state=random_state),
         n_jobs=n_jobs,
-        verbose=True,
         random_state=random_state,
     )
     cv.fit(X, y)
