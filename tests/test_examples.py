@@ -60,8 +60,31 @@ def _real_cohort(ns, out):
     assert ns["cv"].scoring == "neg_partial_likelihood_deviance"
 
 
+def _clinical(ns, out):
+    """gse1992 with clinical columns: every step ran and printed its result."""
+    from lifelines.utils import concordance_index
+
+    X_test, y_test, keep = ns["X_test"], ns["y_test"], ns["keep"]
+    risk = ns["cv"].predict_log_partial_hazard(X_test[keep])
+    c = concordance_index(
+        y_test["time"][keep], -risk, y_test["event"][keep].astype(bool)
+    )
+    assert f"Held-out Harrell's C: {c:.3f}" in out
+    assert ns["cv"].best_estimator_.strata_names_ == ["node[T.1]"]
+    assert ns["result"].n_splits == 50
+    assert str(ns["result"].summary()) in out
+    assert ns["tuned"].n_splits == 10
+    assert ns["stability"].n_pairs == 25
+    assert list(ns["timings"]) == [
+        line.split(":")[0][1:]
+        for line in re.findall(r"^\[[^\]]+: [\d.]+ s\]$", out, flags=re.M)
+    ]
+    assert Path("vcpcr-output/clinical_risk_groups.png").stat().st_size > 10_000
+
+
 #: What each example prints besides the tuned model's summary.
 CHECKS = {
+    "clinical_cohort": _clinical,
     "classification_liver": _classification,
     "regression_liver_formula": _regression,
     "survival_breast_cancer": _survival,
@@ -75,13 +98,16 @@ CHECKS = {
 @pytest.mark.filterwarnings(
     "ignore:numpy.core.numeric is deprecated:DeprecationWarning"
 )
+# clinical_cohort drops the rows with missing clinical values on purpose
+@pytest.mark.filterwarnings("ignore:Dropped \\d+ of:vcpcr.exceptions.VCPCRWarning")
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
-def test_example_runs(path, capsys):
-    if path.stem.startswith("survival"):  # needs the survival and examples extras
+def test_example_runs(path, capsys, tmp_path, monkeypatch):
+    if path.stem.startswith(("survival", "clinical")):  # the survival extra
         pytest.importorskip("lifelines")
         pytest.importorskip("sksurv")
-    if path.stem == "survival_real_cohort":  # the benchmarks extra (GPL-3)
-        pytest.importorskip("SurvSet")
+    if path.stem in ("survival_real_cohort", "clinical_cohort"):  # benchmarks
+        pytest.importorskip("SurvSet")  # extra (GPL-3)
+    monkeypatch.chdir(tmp_path)  # figures go to vcpcr-output/ there
     ns = runpy.run_path(str(path), run_name="__main__")
     out = capsys.readouterr().out
     assert str(ns["cv"].summary()) in out

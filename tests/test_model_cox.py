@@ -323,3 +323,16 @@ def test_diverging_cox_weights_speak_of_the_estimators_parameters(
         ValueError, match=r"(?s)Most common.*'enet' weights.*larger deltas"
     ):
         cv.fit(data if covariates else data.drop(columns="age"), y)
+
+
+@pytest.mark.slow
+def test_survival_docs_print_what_they_show():
+    """docs/survival.md's breast-cancer example prints the summary it pastes."""
+    pytest.importorskip("sksurv.datasets")
+    from conftest import doc_examples, printed_lines
+
+    root = Path(__file__).resolve().parents[1]
+    code, shown = doc_examples((root / "docs" / "survival.md").read_text())[0]
+    printed = printed_lines(code)
+    for line in shown.splitlines():
+        assert line.rstrip() in printed, line
