@@ -676,3 +676,20 @@ def test_warm_start_path_fills_only_the_long_gaps():
     assert path.size == 12
     assert_allclose(steps, 2 / 12, rtol=1e-12)
     assert steps.max() <= MAX_LOG_STEP
+
+
+@needs_survival
+def test_covariates_offset_that_diverges_is_named_for_what_it_is():
+    """The unpenalized Cox fit of a separating covariate (all 20 first events
+    have z = 1) names itself and its likely cause, not "the Cox ridge
+    weights" (the message under weights="enet" on gse1992)."""
+    rng = np.random.default_rng(0)
+    time = np.arange(1.0, 41.0)
+    event = np.ones(40, dtype=bool)
+    z = (time <= 20).astype(float)[:, None]
+    X = standardize(rng.normal(size=(40, 30)))[0]
+    with pytest.warns(ConvergenceWarning) as caught:
+        cox_lasso_path(X, time, event, [0.1], covariates=z)
+    messages = [str(w.message) for w in caught]
+    assert any("unpenalized Cox fit of the covariates" in m for m in messages)
+    assert not any("ridge" in m for m in messages)

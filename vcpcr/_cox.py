@@ -99,9 +99,17 @@ def cox_ridge_path(
 
 
 def _ridge_newton(
-    Z: _Float, rs: RiskSets, delta: float, theta0: _Float, max_iter: int
+    Z: _Float,
+    rs: RiskSets,
+    delta: float,
+    theta0: _Float,
+    max_iter: int,
+    what: str = "the Cox ridge weights",
 ) -> _Float:
-    """Newton on ``-(1/n) log PL(Z theta) + delta/2 ||theta||^2`` (sorted Z)."""
+    """Newton on ``-(1/n) log PL(Z theta) + delta/2 ||theta||^2`` (sorted Z).
+
+    ``what`` names the fit in a non-convergence warning.
+    """
 
     def f(th: _Float) -> float:
         return rs.breslow_loss(Z @ th) + 0.5 * delta * float(th @ th)
@@ -113,7 +121,7 @@ def _ridge_newton(
         H[np.diag_indices_from(H)] += delta
         return Z.T @ rs.breslow_gradient(es, tm) + delta * th, H
 
-    theta = newton(f, grad_hess, theta0, max_iter=max_iter, what="Cox ridge")
+    theta = newton(f, grad_hess, theta0, max_iter=max_iter, what=what)
     # newton stops once f stops decreasing in floating point (gradient ~1e-9)
     gh = grad_hess(theta)
     for _ in range(3):
@@ -412,7 +420,12 @@ def _covariates_offset(Z: _Float, rs: RiskSets) -> _Float:
     """Linear predictor of the unpenalized Cox fit on the covariates (0 without)."""
     if Z.shape[1] == 0:
         return np.zeros(Z.shape[0])
-    theta = _ridge_newton(Z[rs.order], rs, 0.0, np.zeros(Z.shape[1]), 100)
+    what = (
+        "the unpenalized Cox fit of the covariates (the offset of the penalized "
+        "Cox weights; a covariate level that separates the outcome makes it "
+        "diverge)"
+    )
+    theta = _ridge_newton(Z[rs.order], rs, 0.0, np.zeros(Z.shape[1]), 100, what)
     return np.asarray(Z @ theta, dtype=np.float64)
 
 

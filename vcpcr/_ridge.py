@@ -74,7 +74,7 @@ def newton(
             return x - step  # f is flat to rounding level: take the tiny step
         x, fx = x - t * step, min(f_new, fx)
     warnings.warn(
-        f"The Newton solver for the {what} weights did not converge within "
+        f"The Newton solver for {what} did not converge within "
         f"{max_iter} iterations (last relative step {size:.3g}).",
         ConvergenceWarning,
         stacklevel=user_stacklevel(),
@@ -130,6 +130,6 @@ def ridge_binomial_path(
             H = (Z.T * LOGISTIC.variance(mu)) @ Z / n + np.diag(pen)
             return g, H
 
-        beta = newton(f, grad_hess, beta, what="binomial ridge")
+        beta = newton(f, grad_hess, beta, what="the binomial ridge weights")
         intercept[i], coef[i] = beta[0], ((U / s) @ beta[1:]) @ Xs
     return coef, intercept
