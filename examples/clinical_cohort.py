@@ -15,8 +15,11 @@ Steps, each timed (wall seconds):
    other 30 %.
 2. ``multi_split`` with a fixed ``VCPCR`` template, 50 splits: p-values for
    the modules and genes that hold after selection (the resampling takes no
-   strata: node status is a covariate there; in a few halves of the rows it
-   nearly separates the outcome, and vcpcr warns once with the count).
+   strata: node status is a covariate there). In some halves of the 82
+   training patients no node-negative patient has an event: that split's
+   fit is refused (a level without events), counted as p = 1 for every gene
+   and reported once; in a few others node status nearly separates the
+   outcome, and vcpcr warns once with the count.
 3. ``multi_split`` with a ``VCPCRCV`` template (every split re-tunes), 10
    splits.
 4. ``stability_selection``: how reproducible the selection is.

@@ -249,7 +249,10 @@ def cox_batch(
         t = np.ones(idx.size)
         for _ in range(30):
             new = bi + t[:, None] * step
-            ll_new = rs.efron_loglik(np.einsum("bnk,bk->bn", Zi, new))
+            # A trial step far out can underflow a risk set's sum: log 0 =
+            # -inf marks it worse, and it is halved (no numpy warning).
+            with np.errstate(divide="ignore"):
+                ll_new = rs.efron_loglik(np.einsum("bnk,bk->bn", Zi, new))
             worse = ~(ll_new >= ll[idx] - 1e-12 * np.abs(ll[idx]))
             if not worse.any():
                 break
