@@ -12,6 +12,7 @@ Run: python scripts/refresh_doc_output.py docs/inference.md [...]
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 import subprocess
 import sys
@@ -19,6 +20,7 @@ from pathlib import Path
 
 
 def printed(code: str) -> list[str]:
+    """Run ``code`` in a fresh interpreter; return its output lines."""
     out = subprocess.run(
         [sys.executable, "-W", "ignore", "-c", code],
         capture_output=True,
@@ -29,10 +31,11 @@ def printed(code: str) -> list[str]:
 
 
 def refresh(path: Path) -> int:
+    """Refresh the pasted output of ``path``; return the lines replaced."""
     text = path.read_text()
     blocks = list(re.finditer(r"```(python|text)\n(.*?)```", text, flags=re.S))
     changed = 0
-    for code, shown in zip(blocks, blocks[1:], strict=False):
+    for code, shown in itertools.pairwise(blocks):
         if code.group(1) != "python" or shown.group(1) != "text":
             continue
         lines = printed(code.group(2))

@@ -186,7 +186,7 @@ def test_too_few_times_score_nan_with_a_warning():
     [
         ("gaussian", "accuracy", "'r2', any other scikit-learn regression scorer"),
         ("binomial", "r2", "'roc_auc', any other scikit-learn classification"),
-        ("cox", "neg_mean_squared_error", "'concordance', 'neg_partial_likelihood"),
+        ("cox", "neg_mean_squared_error", "'concordance', 'neg_pooled_deviance'"),
         ("cox", "accuracy", "'mean_cumulative_dynamic_auc', or a callable"),
         ("gaussian", "neg_integrated_brier_score", "any other scikit-learn"),
     ],

@@ -241,7 +241,10 @@ def cox_batch(
         if idx.size == 0:
             break
         Zi, bi = Z[idx], b[idx]
-        _, grad, hess = rs.efron(np.einsum("bnk,bk->bn", Zi, bi), Zi)
+        # Far out (separation) a risk set's sum underflows: 0/0 gives a NaN
+        # step, which marks the fit for the per-point refit (no warning).
+        with np.errstate(divide="ignore", invalid="ignore"):
+            _, grad, hess = rs.efron(np.einsum("bnk,bk->bn", Zi, bi), Zi)
         step = _solve(-hess, grad)
         bad = ~np.all(np.isfinite(step), axis=1)
         step[bad] = 0.0
