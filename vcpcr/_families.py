@@ -741,7 +741,8 @@ class Cox(Family):
         self, metric: _Metric, eta: NDArray[np.float64], y: Any, classes: Any
     ) -> NDArray[np.float64] | None:
         time, event = check_survival(y)
-        return metric(self.predict(eta, classes), time, event)
+        # The risk ranks as exp(eta) does, without its overflow to tied infs.
+        return metric(eta, time, event)
 
     def score_fold(
         self,

@@ -252,11 +252,13 @@ def cox_batch(
         t = np.ones(idx.size)
         for _ in range(30):
             new = bi + t[:, None] * step
-            # A trial step far out can underflow a risk set's sum: log 0 =
-            # -inf marks it worse, and it is halved (no numpy warning).
-            with np.errstate(divide="ignore"):
+            # A trial step far out can underflow a risk set's sum: log 0
+            # makes the log-likelihood non-finite (+inf, not a gain), so the
+            # step counts as worse and is halved (no numpy warning).
+            with np.errstate(divide="ignore", invalid="ignore"):
                 ll_new = rs.efron_loglik(np.einsum("bnk,bk->bn", Zi, new))
-            worse = ~(ll_new >= ll[idx] - 1e-12 * np.abs(ll[idx]))
+                better = ll_new >= ll[idx] - 1e-12 * np.abs(ll[idx])
+            worse = ~(np.isfinite(ll_new) & better)
             if not worse.any():
                 break
             t[worse] /= 2
