@@ -19,7 +19,7 @@ Steps, each timed (wall seconds):
    training patients no node-negative patient has an event: that split's
    fit is refused (a level without events), counted as p = 1 for every gene
    and reported once; in a few others node status nearly separates the
-   outcome, and vcpcr warns once with the count.
+   outcome, and vcpcr re-issues the fits' warnings once, with counts.
 3. ``multi_split`` with a ``VCPCRCV`` template (every split re-tunes), 10
    splits.
 4. ``stability_selection``: how reproducible the selection is.
