@@ -102,7 +102,7 @@ CHECKS = {
 # node status separates the outcome in a few halves of its multi-split (those
 # splits fail and count as p = 1; others warn, re-issued once with counts)
 @pytest.mark.filterwarnings("ignore:Dropped \\d+ of:vcpcr.exceptions.VCPCRWarning")
-@pytest.mark.filterwarnings("ignore:In multi_split:UserWarning")
+@pytest.mark.filterwarnings("ignore:In (multi_split|stability_selection):UserWarning")
 @pytest.mark.filterwarnings("ignore:multi_split. .* splits failed:UserWarning")
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def test_example_runs(path, capsys, tmp_path, monkeypatch):
