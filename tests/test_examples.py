@@ -103,6 +103,7 @@ CHECKS = {
 # splits fail and count as p = 1; others warn, re-issued once with counts)
 @pytest.mark.filterwarnings("ignore:Dropped \\d+ of:vcpcr.exceptions.VCPCRWarning")
 @pytest.mark.filterwarnings("ignore:In (multi_split|stability_selection):UserWarning")
+@pytest.mark.filterwarnings("ignore:stability_selection. the fits on:UserWarning")
 @pytest.mark.filterwarnings("ignore:multi_split. .* splits failed:UserWarning")
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def test_example_runs(path, capsys, tmp_path, monkeypatch):
