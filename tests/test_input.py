@@ -319,7 +319,7 @@ def test_multi_split_with_missing_drop_without_formula():
     from vcpcr.inference import multi_split
 
     df = _cohort()
-    X = df[[c for c in df if c.startswith("g")]].to_numpy()
+    X = df[[c for c in df if c.startswith("g")]].to_numpy(copy=True)
     X[6, 1] = np.nan
     model = VCPCR(missing="drop", n_clusters=2, n_init=1)
     with pytest.warns(VCPCRWarning, match="Dropped 1 of 90 rows"):
