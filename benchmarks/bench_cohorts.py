@@ -76,18 +76,21 @@ def _brier_times(t_train, t_test):
     return np.linspace(lo, hi, 20)
 
 
-def _coxnet(X, y):
+def coxnet(X, y, l1_ratio=0.9, folds=None):
     """Coxnet with alpha chosen by 5-fold CV (Harrell's C) over its own path.
 
     One Coxnet path per fold (warm starts, as cv.glmnet); a fold whose path
-    stops early scores its last alpha for the smaller ones.
+    stops early scores its last alpha for the smaller ones. ``folds``
+    defaults to a shuffled ``KFold(5, random_state=0)``.
     """
-    kw = {"l1_ratio": 0.9, "alpha_min_ratio": 0.01}
+    kw = {"l1_ratio": l1_ratio, "alpha_min_ratio": 0.01}
+    if folds is None:
+        folds = KFold(5, shuffle=True, random_state=0).split(X)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         alphas = CoxnetSurvivalAnalysis(n_alphas=30, **kw).fit(X, y).alphas_
         scores = np.zeros(alphas.size)
-        for tr, te in KFold(5, shuffle=True, random_state=0).split(X):
+        for tr, te in folds:
             fold = CoxnetSurvivalAnalysis(alphas=alphas, **kw).fit(X[tr], y[tr])
             for j, a in enumerate(alphas):
                 risk = fold.predict(X[te], alpha=max(a, fold.alphas_[-1]))
@@ -121,7 +124,7 @@ def run_split(X, time_, event, train, test, scoring):
         seconds,
     )
     start = time.perf_counter()
-    net, alpha = _coxnet(X[train], y[train])
+    net, alpha = coxnet(X[train], y[train])
     seconds = time.perf_counter() - start
     risk = net.predict(X[test], alpha=alpha)
     surv = np.vstack(

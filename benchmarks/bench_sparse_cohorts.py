@@ -53,13 +53,12 @@ import pandas as pd
 from lifelines.utils import concordance_index
 from scipy import stats
 from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
-from sksurv.linear_model import CoxnetSurvivalAnalysis
 from sksurv.metrics import integrated_brier_score
 from sksurv.nonparametric import kaplan_meier_estimator
 from sksurv.util import Surv
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_cohorts import COHORTS, load
+from bench_cohorts import COHORTS, coxnet, load
 
 from vcpcr import VCPCR, VCPCRCV
 from vcpcr._tuning import one_se_index
@@ -72,23 +71,6 @@ def brier_times(t_train, t_test, e_test):
     lo, hi = np.percentile(t_test[e_test], [10, 80])
     lo, hi = max(lo, t_train.min()), min(hi, t_train.max() * 0.999)
     return np.linspace(lo, hi, 20)
-
-
-def coxnet(X, y, folds):
-    """Coxnet (l1_ratio 0.5), alpha by the mean Harrell's C over ``folds``."""
-    kw = {"l1_ratio": 0.5, "alpha_min_ratio": 0.01}
-    alphas = CoxnetSurvivalAnalysis(n_alphas=30, **kw).fit(X, y).alphas_
-    scores = np.zeros(alphas.size)
-    for tr, te in folds:
-        fold = CoxnetSurvivalAnalysis(alphas=alphas, **kw).fit(X[tr], y[tr])
-        for j, a in enumerate(alphas):
-            risk = fold.predict(X[te], alpha=max(a, fold.alphas_[-1]))
-            scores[j] += concordance_index(y[te]["time"], -risk, y[te]["event"])
-    best = int(np.argmax(scores))
-    net = CoxnetSurvivalAnalysis(
-        alphas=alphas[: best + 1], fit_baseline_model=True, **kw
-    ).fit(X, y)
-    return net, float(net.alphas_[-1])
 
 
 def vcpcr_models(X, y2, folds, seed):
@@ -148,7 +130,7 @@ def run_split(name, X, time_, event, train, test, seed):
                 (method, risk, surv, int(np.count_nonzero(model.coef_)), vc_seconds)
             )
         start = time.process_time()
-        net, alpha = coxnet(X[train], y[train], folds)
+        net, alpha = coxnet(X[train], y[train], 0.5, folds)
         seconds = time.process_time() - start
         risk = net.predict(X[test], alpha=alpha)
         surv = np.vstack(

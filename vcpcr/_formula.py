@@ -25,7 +25,7 @@ import itertools
 import keyword
 import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -501,6 +501,24 @@ def as_list(items: Any) -> list[Any]:
     return [items] if isinstance(items, str) or not np.iterable(items) else list(items)
 
 
+def _one_column_terms(spec: DesignSpec | None) -> Iterator[tuple[str, Any, Any]]:
+    """Yield the encoded terms of ``spec`` that read exactly one data column.
+
+    As ``(data column, term structure, model spec)``, the parts' included.
+    """
+    if spec is None:
+        return
+    for part in spec.parts:
+        yield from _one_column_terms(part)
+    model_spec = spec.model_spec
+    if model_spec is None:
+        return
+    for struct in model_spec.structure:
+        read = set(model_spec.term_variables[struct.term]) & set(spec.columns)
+        if len(read) == 1:
+            yield next(iter(read)), struct, model_spec
+
+
 def source_groups(spec: DesignSpec | None) -> dict[str, tuple[str, ...]]:
     """Map each data column to the design columns of the terms that read only it.
 
@@ -508,18 +526,9 @@ def source_groups(spec: DesignSpec | None) -> dict[str, tuple[str, ...]]:
     encoded parts of ``spec``; the fast path's columns are their own design
     columns and are left out.
     """
-    if spec is None:
-        return {}
     groups: dict[str, tuple[str, ...]] = {}
-    for part in spec.parts:
-        groups.update(source_groups(part))
-    model_spec = spec.model_spec
-    if model_spec is None:
-        return groups
-    for struct in model_spec.structure:
-        read = set(model_spec.term_variables[struct.term]) & set(spec.columns)
-        if len(read) == 1 and struct.columns:
-            (column,) = read
+    for column, struct, _ in _one_column_terms(spec):
+        if struct.columns:
             groups[column] = (*groups.get(column, ()), *struct.columns)
     return groups
 
@@ -530,22 +539,14 @@ def reference_levels(spec: DesignSpec | None) -> dict[str, str]:
     The level whose rows have every treatment dummy 0 (the first one), for
     the columns :func:`source_groups` lists.
     """
-    if spec is None:
-        return {}
     out: dict[str, str] = {}
-    for part in spec.parts:
-        out.update(reference_levels(part))
-    model_spec = spec.model_spec
-    if model_spec is None:
-        return out
-    for struct in model_spec.structure:
-        read = set(model_spec.term_variables[struct.term]) & set(spec.columns)
+    for column, struct, model_spec in _one_column_terms(spec):
         factors = struct.term.factors
-        if len(read) != 1 or len(factors) != 1:
+        if len(factors) != 1:
             continue
         kind, state = model_spec.encoder_state.get(factors[0].expr, (None, {}))
         if kind is Factor.Kind.CATEGORICAL and state.get("categories"):
-            out[next(iter(read))] = str(state["categories"][0])
+            out[column] = str(state["categories"][0])
     return out
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
@@ -26,6 +25,7 @@ from vcpcr._parallel import progress_shown, run_parallel, task_seeds
 from vcpcr._resampling import (
     Fingerprint,
     Rows,
+    check_failures,
     check_resampling,
     check_template,
     clone_for_split,
@@ -36,7 +36,6 @@ from vcpcr._resampling import (
 )
 from vcpcr._summary import VCPCRSummary, evidence_table, numbered_notes
 from vcpcr._validation import check_array, check_fraction, check_scalar
-from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
 __all__ = ["GUARANTEE", "MultiSplitResult", "aggregate_pvalues", "multi_split"]
 
@@ -630,27 +629,6 @@ def multi_split(
     return _result(estimator, rows, outcomes, float(gamma_min), float(train_size))
 
 
-def _check_skipped(outcomes: list[_Split]) -> None:
-    """Warn about skipped splits; raise when more than half are."""
-    reasons = Counter(o.skipped for o in outcomes if o.skipped is not None)
-    n_skipped, total = sum(reasons.values()), len(outcomes)
-    if not n_skipped:
-        return
-    top, count = reasons.most_common(1)[0]
-    text = f"{n_skipped} of {total} splits failed (most often, {count} time(s): {top})"
-    if 2 * n_skipped > total:
-        raise ValueError(
-            f"multi_split: {text}. More than half of the splits cannot be used; "
-            f"fix the data or the estimator (e.g. fewer clusters, more samples)."
-        )
-    warnings.warn(
-        f"multi_split: {text}; each counts as p = 1 for every gene, so the "
-        f"p-values stay valid but lose power.",
-        VCPCRWarning,
-        stacklevel=user_stacklevel(),
-    )
-
-
 def _result(
     estimator: VCPCR | VCPCRCV,
     rows: Rows,
@@ -659,7 +637,12 @@ def _result(
     train_size: float,
 ) -> MultiSplitResult:
     """Assemble the result from the splits' outcomes."""
-    _check_skipped(outcomes)
+    check_failures(
+        [o.skipped for o in outcomes],
+        "multi_split",
+        "splits",
+        "p = 1 for every gene, so the p-values stay valid but lose power",
+    )
     names = list(rows.fingerprint.feature_names)
     position = {name: j for j, name in enumerate(names)}
     P = np.ones((len(outcomes), len(names)))  # a failed split: p = 1 everywhere

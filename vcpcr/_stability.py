@@ -10,7 +10,6 @@ nothing to do with a cluster ``0`` of another).
 from __future__ import annotations
 
 import numbers
-import warnings
 from collections import Counter
 from typing import Any
 
@@ -27,6 +26,7 @@ from vcpcr._model import VCPCR
 from vcpcr._parallel import progress_shown, run_parallel, task_seeds
 from vcpcr._resampling import (
     Fingerprint,
+    check_failures,
     check_template,
     clone_for_split,
     draw_splits,
@@ -36,7 +36,6 @@ from vcpcr._resampling import (
 )
 from vcpcr._summary import VCPCRSummary, _fmt, composition_rows, numbered_notes
 from vcpcr._validation import check_random_state, check_scalar
-from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
 __all__ = [
     "StabilityResult",
@@ -675,29 +674,6 @@ def _subsample_labels(
     return pd.Series(fitted.labels_, index=fitted.membership_.index)
 
 
-def _check_failures(failures: pd.Series, owner: str) -> None:
-    """Warn about failed subsamples; raise when more than half failed."""
-    failed = failures.dropna()
-    if failed.empty:
-        return
-    top, count = Counter(failed).most_common(1)[0]
-    text = (
-        f"{owner}: the fits on {failed.size} of {failures.size} subsamples "
-        f"failed (most often, {count} time(s): {top})"
-    )
-    if 2 * failed.size > failures.size:
-        raise ValueError(
-            f"{text}. More than half cannot be used; fix the data or the "
-            f"estimator (e.g. fewer clusters, more samples)."
-        )
-    warnings.warn(
-        f"{text}; each counts as an empty selection, so the error bound stays "
-        f"valid but the frequencies lose power.",
-        VCPCRWarning,
-        stacklevel=user_stacklevel(),
-    )
-
-
 def _complementary_pairs(
     n_samples: int, strata: NDArray[Any] | None, n_pairs: int, rng: np.random.Generator
 ) -> NDArray[np.intp]:
@@ -866,7 +842,13 @@ def stability_selection(
         dtype=object,
         name="failure",
     )
-    _check_failures(failures, owner)
+    check_failures(
+        list(failures),
+        owner,
+        "subsamples",
+        "an empty selection, so the error bound stays valid but the "
+        "frequencies lose power",
+    )
     empty = pd.Series(-1, index=names)
     labels = pd.DataFrame(
         [
