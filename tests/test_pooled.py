@@ -9,8 +9,16 @@ from numpy.testing import assert_allclose
 from sklearn.metrics import log_loss, mean_squared_error
 from sklearn.model_selection import KFold
 
-from vcpcr import VCPCRCV
-from vcpcr._pooled import paired_se, pooled_bootstrap, pooled_deviance
+from vcpcr import VCPCR, VCPCRCV
+from vcpcr import _tuning as tuning
+from vcpcr._pooled import (
+    SLOPES,
+    calibration_slopes,
+    cross_calibrated,
+    paired_se,
+    pooled_bootstrap,
+    pooled_deviance,
+)
 from vcpcr.simulate import make_block_data
 
 
@@ -66,29 +74,123 @@ def test_pooled_se_is_the_bootstrap_standard_deviation():
     assert_allclose(diff[1], (sq[1] - sq[0]).std(ddof=1) / np.sqrt(30), rtol=0.15)
 
 
-def test_pooled_gaussian_is_the_fold_size_weighted_mse():
-    """Gaussian: the pooled deviance is the MSE over all rows of the
-    out-of-fold predictions, i.e. the per-fold MSEs of the default scoring
-    weighted by the test folds' sizes (uneven folds: 5 folds of 63 rows)."""
+def _record_starts(monkeypatch):
+    """Record the initial partitions the folds draw (in fold order, n_jobs=1)."""
+    drawn = []
+    original = tuning.random_partition
+
+    def recording(*args, **kwargs):
+        labels = original(*args, **kwargs)
+        drawn.append(labels)
+        return labels
+
+    monkeypatch.setattr(tuning, "random_partition", recording)
+    return drawn
+
+
+def _least_squares_slope(offset, genes, y):
+    """The gaussian calibration slope in closed form, on the grid of SLOPES."""
+    slope = np.clip(genes @ (y - offset) / (genes @ genes), 0.0, 1.0)
+    return SLOPES[np.argmin(np.abs(SLOPES - slope))]
+
+
+def test_pooled_gaussian_is_the_mse_of_cross_calibrated_fold_models(monkeypatch):
+    """Gaussian, rebuilt from independent VCPCR fits of each training fold
+    (from the partition the fold drew): each test fold's predictions keep
+    the training mean and shrink the genes' part by the least-squares slope
+    of the *other* folds' out-of-fold predictions (in [0, 1], on the grid);
+    the score is minus the MSE over all rows (uneven folds: 5 folds of 63
+    rows), and calibration_slope is the slope over all rows."""
     data = make_block_data(63, [4, 4], [1.0, 0.0], n_noise=12, random_state=0)
+    X, y = data.X, data.y
     cv = KFold(5, shuffle=True, random_state=0)
-    kw = {
-        "n_clusters": (2, 3),
-        "n_init": 2,
-        "random_state": 0,
-        "refit": False,
-        "cv": cv,
-    }
-    default = VCPCRCV(**kw).fit(data.X, data.y).cv_results_
-    pooled = VCPCRCV(scoring="neg_pooled_deviance", **kw).fit(data.X, data.y)
-    res = pooled.cv_results_
-    sizes = np.array([te.size for _, te in cv.split(data.X)])
-    folds = default[[f"split{i}_test_score" for i in range(5)]].to_numpy()
-    assert_allclose(res["mean_test_score"], folds @ sizes / sizes.sum(), rtol=1e-9)
-    assert_allclose(
-        res[[f"split{i}_test_score" for i in range(5)]].to_numpy(), folds, rtol=1e-9
-    )
+    ratios = [0.05, 0.3, 0.9]
+    starts = _record_starts(monkeypatch)
+    fitted = VCPCRCV(
+        n_clusters=(2,),
+        lam_ratios=ratios,
+        deltas=[0.1],
+        n_init=1,
+        random_state=0,
+        refit=False,
+        cv=cv,
+        scoring="neg_pooled_deviance",
+    ).fit(X, y)
+    res = fitted.cv_results_
+    for i, ratio in enumerate(ratios):
+        eta, genes = np.empty(y.size), np.empty(y.size)
+        for (train, test), start in zip(cv.split(X), starts, strict=True):
+            model = VCPCR(n_clusters=2, delta=0.1, lam_ratio=ratio, init=start).fit(
+                X[train], y[train]
+            )
+            eta[test] = model.predict(X[test])
+            genes[test] = (X[test] - model.mean_) @ model.coef_
+        calibrated = np.empty(y.size)
+        for _, test in cv.split(X):
+            rest = np.setdiff1d(np.arange(y.size), test)
+            offset = eta - genes
+            slope = _least_squares_slope(offset[rest], genes[rest], y[rest])
+            calibrated[test] = offset[test] + slope * genes[test]
+        row = res.iloc[i]
+        assert_allclose(row["mean_test_score"], -np.mean((y - calibrated) ** 2))
+        overall = _least_squares_slope(eta - genes, genes, y)
+        assert row["calibration_slope"] == overall
+    assert res["calibration_slope"].iloc[0] > 0.5  # a real signal keeps its scale
     assert (res["se_test_score"] > 0).all()
+
+
+def test_calibration_slopes_against_independent_fits():
+    """Gaussian: the closed-form least-squares slope; binomial: statsmodels'
+    logistic regression of y on the genes' part with the rest as an offset;
+    cox: scipy's minimum of minus lifelines' partial likelihood. Each is the
+    nearest slope of the grid (the losses are smooth near their minimum)."""
+    import statsmodels.api as sm
+    from scipy.optimize import minimize_scalar
+
+    rng = np.random.default_rng(3)
+    n = 200
+    genes = rng.normal(size=(2, n))
+    offset = 0.3 * rng.normal(size=(2, n))
+    lin = offset + np.array([[0.4], [0.8]]) * genes
+    y = lin + rng.normal(size=(2, n))
+    for k in range(2):
+        got = calibration_slopes("gaussian", offset[[k]], genes[[k]], y[k])
+        assert got[0] == _least_squares_slope(offset[k], genes[k], y[k])
+    y01 = (rng.uniform(size=n) < 1 / (1 + np.exp(-lin[1]))).astype(float)
+    fit = sm.GLM(y01, genes[1], family=sm.families.Binomial(), offset=offset[1]).fit()
+    got = calibration_slopes("binomial", offset[[1]], genes[[1]], y01)
+    assert abs(got[0] - fit.params[0]) <= 0.01 + 1e-12
+    time = rng.exponential(np.exp(-lin[0]))
+    outcome = np.column_stack([time, (rng.uniform(size=n) < 0.8).astype(float)])
+
+    def loss(g):
+        return pooled_deviance("cox", offset[[0]] + g * genes[[0]], outcome)[0]
+
+    best = minimize_scalar(loss, bounds=(0, 1), method="bounded").x
+    got = calibration_slopes("cox", offset[[0]], genes[[0]], outcome)
+    assert abs(got[0] - best) <= 0.01 + 1e-9
+    # a point without genes: slope 0, its deviance untouched
+    zero = calibration_slopes("gaussian", offset[[0]], 0 * genes[[0]], y[0])
+    assert zero[0] == 0.0
+
+
+def test_cross_calibration_never_uses_a_folds_own_rows():
+    """Fold 0's rows follow y = 5 * genes, the others y = 0.5 * genes: fold 0
+    is shrunk by the others' slope (0.5), the others by a slope that fold 0
+    pulls up; changing fold 0's outcome changes every slope but its own."""
+    rng = np.random.default_rng(4)
+    genes = rng.normal(size=(1, 50))
+    folds = [(None, np.arange(10)), (None, np.arange(10, 50))]
+    y = 0.5 * genes[0]
+    y[:10] = 5 * genes[0, :10]
+    calibrated, slope = cross_calibrated("gaussian", genes, genes, y, None, folds)
+    assert_allclose(calibrated[0, :10], 0.5 * genes[0, :10])
+    y2 = y.copy()
+    y2[:10] = -y2[:10]
+    calibrated2, _ = cross_calibrated("gaussian", genes, genes, y2, None, folds)
+    assert_allclose(calibrated2[0, :10], calibrated[0, :10])
+    assert not np.allclose(calibrated2[0, 10:], calibrated[0, 10:])
+    assert 0.5 < slope[0] <= 1.0
 
 
 @needs_survival

@@ -38,6 +38,7 @@ from vcpcr._parallel import progress_shown, run_parallel, task_seeds
 from vcpcr._pooled import (
     N_BOOT,
     POOLED,
+    cross_calibrated,
     paired_se,
     pooled_bootstrap,
     pooled_deviance,
@@ -655,10 +656,14 @@ class VCPCRCV(BaseEstimator):
         """
         res = self.cv_results_
         eta = np.full((len(res), outcome.shape[0]), np.nan)
+        genes = eta.copy()
         for (_, test), r in zip(folds, results, strict=True):
             if r.eta is not None:
-                eta[:, test] = r.eta
+                eta[:, test], genes[:, test] = r.eta, r.eta_genes
         fam = self.family
+        eta, res["calibration_slope"] = cross_calibrated(
+            fam, eta, genes, outcome, strata, folds
+        )
         for i, (_, test) in enumerate(folds):
             s = None if strata is None else strata[test]
             res[f"split{i}_test_score"] = -pooled_deviance(
@@ -712,8 +717,12 @@ class VCPCRCV(BaseEstimator):
         if not np.any(np.isfinite(mean)):
             scoring = scoring_name(self.scoring, self.family)
             raise ValueError(self._failures.nothing_scored(scoring))
-        best = int(np.nanargmax(mean))
-        return best if self.selection == "min" else one_se_index(res, self.n_splits_)
+        if self.selection != "min":
+            return one_se_index(res, self.n_splits_)
+        # ties (a point whose calibration slope is 0 scores as the empty
+        # model) go to the sparsest point
+        tied = np.flatnonzero(mean == np.nanmax(mean))
+        return int(tied[np.argmin(res["mean_size"].to_numpy()[tied])])
 
     def _refit_estimator(self) -> VCPCR:
         return VCPCR(

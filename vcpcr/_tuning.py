@@ -263,6 +263,9 @@ class FoldResult(NamedTuple):
     #: out-of-fold linear predictors (n_points, n_test) of the batched step 2
     #: (NaN rows: points not fitted), for the pooled criterion; else None
     eta: NDArray[np.float64] | None = None
+    #: the genes' part of ``eta``: the modules' terms, centred at the training
+    #: means (what a calibration slope scales); None with ``eta``
+    eta_genes: NDArray[np.float64] | None = None
 
 
 #: What a fit that cannot be done raises (lifelines' ConvergenceError is a
@@ -434,7 +437,7 @@ def _score_grid(
     scoring: str,
     data: tuple[NDArray[np.float64], Any],
     failures: dict[int, str],
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Fit step 2 of all grid points on the training fold, score them together.
 
     ``scoring`` is one of the family's ``batch_scorings`` or
@@ -444,7 +447,8 @@ def _score_grid(
     whose step 2 fails scores NaN. When the batched score is not defined on
     this fold, the scorer scores each point's fold model instead (and raises
     or warns as it does). Also returns the test rows' linear predictors
-    ``(n_points, n_test)`` (NaN rows where step 2 failed).
+    ``(n_points, n_test)`` and their genes' part (the modules' terms, centred
+    at the training means), NaN rows where step 2 failed.
     """
     family = FAMILIES[spec.family]
     res, train = fold.solved, fold.train
@@ -453,8 +457,9 @@ def _score_grid(
     ok = np.array([par is not None for par in params])
     out = np.full(len(Vs), np.nan)
     eta_all = np.full((len(Vs), data[0].shape[0]), np.nan)
+    genes_all = eta_all.copy()
     if not ok.any():
-        return out, eta_all
+        return out, eta_all, genes_all
     raw = [
         train.coefficients(family, V, par[0], par[1])
         for V, par in zip(Vs, params, strict=True)
@@ -465,6 +470,8 @@ def _score_grid(
     Xte, yte = data
     eta = coef @ Xte.T + intercept[:, None]
     eta_all[ok] = eta
+    first = train.first
+    genes_all[ok] = coef[:, first:] @ (Xte[:, first:] - train.mean).T
     if scoring in family.fold_scorings:  # needs the training rows too
         eta_train = train.linear_predictor(coef, intercept)
         out[ok] = family.score_fold(
@@ -475,14 +482,14 @@ def _score_grid(
             yte,
             strata=_stratum_labels(train, Xte),
         )
-        return out, eta_all
+        return out, eta_all, genes_all
     scores = None
     if np.all(np.isfinite(eta)):
         scores = family.score_batch(scoring, eta, yte, fold.prepared.classes)
     if scores is None:  # the scorer raises or warns on this fold: let it
-        return _score_points(fold, spec, (Xte, yte), failures), eta_all
+        return _score_points(fold, spec, (Xte, yte), failures), eta_all, genes_all
     out[ok] = scores
-    return out, eta_all
+    return out, eta_all, genes_all
 
 
 def _stratum_labels(
@@ -521,11 +528,11 @@ def fit_fold(
     solved, delta_index = solve_grid(train.Xs, W, spec, seed)
     fold = SolvedFold(train, prepared, W, delta_index, solved)
     failures: dict[int, str] = {}
-    eta = None
+    eta = eta_genes = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SeparationWarning)
         if spec.batch_scoring is not None:
-            scores, eta = _score_grid(
+            scores, eta, eta_genes = _score_grid(
                 fold, spec, spec.batch_scoring, (Xte, yte), failures
             )
         else:
@@ -545,6 +552,7 @@ def fit_fold(
         tuple(failures[i] for i in sorted(failures)),
         _fold_weight(family, spec, yte),
         eta,
+        eta_genes,
     )
 
 
