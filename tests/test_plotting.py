@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import matplotlib
 import numpy as np
+import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
 from sklearn.model_selection import KFold
@@ -12,6 +13,7 @@ matplotlib.use("Agg")
 
 from vcpcr import VCPCR, VCPCRCV, VCPCRWarning
 from vcpcr.plotting import plot_clusters, plot_cv, plot_path
+from vcpcr.simulate import make_block_data
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +50,31 @@ def test_plot_cv(models, tmp_path):
     assert ax.get_xscale() == "log"
     with pytest.raises(ValueError, match="x must be"):
         plot_cv(cv, x="delta")
+
+
+def test_plot_cv_draws_a_peers_curve_and_the_chosen_point(tmp_path):
+    """The peer's curve (VCPCRCV.peer_curve) on the same axes, in size order,
+    and a star at the chosen point; against lam_ratio a peer has no place."""
+    data = make_block_data(50, [4, 4], [1.0, 0.0], n_noise=8, random_state=0)
+    cv = VCPCRCV(
+        n_clusters=(2,), n_init=1, random_state=0, scoring="neg_pooled_deviance"
+    ).fit(data.X, data.y)
+    peer = pd.DataFrame(
+        {"mean_size": [9.0, 1.0, 4.0], "mean_test_score": [-1.0, -3.0, -2.0]}
+    )
+    ax = plot_cv(cv, peer=peer, peer_label="ElasticNet")
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "ElasticNet" in labels
+    line = next(li for li in ax.get_lines() if li.get_label() == "ElasticNet")
+    assert_allclose(line.get_xdata(), [1.0, 4.0, 9.0])
+    assert_allclose(line.get_ydata(), [3.0, 2.0, 1.0])  # the positive deviance
+    star = next(li for li in ax.get_lines() if li.get_label().startswith("chosen"))
+    chosen = cv.cv_results_.iloc[cv.best_index_]
+    assert_allclose(star.get_xdata(), [chosen["mean_size"]])
+    assert_allclose(star.get_ydata(), [-chosen["mean_test_score"]])
+    assert _saved(ax, tmp_path / "peer.png") > 5000
+    with pytest.raises(ValueError, match="x='mean_size'"):
+        plot_cv(cv, x="lam_ratio", peer=peer)
 
 
 def test_plot_clusters(models, tmp_path):

@@ -236,3 +236,77 @@ def test_pooled_gaussian_is_equivariant_in_the_scale_of_y():
             small.cv_results_[column],
             rtol=1e-9,
         )
+
+
+def _enet_path(alphas):
+    """scikit-learn's elastic-net path at fixed penalties, with its intercepts."""
+    from sklearn.linear_model import enet_path
+
+    def fit_path(X, y):
+        xm, ym = X.mean(axis=0), y.mean()
+        coef = enet_path(X - xm, y - ym, l1_ratio=0.5, alphas=alphas)[1].T
+        return coef, ym - coef @ xm
+
+    return fit_path
+
+
+def test_peer_curve_is_the_cross_calibrated_pooled_mse_of_the_peers_path():
+    """A peer's path on the CV's folds: each fold's predictions keep the
+    training mean and shrink the centred part by the other folds'
+    least-squares slope, as the grid's; an all-zero path scores exactly as
+    the grid's empty model (the training mean)."""
+    data = make_block_data(63, [4, 4], [1.0, 0.0], n_noise=12, random_state=0)
+    X, y = data.X, data.y
+    cv = VCPCRCV(
+        n_clusters=(2,),
+        n_init=2,
+        random_state=0,
+        refit=False,
+        scoring="neg_pooled_deviance",
+        cv=KFold(5, shuffle=True, random_state=1),
+    ).fit(X, y)
+    alphas = np.array([1.0, 0.3, 0.1, 0.03])
+    curve = cv.peer_curve(_enet_path(alphas), X, y)
+    fit_path = _enet_path(alphas)
+    eta, centred = np.empty((4, y.size)), np.empty((4, y.size))
+    sizes = []
+    for train, test in cv.folds_:
+        coef, b0 = fit_path(X[train], y[train])
+        eta[:, test] = coef @ X[test].T + b0[:, None]
+        centred[:, test] = coef @ (X[test] - X[train].mean(axis=0)).T
+        sizes.append(np.count_nonzero(coef, axis=1))
+    for k in range(4):
+        calibrated = np.empty(y.size)
+        for _, test in cv.folds_:
+            rest = np.setdiff1d(np.arange(y.size), test)
+            offset = eta[k] - centred[k]
+            slope = _least_squares_slope(offset[rest], centred[k, rest], y[rest])
+            calibrated[test] = offset[test] + slope * centred[k, test]
+        assert_allclose(curve["mean_test_score"][k], -np.mean((y - calibrated) ** 2))
+    assert_allclose(curve["mean_size"], np.mean(sizes, axis=0))
+    assert curve["mean_size"].iloc[-1] > curve["mean_size"].iloc[0]
+
+    def zeros(Xt, yt):
+        return np.zeros((1, Xt.shape[1])), np.array([yt.mean()])
+
+    empty = cv.cv_results_.loc[cv.cv_results_["mean_size"] == 0, "mean_test_score"]
+    assert_allclose(cv.peer_curve(zeros, X, y)["mean_test_score"], empty.iloc[0])
+
+
+def test_peer_curve_errors():
+    data = make_block_data(40, [4, 4], [1.0, 0.0], n_noise=4, random_state=0)
+    X, y = data.X, data.y
+    kw = {"n_clusters": (2,), "n_init": 1, "random_state": 0, "refit": False}
+    default = VCPCRCV(**kw).fit(X, y)
+    with pytest.raises(ValueError, match="scored by the pooled deviance"):
+        default.peer_curve(_enet_path([0.1]), X, y)
+    cv = VCPCRCV(scoring="neg_pooled_deviance", **kw).fit(X, y)
+    with pytest.raises(ValueError, match="X has 39 rows but the CV's folds cover 40"):
+        cv.peer_curve(_enet_path([0.1]), X[:-1], y[:-1])
+    calls = iter(range(10))
+
+    def ragged(Xt, yt):  # a path of another length in the second fold
+        return np.zeros((1 + (next(calls) == 1), Xt.shape[1]))
+
+    with pytest.raises(ValueError, match=r"shape \(2, 12\) .* in fold 1"):
+        cv.peer_curve(ragged, X, y)

@@ -13,6 +13,7 @@ import re
 import time
 import warnings
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -58,8 +59,10 @@ from vcpcr._tuning import (
     scoring_name,
 )
 from vcpcr._validation import (
+    check_array,
     check_choice,
     check_scalar,
+    check_y_length,
 )
 from vcpcr._weights import check_scheme, scheme_of
 from vcpcr.exceptions import (
@@ -235,6 +238,9 @@ class VCPCRCV(BaseEstimator):
         The scorer used.
     n_splits_ : int
         Number of folds.
+    folds_ : list of (train, test) tuples of int arrays
+        The rows of each fold (for a peer's CV curve on the same folds:
+        :meth:`peer_curve`).
 
     See Also
     --------
@@ -458,6 +464,7 @@ class VCPCRCV(BaseEstimator):
             )
         _check_fold_levels(Xa[:, :n_cov], self._levels, family, prepared, folds)
         self.n_splits_ = len(folds)
+        self.folds_ = folds
         spec = FoldSpec(
             self.family,
             self.weights,
@@ -664,6 +671,7 @@ class VCPCRCV(BaseEstimator):
         eta, res["calibration_slope"] = cross_calibrated(
             fam, eta, genes, outcome, strata, folds
         )
+        self._pool_strata = strata
         for i, (_, test) in enumerate(folds):
             s = None if strata is None else strata[test]
             res[f"split{i}_test_score"] = -pooled_deviance(
@@ -683,6 +691,103 @@ class VCPCRCV(BaseEstimator):
         finite = res["mean_test_score"].where(np.isfinite(res["mean_test_score"]))
         rank = finite.rank(ascending=False, method="min", na_option="bottom")
         res["rank_test_score"] = rank.astype(int)
+
+    def peer_curve(
+        self, fit_path: Callable[..., Any], X: ArrayLike, y: ArrayLike
+    ) -> pd.DataFrame:
+        """Score a peer's path on the same folds and criterion (for ``plot_cv``).
+
+        Shows what sparsity costs against another penalized path (Coxnet,
+        ``ElasticNet``, an elastic-net logistic regression): ``fit_path`` is
+        fitted on each training fold, and every row's out-of-fold linear
+        predictors are cross-calibrated and pooled exactly as the grid's
+        (``scoring="neg_pooled_deviance"`` only; see
+        :mod:`vcpcr._pooled`): its linear predictors are centred at the
+        training means and shrunk by the other folds' calibration slope.
+
+        Parameters
+        ----------
+        fit_path : callable
+            ``fit_path(X_train, y_train)`` returns the peer's coefficients
+            ``(n_points, n_features)`` on the raw columns of ``X``, or a
+            tuple ``(coef, intercept)`` with ``intercept`` of shape
+            ``(n_points,)``. It must use the same path (e.g. penalties fixed
+            from all rows) in every fold.
+        X : array-like of shape (n_samples, n_features)
+            The peer's numeric design, row for row the rows ``fit`` used
+            (``folds_`` indexes them).
+        y : array-like
+            The response as ``fit`` took it (cox: ``(time, event)`` columns
+            or a structured array).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per path point: ``mean_size`` (non-zero coefficients,
+            mean over the folds), ``mean_test_score`` (minus the pooled
+            deviance, as ``cv_results_``), ``se_test_score`` (its bootstrap
+            standard error) and ``calibration_slope``.
+
+        Raises
+        ------
+        ValueError
+            If the CV was not scored by the pooled deviance, or ``X`` does
+            not have the rows of the fit, or ``fit_path`` returns a path of
+            another shape or a different length in some fold.
+        """
+        check_is_fitted(self, "folds_")
+        if self.scoring != POOLED:
+            raise ValueError(
+                f"peer_curve needs a CV scored by the pooled deviance "
+                f"(scoring={POOLED!r}); this one was scored by "
+                f"{scoring_name(self.scoring, self.family)!r}."
+            )
+        Xa = check_array(X, name="X")
+        n = sum(test.size for _, test in self.folds_)
+        if Xa.shape[0] != n:
+            raise ValueError(
+                f"X has {Xa.shape[0]} rows but the CV's folds cover {n}; pass "
+                f"the rows fit used, in the same order."
+            )
+        check_y_length(n, y)
+        outcome = FAMILIES[self.family].prepare(y).outcome
+        paths = []
+        for train, _ in self.folds_:
+            path = fit_path(Xa[train], _rows(y, train))
+            coef, b0 = path if isinstance(path, tuple) else (path, None)
+            coef = np.atleast_2d(np.asarray(coef, dtype=np.float64))
+            b0 = np.zeros(coef.shape[0]) if b0 is None else np.asarray(b0, float)
+            paths.append((coef, b0))
+        shape = (paths[0][0].shape[0], Xa.shape[1])
+        for i, (coef, b0) in enumerate(paths):
+            if coef.shape != shape or b0.shape != shape[:1]:
+                raise ValueError(
+                    f"fit_path returned coefficients of shape {coef.shape} and "
+                    f"intercepts of shape {b0.shape} in fold {i}; expected "
+                    f"{shape} and {shape[:1]} (the same path in every fold, "
+                    f"one column per column of X)."
+                )
+        eta, genes = np.full((2, shape[0], n), np.nan)
+        for (train, test), (coef, b0) in zip(self.folds_, paths, strict=True):
+            genes[:, test] = coef @ (Xa[test] - Xa[train].mean(axis=0)).T
+            eta[:, test] = coef @ Xa[test].T + b0[:, None]
+        sizes = np.array([np.count_nonzero(coef, axis=1) for coef, _ in paths])
+        strata = getattr(self, "_pool_strata", None)
+        calibrated, slopes = cross_calibrated(
+            self.family, eta, genes, outcome, strata, self.folds_
+        )
+        rng = np.random.default_rng(task_seeds(self.random_state, 1)[0])
+        draws = pooled_bootstrap(self.family, calibrated, outcome, strata, N_BOOT, rng)
+        return pd.DataFrame(
+            {
+                "mean_size": sizes.mean(axis=0),
+                "mean_test_score": -pooled_deviance(
+                    self.family, calibrated, outcome, strata
+                ),
+                "se_test_score": np.std(draws, axis=0, ddof=1),
+                "calibration_slope": slopes,
+            }
+        )
 
     def _warn_fold_issues(self, results: list[FoldResult], n_points: int) -> None:
         total = n_points * len(results)
@@ -1055,6 +1160,11 @@ def _scores_in_units(frame: pd.DataFrame, power: int) -> pd.DataFrame:
     with np.errstate(over="ignore", under="ignore"):  # a score beyond float64
         out[columns] = np.ldexp(frame[columns].to_numpy(dtype=np.float64), power)
     return out
+
+
+def _rows(y: Any, rows: NDArray[np.intp]) -> Any:
+    """Take rows of a response (an array, a structured array or a pandas object)."""
+    return y.iloc[rows] if hasattr(y, "iloc") else np.asarray(y)[rows]
 
 
 class _Failures:

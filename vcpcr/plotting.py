@@ -40,14 +40,25 @@ def _axes(ax: Any, **kwargs: Any) -> Any:
     return _pyplot().subplots(**kwargs)[1] if ax is None else ax
 
 
-def plot_cv(cv: Any, ax: Any = None, *, x: str = "mean_size") -> Any:
+def plot_cv(
+    cv: Any,
+    ax: Any = None,
+    *,
+    x: str = "mean_size",
+    peer: pd.DataFrame | None = None,
+    peer_label: str = "peer",
+) -> Any:
     """Plot the CV score against model size or ``lam_ratio``, as ``plot.cv.glmnet``.
 
     The curve of the chosen ``(n_clusters, delta)`` is drawn with error bars
-    (one standard error over the folds), the other combinations as thin grey
-    lines (one legend entry); dashed lines mark the best point (``min``) and
-    the sparsest point within one standard error of it (``1se``). Scorers
-    named ``neg_*`` are plotted as the positive loss.
+    (one standard error: over the folds, or the pooled criterion's bootstrap
+    one), the other combinations as thin grey lines (one legend entry);
+    dashed lines mark the best point (``min``) and the sparsest point within
+    one standard error of it (``1se``), a star the chosen point
+    (``best_index_``). With ``peer`` (:meth:`VCPCRCV.peer_curve`: another
+    method's path scored on the same folds by the same criterion), its curve
+    is drawn on the same axes, so that the figure shows what sparsity costs.
+    Scorers named ``neg_*`` are plotted as the positive loss.
 
     Parameters
     ----------
@@ -57,6 +68,11 @@ def plot_cv(cv: Any, ax: Any = None, *, x: str = "mean_size") -> Any:
         Axes to draw on (default: a new figure).
     x : {"mean_size", "lam_ratio"}, default="mean_size"
         Horizontal axis: mean number of selected variables or ``lam_ratio``.
+    peer : pandas.DataFrame, optional
+        A peer's curve from :meth:`VCPCRCV.peer_curve` (``x="mean_size"``
+        only).
+    peer_label : str, default="peer"
+        Its legend entry (e.g. ``"Coxnet"``).
 
     Returns
     -------
@@ -65,6 +81,11 @@ def plot_cv(cv: Any, ax: Any = None, *, x: str = "mean_size") -> Any:
     """
     if x not in ("mean_size", "lam_ratio"):
         raise ValueError(f"x must be 'mean_size' or 'lam_ratio'. Got {x!r} instead.")
+    if peer is not None and x != "mean_size":
+        raise ValueError(
+            f"A peer's curve is drawn against model size: pass x='mean_size' "
+            f"with peer (got x={x!r})."
+        )
     check_is_fitted(cv, "cv_results_")
     res = cv.cv_results_
     name = scoring_name(cv.scoring, cv.family)
@@ -80,7 +101,11 @@ def plot_cv(cv: Any, ax: Any = None, *, x: str = "mean_size") -> Any:
         part = part.sort_values(x)
         y = sign * part["mean_test_score"]
         if is_best:
-            se = part["std_test_score"] / np.sqrt(cv.n_splits_)
+            se = (
+                part["se_test_score"]  # the pooled criterion's bootstrap
+                if "se_test_score" in part
+                else part["std_test_score"] / np.sqrt(cv.n_splits_)
+            )
             dtext = "" if d == -1.0 else f", delta={d:.3g}"
             ax.errorbar(
                 part[x],
@@ -100,6 +125,27 @@ def plot_cv(cv: Any, ax: Any = None, *, x: str = "mean_size") -> Any:
         (one_se_index(res, cv.n_splits_), "1se", ":"),
     ):
         ax.axvline(res[x].iloc[idx], color="0.3", ls=style, lw=1, label=tag)
+    ax.plot(
+        chosen[x],
+        sign * chosen["mean_test_score"],
+        "*",
+        color="k",
+        ms=14,
+        zorder=4,
+        label=f"chosen ({chosen['mean_size']:.3g} variables)",
+    )
+    if peer is not None:
+        order = np.argsort(peer["mean_size"].to_numpy(), kind="stable")
+        ax.plot(
+            peer["mean_size"].to_numpy()[order],
+            sign * peer["mean_test_score"].to_numpy()[order],
+            "s-",
+            color="C0",
+            ms=3,
+            lw=1.2,
+            zorder=2,
+            label=peer_label,
+        )
     if x == "lam_ratio":
         ax.set_xscale("log")
     else:
