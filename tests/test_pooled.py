@@ -310,3 +310,93 @@ def test_peer_curve_errors():
 
     with pytest.raises(ValueError, match=r"shape \(2, 12\) .* in fold 1"):
         cv.peer_curve(ragged, X, y)
+
+
+@needs_survival
+def test_shrinkage_scales_the_genes_part_and_refits_breslows_baseline():
+    """VCPCR(shrinkage=g): the genes' coefficients times g, the covariates'
+    and the step-2 fit untouched; the survival functions are those of
+    scikit-survival's Breslow estimator fitted on the shrunk training linear
+    predictors; shrinkage=1 is lifelines' own baseline."""
+    from lifelines import CoxPHFitter
+    from sksurv.linear_model.coxph import BreslowEstimator
+
+    data = make_block_data(
+        90, [5, 5], [0.8, 0.0], n_noise=10, family="cox", random_state=2
+    )
+    rng = np.random.default_rng(0)
+    age = rng.normal(60, 8, size=90)
+    X = np.column_stack([age, data.X])
+    y = np.column_stack([data.y, data.event])
+    kw = {"family": "cox", "n_clusters": 2, "lam_ratio": 0.2, "random_state": 0}
+    full = VCPCR(covariates=[0], **kw).fit(X, y)
+    half = VCPCR(covariates=[0], shrinkage=0.5, **kw).fit(X, y)
+    assert_allclose(half.coef_[1:], 0.5 * full.coef_[1:])
+    assert_allclose(half.coef_[0], full.coef_[0])
+    assert_allclose(half.result_.params_, full.result_.params_)
+    breslow = BreslowEstimator().fit(
+        half.predict_log_partial_hazard(X), data.event == 1, data.y
+    )
+    times = np.quantile(data.y, [0.2, 0.5, 0.8])
+    expected = np.vstack(
+        [
+            f(times)
+            for f in breslow.get_survival_function(
+                half.predict_log_partial_hazard(X[:5])
+            )
+        ]
+    )
+    assert_allclose(half.predict_survival_function(X[:5], True, times=times), expected)
+    assert isinstance(full.result_, CoxPHFitter)
+    knots = full.unique_times_[[10, 40, 70]]  # lifelines interpolates between
+    lifelines = full.result_.predict_survival_function(
+        full.outcome_design(X[:5]), times=knots
+    )
+    assert_allclose(
+        full.predict_survival_function(X[:5], True, times=knots), lifelines.T
+    )
+    assert_allclose(
+        full.predict_median(X[:5]),
+        full.result_.predict_median(full.outcome_design(X[:5])),
+    )
+    with pytest.raises(ValueError, match="'shrinkage' parameter of VCPCR"):
+        VCPCR(shrinkage=1.5).fit(data.X, data.y)
+
+
+def test_pooled_refit_uses_the_chosen_points_calibration_slope():
+    """The refit of a pooled CV predicts with the chosen point's calibration
+    slope (binomial: a logistic step 2 on supervised latent variables is
+    over-confident); statsmodels' intervals of the unshrunk fit are refused;
+    any other scoring refits unshrunk."""
+    data = make_block_data(
+        80, [4, 4], [1.0, 0.0], n_noise=30, family="binomial", random_state=1
+    )
+    kw = {"family": "binomial", "n_clusters": (2,), "n_init": 2, "random_state": 0}
+    cv = VCPCRCV(scoring="neg_pooled_deviance", **kw).fit(data.X, data.y)
+    slope = cv.cv_results_["calibration_slope"].iloc[cv.best_index_]
+    assert cv.shrinkage_ == slope == cv.best_estimator_.shrinkage
+    assert 0 < slope < 1
+    params = {**cv.best_params_, "n_init": 2, "random_state": 0}
+    refit = VCPCR(family="binomial", shrinkage=slope, **params).fit(data.X, data.y)
+    assert_allclose(cv.predict_proba(data.X), refit.predict_proba(data.X))
+    unshrunk = VCPCR(family="binomial", **params).fit(data.X, data.y)
+
+    def genes(model):  # the genes' part, centred at the training means
+        return (data.X - model.mean_) @ model.coef_
+
+    assert_allclose(genes(cv.best_estimator_), slope * genes(unshrunk))
+    assert_allclose(  # the intercept (statsmodels' const) is kept
+        cv.decision_function(data.X) - genes(cv.best_estimator_),
+        unshrunk.decision_function(data.X) - genes(unshrunk),
+    )
+    with pytest.raises(ValueError, match="shrunk"):
+        cv.get_prediction(data.X)
+    assert VCPCRCV(**kw).fit(data.X, data.y).shrinkage_ == 1.0
+
+
+def test_summary_says_the_predictions_are_shrunk():
+    data = make_block_data(60, [4, 4], [1.0, 0.0], n_noise=12, random_state=1)
+    kw = {"n_clusters": 2, "lam_ratio": 0.2, "random_state": 0}
+    text = str(VCPCR(shrinkage=0.4, **kw).fit(data.X, data.y).summary())
+    assert "shrinkage=0.4 (a calibration slope)" in text
+    assert "shrinkage" not in str(VCPCR(**kw).fit(data.X, data.y).summary())

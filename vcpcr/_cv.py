@@ -143,9 +143,14 @@ class VCPCRCV(BaseEstimator):
         ``"neg_pooled_deviance"`` (every family): the pooled cross-validated
         deviance (van Houwelingen et al. 2006; Dai & Breheny 2024; R
         ``ncvreg::cv.ncvsurv``): every row's out-of-fold linear predictor, on
-        the raw scale, then one deviance per row over all rows (mean squared
-        error; twice the log loss; minus twice the Efron log partial
-        likelihood, within strata), negated; ``se_test_score`` is its
+        the raw scale, its genes' part shrunk by the calibration slope of the
+        *other* folds' out-of-fold predictors (cross-calibrated: a step 2
+        fitted on a few dozen events is over-confident, and a noise model's
+        slope is near 0), then one deviance per row over all rows (mean
+        squared error; twice the log loss; minus twice the Efron log partial
+        likelihood, within strata), negated; ``calibration_slope`` is each
+        point's slope over all rows, the refit's ``shrinkage``
+        (``shrinkage_``); ``se_test_score`` is its
         bootstrap standard error (200 resamples of the rows, seeded by
         ``random_state``), which ``selection="1se"`` uses, and
         ``split<i>_test_score`` the same deviance on fold ``i`` alone. With
@@ -227,7 +232,14 @@ class VCPCRCV(BaseEstimator):
     best_score_ : float
         Its mean test score.
     best_estimator_ : VCPCR
-        The refitted model (when ``refit=True``).
+        The refitted model (when ``refit=True``), with ``shrinkage=
+        shrinkage_``.
+    shrinkage_ : float
+        The chosen point's calibration slope with the pooled criterion
+        (``cv_results_["calibration_slope"]``: the genes' part of the
+        out-of-fold predictors that fits them best, in [0, 1]), which the
+        refit's predictions use (see :class:`VCPCR`'s ``shrinkage``); 1
+        with any other scoring.
     n_iter_ : int
         SOS-NMF iterations of ``best_estimator_`` (when ``refit=True``).
     n_separated_fits_ : int
@@ -511,6 +523,9 @@ class VCPCRCV(BaseEstimator):
             "lam_ratio": float(row["lam_ratio"]),
         }
         self.best_score_ = float(row["mean_test_score"])
+        self.shrinkage_ = (
+            float(row["calibration_slope"]) if "calibration_slope" in row else 1.0
+        )
         if self.refit:
             with warnings.catch_warnings():
                 # An empty model chosen by the CV is an answer, not a mistake
@@ -836,6 +851,7 @@ class VCPCRCV(BaseEstimator):
             weights=self.weights,
             delta=self.best_params_["delta"],
             lam_ratio=self.best_params_["lam_ratio"],
+            shrinkage=self.shrinkage_,
             n_init=self.n_init,
             max_iter=self.max_iter,
             tol=self.tol,

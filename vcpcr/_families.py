@@ -35,6 +35,7 @@ from vcpcr._outcome import fit_cox, fit_logit, fit_ols
 from vcpcr._outcome_batch import BatchFit, cox_batch, logit_batch, ols_batch
 from vcpcr._ridge import ridge_binomial_path, ridge_gaussian_path
 from vcpcr._scaling import standardize as standardize_columns
+from vcpcr._survival import breslow_baseline
 from vcpcr._validation import (
     check_array,
     check_finite,
@@ -336,8 +337,18 @@ class Family(abc.ABC):
         """Set the family's scikit-learn tags (``estimator_type`` and its own)."""
         tags.estimator_type = self.estimator_type
 
-    def fitted_attributes(self, outcome: Any, result: Any) -> dict[str, Any]:
-        """Extra fitted attributes of the estimator (name -> value)."""
+    def fitted_attributes(
+        self,
+        outcome: Any,
+        result: Any,
+        eta: NDArray[np.float64],
+        strata: list[Any] | None,
+    ) -> dict[str, Any]:
+        """Extra fitted attributes of the estimator (name -> value).
+
+        ``eta`` is the training rows' linear predictor as the estimator
+        predicts it (centred, shrunk), ``strata`` each row's stratum or None.
+        """
         return {}
 
     def fold_problem(self, y: Any, train: Any, test: Any) -> str | None:
@@ -839,11 +850,23 @@ class Cox(Family):
         time, event = check_survival(y)
         return float(concordance_index(time, -prediction, event))
 
-    def fitted_attributes(self, outcome: Any, result: Any) -> dict[str, Any]:
-        """``unique_times_`` and ``concordance_index_`` (scikit-survival's names)."""
+    def fitted_attributes(
+        self,
+        outcome: Any,
+        result: Any,
+        eta: NDArray[np.float64],
+        strata: list[Any] | None,
+    ) -> dict[str, Any]:
+        """``unique_times_``, ``concordance_index_`` and Breslow's baseline.
+
+        scikit-survival's and lifelines' names; the baseline cumulative
+        hazard is that of ``eta`` (lifelines' own when ``eta`` is its fit's).
+        """
+        time, event = outcome[:, 0], outcome[:, 1]
         return {
-            "unique_times_": np.unique(outcome[:, 0]),
+            "unique_times_": np.unique(time),
             "concordance_index_": float(result.concordance_index_),
+            "baseline_cumulative_hazard_": breslow_baseline(eta, time, event, strata),
         }
 
     def strata(self, outcome: Any) -> NDArray[Any] | None:

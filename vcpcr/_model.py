@@ -147,6 +147,18 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         SOS-NMF sparsity penalty as a fraction of ``lam_max``, the smallest
         penalty that selects nothing; larger values select fewer variables
         (1 selects none).
+    shrinkage : float in [0, 1], default=1.0
+        Factor applied to step 2's coefficients of the latent variables
+        after the fit (the covariates' coefficients and the intercept are
+        kept): a calibration slope, as van Houwelingen & le Cessie's
+        shrinkage. Step 2 fitted on the supervised latent variables of a few
+        dozen events is over-confident; :class:`VCPCRCV` with
+        ``scoring="neg_pooled_deviance"`` estimates the slope from the
+        out-of-fold predictions and refits with it. ``coef_``,
+        ``cluster_coef_``, every prediction and a Cox model's baseline hazard
+        (Breslow's, re-estimated for the shrunk linear predictor) use it;
+        ``result_`` and the summary's table stay the unshrunk fit (its
+        standard errors and p-values are those of that fit).
     init : "random" or array-like of shape (n_features,), default="random"
         Initial partition: random (``n_init`` draws) or given labels
         ``0..K-1`` (then ``n_init`` is ignored).
@@ -231,7 +243,8 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
     intercept_ : float
         Intercept on the original scale.
     cluster_coef_ : pandas.Series
-        Step-2 coefficients of the latent variables (without intercept).
+        Step-2 coefficients of the latent variables (without intercept),
+        times ``shrinkage``.
     covariate_coef_ : pandas.Series
         Step-2 coefficients of the covariates, per unit of each (empty
         without covariates).
@@ -272,6 +285,11 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         evaluated by default (scikit-survival's name and choice).
     concordance_index_ : float
         Harrell's concordance of the training fit (cox; lifelines' name).
+    baseline_cumulative_hazard_ : pandas.DataFrame
+        Breslow's baseline cumulative hazard of the training rows' linear
+        predictors ``X @ coef_ + intercept_`` (cox; lifelines' name and
+        layout: indexed by ``unique_times_``, one column per stratum), which
+        the survival predictions use; lifelines' own when ``shrinkage=1``.
     n_features_in_ : int
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of str
@@ -354,6 +372,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         weights: str | ArrayLike = "enet",
         delta: float | None = None,
         lam_ratio: float = 0.5,
+        shrinkage: float = 1.0,
         init: str | ArrayLike = "random",
         n_init: int = 10,
         max_iter: int = 500,
@@ -369,6 +388,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         self.weights = weights
         self.delta = delta
         self.lam_ratio = lam_ratio
+        self.shrinkage = shrinkage
         self.init = init
         self.n_init = n_init
         self.max_iter = max_iter
@@ -408,6 +428,9 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         check_scalar(self.tol, "tol", real, owner=owner, min_val=0.0)
         check_scalar(
             self.lam_ratio, "lam_ratio", real, owner=owner, min_val=0.0, max_val=1.0
+        )
+        check_scalar(
+            self.shrinkage, "shrinkage", real, owner=owner, min_val=0.0, max_val=1.0
         )
         scheme = check_scheme(
             self.weights, self.family, n_features, covariates=covariates, owner=owner
@@ -674,6 +697,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         )
         a0, a = self._family.split_params(self.result_)
         c = layout.covariates.size
+        a = np.concatenate([a[:c], self.shrinkage * a[c:]])
         coef, covariate_coef, self.intercept_ = raw_coefficients(
             V, a0, a, mean, scale, layout.Z.mean(axis=0), centred=self._family.centred
         )
@@ -682,7 +706,13 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         self.coef_ = np.zeros(layout.n_features)
         self.coef_[layout.clustered] = coef
         self.coef_[layout.covariates] = covariate_coef
-        extra = self._family.fitted_attributes(prepared.outcome, self.result_)
+        train_eta = (layout.Z - layout.Z.mean(axis=0)) @ a[:c] + Xs @ V @ a[c:]
+        extra = self._family.fitted_attributes(
+            prepared.outcome,
+            self.result_,
+            train_eta,
+            None if layout.S is None else _stratum_keys(layout.S),
+        )
         for name, value in extra.items():
             setattr(self, name, value)
         return self
@@ -828,30 +858,25 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         """Survival or cumulative-hazard predictions in the requested layout."""
         check_is_fitted(self)
         times = check_times(times)
-        M = self.outcome_design(X)
-        if frame:
-            method = f"predict_{kind}"
-            return getattr(self.result_, method)(M, times=times)
         grid = self.unique_times_ if times is None else times
         if np.any(np.diff(grid) <= 0):
             raise ValueError("times must be strictly increasing.")
-        H0 = self._baselines(M, grid)
-        risk = self.result_.predict_partial_hazard(M).to_numpy(dtype=np.float64)
-        values = risk[:, None] * H0
+        H0 = self._baselines(X, grid)
+        values = np.exp(self._linear_predictor(X))[:, None] * H0
         if kind == "survival_function":
             values = np.exp(-values)
+        if frame:  # lifelines' layout: one row per time, one column per sample
+            return pd.DataFrame(values.T, index=pd.Index(grid))
         return values if return_array else step_functions(grid, values)
 
-    def _baselines(self, M: pd.DataFrame, grid: Any) -> NDArray[np.float64]:
+    def _baselines(self, X: ArrayLike, grid: Any) -> NDArray[np.float64]:
         """Each row's baseline cumulative hazard at ``grid`` (its stratum's)."""
-        base = self.result_.baseline_cumulative_hazard_
+        base = self.baseline_cumulative_hazard_
         names = self.strata_names_
         if not names:
             return evaluate_baseline(base, grid)[None, :]
-        keys = list(M[names].itertuples(index=False, name=None))
-        if len(names) == 1:
-            keys = [k[0] for k in keys]
-        return stratum_baselines(base, keys, names, grid)
+        S = self.outcome_design(X)[names].to_numpy()
+        return stratum_baselines(base, _stratum_keys(S), names, grid)
 
     @available_if(_is_survival)
     def predict_survival_function(
@@ -965,9 +990,10 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         ndarray of shape (n_samples,)
             The first time at which S(t | x) <= 0.5; ``inf`` if S stays above.
         """
-        check_is_fitted(self)
-        median = self.result_.predict_median(self.outcome_design(X))
-        return np.asarray(median, dtype=np.float64).reshape(-1)
+        survival = self.predict_survival_function(X, return_array=True)
+        below = survival <= 0.5
+        first = np.argmax(below, axis=1)
+        return np.where(below.any(axis=1), self.unique_times_[first], np.inf)
 
     @available_if(_is_survival)
     def print_summary(self, **kwargs: Any) -> None:
@@ -1029,6 +1055,13 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         The intervals are conditional on the estimated clusters, as the
         standard errors of :meth:`summary`.
         """
+        if self.shrinkage != 1:
+            raise ValueError(
+                f"get_prediction gives statsmodels' intervals of the unshrunk "
+                f"step-2 fit, but this model's predictions are shrunk "
+                f"(shrinkage={self.shrinkage:g}). Use predict for the shrunk "
+                f"predictions, or refit with shrinkage=1 for the intervals."
+            )
         exog = self.outcome_design(X)
         exog.insert(0, "const", 1.0)
         return self.result_.get_prediction(exog)
@@ -1146,3 +1179,10 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
                 raise ValueError("score needs y (or a model fitted with formula=).")
             y = formula_outcome(self.formula, X)
         return self._family.score(y, self.predict(X), sample_weight)
+
+
+def _stratum_keys(S: NDArray[Any]) -> list[Any]:
+    """Each row's stratum: its value of one strata column, a tuple of several."""
+    if S.shape[1] == 1:
+        return list(S[:, 0])
+    return [tuple(row) for row in S]

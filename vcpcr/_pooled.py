@@ -175,7 +175,7 @@ def calibration_slopes(
     outcome: _Float,
     strata: NDArray[Any] | None = None,
 ) -> _Float:
-    """The slope in :data:`SLOPES` of least pooled deviance, for every grid point.
+    """Return the slope in :data:`SLOPES` of least pooled deviance, per grid point.
 
     The linear predictor ``offset + slope * genes`` keeps the intercept and
     the covariates' terms (``offset``) and shrinks the modules' terms

@@ -577,6 +577,7 @@ def _table_and_notes(
         "Regressors are the cluster latent variables M = X V with X "
         "standardized (mean 0, sd 1); coef_ gives per-variable effects.",
         *_covariate_notes(model),
+        *_shrinkage_notes(model),
         *family.notes(res),
         *extra_notes,
     ]
@@ -589,6 +590,17 @@ def _members(model: FittedModel) -> dict[str, list[tuple[str, float]]]:
         c: [(m, float(model.membership_.at[m, c])) for m in model.clusters_[c]]
         for c in model.membership_.columns
     }
+
+
+def _shrinkage_notes(model: FittedModel) -> list[str]:
+    shrinkage = getattr(model, "shrinkage", 1.0)
+    if shrinkage == 1:
+        return []
+    return [
+        f"Predictions, coef_ and cluster_coef_ multiply the cluster "
+        f"coefficients by shrinkage={shrinkage:.3g} (a calibration slope); the "
+        f"table shows the unshrunk fit, with its standard errors."
+    ]
 
 
 def _covariate_notes(model: FittedModel) -> list[str]:

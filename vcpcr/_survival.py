@@ -14,9 +14,16 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["StepFunction", "evaluate_baseline", "step_functions", "stratum_baselines"]
+__all__ = [
+    "StepFunction",
+    "breslow_baseline",
+    "evaluate_baseline",
+    "step_functions",
+    "stratum_baselines",
+]
 
 
 class StepFunction:
@@ -86,6 +93,41 @@ def _step_function_class() -> Any:
     except ImportError:
         return StepFunction
     return SksurvStepFunction
+
+
+def breslow_baseline(
+    eta: NDArray[np.float64],
+    time: NDArray[np.float64],
+    event: NDArray[np.float64],
+    keys: list[Any] | None = None,
+) -> pd.DataFrame:
+    """Breslow's baseline cumulative hazard of the linear predictors ``eta``.
+
+    ``H0(t) = sum over event times s <= t of d(s) / sum_{j at risk at s}
+    exp(eta_j)`` within each stratum (``keys``: each row's stratum, a value
+    or a tuple of values), as lifelines' ``baseline_cumulative_hazard_``:
+    a frame indexed by the distinct training times, one column per stratum
+    (``"baseline cumulative hazard"`` without strata), 0 before a stratum's
+    first event.
+    """
+    times = np.unique(time)
+    groups: dict[Any, list[int]] = {}
+    for i, key in enumerate(keys or ["baseline cumulative hazard"] * time.size):
+        groups.setdefault(key, []).append(i)
+    columns = {}
+    for name, members in sorted(groups.items(), key=lambda kv: str(kv[0])):
+        rows = np.asarray(members)
+        t, d = time[rows], event[rows]
+        risk = np.exp(eta[rows] - eta[rows].max())  # scaled back below
+        order = np.argsort(-t, kind="stable")
+        # the risk set of time s: rows with t >= s (ties included)
+        at_risk = np.cumsum(risk[order])
+        last = np.searchsorted(-t[order], -times, side="right") - 1
+        denominator = np.where(last >= 0, at_risk[np.clip(last, 0, None)], np.inf)
+        deaths = np.bincount(np.searchsorted(times, t), weights=d, minlength=times.size)
+        hazard = deaths / denominator * np.exp(-eta[rows].max())
+        columns[name] = np.cumsum(np.where(deaths > 0, hazard, 0.0))
+    return pd.DataFrame(columns, index=pd.Index(times))
 
 
 def evaluate_baseline(baseline: Any, times: NDArray[np.float64]) -> NDArray[np.float64]:
