@@ -260,10 +260,11 @@ def test_summary_text_and_html(fitted):
 
 
 def test_summary_latex(fitted):
-    """as_latex works (statsmodels' merged tabular fails on our 3 tables)."""
+    """as_latex works (statsmodels' merged tabular fails on our 4 tables)."""
     model = fitted[0]
     latex = model.summary().as_latex()
-    assert latex.count("\\begin{tabular}") == 3
+    # header, coefficients, effects per SD, composition
+    assert latex.count("\\begin{tabular}") == 4
     assert latex.count("\\begin{tabular}") == latex.count("\\end{tabular}")
     assert "\\textbf{cluster\\_1}" in latex
     assert "conditional on the estimated clusters" in latex

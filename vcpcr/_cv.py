@@ -1059,6 +1059,17 @@ class VCPCRCV(BaseEstimator):
             y = formula_outcome(self.formula, X)
         return float(self.scorer_(best, X, y))
 
+    def signature(self) -> pd.DataFrame:
+        """Return the signature of ``best_estimator_`` (see :meth:`VCPCR.signature`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per selected gene: module, membership degree, the
+            module's effect per SD and the gene's raw-scale coefficient.
+        """
+        return self._best().signature()
+
     def summary(self, alpha: float = 0.05, inference: Any = None) -> VCPCRSummary:
         """Summary of ``best_estimator_`` plus how its parameters were chosen.
 

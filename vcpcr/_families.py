@@ -325,6 +325,16 @@ class Family(abc.ABC):
         """Family-specific notes of the summary."""
         return []
 
+    def per_sd(
+        self, scaled: NDArray[np.float64]
+    ) -> tuple[str, str, NDArray[np.float64]]:
+        """Effects per standard deviation from ``coef * sd``: header, name, values.
+
+        The gaussian family's is the coefficient itself; a ratio family
+        (binomial, cox) exponentiates it.
+        """
+        return "coef/SD", "change in the mean", scaled
+
     @abc.abstractmethod
     def predict(self, eta: NDArray[np.float64], classes: Any) -> NDArray[Any]:
         """Turn the linear predictor into the prediction."""
@@ -595,6 +605,12 @@ class Binomial(_StatsmodelsFamily):
     def _firth(result: Any) -> bool:
         return bool(result.mle_retvals.get("method") == "firth")
 
+    def per_sd(
+        self, scaled: NDArray[np.float64]
+    ) -> tuple[str, str, NDArray[np.float64]]:
+        """Odds ratios per standard deviation, ``exp(coef * sd)``."""
+        return "OR/SD", "odds ratio", np.exp(scaled)
+
     def describe(self, result: Any) -> str:
         """Family and outcome model, e.g. ``"binomial (Logit)"``."""
         return "binomial (Firth logit)" if self._firth(result) else "binomial (Logit)"
@@ -816,6 +832,12 @@ class Cox(Family):
             use_t=False,
             extra=(("exp(coef)", np.exp(params)),),
         )
+
+    def per_sd(
+        self, scaled: NDArray[np.float64]
+    ) -> tuple[str, str, NDArray[np.float64]]:
+        """Hazard ratios per standard deviation, ``exp(coef * sd)``."""
+        return "HR/SD", "hazard ratio", np.exp(scaled)
 
     def describe(self, result: Any) -> str:
         """Family and outcome model."""

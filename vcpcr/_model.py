@@ -245,6 +245,14 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
     cluster_coef_ : pandas.Series
         Step-2 coefficients of the latent variables (without intercept),
         times ``shrinkage``.
+    module_sd_ : pandas.Series
+        Standard deviation (``ddof=1``) of each latent variable (module
+        score) on the training data: ``cluster_coef_ * module_sd_`` is a
+        module's effect per standard deviation (the summary's hazard or odds
+        ratios per SD).
+    prognostic_index_sd_ : float
+        Standard deviation on the training data of the genes' part of the
+        linear predictor, ``M @ cluster_coef_`` (without the covariates).
     covariate_coef_ : pandas.Series
         Step-2 coefficients of the covariates, per unit of each (empty
         without covariates).
@@ -685,9 +693,10 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         self.labels_, self.membership_, self.clusters_ = order_clusters(res, names)
         self.n_clusters_ = self.membership_.shape[1]
         V = self.membership_.to_numpy()
+        M = Xs @ V
         self.yname_ = yname
         self.result_ = self._family.fit(
-            np.column_stack([layout.Z, Xs @ V]),
+            np.column_stack([layout.Z, M]),
             prepared.outcome,
             [*self.covariate_names_, *self.membership_.columns],
             yname,
@@ -703,10 +712,14 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         )
         self.covariate_coef_ = pd.Series(covariate_coef, index=self.covariate_names_)
         self.cluster_coef_ = pd.Series(a[c:], index=self.membership_.columns)
+        sd = M.std(axis=0, ddof=1) if M.shape[0] > 1 else np.zeros(M.shape[1])
+        self.module_sd_ = pd.Series(sd, index=self.membership_.columns)
+        index = M @ a[c:]  # the genes' part of the linear predictor
+        self.prognostic_index_sd_ = float(index.std(ddof=1)) if index.size > 1 else 0.0
         self.coef_ = np.zeros(layout.n_features)
         self.coef_[layout.clustered] = coef
         self.coef_[layout.covariates] = covariate_coef
-        train_eta = (layout.Z - layout.Z.mean(axis=0)) @ a[:c] + Xs @ V @ a[c:]
+        train_eta = (layout.Z - layout.Z.mean(axis=0)) @ a[:c] + index
         extra = self._family.fitted_attributes(
             prepared.outcome,
             self.result_,
@@ -1152,6 +1165,53 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         return np.asarray(self.membership_.columns, dtype=object)
+
+    def signature(self) -> pd.DataFrame:
+        """Return the signature as a table: one row per selected gene, ready for CSV.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``gene``, ``module``, ``membership`` (the gene's entry of
+            ``membership_``, its weight in the module score), ``module_sd``
+            (the module score's standard deviation on the training data),
+            ``module_effect_per_sd`` (hazard ratio for cox, odds ratio for
+            binomial, coefficient for gaussian, per SD of the module score:
+            the summary's), and ``coef`` (the gene's coefficient on its raw
+            scale, ``coef_``); modules in order, strongest members first.
+            Covariates are not genes: see ``covariate_coef_``.
+
+        Examples
+        --------
+        >>> from vcpcr import VCPCR
+        >>> from vcpcr.datasets import load_liver
+        >>> X, y = load_liver(return_X_y=True)
+        >>> model = VCPCR(3, lam_ratio=0.6, n_init=2, random_state=0)
+        >>> table = model.fit(X.iloc[:, :100], y).signature()
+        >>> list(table.columns)[:3]
+        ['gene', 'module', 'membership']
+        """
+        check_is_fitted(self)
+        coef = pd.Series(
+            self.coef_[self.clustered_columns_], index=self.membership_.index
+        )
+        effect = self._family.per_sd(
+            (self.cluster_coef_ * self.module_sd_).to_numpy(dtype=np.float64)
+        )[2]
+        rows = [
+            (
+                gene,
+                module,
+                float(self.membership_.at[gene, module]),
+                float(self.module_sd_[module]),
+                float(effect[k]),
+                float(coef[gene]),
+            )
+            for k, module in enumerate(self.membership_.columns)
+            for gene in self.clusters_[module]
+        ]
+        columns = ["gene", "module", "membership", "module_sd", "module_effect_per_sd"]
+        return pd.DataFrame(rows, columns=[*columns, "coef"])
 
     def score(
         self, X: ArrayLike, y: ArrayLike | None = None, sample_weight: Any = None

@@ -225,6 +225,7 @@ def build_summary(
     alpha: float = 0.05,
     cluster_evidence: SimpleTable | None = None,
     gene_evidence: SimpleTable | None = None,
+    effects: SimpleTable | None = None,
 ) -> Summary:
     """Assemble a statsmodels Summary: header, coefficients, composition, notes.
 
@@ -247,6 +248,8 @@ def build_summary(
     cluster_evidence, gene_evidence : SimpleTable, optional
         Evidence after selection per cluster (placed after the coefficients)
         and per gene (after the composition).
+    effects : SimpleTable, optional
+        Effects per standard deviation (placed right after the coefficients).
 
     Returns
     -------
@@ -269,6 +272,8 @@ def build_summary(
     table = _params_table(params, yname, alpha)
     table.title = CONDITIONAL_TITLE
     smry.tables.append(table)
+    if effects is not None:
+        smry.tables.append(effects)
     if cluster_evidence is not None:
         smry.tables.append(cluster_evidence)
     if composition:
@@ -447,6 +452,10 @@ class FittedModel(Protocol):
     covariate_names_: list[str]
     #: Names of the Cox strata columns.
     strata_names_: list[str]
+    #: SD of each module score on the training data.
+    module_sd_: pd.Series
+    #: SD of the genes' part of the linear predictor on the training data.
+    prognostic_index_sd_: float
 
 
 class SummaryMixin:
@@ -526,6 +535,8 @@ def model_summary(
         result.check_matches(target)
     guarantees = [r.guarantee for r in results]
     params, notes = _table_and_notes(model, alpha, [*extra_notes, *guarantees])
+    effects, effect_notes = _effects_per_sd(model, params, alpha)
+    notes = [*notes, *effect_notes]
     evidence = {}
     if results:
         evidence = {
@@ -541,6 +552,7 @@ def model_summary(
         composition=composition_rows(_members(model)),
         notes=notes,
         alpha=alpha,
+        effects=effects,
         **evidence,
     )
 
@@ -582,6 +594,49 @@ def _table_and_notes(
         *extra_notes,
     ]
     return family.table(res, alpha), notes
+
+
+def _effects_per_sd(
+    model: FittedModel, params: ParamTable, alpha: float
+) -> tuple[SimpleTable | None, list[str]]:
+    """Each module's effect per SD of its score, and the prognostic index's.
+
+    The table (None without modules) and its note. The step-2 fit is not
+    refitted: ``coef * sd`` and its interval ``conf_int * sd``, through the
+    family's ``per_sd`` (exponentiated for hazard and odds ratios).
+    """
+    clusters = list(model.membership_.columns)
+    if not clusters:
+        return None, []
+    family = model._family
+    position = {name: i for i, name in enumerate(params.names)}
+    rows = np.array([position[c] for c in clusters])
+    sd = model.module_sd_.reindex(clusters).to_numpy(dtype=np.float64)
+    header, word, effect = family.per_sd(params.params[rows] * sd)
+    lower = family.per_sd(params.conf_int[rows, 0] * sd)[2]
+    upper = family.per_sd(params.conf_int[rows, 1] * sd)[2]
+    index_sd = float(model.prognostic_index_sd_)
+    index_effect = float(family.per_sd(np.array([index_sd]))[2][0])
+    frame = pd.DataFrame(
+        {
+            "SD": [*sd, index_sd],
+            header: [*effect, index_effect],
+            f"[{alpha / 2:g}": [*lower, np.nan],
+            f"{1 - alpha / 2:g}]": [*upper, np.nan],
+        },
+        index=[*clusters, "prognostic index"],
+    )
+    sds = ", ".join(f"{c} {v:.3g}" for c, v in zip(clusters, sd, strict=True))
+    note = (
+        f"Effects per standard deviation (SD) of each module score M_k on the "
+        f"training data ({header}: the {word} for a 1-SD increase, adjusted as "
+        f"the coefficients; SDs: {sds}). The prognostic index is the genes' "
+        f"part of the linear predictor (M a, without covariates): SD "
+        f"{index_sd:.3g}, {word} per SD {index_effect:.3g}. Covariates stay "
+        f"per unit of each."
+    )
+    title = "Module effects per standard deviation of the module score"
+    return evidence_table(frame, title), [note]
 
 
 def _members(model: FittedModel) -> dict[str, list[tuple[str, float]]]:

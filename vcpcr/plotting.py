@@ -1,4 +1,4 @@
-"""Figures: the CV curve, the cluster heatmap, the path, the risk groups.
+"""Figures: the CV curve, the cluster heatmap, the path, risk groups, calibration.
 
 Requires matplotlib (``pip install 'vcpcr[plot]'``). Every function draws on
 the given ``ax`` (or a new figure) and returns the axes; nothing is shown, so
@@ -18,6 +18,7 @@ from vcpcr._model import VCPCR
 from vcpcr._tuning import one_se_index, scoring_name
 
 __all__ = [
+    "plot_calibration",
     "plot_clusters",
     "plot_cv",
     "plot_path",
@@ -557,3 +558,89 @@ def _coclustering_panel(
     ax.figure.colorbar(
         image, ax=ax, fraction=0.046, pad=0.04, label="share of subsamples"
     )
+
+
+def plot_calibration(result: Any, ax: Any = None) -> Any:
+    """Predicted against observed: groups with intervals, the smoothed curve.
+
+    Draws a :class:`vcpcr.calibration.CalibrationResult`: each group's mean
+    prediction against its observed value (Kaplan-Meier risk by the horizon,
+    frequency or mean) with its confidence interval, the smoothed calibration
+    curve (cox, binomial), the diagonal of perfect calibration, the
+    distribution of the predictions along the bottom, and the slope,
+    observed/expected and ICI/E50/E90 in the legend.
+
+    Parameters
+    ----------
+    result : CalibrationResult
+        From :mod:`vcpcr.calibration`.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes.
+    """
+    ax = _axes(ax, figsize=(5.5, 5))
+    groups = result.groups
+    pred = result.predicted
+    lo = min(pred.min(), np.nanmin(groups["lower"]))
+    hi = max(pred.max(), np.nanmax(groups["upper"]))
+    pad = 0.05 * (hi - lo)
+    lims = (lo - pad, hi + pad)
+    ax.plot(lims, lims, color="0.6", ls="--", lw=1, label="perfect calibration")
+    if not result.curve.empty:
+        ax.plot(
+            result.curve["predicted"],
+            result.curve["observed"],
+            color="tab:red",
+            lw=1.5,
+            label="smoothed",
+        )
+    err = np.vstack(
+        [groups["observed"] - groups["lower"], groups["upper"] - groups["observed"]]
+    )
+    level = f"{100 * (1 - result.alpha):g}%"
+    ax.errorbar(
+        groups["predicted"],
+        groups["observed"],
+        yerr=np.abs(err),
+        fmt="o",
+        color="tab:blue",
+        capsize=3,
+        label=f"groups ({level} CI)",
+    )
+    ax.plot(
+        pred,
+        np.full(pred.size, lims[0] + 0.01 * (lims[1] - lims[0])),
+        "|",
+        color="0.3",
+        alpha=0.4,
+        ms=8,
+    )
+    stats = [f"slope {result.slope:.2f}"]
+    if result.observed_expected is not None:
+        stats.append(f"O/E {result.observed_expected:.2f}")
+    if result.intercept is not None:
+        stats.append(f"intercept {result.intercept:.2f}")
+    if result.ici is not None:
+        stats.append(
+            f"ICI {result.ici:.3f}, E50 {result.e50:.3f}, E90 {result.e90:.3f}"
+        )
+    ax.plot([], [], " ", label="\n".join(stats))
+    what = {
+        "cox": f"risk of an event by t = {result.horizon:g}",
+        "binomial": "probability",
+        "gaussian": "value",
+    }[result.family]
+    ax.set(
+        xlim=lims,
+        ylim=lims,
+        xlabel=f"Predicted {what}",
+        ylabel=f"Observed {what}",
+        title=f"Calibration (n = {result.n_samples})",
+    )
+    ax.set_aspect("equal")
+    ax.legend(loc="upper left", fontsize="small", frameon=False)
+    return ax

@@ -1,0 +1,341 @@
+"""Calibration (vcpcr.calibration) against lifelines, statsmodels and by hand."""
+
+from __future__ import annotations
+
+import warnings
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import make_blocks, needs_survival
+from numpy.testing import assert_allclose
+from sklearn.base import clone
+from sklearn.model_selection import StratifiedKFold
+
+from vcpcr import VCPCR
+from vcpcr.calibration import (
+    CalibrationResult,
+    binary_calibration,
+    cross_val_calibration,
+    cross_val_predict_survival,
+    kaplan_meier,
+    regression_calibration,
+    survival_calibration,
+)
+
+matplotlib.use("Agg")
+
+
+@pytest.fixture(scope="module")
+def rossi_fit():
+    """lifelines' Cox model of its rossi data and its survival at 3 horizons."""
+    from lifelines import CoxPHFitter
+    from lifelines.datasets import load_rossi
+
+    rossi = load_rossi()
+    cph = CoxPHFitter().fit(rossi, "week", "arrest")
+    return cph, rossi
+
+
+def _lifelines_calibration(cph, df, t0):
+    import matplotlib.pyplot as plt
+    from lifelines.calibration import survival_probability_calibration
+
+    fig, ax = plt.subplots()
+    with warnings.catch_warnings(), np.errstate(divide="ignore"):
+        warnings.simplefilter("ignore")  # lifelines prints and warns
+        _, ici, e50 = survival_probability_calibration(cph, df, t0=t0, ax=ax)
+    plt.close(fig)
+    return ici, e50
+
+
+@needs_survival
+@pytest.mark.parametrize("t0", [10, 25, 40], ids=["t10", "t25", "t40"])
+def test_ici_e50_against_lifelines_survival_probability_calibration(
+    rossi_fit, t0, capsys
+):
+    """ICI and E50 equal lifelines' on the same fitted lifelines model.
+
+    lifelines' SLSQP stops at a penalized objective up to 5e-6 above ours
+    (its default ``ftol``; the next test fits lifelines' smoother to a tight
+    tolerance and matches ours to 3e-5), so the indices agree to 5e-5
+    absolute, the 4th decimal (measured: 3.2e-5 at most, at t0=10).
+    """
+    cph, rossi = rossi_fit
+    ici, e50 = _lifelines_calibration(cph, rossi, t0)
+    capsys.readouterr()
+    surv = cph.predict_survival_function(rossi, times=[t0]).T.squeeze().to_numpy()
+    result = survival_calibration(rossi[["week", "arrest"]], surv, t0)
+    assert_allclose(result.ici, ici, rtol=0, atol=5e-5)
+    assert_allclose(result.e50, e50, rtol=0, atol=5e-5)
+
+
+@needs_survival
+def test_smoother_against_lifelines_crc_spline_fitter_converged(rossi_fit):
+    """The smoothed risks equal lifelines' CRCSplineFitter fitted to tight tolerance.
+
+    Same data frame, regressors and penalizer as lifelines' calibration; our
+    optimum's penalized objective is not above lifelines'.
+    """
+    from lifelines import CRCSplineFitter
+
+    from vcpcr._smoothers import _objective, cloglog, survival_smoother
+
+    cph, rossi = rossi_fit
+    t0 = 25
+    risk = 1 - cph.predict_survival_function(rossi, times=[t0]).T.squeeze().to_numpy()
+    frame = pd.DataFrame(
+        {"c": cloglog(risk), "week": rossi.week, "arrest": rossi.arrest}
+    )
+    crc = CRCSplineFitter(n_baseline_knots=3, penalizer=1e-6)
+    regressors = {"beta_": ["c"], "gamma0_": "1", "gamma1_": "1", "gamma2_": "1"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        crc.fit_right_censoring(
+            frame,
+            "week",
+            "arrest",
+            regressors=regressors,
+            fit_options={"ftol": 1e-14, "maxiter": 10000},
+        )
+    theirs = 1 - crc.predict_survival_function(frame, times=[t0]).T.squeeze().to_numpy()
+    fit = survival_smoother(
+        cloglog(risk), rossi.week.to_numpy(float), rossi.arrest.to_numpy(bool)
+    )
+    assert_allclose(fit.knots, crc.knots, rtol=1e-12, atol=0)
+    assert_allclose(fit.risk(cloglog(risk), t0), theirs, rtol=0, atol=3e-5)
+    sd = np.std(cloglog(risk), ddof=1)
+    args = (
+        cloglog(risk) / sd,
+        np.log(rossi.week.to_numpy(float)),
+        rossi.arrest.to_numpy(float),
+        fit.knots,
+    )
+    ours, lifelines_params = fit.params.copy(), crc.params_.to_numpy().copy()
+    ours[0] *= sd
+    lifelines_params[0] *= sd
+    assert _objective(ours, *args)[0] <= _objective(lifelines_params, *args)[0] + 1e-12
+
+
+def test_smoother_gradient():
+    """The hand-written gradient of the smoother's objective (check_grad)."""
+    from scipy.optimize import check_grad
+
+    from vcpcr._smoothers import _objective
+
+    rng = np.random.default_rng(0)
+    n = 200
+    x = rng.normal(size=n)
+    t = rng.exponential(np.exp(-x)) + 0.01
+    e = (rng.uniform(size=n) < 0.7).astype(float)
+    knots = np.percentile(np.log(t[e > 0]), [5, 50, 95])
+    args = (x, np.log(t), e, knots)
+    # hazards positive at every sample (no kink of the 1e-20 floor nearby)
+    for theta in ([0.3, 0.2, -0.5, 1.2, 0.01], [-0.7, 1.0, 0.4, 0.9, -0.3]):
+        theta = np.array(theta)
+        err = check_grad(
+            lambda v: _objective(v, *args)[0],
+            lambda v: _objective(v, *args)[1],
+            theta,
+        )
+        assert err < 1e-6 * np.linalg.norm(_objective(theta, *args)[1])
+
+
+@needs_survival
+@pytest.mark.parametrize("h", [5.0, 20.0, 40.0], ids=["h5", "h20", "h40"])
+def test_kaplan_meier_against_lifelines(rossi_fit, h):
+    """Estimate and log-log interval at a horizon equal lifelines' KaplanMeierFitter."""
+    from lifelines import KaplanMeierFitter
+
+    _, rossi = rossi_fit
+    sub = rossi.iloc[:120]
+    km = KaplanMeierFitter().fit(sub.week, sub.arrest)
+    s, lo, hi = kaplan_meier(sub.week, sub.arrest, h)
+    assert_allclose(s, km.survival_function_at_times(h).iloc[0], rtol=1e-12, atol=0)
+    ci = km.confidence_interval_survival_function_
+    row = ci[ci.index <= h].iloc[-1]
+    assert_allclose([lo, hi], row.to_numpy(), rtol=1e-10, atol=0)
+
+
+@needs_survival
+def test_cox_slope_and_groups_against_lifelines(rossi_fit):
+    """Slope (and CI) = lifelines' Cox of the outcome on cloglog(risk); groups' KM."""
+    from lifelines import CoxPHFitter, KaplanMeierFitter
+
+    cph, rossi = rossi_fit
+    t0 = 30
+    surv = cph.predict_survival_function(rossi, times=[t0]).T.squeeze().to_numpy()
+    shrunk = surv**2.0  # predictions too extreme: the slope falls below 1
+    result = survival_calibration(rossi[["week", "arrest"]], shrunk, t0, n_groups=4)
+    frame = pd.DataFrame(
+        {"x": np.log(-np.log(shrunk)), "week": rossi.week, "e": rossi.arrest}
+    )
+    ref = CoxPHFitter().fit(frame, "week", "e")
+    # lifelines stops its Newton steps earlier (1.6e-6 away); ours at 1e-10
+    assert_allclose(result.slope, ref.params_["x"], rtol=1e-5, atol=0)
+    assert_allclose(
+        result.slope_ci, ref.confidence_intervals_.iloc[0].to_numpy(), rtol=1e-5, atol=0
+    )
+    risk = 1 - shrunk
+    order = np.argsort(risk, kind="stable")
+    for g, idx in enumerate(np.array_split(order, 4)):
+        km = KaplanMeierFitter().fit(rossi.week.iloc[idx], rossi.arrest.iloc[idx])
+        observed = 1 - km.survival_function_at_times(t0).iloc[0]
+        assert_allclose(result.groups["observed"][g], observed, rtol=1e-12, atol=0)
+        assert_allclose(result.groups["predicted"][g], risk[idx].mean(), rtol=1e-12)
+    km = KaplanMeierFitter().fit(rossi.week, rossi.arrest)
+    oe = (1 - km.survival_function_at_times(t0).iloc[0]) / risk.mean()
+    assert_allclose(result.observed_expected, oe, rtol=1e-12, atol=0)
+    assert result.observed_expected < 1  # survival squared over-predicts risk
+
+
+def test_well_calibrated_survival_is_recognised():
+    """True survival probabilities: slope near 1, O/E near 1, small ICI."""
+    rng = np.random.default_rng(1)
+    n = 2000
+    lp = rng.normal(size=n)
+    t = rng.exponential(1 / (0.1 * np.exp(lp)))
+    c = rng.uniform(0, 15, size=n)
+    y = np.column_stack([np.minimum(t, c), t <= c])
+    h = 5.0
+    good = survival_calibration(y, np.exp(-0.1 * h * np.exp(lp)), h)
+    bad = survival_calibration(y, np.exp(-0.1 * h * np.exp(2 * lp)), h)
+    assert abs(good.slope - 1) < 0.1
+    assert abs(good.observed_expected - 1) < 0.1
+    assert good.ici < 0.02
+    assert abs(bad.slope - 0.5) < 0.1
+    assert bad.ici > 2 * good.ici
+    assert good.e50 <= good.e90
+
+
+def test_binary_slopes_against_statsmodels():
+    """Slope = Logit on logit(p); intercept = GLM with offset; Wald CIs."""
+    import statsmodels.api as sm
+
+    rng = np.random.default_rng(2)
+    n = 400
+    p = rng.uniform(0.05, 0.95, size=n)
+    logit = np.log(p / (1 - p))
+    y = (rng.uniform(size=n) < 1 / (1 + np.exp(-(0.3 + 0.6 * logit)))).astype(int)
+    result = binary_calibration(y, p)
+    ref = sm.Logit(y, sm.add_constant(logit)).fit(disp=0)
+    assert_allclose(result.slope, ref.params[1], rtol=1e-8, atol=0)
+    assert_allclose(result.slope_ci, ref.conf_int()[1], rtol=1e-6, atol=0)
+    glm = sm.GLM(y, np.ones((n, 1)), family=sm.families.Binomial(), offset=logit).fit()
+    assert_allclose(result.intercept, glm.params[0], rtol=1e-8, atol=1e-12)
+    assert_allclose(result.intercept_ci, glm.conf_int()[0], rtol=1e-6, atol=1e-10)
+    freq = [y[idx].mean() for idx in np.array_split(np.argsort(p, kind="stable"), 10)]
+    assert_allclose(result.groups["observed"], freq, rtol=1e-12, atol=0)
+
+
+def test_binary_ici_grows_with_miscalibration():
+    """ICI of true probabilities is small; of distorted ones, larger."""
+    rng = np.random.default_rng(3)
+    n = 1500
+    p = rng.uniform(0.05, 0.95, size=n)
+    y = rng.uniform(size=n) < p
+    good = binary_calibration(y, p)
+    bad = binary_calibration(y, p**2)
+    assert good.ici < 0.03
+    assert bad.ici > 0.1
+    assert bad.e90 >= bad.e50
+
+
+def test_regression_against_statsmodels_ols():
+    """Slope and intercept with their t intervals = statsmodels OLS of y on pred."""
+    import statsmodels.api as sm
+
+    rng = np.random.default_rng(4)
+    pred = rng.normal(size=80)
+    y = 0.5 + 0.8 * pred + rng.normal(scale=0.5, size=80)
+    result = regression_calibration(y, pred, n_groups=4)
+    ref = sm.OLS(y, sm.add_constant(pred)).fit()
+    assert_allclose([result.intercept, result.slope], ref.params, rtol=1e-10, atol=0)
+    ci = ref.conf_int()
+    assert_allclose(result.slope_ci, ci[1], rtol=1e-10, atol=0)
+    assert_allclose(result.intercept_ci, ci[0], rtol=1e-10, atol=0)
+    assert result.ici is None
+
+
+def _cox_data(n=120, seed=3):
+    X, lin, _, _ = make_blocks(n=n, seed=seed)
+    rng = np.random.default_rng(seed + 10)
+    t = rng.exponential(np.exp(-0.7 * (lin - lin.mean())))
+    c = rng.exponential(2 * np.median(t), size=n)
+    return X, np.column_stack([np.minimum(t, c), (t <= c).astype(float)])
+
+
+@needs_survival
+def test_cross_val_predict_survival_by_hand():
+    """Out-of-fold survival = clones fitted on stratified shuffled folds, by hand."""
+    X, y = _cox_data()
+    model = VCPCR(
+        3, family="cox", weights="ridge", lam_ratio=0.3, n_init=2, random_state=0
+    )
+    h = float(np.median(y[:, 0]))
+    got = cross_val_predict_survival(model, X, y, horizon=h, cv=3, random_state=1)
+    want = np.empty(len(y))
+    folds = StratifiedKFold(3, shuffle=True, random_state=1).split(X, y[:, 1])
+    for train, test in folds:
+        fold = clone(model).fit(X[train], y[train])
+        want[test] = fold.predict_survival_function(
+            X[test], return_array=True, times=[h]
+        )[:, 0]
+    assert_allclose(got, want, rtol=1e-12, atol=0)
+    result = cross_val_calibration(model, X, y, horizon=h, cv=3, random_state=1)
+    # predictions are clipped to [1e-10, 1 - 1e-10], as lifelines' calibration
+    assert_allclose(result.predicted, 1 - want, rtol=0, atol=2e-10)
+    assert isinstance(result, CalibrationResult)
+
+
+@needs_survival
+def test_summary_and_plot(tmp_path):
+    """summary() prints the indices and groups; plot() draws groups and curve."""
+    rng = np.random.default_rng(5)
+    lp = rng.normal(size=300)
+    t = rng.exponential(1 / (0.1 * np.exp(lp)))
+    y = np.column_stack([np.minimum(t, 10), t < 10])
+    result = survival_calibration(y, np.exp(-0.5 * np.exp(lp)), 5.0)
+    text = result.summary().as_text()
+    for word in ("ICI:", "E90:", "Observed/expected:", "group 5", "Notes:"):
+        assert word in text
+    ax = result.plot()
+    assert len(ax.lines) >= 3
+    ax.figure.savefig(tmp_path / "calibration.png")
+    assert "CalibrationResult(family='cox'" in repr(result)
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (
+            lambda y, s: survival_calibration(y, s[:-1], 5.0),
+            "has 299 entries but y has 300",
+        ),
+        (
+            lambda y, s: survival_calibration(y, s + 1, 5.0),
+            r"probabilities in \[0, 1\]",
+        ),
+        (lambda y, s: survival_calibration(y, s, 50.0), "last follow-up time"),
+        (lambda y, s: survival_calibration(y, s, 5.0, n_groups=200), "n_groups <= 150"),
+        (lambda y, s: binary_calibration([0, 2] * 150, s), "coded 0/1"),
+        (lambda y, s: regression_calibration(s, np.r_[s[:-1], np.nan]), "NaN"),
+    ],
+    ids=["length", "range", "horizon", "groups", "binary", "nan"],
+)
+def test_errors_say_what_and_how(call, match):
+    rng = np.random.default_rng(6)
+    t = rng.exponential(5, size=300)
+    y = np.column_stack([np.minimum(t, 10), t < 10])
+    with pytest.raises(ValueError, match=match):
+        call(y, rng.uniform(0.1, 0.9, size=300))
+
+
+@needs_survival
+def test_cross_val_calibration_needs_a_horizon_for_cox():
+    X, y = _cox_data()
+    with pytest.raises(ValueError, match="requires a horizon"):
+        cross_val_calibration(VCPCR(family="cox"), X, y)
+    with pytest.raises(ValueError, match="takes no horizon"):
+        cross_val_calibration(VCPCR(), X, y[:, 0], horizon=1.0)

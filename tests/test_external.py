@@ -1,0 +1,122 @@
+"""A fitted model on an external cohort (vcpcr.external)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import make_blocks, needs_survival
+from numpy.testing import assert_allclose
+
+from vcpcr import VCPCR
+from vcpcr.external import align_cohort, validate_external
+
+pytestmark = needs_survival
+
+
+def _cohort(n, seed, shift=0.0):
+    X, lin, _, _ = make_blocks(n=n, seed=seed)
+    rng = np.random.default_rng(seed + 10)
+    genes = pd.DataFrame(X + shift, columns=[f"g{j}" for j in range(X.shape[1])])
+    genes.insert(0, "age", rng.normal(60, 10, size=n))
+    t = rng.exponential(np.exp(-0.7 * (lin - lin.mean())))
+    c = rng.exponential(2 * np.median(t), size=n)
+    return genes, np.column_stack([np.minimum(t, c), (t <= c).astype(float)])
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    X, y = _cohort(150, 3)
+    model = VCPCR(3, family="cox", lam_ratio=0.3, n_init=2, random_state=0)
+    model.set_params(covariates=["age"])
+    return model.fit(X, y), X, y
+
+
+def test_same_cohort_reproduces_the_model(fitted):
+    """Training standardization on the training data: the model's predictions;
+    the refitted Breslow baseline equals lifelines' baseline_cumulative_hazard_."""
+    model, X, y = fitted
+    h = float(np.median(y[:, 0]))
+    shuffled = X[X.columns[::-1]]
+    cohort = align_cohort(model, shuffled)
+    assert_allclose(model.predict(cohort.X), model.predict(X), rtol=1e-12)
+    res = validate_external(model, shuffled, y, horizon=h, recalibrate_baseline=True)
+    base = model.result_.baseline_cumulative_hazard_
+    ref = base[base.index <= h].iloc[-1, 0]
+    assert_allclose(res.baseline_hazard, ref, rtol=1e-10)
+    assert_allclose(
+        res.recalibrated.predicted, res.calibration.predicted, rtol=1e-9, atol=1e-12
+    )
+    from lifelines.utils import concordance_index
+
+    eta = model.predict_log_partial_hazard(X)
+    assert_allclose(
+        res.concordance, concordance_index(y[:, 0], -eta, y[:, 1]), rtol=1e-12
+    )
+
+
+def test_external_standardization_removes_a_platform_shift(fitted):
+    """A cohort shifted by +3 on every gene: external standardization predicts
+    as the unshifted data standardized by its own means and SDs."""
+    model, _, _ = fitted
+    X2, _ = _cohort(120, 7)
+    shifted = X2.copy()
+    genes = [c for c in X2.columns if c.startswith("g")]
+    shifted[genes] = shifted[genes] * 2.0 + 3.0
+    a = align_cohort(model, shifted, standardize="external").X
+    b = align_cohort(model, X2, standardize="external").X
+    assert_allclose(model.predict(a), model.predict(b), rtol=1e-10)
+    sel = model.membership_.index[model.labels_ >= 0]
+    Xs = (X2[sel] - X2[sel].mean()) / X2[sel].std(ddof=1)
+    M = Xs.to_numpy() @ model.membership_.loc[sel].to_numpy()
+    assert_allclose(model.transform(b), M, rtol=1e-10, atol=1e-12)
+
+
+def test_missing_genes_raise_with_the_share_then_drop(fitted):
+    model, X, _ = fitted
+    sel = list(model.membership_.index[model.labels_ >= 0])
+    gone = sel[:2]
+    V = model.membership_
+    module = V.loc[gone[0]].idxmax()
+    members = list(model.clusters_[module])
+    share = V.loc[[g for g in gone if g in members], module].sum()
+    share /= V.loc[members, module].sum()
+    with pytest.raises(ValueError, match=rf"lacks 2 of the {len(sel)} selected") as err:
+        align_cohort(model, X.drop(columns=gone))
+    assert f"{module} {100 * share:.1f}%" in str(err.value)
+    cohort = align_cohort(model, X.drop(columns=gone), missing_genes="drop")
+    assert cohort.missing_genes == gone
+    assert_allclose(cohort.modules.loc[module, "missing_weight"], share, rtol=1e-12)
+    # a missing gene contributes 0: its module score loses V_jk z_j
+    Xz = X.copy()
+    j = list(V.index).index(gone[0])
+    Xz[gone] = model.mean_[[j, list(V.index).index(gone[1])]]
+    assert_allclose(model.predict(cohort.X), model.predict(Xz), rtol=1e-12)
+
+
+def test_errors(fitted):
+    model, X, y = fitted
+    sel = model.membership_.index[model.labels_ >= 0][0]
+    dup = pd.concat([X, X[[sel]]], axis=1)
+    with pytest.raises(ValueError, match="in more than one column"):
+        align_cohort(model, dup)
+    with pytest.raises(ValueError, match=r"covariate or strata column\(s\) \['age'\]"):
+        align_cohort(model, X.drop(columns="age"))
+    with pytest.raises(TypeError, match="pandas DataFrame"):
+        align_cohort(model, X.to_numpy())
+    with pytest.raises(ValueError, match="'standardize' parameter"):
+        align_cohort(model, X, standardize="cohort")
+    with pytest.raises(ValueError, match="requires a horizon"):
+        validate_external(model, X, y)
+
+
+def test_summary_shows_report_and_recalibration(fitted):
+    model, _, _ = fitted
+    X2, y2 = _cohort(120, 11)
+    res = validate_external(
+        model, X2, y2, horizon=float(np.median(y2[:, 0])), recalibrate_baseline=True
+    )
+    text = res.summary().as_text()
+    for word in ("missing from the external", "Harrell's C", "refitted", "ICI:"):
+        assert word in " ".join(text.split())
+    assert res.recalibrated is not None

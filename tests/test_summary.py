@@ -1,0 +1,172 @@
+"""Effects per standard deviation in the summary, the signature table, joblib."""
+
+from __future__ import annotations
+
+import joblib
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import make_blocks, needs_survival
+from numpy.testing import assert_allclose, assert_array_equal
+
+from vcpcr import VCPCR, VCPCRCV
+
+
+def _frame(n=120, seed=3):
+    X, lin, _, _ = make_blocks(n=n, seed=seed)
+    rng = np.random.default_rng(seed + 10)
+    data = pd.DataFrame(X, columns=[f"g{j}" for j in range(X.shape[1])])
+    data.insert(0, "age", rng.normal(60, 10, size=n))
+    data.insert(1, "er", rng.choice(["neg", "pos"], size=n))
+    data.insert(2, "node", rng.integers(0, 2, size=n))
+    t = rng.exponential(np.exp(-0.7 * (lin - lin.mean())))
+    c = rng.exponential(2 * np.median(t), size=n)
+    data["time"], data["event"] = np.minimum(t, c), (t <= c).astype(int)
+    return data, lin
+
+
+def _effects_rows(text):
+    lines = text.splitlines()
+    start = lines.index("Module effects per standard deviation of the module score")
+    rows = {}
+    for line in lines[start + 4 :]:
+        if line.startswith("-"):
+            break
+        name, *cells = line.rsplit(maxsplit=4)
+        rows[name.strip()] = cells
+    return rows
+
+
+@pytest.fixture(scope="module")
+def cox_model():
+    data, _ = _frame()
+    genes = [c for c in data.columns if c.startswith("g")]
+    model = VCPCR(3, family="cox", lam_ratio=0.3, n_init=2, random_state=0)
+    model.set_params(covariates=["age"])
+    model.fit(data[["age", *genes]], data[["time", "event"]])
+    return model, data[["age", *genes]], data
+
+
+@needs_survival
+def test_hazard_ratio_per_sd_against_lifelines_on_standardized_scores(cox_model):
+    """HR/SD and its CI = lifelines' exp(coef) on the module scores divided by
+    their SD (covariates per unit); the prognostic index's SD and HR."""
+    from lifelines import CoxPHFitter
+
+    model, X, data = cox_model
+    M = pd.DataFrame(model.transform(X), columns=model.membership_.columns)
+    sd = M.std(ddof=1)
+    assert_allclose(model.module_sd_, sd, rtol=1e-10, atol=0)
+    frame = (M / sd).assign(age=X["age"].to_numpy(), time=data.time, event=data.event)
+    ref = CoxPHFitter().fit(frame, "time", "event")
+    rows = _effects_rows(model.summary().as_text())
+    for name in M.columns:
+        shown = np.array(rows[name], dtype=float)
+        assert_allclose(shown[0], sd[name], rtol=1e-3, atol=1e-4)
+        assert_allclose(shown[1], np.exp(ref.params_[name]), rtol=1e-3, atol=1e-4)
+        ci = np.exp(ref.confidence_intervals_.loc[name].to_numpy())
+        assert_allclose(shown[2:], ci, rtol=1e-3, atol=1e-4)
+    index = M.to_numpy() @ model.cluster_coef_.to_numpy()
+    assert_allclose(model.prognostic_index_sd_, index.std(ddof=1), rtol=1e-10)
+    pi = rows["prognostic index"]
+    assert_allclose(float(pi[1]), np.exp(index.std(ddof=1)), rtol=1e-3)
+    assert pi[2:] == ["-", "-"]
+
+
+@needs_survival
+def test_summary_leaves_the_step2_fit_untouched(cox_model):
+    model, _, _ = cox_model
+    before = model.result_.params_.copy()
+    text = model.summary().as_text()
+    pd.testing.assert_series_equal(model.result_.params_, before)
+    assert "hazard ratio per SD" in " ".join(text.split())
+    assert "Covariates stay per unit of each" in " ".join(text.split())
+
+
+def test_gaussian_coefficient_per_sd_against_statsmodels():
+    """coef/SD = OLS coefficients on the standardized module scores."""
+    import statsmodels.api as sm
+
+    data, lin = _frame(seed=5)
+    X = data[[c for c in data.columns if c.startswith("g")]]
+    model = VCPCR(3, lam_ratio=0.3, n_init=2, random_state=0).fit(X, lin)
+    M = pd.DataFrame(model.transform(X), columns=model.membership_.columns)
+    ref = sm.OLS(lin, sm.add_constant(M / M.std(ddof=1))).fit()
+    rows = _effects_rows(model.summary().as_text())
+    for name in M.columns:
+        assert_allclose(float(rows[name][1]), ref.params[name], rtol=1e-3, atol=1e-4)
+    table = model.signature()
+    effect = table.groupby("module")["module_effect_per_sd"].first()
+    assert_allclose(effect[M.columns], ref.params[M.columns], rtol=1e-8, atol=1e-12)
+
+
+@needs_survival
+def test_signature_table(cox_model, tmp_path):
+    """One row per selected gene: V entry, module effect per SD, coef_; CSV."""
+    from lifelines import CoxPHFitter
+
+    model, X, data = cox_model
+    table = model.signature()
+    selected = model.membership_.index[model.labels_ >= 0]
+    assert sorted(table.gene) == sorted(selected)
+    for row in table.itertuples():
+        assert row.membership == model.membership_.at[row.gene, row.module]
+        j = list(X.columns).index(row.gene)
+        assert row.coef == model.coef_[j]
+    M = pd.DataFrame(model.transform(X), columns=model.membership_.columns)
+    frame = (M / M.std(ddof=1)).assign(
+        age=X["age"].to_numpy(), time=data.time, event=data.event
+    )
+    ref = np.exp(CoxPHFitter().fit(frame, "time", "event").params_)
+    effect = table.groupby("module")["module_effect_per_sd"].first()
+    # two lifelines fits, each to its own stopping rule
+    assert_allclose(effect[M.columns], ref[M.columns], rtol=1e-4, atol=0)
+    table.to_csv(tmp_path / "signature.csv", index=False)
+    back = pd.read_csv(tmp_path / "signature.csv")
+    pd.testing.assert_frame_equal(back, table, check_exact=False, rtol=1e-12)
+
+
+@needs_survival
+def test_vcpcrcv_signature_is_best_estimators():
+    data, _ = _frame(n=90)
+    genes = [c for c in data.columns if c.startswith("g")]
+    cv = VCPCRCV(
+        (2,),
+        family="cox",
+        lam_ratios=[0.3],
+        deltas=[0.5],
+        n_init=2,
+        cv=3,
+        random_state=0,
+    )
+    cv.fit(data[genes], data[["time", "event"]])
+    pd.testing.assert_frame_equal(cv.signature(), cv.best_estimator_.signature())
+
+
+@needs_survival
+def test_joblib_round_trip_with_formula_covariates_and_strata(tmp_path):
+    """A fitted model (formula, covariates, strata) predicts the same after load."""
+    data, _ = _frame()
+    model = VCPCR(
+        3,
+        family="cox",
+        formula="Surv(time, event) ~ age + C(er) | . - node",
+        strata=["node"],
+        lam_ratio=0.3,
+        n_init=2,
+        random_state=0,
+    ).fit(data)
+    assert model.covariate_names_
+    assert model.strata_names_
+    path = tmp_path / "model.joblib"
+    joblib.dump(model, path)
+    loaded = joblib.load(path)
+    new = data.iloc[:25]
+    assert_array_equal(loaded.predict(new), model.predict(new))
+    times = np.quantile(data.time, [0.25, 0.5])
+    assert_array_equal(
+        loaded.predict_survival_function(new, return_array=True, times=times),
+        model.predict_survival_function(new, return_array=True, times=times),
+    )
+    pd.testing.assert_frame_equal(loaded.signature(), model.signature())
+    assert loaded.summary().as_text() == model.summary().as_text()

@@ -1,0 +1,175 @@
+"""Smoothed calibration curves: observed risk as a smooth function of predicted risk.
+
+Two smoothers, each returning the smoothed observed value at every sample's
+prediction (:mod:`vcpcr.calibration` turns them into ICI, E50 and E90):
+
+- :func:`survival_smoother`: the flexible parametric survival model that
+  lifelines' ``survival_probability_calibration`` fits (Crowther, Royston &
+  Clements' spline model, ``CRCSplineFitter(n_baseline_knots=3,
+  penalizer=1e-6)``) of the outcome on the complementary log-log of the
+  predicted risk at the horizon; written here from its likelihood, with the
+  same knots, parametrization, scaling and penalty, so that the two agree to
+  the optimizer's tolerance.
+- :func:`binary_smoother`: a locally weighted linear regression (lowess,
+  statsmodels, without robustness iterations) of the 0/1 outcome on the
+  predicted probability, as Austin & Steyerberg (2019).
+
+numpy/scipy/statsmodels only.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.optimize import minimize
+
+__all__ = ["SplineFit", "binary_smoother", "cloglog", "survival_smoother"]
+
+#: lifelines' penalty of the smoother (``penalizer=1e-6``, on scaled parameters).
+_PENALTY = 1e-6
+#: lifelines' floor of the hazard before its log.
+_HAZARD_FLOOR = 1e-20
+
+
+def cloglog(risk: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Complementary log-log ``log(-log(1 - risk))`` of probabilities in (0, 1)."""
+    return np.asarray(np.log(-np.log1p(-risk)), dtype=np.float64)
+
+
+class SplineFit(NamedTuple):
+    """The smoother's fitted model.
+
+    ``params`` are ``(beta_x, beta_0, gamma_0, gamma_1, gamma_2)`` on the raw
+    scale of the complementary log-log ``x`` (lifelines' ``params_`` order);
+    ``knots`` on log time.
+    """
+
+    params: NDArray[np.float64]
+    knots: NDArray[np.float64]
+    converged: bool
+
+    def risk(self, x: NDArray[np.float64], horizon: float) -> NDArray[np.float64]:
+        """Smoothed observed risk ``1 - S(horizon | x)`` at predictions ``x``."""
+        b, b0, g0, g1, g2 = self.params
+        u = np.log(horizon) - (b * x + b0)
+        basis, _, _ = _basis(u, self.knots)
+        return -np.expm1(-np.exp(g0 + g1 * u + g2 * basis))
+
+
+def _basis(
+    x: NDArray[np.float64], knots: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Restricted cubic spline term at the middle knot, its first two derivatives."""
+    k0, k1, k2 = knots
+    lam = (k2 - k1) / (k2 - k0)
+    r = [np.maximum(x - k, 0.0) for k in (k1, k0, k2)]
+    w = (1.0, -lam, -(1.0 - lam))
+    value = sum(c * v**3 for c, v in zip(w, r, strict=True))
+    first = sum(3.0 * c * v**2 for c, v in zip(w, r, strict=True))
+    second = sum(6.0 * c * v for c, v in zip(w, r, strict=True))
+    return np.asarray(value), np.asarray(first), np.asarray(second)
+
+
+def _objective(
+    theta: NDArray[np.float64],
+    xs: NDArray[np.float64],
+    logt: NDArray[np.float64],
+    event: NDArray[np.float64],
+    knots: NDArray[np.float64],
+) -> tuple[float, NDArray[np.float64]]:
+    """Mean negative log-likelihood plus lifelines' ridge penalty, and its gradient.
+
+    ``log H(t | x) = g0 + g1 u + g2 B(u)`` with ``u = log t - (b xs + b0)``;
+    the hazard is ``H (g1 + g2 B'(u)) / t``. ``b`` multiplies the scaled
+    ``xs`` (lifelines divides each column by its standard deviation); every
+    parameter but ``b0`` is penalized by ``penalty / 2 * theta**2``.
+    """
+    b, b0, g0, g1, g2 = theta
+    u = logt - (b * xs + b0)
+    B, dB, d2B = _basis(u, knots)
+    log_H = g0 + g1 * u + g2 * B
+    H = np.exp(log_H)
+    slope = g1 + g2 * dB
+    hazard = H * slope / np.exp(logt)
+    floored = hazard <= _HAZARD_FLOOR
+    safe = np.where(floored, 1.0, slope)
+    log_h = np.where(
+        floored, np.log(_HAZARD_FLOOR), log_H + np.log(np.abs(safe)) - logt
+    )
+    n = xs.size
+    ll = float(np.sum(event * log_h - H)) / n
+    e = np.where(floored, 0.0, event)  # a floored log hazard is a constant
+    d_g0 = e - H
+    d_g1 = e * (u + 1.0 / safe) - H * u
+    d_g2 = e * (B + dB / safe) - H * B
+    d_u = e * (slope + g2 * d2B / safe) - H * slope
+    grad_ll = (
+        np.array(
+            [
+                np.sum(-d_u * xs),
+                np.sum(-d_u),
+                np.sum(d_g0),
+                np.sum(d_g1),
+                np.sum(d_g2),
+            ]
+        )
+        / n
+    )
+    pen = np.array([1.0, 0.0, 1.0, 1.0, 1.0])
+    value = -ll + 0.5 * _PENALTY * float(np.sum(pen * theta**2))
+    return value, -grad_ll + _PENALTY * pen * theta
+
+
+def survival_smoother(
+    x: NDArray[np.float64],
+    time: NDArray[np.float64],
+    event: NDArray[np.bool_],
+) -> SplineFit:
+    """Fit lifelines' calibration smoother of ``(time, event)`` on ``x``.
+
+    ``x`` is the complementary log-log of the predicted risk at the horizon.
+    Knots at the 5th, 50th and 95th percentiles of the log event times;
+    starting point ``(0, 0, 0, 2, 0)`` as lifelines'.
+    """
+    logt = np.log(time)
+    knots = np.percentile(logt[event], np.linspace(5, 95, 3))
+    sd = float(np.std(x, ddof=1))
+    sd = 1.0 if not sd > 1e-8 else sd
+    args = (x / sd, logt, event.astype(np.float64), knots)
+    start = np.array([0.0, 0.0, 0.0, 2.0, 0.0])
+    # a trial step of the line search may overflow exp(): an infinite
+    # objective, which the search rejects
+    with np.errstate(over="ignore", invalid="ignore"):
+        fit = minimize(
+            _objective,
+            start,
+            args=args,
+            jac=True,
+            method="BFGS",
+            options={"gtol": 1e-9},
+        )
+        theta = fit.x
+        if not fit.success:  # polish from where BFGS stopped (precision loss)
+            fit = minimize(_objective, theta, args=args, jac=True, method="L-BFGS-B")
+            theta = fit.x
+    params = theta.copy()
+    params[0] = theta[0] / sd
+    _, grad = _objective(theta, *args)
+    return SplineFit(params, knots, bool(np.max(np.abs(grad)) < 1e-5))
+
+
+def binary_smoother(
+    probability: NDArray[np.float64], y: NDArray[np.float64], frac: float
+) -> NDArray[np.float64]:
+    """Lowess of 0/1 ``y`` on ``probability`` at each sample, clipped to [0, 1].
+
+    statsmodels' ``lowess`` (tricube weights, local linear fits on the
+    ``frac`` nearest neighbours) without its robustness iterations, which
+    would down-weight the minority class of a binary outcome.
+    """
+    from statsmodels.nonparametric.smoothers_lowess import lowess
+
+    fitted = lowess(y, probability, frac=frac, it=0, return_sorted=False)
+    return np.clip(np.asarray(fitted, dtype=np.float64), 0.0, 1.0)

@@ -1,0 +1,1020 @@
+r"""Calibration: whether the predicted risks match the observed ones.
+
+Given predictions (cross-validated ones on the training cohort, or a fitted
+model's on another cohort), each function compares them with the outcome:
+
+- :func:`survival_calibration` (cox): predicted risk of an event by a
+  ``horizon`` against Kaplan-Meier observed risk, by groups of predicted risk
+  with confidence intervals, and as a smoothed curve with ICI, E50 and E90
+  (Austin, Harrell & van Klaveren 2020); the calibration slope and the
+  observed/expected ratio at the horizon.
+- :func:`binary_calibration` (binomial): predicted probability against
+  observed frequency; calibration slope and intercept, and the ICI of a
+  lowess smoother (Austin & Steyerberg 2019).
+- :func:`regression_calibration` (gaussian): observed against predicted
+  values; calibration slope and intercept.
+- :func:`cross_val_calibration`: the out-of-fold predictions of a ``VCPCR``
+  or ``VCPCRCV`` (a ``VCPCRCV`` is re-tuned inside every training fold), or a
+  fitted model's own predictions on new data, and the family's calibration;
+  :func:`cross_val_predict_survival` gives the out-of-fold survival
+  probabilities alone.
+
+Each returns a :class:`CalibrationResult` with ``summary()`` and ``plot()``.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+from scipy import stats
+from sklearn.base import clone
+from sklearn.model_selection import KFold, StratifiedKFold, check_cv
+from statsmodels.iolib.summary import Summary
+
+from vcpcr._outcome_batch import cox_batch, logit_batch
+from vcpcr._partial_likelihood import RiskSets
+from vcpcr._smoothers import binary_smoother, cloglog, survival_smoother
+from vcpcr._summary import evidence_table, numbered_notes
+from vcpcr._validation import check_fraction, check_scalar, check_survival
+
+__all__ = [
+    "CalibrationResult",
+    "binary_calibration",
+    "cross_val_calibration",
+    "cross_val_predict_survival",
+    "kaplan_meier",
+    "regression_calibration",
+    "survival_calibration",
+]
+
+#: Predictions are clipped away from 0 and 1 (as lifelines' calibration).
+_EPS = 1e-10
+
+
+class CalibrationResult:
+    """Calibration of predictions against an outcome.
+
+    Attributes
+    ----------
+    family : {"cox", "binomial", "gaussian"}
+        The kind of outcome.
+    n_samples : int
+        Number of samples.
+    horizon : float or None
+        Time at which survival predictions are compared (cox).
+    predicted, observed : ndarray of shape (n_samples,)
+        Each sample's prediction (cox: predicted risk of an event by
+        ``horizon``; binomial: probability; gaussian: value) and, for cox and
+        binomial, the smoothed observed risk at it (NaN for gaussian).
+    groups : pandas.DataFrame
+        One row per group of predictions (quantiles): ``n``, ``predicted``
+        (mean), ``observed`` (cox: Kaplan-Meier risk by the horizon;
+        binomial: frequency; gaussian: mean) and its confidence interval
+        ``lower``, ``upper``.
+    slope, slope_ci : float, tuple of float
+        Calibration slope and its confidence interval (1 is ideal).
+    intercept, intercept_ci : float or None, tuple or None
+        Calibration intercept (binomial: calibration-in-the-large, the
+        intercept of a logistic regression with the logit of the prediction
+        as offset; gaussian: intercept of observed on predicted); None for
+        cox.
+    observed_expected, observed_expected_ci : float or None, tuple or None
+        Observed over expected risk by the horizon (cox): Kaplan-Meier risk
+        of all samples over the mean predicted risk; its interval is the
+        Kaplan-Meier interval over the same mean. None otherwise.
+    ici, e50, e90 : float or None
+        Mean, median and 90th percentile of ``|predicted - observed|`` over
+        the samples (cox, binomial).
+    curve : pandas.DataFrame
+        The smoothed curve on a grid of 100 predictions (``predicted``,
+        ``observed``); empty for gaussian.
+    alpha : float
+        Level of the confidence intervals.
+    notes : list of str
+        How the numbers were computed; the summary's notes.
+    """
+
+    def __init__(
+        self,
+        *,
+        family: str,
+        predicted: NDArray[np.float64],
+        observed: NDArray[np.float64],
+        groups: pd.DataFrame,
+        slope: tuple[float, float, float],
+        alpha: float,
+        notes: list[str],
+        horizon: float | None = None,
+        intercept: tuple[float, float, float] | None = None,
+        observed_expected: tuple[float, float, float] | None = None,
+        curve: pd.DataFrame | None = None,
+        events: int | None = None,
+    ) -> None:
+        self.family = family
+        self.n_samples = int(predicted.size)
+        self.events = events
+        self.horizon = horizon
+        self.predicted, self.observed = predicted, observed
+        self.groups = groups
+        self.slope, self.slope_ci = slope[0], (slope[1], slope[2])
+        self.intercept = None if intercept is None else intercept[0]
+        self.intercept_ci = None if intercept is None else (intercept[1], intercept[2])
+        oe = observed_expected
+        self.observed_expected = None if oe is None else oe[0]
+        self.observed_expected_ci = None if oe is None else (oe[1], oe[2])
+        smoothed = np.isfinite(observed).all() and family != "gaussian"
+        deltas = np.abs(predicted - observed)
+        self.ici = float(deltas.mean()) if smoothed else None
+        self.e50 = float(np.percentile(deltas, 50)) if smoothed else None
+        self.e90 = float(np.percentile(deltas, 90)) if smoothed else None
+        self.curve = (
+            pd.DataFrame(columns=["predicted", "observed"]) if curve is None else curve
+        )
+        self.alpha = alpha
+        self.notes = notes
+
+    def __repr__(self) -> str:
+        """Say what was calibrated and the main numbers."""
+        at = f", horizon={self.horizon:g}" if self.horizon is not None else ""
+        extra = f", ICI={self.ici:.4f}" if self.ici is not None else ""
+        return (
+            f"CalibrationResult(family={self.family!r}{at}, n={self.n_samples}, "
+            f"slope={self.slope:.3f}{extra})"
+        )
+
+    def _header(
+        self,
+    ) -> tuple[list[tuple[str, list[str]]], list[tuple[str, list[str]]]]:
+        level = f"{100 * (1 - self.alpha):g}%"
+
+        def ci(pair: tuple[float, float] | None) -> str:
+            return "-" if pair is None else f"[{pair[0]:.3f}, {pair[1]:.3f}]"
+
+        left = [
+            ("Family:", [self.family]),
+            ("No. Observations:", [str(self.n_samples)]),
+        ]
+        if self.events is not None:
+            left.append(("Events:", [str(self.events)]))
+        if self.horizon is not None:
+            left.append(("Horizon:", [f"{self.horizon:g}"]))
+        left.append(("Groups:", [str(len(self.groups))]))
+        right = [
+            ("Slope:", [f"{self.slope:.3f}"]),
+            (f"Slope {level} CI:", [ci(self.slope_ci)]),
+        ]
+        if self.intercept is not None:
+            right.append(("Intercept:", [f"{self.intercept:.3f}"]))
+            right.append((f"Intercept {level} CI:", [ci(self.intercept_ci)]))
+        if self.observed_expected is not None:
+            right.append(("Observed/expected:", [f"{self.observed_expected:.3f}"]))
+            right.append((f"O/E {level} CI:", [ci(self.observed_expected_ci)]))
+        for name, value in (("ICI:", self.ici), ("E50:", self.e50), ("E90:", self.e90)):
+            if value is not None:
+                right.append((name, [f"{value:.4f}"]))
+        return left, right
+
+    def summary(self) -> Summary:
+        """Return the calibration as a statsmodels ``Summary``.
+
+        A header with the calibration slope (and intercept, or the
+        observed/expected ratio) and the ICI, E50 and E90 of the smoothed
+        curve; a table of the groups; numbered notes saying how each number
+        was computed.
+
+        Returns
+        -------
+        statsmodels.iolib.summary.Summary
+            Print it, or call ``as_text()``, ``as_html()`` or ``as_latex()``.
+        """
+        left, right = self._header()
+        smry = Summary()
+        smry.add_table_2cols(
+            None, title="Calibration", gleft=left, gright=right, yname="y", xname=[]
+        )
+        frame = self.groups.copy()
+        frame.index = [f"group {i + 1}" for i in range(len(frame))]
+        frame["n"] = frame["n"].astype(int).astype(str)
+        what = {"cox": "risk by the horizon", "binomial": "probability"}
+        title = f"Predicted and observed {what.get(self.family, 'mean')} by group"
+        smry.tables.append(evidence_table(frame, title))
+        smry.add_extra_txt(numbered_notes(self.notes))
+        return smry
+
+    def plot(self, ax: Any = None) -> Any:
+        """Draw predicted against observed: groups with intervals, smoothed curve.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw (default: a new figure).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes.
+        """
+        from vcpcr.plotting import plot_calibration
+
+        return plot_calibration(self, ax)
+
+
+# --------------------------------------------------------------------- checks
+
+
+def _check_vector(values: Any, name: str, n: int, *, owner: str) -> NDArray[np.float64]:
+    arr = (
+        np.asarray(values, dtype=np.float64)
+        if not isinstance(values, pd.DataFrame)
+        else None
+    )
+    if arr is None or arr.ndim != 1:
+        shape = getattr(values, "shape", None)
+        raise ValueError(
+            f"The {name!r} parameter of {owner} must be a 1-d array of shape "
+            f"(n_samples,), one prediction per sample. Got shape {shape} instead."
+        )
+    if arr.size != n:
+        raise ValueError(
+            f"{name} has {arr.size} entries but y has {n}; pass one per sample."
+        )
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        raise ValueError(
+            f"{name} contains {int(bad.sum())} NaN or infinite value(s) (first at "
+            f"position {int(np.flatnonzero(bad)[0])}); drop those samples first."
+        )
+    return arr
+
+
+def _check_probability(
+    values: Any, name: str, n: int, *, owner: str
+) -> NDArray[np.float64]:
+    arr = _check_vector(values, name, n, owner=owner)
+    out = (arr < 0) | (arr > 1)
+    if out.any():
+        raise ValueError(
+            f"{name} must hold probabilities in [0, 1]; {int(out.sum())} value(s) "
+            f"are outside, e.g. {arr[out][0]!r}. Pass probabilities (e.g. "
+            f"predict_proba(X)[:, 1], or survival at the horizon), not scores."
+        )
+    return np.clip(arr, _EPS, 1 - _EPS)
+
+
+def _check_groups(n_groups: Any, n: int, *, owner: str) -> int:
+    check_scalar(n_groups, "n_groups", numbers.Integral, owner=owner, min_val=1)
+    if n_groups * 2 > n:
+        raise ValueError(
+            f"n_groups={n_groups} needs at least {2 * n_groups} samples (2 per "
+            f"group); got {n}. Use n_groups <= {max(1, n // 2)}."
+        )
+    return int(n_groups)
+
+
+def _check_horizon(
+    horizon: Any, time: NDArray[np.float64], event: NDArray[np.bool_], *, owner: str
+) -> float:
+    check_scalar(
+        horizon, "horizon", numbers.Real, owner=owner, min_val=0.0, include_min=False
+    )
+    h = float(horizon)
+    first, last = time[event].min(), time.max()
+    if not first <= h < last:
+        raise ValueError(
+            f"The 'horizon' parameter of {owner} must lie between the first event "
+            f"time ({first:g}) and the last follow-up time ({last:g}, excluded), "
+            f"where the Kaplan-Meier estimate is defined. Got {h:g} instead; "
+            f"e.g. the median follow-up, {float(np.median(time)):g}."
+        )
+    return h
+
+
+def _group_index(predicted: NDArray[np.float64], n_groups: int) -> NDArray[np.intp]:
+    """Quantile groups of ``predicted`` of equal size (ranks, ties by position)."""
+    rank = np.empty(predicted.size, dtype=np.intp)
+    rank[np.argsort(predicted, kind="stable")] = np.arange(predicted.size)
+    return np.asarray(rank * n_groups // predicted.size, dtype=np.intp)
+
+
+# ---------------------------------------------------------------- Kaplan-Meier
+
+
+def kaplan_meier(
+    time: ArrayLike, event: ArrayLike, horizon: float, *, alpha: float = 0.05
+) -> tuple[float, float, float]:
+    r"""Kaplan-Meier survival at ``horizon`` and its confidence interval.
+
+    The interval is the exponential Greenwood (log-log) interval, as
+    lifelines' ``KaplanMeierFitter``: with
+    :math:`v = \sum_{t_i \le h} d_i / (n_i (n_i - d_i))`,
+    :math:`\exp(-\exp(\log(-\log S) \pm z \sqrt{v} / \log S))`.
+
+    Parameters
+    ----------
+    time, event : array-like of shape (n_samples,)
+        Follow-up times and whether each ended with the event.
+    horizon : float
+        Time at which the survival is read (the estimate's last step at or
+        before it).
+    alpha : float, default=0.05
+        Level of the interval.
+
+    Returns
+    -------
+    survival, lower, upper : float
+        The estimate and its interval; NaN bounds when the estimate is 0 or
+        1, NaN for all three when no sample is followed up to ``horizon``.
+
+    Examples
+    --------
+    >>> from vcpcr.calibration import kaplan_meier
+    >>> s, lo, hi = kaplan_meier([1, 2, 3, 4], [1, 0, 1, 0], 3.5)
+    >>> round(s, 4)
+    0.375
+    """
+    t = np.asarray(time, dtype=np.float64)
+    e = np.asarray(event, dtype=bool)
+    if t.max() < horizon:
+        return np.nan, np.nan, np.nan
+    times = np.unique(t[e & (t <= horizon)])
+    at_risk = (t[None, :] >= times[:, None]).sum(axis=1)
+    deaths = ((t[None, :] == times[:, None]) & e[None, :]).sum(axis=1)
+    s = float(np.prod(1.0 - deaths / at_risk))
+    if s <= 0.0 or s >= 1.0:
+        return s, np.nan, np.nan
+    with np.errstate(divide="ignore"):
+        v = float(np.sum(deaths / (at_risk * (at_risk - deaths))))
+    z = stats.norm.ppf(1 - alpha / 2)
+    log_s = np.log(s)
+    theta = np.log(-log_s)
+    half = z * np.sqrt(v) / abs(log_s)
+    return s, float(np.exp(-np.exp(theta + half))), float(np.exp(-np.exp(theta - half)))
+
+
+# ----------------------------------------------------------------- slopes
+
+
+def _cox_slope(
+    lp: NDArray[np.float64],
+    time: NDArray[np.float64],
+    event: NDArray[np.bool_],
+    alpha: float,
+) -> tuple[float, float, float]:
+    """Cox regression (Efron ties) of the outcome on ``lp``: slope and its Wald CI."""
+    fit = cox_batch(lp[None, :, None], time, event)
+    slope = float(fit.params[0, 0])
+    rs = RiskSets(time, event)
+    es = (slope * lp)[rs.order][None, :]
+    _, _, hess = rs.efron(es, lp[rs.order][None, :, None])
+    se = float(np.sqrt(-1.0 / hess[0, 0, 0]))
+    z = stats.norm.ppf(1 - alpha / 2)
+    return slope, slope - z * se, slope + z * se
+
+
+def _logit_slope(
+    logit: NDArray[np.float64], y: NDArray[np.float64], alpha: float
+) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
+    """Calibration slope (logistic regression on ``logit``) and intercept (offset)."""
+    fit = logit_batch(logit[None, :, None], y)
+    a, b = fit.params[0]
+    X = np.column_stack([np.ones_like(logit), logit])
+    p = 1.0 / (1.0 + np.exp(-(a + b * logit)))
+    cov = np.linalg.inv(X.T @ (X * (p * (1 - p))[:, None]))
+    z = stats.norm.ppf(1 - alpha / 2)
+    se_b = float(np.sqrt(cov[1, 1]))
+    # calibration-in-the-large: y ~ 1 + offset(logit), by Newton's method
+    c = 0.0
+    for _ in range(100):
+        q = 1.0 / (1.0 + np.exp(-(c + logit)))
+        step = float(np.sum(y - q) / np.sum(q * (1 - q)))
+        c += step
+        if abs(step) < 1e-12:
+            break
+    q = 1.0 / (1.0 + np.exp(-(c + logit)))
+    se_c = float(1.0 / np.sqrt(np.sum(q * (1 - q))))
+    return (float(b), b - z * se_b, b + z * se_b), (c, c - z * se_c, c + z * se_c)
+
+
+# ------------------------------------------------------------------ survival
+
+
+def survival_calibration(
+    y: Any,
+    predicted_survival: ArrayLike,
+    horizon: float,
+    *,
+    n_groups: int = 5,
+    alpha: float = 0.05,
+) -> CalibrationResult:
+    r"""Calibration of predicted survival at a horizon against the observed outcome.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples, 2), DataFrame or structured array
+        The survival outcome ``(time, event)`` of the samples.
+    predicted_survival : array-like of shape (n_samples,)
+        Each sample's predicted probability of being event-free at
+        ``horizon``, e.g. from :func:`cross_val_predict_survival` (on the
+        training cohort) or ``model.predict_survival_function(X,
+        return_array=True, times=[horizon])[:, 0]`` (on another cohort).
+    horizon : float
+        Time of the comparison, between the first event and the last
+        follow-up.
+    n_groups : int, default=5
+        Groups of equal size at quantiles of the predicted risk.
+    alpha : float, default=0.05
+        Level of the confidence intervals.
+
+    Returns
+    -------
+    CalibrationResult
+        Slope, observed/expected, ICI/E50/E90, groups, smoothed curve.
+
+    Raises
+    ------
+    ValueError
+        If the inputs disagree in length, the predictions are not
+        probabilities, or the horizon is outside the follow-up.
+
+    See Also
+    --------
+    cross_val_calibration : Out-of-fold predictions of a model and their calibration.
+
+    Notes
+    -----
+    The predicted risk is :math:`\hat F_i = 1 - \hat S_i(h)`.
+
+    - **Groups**: observed risk per group is one minus the Kaplan-Meier
+      estimate at ``h`` (:func:`kaplan_meier`, log-log interval).
+    - **Smoothed curve** (Austin, Harrell & van Klaveren 2020): the observed
+      risk as a smooth function of :math:`\mathrm{cloglog}(\hat F) =
+      \log(-\log(1 - \hat F))`, from the flexible parametric survival model
+      that lifelines' ``survival_probability_calibration`` fits (log
+      cumulative hazard a restricted cubic spline of log time with 3 knots,
+      the cloglog entering as an accelerated-failure-time covariate;
+      ``CRCSplineFitter(n_baseline_knots=3, penalizer=1e-6)``), written here
+      from its likelihood. ICI, E50 and E90 are the mean, median and 90th
+      percentile of :math:`|\hat F_i - \tilde F_i|` with :math:`\tilde F_i`
+      the smoothed observed risk at :math:`\hat F_i`.
+    - **Calibration slope**: the coefficient of a Cox regression (Efron ties)
+      of the outcome on :math:`\mathrm{cloglog}(\hat F)`, which for a Cox
+      model is its linear predictor up to a constant (1: ideal; below 1:
+      predictions too extreme, the usual sign of overfitting).
+    - **Observed/expected**: :math:`(1 - \hat S_{KM}(h)) / \overline{\hat F}`
+      with the Kaplan-Meier interval of the numerator.
+
+    References
+    ----------
+    .. [1] Austin, P. C., Harrell, F. E., van Klaveren, D. (2020). Graphical
+       calibration curves and the integrated calibration index (ICI) for
+       survival models. Statistics in Medicine 39(21), 2714-2742.
+    .. [2] Royston, P., Altman, D. G. (2013). External validation of a Cox
+       prognostic model: principles and methods. BMC Medical Research
+       Methodology 13, 33.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from vcpcr.calibration import survival_calibration
+    >>> rng = np.random.default_rng(0)
+    >>> lp = rng.normal(size=300)
+    >>> time = rng.exponential(1 / (0.1 * np.exp(lp)))
+    >>> y = np.column_stack([np.minimum(time, 10), time < 10])
+    >>> result = survival_calibration(y, np.exp(-0.1 * 5 * np.exp(lp)), 5)
+    >>> 0.8 < result.slope < 1.2
+    True
+    """
+    owner = "survival_calibration"
+    time, event = check_survival(y)
+    n = time.size
+    s = _check_probability(predicted_survival, "predicted_survival", n, owner=owner)
+    h = _check_horizon(horizon, time, event, owner=owner)
+    k = _check_groups(n_groups, n, owner=owner)
+    check_fraction(alpha, "alpha", owner=owner)
+    risk = 1.0 - s
+    x = cloglog(risk)
+    spline = survival_smoother(x, time, event)
+    observed = spline.risk(x, h)
+    grid = np.linspace(
+        max(risk.min() - 0.01, _EPS), min(risk.max() + 0.01, 1 - _EPS), 100
+    )
+    curve = pd.DataFrame({"predicted": grid, "observed": spline.risk(cloglog(grid), h)})
+    group = _group_index(risk, k)
+    rows = []
+    for g in range(k):
+        m = group == g
+        km, lo, hi = kaplan_meier(time[m], event[m], h, alpha=alpha)
+        rows.append((int(m.sum()), float(risk[m].mean()), 1 - km, 1 - hi, 1 - lo))
+    groups = pd.DataFrame(
+        rows, columns=["n", "predicted", "observed", "lower", "upper"]
+    )
+    km, lo, hi = kaplan_meier(time, event, h, alpha=alpha)
+    expected = float(risk.mean())
+    oe = ((1 - km) / expected, (1 - hi) / expected, (1 - lo) / expected)
+    notes = [
+        f"Predicted risk = 1 - predicted survival at the horizon ({h:g}); observed "
+        f"risk per group = 1 - Kaplan-Meier at the horizon, with its "
+        f"{100 * (1 - alpha):g}% log-log (exponential Greenwood) interval.",
+        "Slope: Cox regression (Efron ties) of the outcome on the complementary "
+        "log-log of the predicted risk (a Cox model's linear predictor up to a "
+        "constant); 1 is ideal, below 1 the predictions are too extreme.",
+        "Observed/expected: Kaplan-Meier risk of all samples by the horizon over "
+        "the mean predicted risk (Royston & Altman 2013).",
+        "ICI, E50, E90: mean, median and 90th percentile of |predicted - smoothed "
+        "observed| (Austin, Harrell & van Klaveren 2020), smoothed by the flexible "
+        "parametric model of lifelines' survival_probability_calibration.",
+    ]
+    if not spline.converged:
+        notes.append("The smoother's optimizer did not reach a gradient below 1e-5.")
+    return CalibrationResult(
+        family="cox",
+        predicted=risk,
+        observed=observed,
+        groups=groups,
+        slope=_cox_slope(x, time, event, alpha),
+        observed_expected=oe,
+        curve=curve,
+        horizon=h,
+        alpha=alpha,
+        notes=notes,
+        events=int(event.sum()),
+    )
+
+
+# ------------------------------------------------------------------ binomial
+
+
+def _binary_outcome(y: Any, n: int, *, owner: str) -> NDArray[np.float64]:
+    arr = np.asarray(y)
+    if arr.ndim != 1 or arr.size != n:
+        raise ValueError(
+            f"y must be a 1-d array with one 0/1 outcome per prediction ({n}); got "
+            f"shape {arr.shape}."
+        )
+    values = pd.unique(pd.Series(arr))
+    if not set(values.tolist()) <= {0, 1} or len(values) != 2:
+        raise ValueError(
+            f"The 'y' parameter of {owner} must hold the two outcomes coded 0/1 "
+            f"(1 = the event whose probability is predicted). Got values "
+            f"{sorted(map(str, values))[:5]}; recode, e.g. y == classes_[1]."
+        )
+    return arr.astype(np.float64)
+
+
+def binary_calibration(
+    y: ArrayLike,
+    probability: ArrayLike,
+    *,
+    n_groups: int = 10,
+    frac: float = 0.75,
+    alpha: float = 0.05,
+) -> CalibrationResult:
+    r"""Calibration of predicted probabilities against 0/1 outcomes.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Outcomes coded 0/1 (1: the class whose probability is predicted).
+    probability : array-like of shape (n_samples,)
+        Predicted probabilities of the outcome 1.
+    n_groups : int, default=10
+        Groups of equal size at quantiles of the probability.
+    frac : float, default=0.75
+        Share of the samples in each local fit of the lowess smoother.
+    alpha : float, default=0.05
+        Level of the confidence intervals.
+
+    Returns
+    -------
+    CalibrationResult
+        Slope, intercept, ICI/E50/E90, groups, smoothed curve.
+
+    Raises
+    ------
+    ValueError
+        If ``y`` is not 0/1 or the probabilities are out of range.
+
+    See Also
+    --------
+    cross_val_calibration : Out-of-fold predictions of a model and their calibration.
+
+    Notes
+    -----
+    Slope: :math:`b` of :math:`\mathrm{logit}\,P(y=1) = a + b\,\mathrm{logit}(\hat p)`;
+    intercept (calibration-in-the-large): :math:`c` of
+    :math:`\mathrm{logit}\,P(y=1) = c + \mathrm{logit}(\hat p)`; both with
+    Wald intervals. ICI, E50, E90: mean, median, 90th percentile of
+    :math:`|\hat p - \tilde p|` with :math:`\tilde p` a lowess of ``y`` on
+    :math:`\hat p` (local linear, tricube weights, no robustness
+    iterations; Austin & Steyerberg use R's ``loess``, local quadratic, so
+    their ICI differs slightly). Observed frequency per group with Wilson's
+    interval.
+
+    References
+    ----------
+    .. [1] Austin, P. C., Steyerberg, E. W. (2019). The Integrated Calibration
+       Index (ICI) and related metrics for quantifying the calibration of
+       logistic regression models. Statistics in Medicine 38(21), 4051-4065.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from vcpcr.calibration import binary_calibration
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.uniform(0.05, 0.95, size=500)
+    >>> result = binary_calibration(rng.uniform(size=500) < p, p)
+    >>> result.ici < 0.05
+    True
+    """
+    from statsmodels.stats.proportion import proportion_confint
+
+    owner = "binary_calibration"
+    arr = np.asarray(probability)
+    n = arr.shape[0] if arr.ndim else 0
+    target = _binary_outcome(y, n, owner=owner)
+    p = _check_probability(probability, "probability", n, owner=owner)
+    k = _check_groups(n_groups, n, owner=owner)
+    check_fraction(frac, "frac", owner=owner)
+    check_fraction(alpha, "alpha", owner=owner)
+    observed = binary_smoother(p, target, frac)
+    order = np.argsort(p)
+    curve = pd.DataFrame({"predicted": p[order], "observed": observed[order]})
+    group = _group_index(p, k)
+    rows = []
+    for g in range(k):
+        m = group == g
+        hits = int(target[m].sum())
+        lo, hi = proportion_confint(hits, int(m.sum()), alpha=alpha, method="wilson")
+        rows.append((int(m.sum()), float(p[m].mean()), hits / m.sum(), lo, hi))
+    groups = pd.DataFrame(
+        rows, columns=["n", "predicted", "observed", "lower", "upper"]
+    )
+    logit = np.log(p) - np.log1p(-p)
+    slope, intercept = _logit_slope(logit, target, alpha)
+    notes = [
+        "Slope: logistic regression of the outcome on the logit of the predicted "
+        "probability; intercept: the same with the logit as an offset "
+        "(calibration-in-the-large; 0 is ideal). Wald intervals.",
+        f"ICI, E50, E90: mean, median and 90th percentile of |predicted - "
+        f"smoothed observed|, smoothed by lowess (frac={frac:g}, local linear, "
+        f"no robustness iterations; Austin & Steyerberg 2019).",
+        f"Observed frequency per group with its {100 * (1 - alpha):g}% Wilson "
+        f"interval.",
+    ]
+    return CalibrationResult(
+        family="binomial",
+        predicted=p,
+        observed=observed,
+        groups=groups,
+        slope=slope,
+        intercept=intercept,
+        curve=curve,
+        alpha=alpha,
+        notes=notes,
+        events=int(target.sum()),
+    )
+
+
+# ------------------------------------------------------------------ gaussian
+
+
+def regression_calibration(
+    y: ArrayLike, prediction: ArrayLike, *, n_groups: int = 10, alpha: float = 0.05
+) -> CalibrationResult:
+    r"""Calibration of predicted values: observed against predicted.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Observed values.
+    prediction : array-like of shape (n_samples,)
+        Predicted values.
+    n_groups : int, default=10
+        Groups of equal size at quantiles of the prediction.
+    alpha : float, default=0.05
+        Level of the confidence intervals.
+
+    Returns
+    -------
+    CalibrationResult
+        Slope and intercept of the least-squares line of ``y`` on the
+        prediction (1 and 0 are ideal), groups with the mean observed value
+        and its t interval.
+
+    Raises
+    ------
+    ValueError
+        If the inputs disagree in length or hold NaN.
+
+    See Also
+    --------
+    cross_val_calibration : Out-of-fold predictions of a model and their calibration.
+
+    Notes
+    -----
+    :math:`y = a + b\hat y + \varepsilon` by least squares, with the usual t
+    intervals.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from vcpcr.calibration import regression_calibration
+    >>> rng = np.random.default_rng(0)
+    >>> pred = rng.normal(size=200)
+    >>> round(regression_calibration(2 * pred, pred).slope, 6)
+    2.0
+    """
+    owner = "regression_calibration"
+    arr = np.asarray(prediction)
+    n = arr.shape[0] if arr.ndim else 0
+    target = _check_vector(y, "y", n, owner=owner)
+    pred = _check_vector(prediction, "prediction", n, owner=owner)
+    k = _check_groups(n_groups, n, owner=owner)
+    check_fraction(alpha, "alpha", owner=owner)
+    if n < 3 or np.ptp(pred) == 0:
+        raise ValueError(
+            f"prediction must take at least 2 distinct values over at least 3 "
+            f"samples for a calibration line; got {np.unique(pred).size} over {n}."
+        )
+    X = np.column_stack([np.ones(n), pred])
+    coef, *_ = np.linalg.lstsq(X, target, rcond=None)
+    resid = target - X @ coef
+    sigma2 = float(resid @ resid) / (n - 2)
+    se = np.sqrt(np.diag(np.linalg.inv(X.T @ X)) * sigma2)
+    t = stats.t.ppf(1 - alpha / 2, n - 2)
+    group = _group_index(pred, k)
+    rows = []
+    for g in range(k):
+        vals = target[group == g]
+        half = (
+            stats.t.ppf(1 - alpha / 2, vals.size - 1)
+            * vals.std(ddof=1)
+            / np.sqrt(vals.size)
+        )
+        rows.append(
+            (
+                vals.size,
+                float(pred[group == g].mean()),
+                vals.mean(),
+                vals.mean() - half,
+                vals.mean() + half,
+            )
+        )
+    groups = pd.DataFrame(
+        rows, columns=["n", "predicted", "observed", "lower", "upper"]
+    )
+    notes = [
+        "Slope and intercept: least squares of the observed on the predicted "
+        "values (1 and 0 are ideal), t intervals.",
+        f"Mean observed value per group with its {100 * (1 - alpha):g}% t interval.",
+    ]
+    return CalibrationResult(
+        family="gaussian",
+        predicted=pred,
+        observed=np.full(n, np.nan),
+        groups=groups,
+        slope=(float(coef[1]), coef[1] - t * se[1], coef[1] + t * se[1]),
+        intercept=(float(coef[0]), coef[0] - t * se[0], coef[0] + t * se[0]),
+        alpha=alpha,
+        notes=notes,
+    )
+
+
+# ------------------------------------------------------------------ models
+
+
+def _outcome(model: Any, X: Any, y: Any) -> Any:
+    formula = getattr(model, "formula", None)
+    if y is not None:
+        return y
+    if formula is None:
+        raise ValueError(
+            "y is required (or a model with formula=, whose data hold it)."
+        )
+    from vcpcr._formula import formula_outcome
+
+    return formula_outcome(formula, X)
+
+
+def _folds(cv: Any, labels: NDArray[Any] | None, random_state: Any, owner: str) -> Any:
+    if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
+        if cv < 2:
+            raise ValueError(
+                f"The 'cv' parameter of {owner} must be an int >= 2 or a "
+                f"cross-validation splitter. Got {cv!r} instead."
+            )
+        if labels is None:
+            return KFold(int(cv), shuffle=True, random_state=random_state)
+        return StratifiedKFold(int(cv), shuffle=True, random_state=random_state)
+    return check_cv(cv)
+
+
+def _rows(X: Any, idx: NDArray[np.intp]) -> Any:
+    return X.iloc[idx] if hasattr(X, "iloc") else np.asarray(X)[idx]
+
+
+def _family(model: Any, owner: str) -> str:
+    family = getattr(model, "family", None)
+    if family not in ("gaussian", "binomial", "cox"):
+        raise ValueError(
+            f"The 'model' parameter of {owner} must be a VCPCR or VCPCRCV (an "
+            f"estimator with family 'gaussian', 'binomial' or 'cox'); got "
+            f"{type(model).__name__} with family={family!r}."
+        )
+    return str(family)
+
+
+def _predict(
+    model: Any, X: Any, family: str, horizon: float | None
+) -> NDArray[np.float64]:
+    if family == "cox":
+        surv = model.predict_survival_function(X, return_array=True, times=[horizon])
+        return np.asarray(surv, dtype=np.float64)[:, 0]
+    if family == "binomial":
+        return np.asarray(model.predict_proba(X), dtype=np.float64)[:, 1]
+    return np.asarray(model.predict(X), dtype=np.float64)
+
+
+def _out_of_fold(
+    model: Any,
+    X: Any,
+    y: Any,
+    target: Any,
+    family: str,
+    horizon: float | None,
+    cv: Any,
+    random_state: Any,
+    owner: str,
+) -> NDArray[np.float64]:
+    labels = None
+    if family == "cox":
+        labels = check_survival(target)[1]
+    elif family == "binomial":
+        labels = np.asarray(target)
+    splitter = _folds(cv, labels, random_state, owner)
+    n = len(target)
+    out = np.full(n, np.nan)
+    split_y = labels if labels is not None else np.zeros(n)
+    for train, test in splitter.split(np.zeros((n, 1)), split_y):
+        fold = clone(model).fit(_rows(X, train), None if y is None else _rows(y, train))
+        out[test] = _predict(fold, _rows(X, test), family, horizon)
+    if np.isnan(out).any():
+        raise ValueError(
+            f"The folds of cv={cv!r} left {int(np.isnan(out).sum())} samples without "
+            f"a held-out prediction; use a splitter whose test folds cover every row."
+        )
+    return out
+
+
+def cross_val_predict_survival(
+    model: Any,
+    X: Any,
+    y: Any = None,
+    *,
+    horizon: float,
+    cv: Any = 5,
+    random_state: Any = 0,
+) -> NDArray[np.float64]:
+    """Out-of-fold predicted survival at ``horizon`` of a Cox ``VCPCR`` or ``VCPCRCV``.
+
+    An unfitted clone of ``model`` is fitted on each training fold and
+    predicts the survival of its held-out fold at ``horizon`` (as
+    scikit-learn's ``cross_val_predict``). A ``VCPCRCV`` is re-tuned inside
+    every training fold (nested cross-validation: no row's prediction used
+    it for tuning).
+
+    Parameters
+    ----------
+    model : VCPCR or VCPCRCV
+        A model with ``family="cox"`` (fitted or not: its parameters are used).
+    X : array-like or DataFrame of shape (n_samples, n_features)
+        The data (with the covariates and strata the model names).
+    y : array-like of shape (n_samples, 2), optional
+        The survival outcome; omitted when the model has a formula.
+    horizon : float
+        Time at which survival is predicted.
+    cv : int or cross-validation splitter, default=5
+        An int gives shuffled folds stratified on the event indicator.
+    random_state : int, default=0
+        Seed of the shuffled folds.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        Each sample's held-out predicted survival at ``horizon``.
+
+    Raises
+    ------
+    ValueError
+        If the model is not a Cox model or the folds do not cover every row.
+
+    See Also
+    --------
+    survival_calibration : Calibration of these predictions.
+    """
+    owner = "cross_val_predict_survival"
+    if _family(model, owner) != "cox":
+        raise ValueError(
+            f"{owner} needs a model with family='cox'; got {model.family!r}."
+        )
+    check_scalar(
+        horizon, "horizon", numbers.Real, owner=owner, min_val=0.0, include_min=False
+    )
+    target = _outcome(model, X, y)
+    return _out_of_fold(
+        model, X, y, target, "cox", float(horizon), cv, random_state, owner
+    )
+
+
+def cross_val_calibration(
+    model: Any,
+    X: Any,
+    y: Any = None,
+    *,
+    horizon: float | None = None,
+    cv: Any = 5,
+    n_groups: int | None = None,
+    random_state: Any = 0,
+    alpha: float = 0.05,
+) -> CalibrationResult:
+    """Calibration of a ``VCPCR`` or ``VCPCRCV``: out-of-fold, or on new data.
+
+    Parameters
+    ----------
+    model : VCPCR or VCPCRCV
+        With ``cv``, its parameters (each training fold fits a clone; a
+        ``VCPCRCV`` is re-tuned in each). With ``cv=None``, a fitted model
+        whose own predictions on ``X`` are calibrated: for data it was not
+        fitted to (on its training data they are optimistic).
+    X : array-like or DataFrame of shape (n_samples, n_features)
+        The data.
+    y : array-like, optional
+        The outcome; omitted when the model has a formula.
+    horizon : float, optional
+        Time of the comparison (cox only; required there).
+    cv : int, cross-validation splitter or None, default=5
+        An int gives shuffled folds, stratified on the event indicator (cox)
+        or the class (binomial).
+    n_groups : int, optional
+        Groups of the predictions (default 5 for cox, 10 otherwise).
+    random_state : int, default=0
+        Seed of the shuffled folds.
+    alpha : float, default=0.05
+        Level of the confidence intervals.
+
+    Returns
+    -------
+    CalibrationResult
+        From :func:`survival_calibration`, :func:`binary_calibration` or
+        :func:`regression_calibration`.
+
+    Raises
+    ------
+    ValueError
+        If ``horizon`` is missing for a Cox model, or given for another.
+
+    See Also
+    --------
+    survival_calibration, binary_calibration, regression_calibration
+    """
+    owner = "cross_val_calibration"
+    family = _family(model, owner)
+    if (horizon is None) == (family == "cox"):
+        need = (
+            "requires a horizon for family='cox': the time at which predicted and "
+            "observed survival are compared, e.g. horizon=5 (years)"
+            if family == "cox"
+            else f"takes no horizon for family={family!r}; drop it"
+        )
+        raise ValueError(f"{owner} {need}.")
+    target = _outcome(model, X, y)
+    if cv is None:
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(model)
+        pred = _predict(model, X, family, horizon)
+    else:
+        pred = _out_of_fold(
+            model, X, y, target, family, horizon, cv, random_state, owner
+        )
+    groups = n_groups if n_groups is not None else (5 if family == "cox" else 10)
+    if horizon is not None:  # the cox family (checked above)
+        return survival_calibration(target, pred, horizon, n_groups=groups, alpha=alpha)
+    if family == "binomial":
+        classes = getattr(model, "classes_", None)
+        labels = np.asarray(target)
+        if classes is None:
+            classes = np.unique(labels)
+        return binary_calibration(
+            labels == classes[1], pred, n_groups=groups, alpha=alpha
+        )
+    return regression_calibration(
+        np.asarray(target, dtype=np.float64).reshape(-1),
+        pred,
+        n_groups=groups,
+        alpha=alpha,
+    )
