@@ -4,6 +4,7 @@ Run (on 2 cores; both sides use ``n_jobs=2``)::
 
     python benchmarks/bench_speed.py            # the sizes of issue #19
     python benchmarks/bench_speed.py --quick    # small sizes, a smoke run
+    python benchmarks/bench_speed.py --scoring neg_pooled_deviance  # #27
 
 Prints one table. Each row is one data set and one pair of fits, timed in
 the same run (wall-clock seconds, one run each):
@@ -97,19 +98,16 @@ def coxnet_cv(X: Any, time_: Any, event: Any) -> Any:
     )
 
 
-def row(name: str, X: Any, y: Any, family: str) -> str:
+def row(name: str, X: Any, y: Any, family: str, scoring: str | None) -> str:
     """Time vcpcr and its peer on one data set; return the table row."""
+    kw = {"n_jobs": N_JOBS, "random_state": 0, "scoring": scoring}
     if family == "cox":
         time_, event = y
-        ours = timed(
-            lambda: VCPCRCV(family="cox", n_jobs=N_JOBS, random_state=0).fit(
-                X, Surv(time_, event)
-            )
-        )
+        ours = timed(lambda: VCPCRCV(family="cox", **kw).fit(X, Surv(time_, event)))
         peer = timed(lambda: coxnet_cv(X, time_, event))
         peer_name = "Coxnet 5-fold CV, 30 alphas"
     else:
-        ours = timed(lambda: VCPCRCV(n_jobs=N_JOBS, random_state=0).fit(X, y))
+        ours = timed(lambda: VCPCRCV(**kw).fit(X, y))
         peer = timed(
             lambda: ElasticNetCV(l1_ratio=0.5, alphas=30, cv=5, n_jobs=N_JOBS).fit(X, y)
         )
@@ -121,6 +119,11 @@ def main() -> None:
     """Print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="p divided by 20")
+    parser.add_argument(
+        "--scoring",
+        default=None,
+        help="VCPCRCV's scoring (e.g. neg_pooled_deviance; default: its default)",
+    )
     args = parser.parse_args()
     scale = 20 if args.quick else 1
     cases = [
@@ -133,7 +136,7 @@ def main() -> None:
     for family, n, p in cases:
         p = max(p // scale, 200)
         X, y = make_case(n, p, family)
-        print(row(f"{family} {n} x {p:,}", X, y, family), flush=True)
+        print(row(f"{family} {n} x {p:,}", X, y, family, args.scoring), flush=True)
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 
