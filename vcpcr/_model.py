@@ -715,7 +715,9 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         sd = M.std(axis=0, ddof=1) if M.shape[0] > 1 else np.zeros(M.shape[1])
         self.module_sd_ = pd.Series(sd, index=self.membership_.columns)
         index = M @ a[c:]  # the genes' part of the linear predictor
-        self.prognostic_index_sd_ = float(index.std(ddof=1)) if index.size > 1 else 0.0
+        self.prognostic_index_sd_ = (  # without overflow in y's units (1e300)
+            float(standardize(index)[2]) if np.ptp(index) > 0 else 0.0
+        )
         self.coef_ = np.zeros(layout.n_features)
         self.coef_[layout.clustered] = coef
         self.coef_[layout.covariates] = covariate_coef
