@@ -439,7 +439,9 @@ def test_cox_level_check_fuzz(size, events, early, seed):
         first = time[~rows & event].min()
         return not event[rows].any() or time[rows].max() < first
 
-    model = VCPCR(family="cox", covariates=["er"], n_clusters=2, n_init=1)
+    model = VCPCR(
+        family="cox", covariates=["er"], n_clusters=2, n_init=1, random_state=seed
+    )
     if monotone(er == "rare") or monotone(er == "common"):
         with pytest.raises(ValueError, match=r"diverges to [-+]infinity"):
             model.fit(X, y)
@@ -453,5 +455,7 @@ def test_cox_level_check_fuzz(size, events, early, seed):
             model.fit(X, y)
     except Exception as exc:
         failure = str(exc)
-    assert "diverges" not in failure
+    # the level check's refusal, not lifelines' Newton failure (whose message
+    # names a diverging coefficient among its possible causes)
+    assert "diverges to" not in failure
     assert failure or np.isfinite(model.covariate_coef_).all()
