@@ -71,6 +71,7 @@ from vcpcr.simulate import make_block_data
 
 N_NULL, N_SIGNAL, N_SPLITS, N_INIT, N = 200, 60, 50, 3, 100
 N_CV = 25  # data sets with a VCPCRCV template (each split tunes by 5-fold CV)
+CV_TEMPLATE: dict[str, Any] = {}  # the template's scoring and selection (--cv-*)
 QUICK = {"N_NULL": 12, "N_SIGNAL": 4, "N_SPLITS": 10, "N_INIT": 2, "N_CV": 2}
 FAMILIES = ("gaussian", "binomial", "cox")
 SCALE = {"gaussian": 1.0, "binomial": 0.5, "cox": 0.3}
@@ -244,10 +245,11 @@ def run_cv_template() -> list[str]:
     found = []
     for rep in range(N_CV):
         X, y = null_data("gaussian", 90000 + rep)
-        res = multi_split(VCPCRCV(), X, y, n_splits=N_SPLITS, random_state=rep)
+        template = VCPCRCV(**CV_TEMPLATE)
+        res = multi_split(template, X, y, n_splits=N_SPLITS, random_state=rep)
         null_events += bool((res.pvalues < 0.05).any())
         X, y = signal_data("gaussian", 95000 + rep)
-        res = multi_split(VCPCRCV(), X, y, n_splits=N_SPLITS, random_state=rep)
+        res = multi_split(template, X, y, n_splits=N_SPLITS, random_state=rep)
         found.append(res.pvalues.to_numpy() < 0.05)
     return [
         f"| global null | {rate(null_events, N_CV)} | | | |",
@@ -342,8 +344,8 @@ def tables() -> dict[str, tuple[str, list[str], Any]]:
             lambda: (row for family in FAMILIES for row in run_signal(family)),
         ),
         "cv": (
-            f"Gaussian, multi_split(VCPCRCV()) (defaults: tuned by 5-fold CV "
-            f"inside every split), {N_CV} data sets each",
+            f"Gaussian, multi_split(VCPCRCV({CV_TEMPLATE})) (tuned by 5-fold "
+            f"CV inside every split), {N_CV} data sets each",
             [
                 "data",
                 "FWER (null genes)",
@@ -377,7 +379,16 @@ def main() -> None:
     parser.add_argument(
         "--n-signal", type=int, default=N_SIGNAL, help="signal data sets per family"
     )
+    parser.add_argument(
+        "--cv-scoring", default=None, help="the VCPCRCV template's scoring (--part cv)"
+    )
+    parser.add_argument(
+        "--cv-selection", default="min", help="the VCPCRCV template's selection"
+    )
+    parser.add_argument("--n-cv", type=int, default=N_CV, help="data sets (--part cv)")
     args = parser.parse_args()
+    CV_TEMPLATE.update(scoring=args.cv_scoring, selection=args.cv_selection)
+    N_CV = args.n_cv
     N_SPLITS, N_SIGNAL = args.n_splits, args.n_signal
     if args.quick:
         N_NULL, N_SIGNAL = QUICK["N_NULL"], QUICK["N_SIGNAL"]
