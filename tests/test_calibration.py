@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import warnings
 
 import matplotlib
@@ -444,3 +445,20 @@ def test_cross_val_calibration_needs_a_horizon_for_cox():
         cross_val_calibration(VCPCR(family="cox"), X, y)
     with pytest.raises(ValueError, match="takes no horizon"):
         cross_val_calibration(VCPCR(), X, y[:, 0], horizon=1.0)
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("SurvSet") is None,
+    reason="needs the benchmarks extra: pip install 'vcpcr[benchmarks]'",
+)
+def test_calibration_page_prints_its_pasted_output():
+    """docs/calibration.md: its code on gse1992 prints the pasted output."""
+    from pathlib import Path
+
+    from conftest import doc_examples, printed_lines
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "calibration.md"
+    code, shown = doc_examples(page.read_text())[0]
+    lines = printed_lines(code)
+    missing = [line for line in shown.splitlines() if line.rstrip() not in lines]
+    assert missing == []
