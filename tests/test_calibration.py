@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import warnings
 
 import matplotlib
@@ -67,6 +68,7 @@ def test_ici_e50_against_lifelines_survival_probability_calibration(
     capsys.readouterr()
     surv = cph.predict_survival_function(rossi, times=[t0]).T.squeeze().to_numpy()
     result = survival_calibration(rossi[["week", "arrest"]], surv, t0)
+    assert not any("nested Weibull" in note for note in result.notes)
     assert_allclose(result.ici, ici, rtol=0, atol=5e-5)
     assert_allclose(result.e50, e50, rtol=0, atol=5e-5)
 
@@ -258,6 +260,110 @@ def test_regression_against_statsmodels_ols():
     assert result.ici is None
 
 
+def _floor_data(seed=0, n=120, n_floor=48):
+    """An overfitted model's predictions: 48 of 120 risks at lifelines' 1e-10 floor.
+
+    Follow-up in whole months up to 120 (as gse1992's), horizon 10, 50
+    events; the rest of the risks are the true ones.
+    """
+    rng = np.random.default_rng(seed)
+    lp = rng.normal(size=n)
+    t = rng.exponential(100 / np.exp(lp))
+    c = rng.uniform(1, 120, size=n)
+    y = np.column_stack([np.ceil(np.minimum(t, c)), t <= c])
+    risk = -np.expm1(-10 / 100 * np.exp(lp))
+    risk[np.argsort(lp)[:n_floor]] = 1e-10
+    return y, risk
+
+
+@needs_survival
+def test_smoother_with_many_predictions_at_the_floor():
+    """The smoother does not stop on the hazard floor's plateau (gse1992's failure).
+
+    From lifelines' start ``(0, 0, 0, 2, 0)``, this fit (ours, and lifelines'
+    own ``CRCSplineFitter`` as ``survival_probability_calibration`` calls it)
+    ends with events' hazards at the 1e-20 floor and a smoothed risk below
+    1e-6 for every sample. Ours rejects it and refits from the nested
+    Weibull model's optimum; lifelines' ``CRCSplineFitter`` started there
+    (its ``initial_point``, on its scaled columns) reaches the same smoothed
+    risks.
+    """
+    from lifelines import CRCSplineFitter
+
+    from vcpcr._smoothers import _minimize, cloglog, survival_smoother
+
+    y, risk = _floor_data()
+    x, h = cloglog(risk), 10.0
+    time, event = y[:, 0], y[:, 1]
+    knots = np.percentile(np.log(time[event > 0]), [5, 50, 95])
+    args = (x / np.std(x, ddof=1), np.log(time), event, knots)
+    start = np.array([0, 0, np.log(event.sum() / time.sum()), 1, 0])
+    weibull = _minimize(start, args, free=np.array([1, 1, 1, 1, 0], dtype=bool))
+    frame = pd.DataFrame({"c": x, "T": time, "E": event})
+    regressors = {"beta_": ["c"], "gamma0_": "1", "gamma1_": "1", "gamma2_": "1"}
+    smoothed = {}
+    for name, initial, options in [
+        ("lifelines", None, None),  # as survival_probability_calibration
+        ("weibull", weibull, {"ftol": 1e-14, "maxiter": 10000}),
+    ]:
+        crc = CRCSplineFitter(n_baseline_knots=3, penalizer=1e-6)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            crc.fit_right_censoring(
+                frame,
+                "T",
+                "E",
+                regressors=regressors,
+                initial_point=initial,
+                fit_options=options,
+            )
+        surv = crc.predict_survival_function(frame, times=[h]).to_numpy()[0]
+        smoothed[name] = 1 - surv
+    assert smoothed["lifelines"].max() < 1e-6  # lifelines' failure, reproduced
+    fit = survival_smoother(x, time, event.astype(bool))
+    assert (fit.start, fit.valid, fit.floored, fit.converged) == (
+        "weibull",
+        True,
+        0,
+        True,
+    )
+    assert_allclose(fit.risk(x, h), smoothed["weibull"], rtol=0, atol=1e-6)
+    result = survival_calibration(y, 1 - risk, h)
+    assert 0.02 < result.curve["observed"].min() < result.curve["observed"].max() < 0.5
+    assert result.ici > 0.02  # the risks at the floor are far from the observed
+    assert any("nested Weibull model" in note for note in result.notes)
+
+
+@pytest.mark.parametrize(
+    ("start", "valid"),
+    [("lifelines", False), ("weibull only", True)],
+    ids=["no-valid-fit", "weibull-fallback"],
+)
+def test_smoother_without_a_valid_spline_fit_warns(monkeypatch, start, valid):
+    """No valid spline fit: a warning; ICI from the Weibull model, or none."""
+    import vcpcr.calibration
+    from vcpcr._smoothers import SplineFit
+    from vcpcr.exceptions import VCPCRWarning
+
+    y, risk = _floor_data()
+    fit = SplineFit(
+        np.array([-1.0, 3.0, 0.0, 1.0, 0.0]),
+        np.array([0, 2, 4.0]),
+        True,
+        40,
+        start,
+        valid,
+    )
+    monkeypatch.setattr(vcpcr.calibration, "survival_smoother", lambda *a: fit)
+    with pytest.warns(VCPCRWarning, match="40 of 50 events at the hazard floor"):
+        result = survival_calibration(y, 1 - risk, 10.0)
+    assert (result.ici is None) == (not valid)
+    assert (result.e90 is None) == (not valid)
+    assert result.curve.empty == (not valid)
+    assert any("Weibull" in note for note in result.notes) == valid
+    assert 0 < result.slope < 1  # the slope does not need the smoother
+
+
 def _cox_data(n=120, seed=3):
     X, lin, _, _ = make_blocks(n=n, seed=seed)
     rng = np.random.default_rng(seed + 10)
@@ -339,3 +445,20 @@ def test_cross_val_calibration_needs_a_horizon_for_cox():
         cross_val_calibration(VCPCR(family="cox"), X, y)
     with pytest.raises(ValueError, match="takes no horizon"):
         cross_val_calibration(VCPCR(), X, y[:, 0], horizon=1.0)
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("SurvSet") is None,
+    reason="needs the benchmarks extra: pip install 'vcpcr[benchmarks]'",
+)
+def test_calibration_page_prints_its_pasted_output():
+    """docs/calibration.md: its code on gse1992 prints the pasted output."""
+    from pathlib import Path
+
+    from conftest import doc_examples, printed_lines
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "calibration.md"
+    code, shown = doc_examples(page.read_text())[0]
+    lines = printed_lines(code)
+    missing = [line for line in shown.splitlines() if line.rstrip() not in lines]
+    assert missing == []

@@ -43,12 +43,18 @@ class SplineFit(NamedTuple):
 
     ``params`` are ``(beta_x, beta_0, gamma_0, gamma_1, gamma_2)`` on the raw
     scale of the complementary log-log ``x`` (lifelines' ``params_`` order);
-    ``knots`` on log time.
+    ``knots`` on log time; ``converged``: the gradient's largest entry
+    is below 1e-5; ``floored``: events whose hazard is at the floor (a
+    degenerate fit when positive); ``start``: which fit was kept
+    (:func:`survival_smoother`); ``valid``: no event at the floor.
     """
 
     params: NDArray[np.float64]
     knots: NDArray[np.float64]
     converged: bool
+    floored: int = 0
+    start: str = "lifelines"
+    valid: bool = True
 
     def risk(self, x: NDArray[np.float64], horizon: float) -> NDArray[np.float64]:
         """Smoothed observed risk ``1 - S(horizon | x)`` at predictions ``x``."""
@@ -122,6 +128,53 @@ def _objective(
     return value, -grad_ll + _PENALTY * pen * theta
 
 
+def _floored_events(theta: NDArray[np.float64], *args: NDArray[np.float64]) -> int:
+    """Events whose fitted hazard is at lifelines' floor (or negative) at ``theta``.
+
+    The floor turns the infeasible region of the spline model (a cumulative
+    hazard decreasing in time, where the hazard is negative) into a plateau
+    on which an event's log hazard is the constant ``log(1e-20)``: a fit with
+    such events describes no survival distribution.
+    """
+    xs, logt, event, knots = args
+    b, b0, g0, g1, g2 = theta
+    u = logt - (b * xs + b0)
+    B, dB, _ = _basis(u, knots)
+    with np.errstate(over="ignore", invalid="ignore"):
+        hazard = np.exp(g0 + g1 * u + g2 * B) * (g1 + g2 * dB) / np.exp(logt)
+    return int(np.sum((event > 0) & ~(hazard > _HAZARD_FLOOR)))
+
+
+def _minimize(
+    start: NDArray[np.float64],
+    args: tuple[NDArray[np.float64], ...],
+    free: NDArray[np.bool_] | None = None,
+) -> NDArray[np.float64]:
+    """BFGS from ``start`` over the ``free`` parameters (default: all).
+
+    Polished by L-BFGS-B where BFGS lost precision.
+    """
+    mask = np.ones(start.size, dtype=bool) if free is None else free
+
+    def objective(v: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
+        theta = start.copy()
+        theta[mask] = v
+        value, grad = _objective(theta, *args)
+        return value, grad[mask]
+
+    # a trial step of the line search may overflow exp(): an infinite
+    # objective, which the search rejects
+    with np.errstate(over="ignore", invalid="ignore"):
+        fit = minimize(
+            objective, start[mask], jac=True, method="BFGS", options={"gtol": 1e-9}
+        )
+        if not fit.success:  # polish from where BFGS stopped (precision loss)
+            fit = minimize(objective, fit.x, jac=True, method="L-BFGS-B")
+    theta = start.copy()
+    theta[mask] = fit.x
+    return theta
+
+
 def survival_smoother(
     x: NDArray[np.float64],
     time: NDArray[np.float64],
@@ -130,34 +183,66 @@ def survival_smoother(
     """Fit lifelines' calibration smoother of ``(time, event)`` on ``x``.
 
     ``x`` is the complementary log-log of the predicted risk at the horizon.
-    Knots at the 5th, 50th and 95th percentiles of the log event times;
-    starting point ``(0, 0, 0, 2, 0)`` as lifelines'.
+    Knots at the 5th, 50th and 95th percentiles of the log event times.
+
+    A fit is *valid* when no event's hazard is at the floor. The fits tried:
+
+    1. ``"lifelines"``: from lifelines' start ``(0, 0, 0, 2, 0)``, so that the
+       result is lifelines' where lifelines' is valid;
+    2. ``"weibull"``: from the optimum of the nested Weibull model (the
+       spline coefficient held at 0, started at the exponential model's
+       maximum likelihood), kept if valid and fit 1 is not valid or has a
+       higher objective;
+    3. ``"weibull only"``: that Weibull model itself, when neither spline fit
+       is valid (a documented fallback: a smoother with one fewer degree of
+       freedom, valid whenever its ``g1 > 0``). If it is not valid either,
+       fit 1 is returned with ``valid=False``.
+
+    From lifelines' start, follow-up times in the tens or hundreds (``t**2``
+    in the thousands) often lead the optimizer onto the plateau of the
+    hazard floor: every event's log hazard ``log(1e-20)`` and a smoothed
+    risk of 0 for every sample (lifelines' ``survival_probability_calibration``
+    returns that fit, without a warning).
     """
     logt = np.log(time)
     knots = np.percentile(logt[event], np.linspace(5, 95, 3))
     sd = float(np.std(x, ddof=1))
     sd = 1.0 if not sd > 1e-8 else sd
-    args = (x / sd, logt, event.astype(np.float64), knots)
-    start = np.array([0.0, 0.0, 0.0, 2.0, 0.0])
-    # a trial step of the line search may overflow exp(): an infinite
-    # objective, which the search rejects
-    with np.errstate(over="ignore", invalid="ignore"):
-        fit = minimize(
-            _objective,
-            start,
-            args=args,
-            jac=True,
-            method="BFGS",
-            options={"gtol": 1e-9},
-        )
-        theta = fit.x
-        if not fit.success:  # polish from where BFGS stopped (precision loss)
-            fit = minimize(_objective, theta, args=args, jac=True, method="L-BFGS-B")
-            theta = fit.x
+    xs = x / sd
+    args = (xs, logt, event.astype(np.float64), knots)
+
+    def valid(theta: NDArray[np.float64]) -> bool:
+        return _floored_events(theta, *args) == 0
+
+    def value(theta: NDArray[np.float64]) -> float:
+        return _objective(theta, *args)[0]
+
+    exponential = np.log(max(float(event.sum()), 1.0) / float(time.sum()))
+    weibull = _minimize(
+        np.array([0.0, 0.0, exponential, 1.0, 0.0]),
+        args,
+        free=np.array([True, True, True, True, False]),
+    )
+    start, theta = "lifelines", _minimize(np.array([0.0, 0.0, 0.0, 2.0, 0.0]), args)
+    spline = _minimize(weibull, args)
+    if valid(spline) and not (valid(theta) and value(theta) <= value(spline) + 1e-10):
+        start, theta = "weibull", spline
+    if not valid(theta) and valid(weibull):
+        start, theta = "weibull only", weibull
+    grad = _objective(theta, *args)[1]
+    if start == "weibull only":
+        grad = grad[:4]  # the spline coefficient held at 0
+    ok = valid(theta)
     params = theta.copy()
     params[0] = theta[0] / sd
-    _, grad = _objective(theta, *args)
-    return SplineFit(params, knots, bool(np.max(np.abs(grad)) < 1e-5))
+    return SplineFit(
+        params,
+        knots,
+        bool(np.max(np.abs(grad)) < 1e-5),
+        _floored_events(theta, *args),
+        start,
+        ok,
+    )
 
 
 def binary_smoother(

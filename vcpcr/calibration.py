@@ -25,6 +25,7 @@ Each returns a :class:`CalibrationResult` with ``summary()`` and ``plot()``.
 from __future__ import annotations
 
 import numbers
+import warnings
 from typing import Any
 
 import numpy as np
@@ -40,6 +41,7 @@ from vcpcr._partial_likelihood import RiskSets
 from vcpcr._smoothers import binary_smoother, cloglog, survival_smoother
 from vcpcr._summary import evidence_table, numbered_notes
 from vcpcr._validation import check_fraction, check_scalar, check_survival
+from vcpcr.exceptions import VCPCRWarning
 
 __all__ = [
     "CalibrationResult",
@@ -402,6 +404,27 @@ def _logit_slope(
 # ------------------------------------------------------------------ survival
 
 
+def _smoother_notes(start: str, valid: bool) -> list[str]:
+    """Return the summary's note on the smoother's fit when it is not lifelines'."""
+    if not valid:
+        return [
+            "No valid fit of the smoother (events at its hazard floor): ICI, "
+            "E50, E90 and the curve omitted."
+        ]
+    if start == "weibull":
+        return [
+            "The smoother's fit from lifelines' starting point was degenerate "
+            "(events at its hazard floor) or not better: fitted from the optimum "
+            "of its nested Weibull model instead."
+        ]
+    if start == "weibull only":
+        return [
+            "No valid fit of the spline smoother: smoothed by its nested Weibull "
+            "model (the spline coefficient at 0)."
+        ]
+    return []
+
+
 def survival_calibration(
     y: Any,
     predicted_survival: ArrayLike,
@@ -459,7 +482,14 @@ def survival_calibration(
       ``CRCSplineFitter(n_baseline_knots=3, penalizer=1e-6)``), written here
       from its likelihood. ICI, E50 and E90 are the mean, median and 90th
       percentile of :math:`|\hat F_i - \tilde F_i|` with :math:`\tilde F_i`
-      the smoothed observed risk at :math:`\hat F_i`.
+      the smoothed observed risk at :math:`\hat F_i`. From lifelines'
+      starting point alone, follow-up times in the tens or more (or many
+      predictions at the 1e-10 floor) often end on the plateau of the
+      likelihood's hazard floor, where the smoothed risk is 0 for every
+      sample; such a fit is rejected and the model refitted from the
+      optimum of its nested Weibull model (the summary says so in a note).
+      When no spline fit is valid, the Weibull model itself smooths, with a
+      :class:`~vcpcr.exceptions.VCPCRWarning`.
     - **Calibration slope**: the coefficient of a Cox regression (Efron ties)
       of the outcome on :math:`\mathrm{cloglog}(\hat F)`, which for a Cox
       model is its linear predictor up to a constant (1: ideal; below 1:
@@ -503,6 +533,24 @@ def survival_calibration(
         max(risk.min() - 0.01, _EPS), min(risk.max() + 0.01, 1 - _EPS), 100
     )
     curve = pd.DataFrame({"predicted": grid, "observed": spline.risk(cloglog(grid), h)})
+    if spline.start == "weibull only" or not spline.valid:
+        what = (
+            "the smoother without its spline term (a Weibull model) gives ICI, "
+            "E50 and E90"
+            if spline.valid
+            else "ICI, E50 and E90 are not reported"
+        )
+        warnings.warn(
+            f"survival_calibration: no valid fit of the spline smoother ("
+            f"{spline.floored} of {int(event.sum())} events at the hazard floor "
+            f"of its likelihood); {what}. The groups, slope and observed/expected "
+            "do not depend on the smoother.",
+            VCPCRWarning,
+            stacklevel=2,
+        )
+    if not spline.valid:
+        observed = np.full(n, np.nan)
+        curve = curve.iloc[:0]
     group = _group_index(risk, k)
     rows = []
     for g in range(k):
@@ -530,6 +578,7 @@ def survival_calibration(
     ]
     if not spline.converged:
         notes.append("The smoother's optimizer did not reach a gradient below 1e-5.")
+    notes.extend(_smoother_notes(spline.start, spline.valid))
     return CalibrationResult(
         family="cox",
         predicted=risk,
