@@ -236,7 +236,7 @@ def paired(df: pd.DataFrame, metric: str, method: str) -> pd.DataFrame:
         index=["cohort", "seed", "split"], columns="method", values=metric
     )
     d = (wide[method] - wide["Coxnet"]).groupby(level="cohort")
-    res = pd.DataFrame({"mean": d.mean(), "var": d.var(ddof=1), "n": d.size()})
+    res = pd.DataFrame({"mean": d.mean(), "var": d.var(ddof=1), "n": d.count()})
     half = stats.t.ppf(0.975, res["n"] - 1) * np.sqrt(res["var"] / res["n"])
     res["lo"], res["hi"] = res["mean"] - half, res["mean"] + half
     k = len(res)
