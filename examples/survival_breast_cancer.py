@@ -2,7 +2,8 @@
 
 The cohort of Desmedt et al. (2007): 198 node-negative patients, 76 genes of
 a prognostic signature plus age, tumour size, grade and estrogen receptor
-status. It ships with scikit-survival (pip install 'vcpcr[examples]').
+status, which enter as clinical covariates beside the gene modules. It ships
+with scikit-survival (pip install 'vcpcr[examples]').
 
 Run: python examples/survival_breast_cancer.py
 """
@@ -16,13 +17,19 @@ from vcpcr import VCPCRCV
 
 X, y = load_breast_cancer()
 frame = X.assign(time=y["t.tdm"], event=y["e.tdm"].astype(int))
+# Grade "unkown" (sic) has 2 patients and no event: its coefficient would
+# diverge (vcpcr refuses it). Drop those rows and the unused level.
+frame = frame[frame["grade"] != "unkown"]
+frame["grade"] = frame["grade"].cat.remove_unused_categories()
 
-# Surv(time, event) needs no import inside a formula; the categorical columns
-# "er" and "grade" become dummy variables that SOS-NMF may cluster.
+# Surv(time, event) needs no import inside a formula. The clinical columns
+# left of "|" are covariates: adjusted for (unpenalized, on their own scale;
+# "er" and "grade" as treatment dummies), never clustered with the genes; "."
+# right of "|" is every other column, the 76 genes.
 cv = VCPCRCV(
     n_clusters=(3, 5),
     family="cox",
-    formula="Surv(time, event) ~ .",
+    formula="Surv(time, event) ~ age + size + er + grade | .",
     cv=KFold(5, shuffle=True, random_state=0),
     n_jobs=2,
     random_state=0,

@@ -8,7 +8,6 @@ import runpy
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
 from sklearn.metrics import r2_score
@@ -33,12 +32,18 @@ def _regression(ns, out):
 
 
 def _survival(ns, out):
-    """The printed survival probabilities are lifelines' for the latent variables."""
+    """The printed survival probabilities are lifelines' for the clinical
+    covariates and the latent variables; the clinical columns are covariates,
+    never clustered."""
     model, frame, days = ns["model"], ns["frame"], ns["days"]
-    M = pd.DataFrame(model.transform(frame.iloc[:3]), columns=model.membership_.columns)
+    clinical = ["age", "size", "er[T.positive]", "grade[T.intermediate]"]
+    assert model.covariate_names_[:4] == clinical
+    assert not set(model.membership_.index) & {"age", "size", "er", "grade"}
+    design = model.outcome_design(frame.iloc[:3])
+    assert list(design.columns) == list(model.result_.params_.index)
     # A step function: the value at the last baseline time <= day (lifelines'
     # times= would interpolate linearly between its baseline times).
-    table = model.result_.predict_survival_function(M)
+    table = model.result_.predict_survival_function(design)
     step = np.searchsorted(table.index.to_numpy(), days, side="right") - 1
     ref = table.to_numpy()[step].T
     for i, probs in enumerate(ref):

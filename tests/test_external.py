@@ -120,3 +120,34 @@ def test_summary_shows_report_and_recalibration(fitted):
     for word in ("missing from the external", "Harrell's C", "refitted", "ICI:"):
         assert word in " ".join(text.split())
     assert res.recalibrated is not None
+
+
+@pytest.mark.parametrize("formula", [False, True], ids=["covariates=", "formula"])
+def test_string_covariate_and_stratum(formula):
+    """A string covariate (er: "neg"/"pos", encoded er[T.pos]) and a string
+    stratum (site): the cohort is given with the raw training columns and
+    predicts as the model predicts on them, before and after shuffling."""
+    X, y = _cohort(150, 3)
+    rng = np.random.default_rng(5)
+    X.insert(1, "er", rng.choice(["neg", "pos"], size=len(X)))
+    X.insert(2, "site", rng.choice(["a", "b"], size=len(X)))
+    model = VCPCR(3, family="cox", lam_ratio=0.3, n_init=2, random_state=0)
+    if formula:
+        X["time"], X["event"] = y[:, 0], y[:, 1]
+        model.set_params(formula="Surv(time, event) ~ age + er | .", strata="site")
+        model.fit(X)
+        y = None
+    else:
+        model.set_params(covariates=["age", "er"], strata="site").fit(X, y)
+    assert "er[T.pos]" in model.covariate_names_
+    shuffled = X[X.columns[::-1]]
+    cohort = align_cohort(model, shuffled)
+    assert_allclose(model.predict(cohort.X), model.predict(X), rtol=1e-12)
+    h = float(np.median(X["time"] if formula else y[:, 0]))
+    res = validate_external(model, shuffled, y, horizon=h, recalibrate_baseline=True)
+    assert set(res.baseline_hazard) == {"0.0", "1.0"}
+    assert_allclose(
+        res.recalibrated.predicted, res.calibration.predicted, rtol=1e-9, atol=1e-12
+    )
+    with pytest.raises(ValueError, match=r"covariate or strata column\(s\) \['er'\]"):
+        align_cohort(model, X.drop(columns="er"))

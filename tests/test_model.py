@@ -274,12 +274,13 @@ def test_summary2_frames_match_statsmodels(fitted):
     """summary2() tables are DataFrames; the coefficients are statsmodels'."""
     model = fitted[0]
     smry = model.summary2(alpha=0.1)
-    info, params, composition = smry.tables
+    info, params, effects, composition = smry.tables
     assert all(isinstance(t, pd.DataFrame) for t in smry.tables)
     ref = model.result_.summary2(alpha=0.1).tables[1]
     assert list(params.index) == list(ref.index)
     assert list(params.columns) == list(ref.columns)
     assert_allclose(params.to_numpy(), ref.to_numpy(dtype=float), rtol=1e-12)
+    assert list(effects.index) == [*model.clusters_, "prognostic index"]
     assert list(composition.index) == list(model.clusters_)
     sizes = [len(m) for m in model.clusters_.values()]
     assert composition["size"].tolist() == sizes

@@ -73,6 +73,38 @@ def test_hazard_ratio_per_sd_against_lifelines_on_standardized_scores(cox_model)
     assert pi[2:] == ["-", "-"]
 
 
+def _assert_effects_frame_matches_summary(model):
+    """summary2's effects table (a DataFrame) shows summary()'s numbers."""
+    smry = model.summary2()
+    assert len(smry.tables) == 4  # header, coefficients, effects, composition
+    effects = smry.tables[2]
+    assert isinstance(effects, pd.DataFrame)
+    best = getattr(model, "best_estimator_", model)
+    modules = list(best.membership_.columns)
+    assert list(effects.index) == [*modules, "prognostic index"]
+    assert_allclose(effects["SD"].iloc[:-1], best.module_sd_[modules], rtol=1e-15)
+    assert effects["SD"].iloc[-1] == best.prognostic_index_sd_
+    rows = _effects_rows(model.summary().as_text())
+    for name, row in effects.iterrows():
+        shown = [f"{v:.4f}" if np.isfinite(v) else "-" for v in row]
+        assert shown == rows[name]
+    text = " ".join(str(smry).split())
+    assert "Effects per standard deviation (SD) of each module score" in text
+
+
+@needs_survival
+def test_summary2_has_the_effects_per_sd_of_summary(cox_model):
+    _assert_effects_frame_matches_summary(cox_model[0])
+    data, _ = _frame(n=90)
+    genes = [c for c in data.columns if c.startswith("g")]
+    cv = VCPCRCV(
+        (2,), family="cox", lam_ratios=[0.3], deltas=[0.5], n_init=2, cv=3
+    ).set_params(random_state=0, covariates=["age"])
+    cv.fit(data[["age", *genes]], data[["time", "event"]])
+    _assert_effects_frame_matches_summary(cv)
+    assert "Tuning:" in str(cv.summary2())
+
+
 @needs_survival
 def test_summary_leaves_the_step2_fit_untouched(cox_model):
     model, _, _ = cox_model

@@ -340,6 +340,7 @@ def build_summary2(
     composition: list[list[str]],
     notes: Sequence[str],
     alpha: float = 0.05,
+    effects: pd.DataFrame | None = None,
 ) -> sm_summary2.Summary:
     """Assemble a statsmodels ``summary2.Summary`` whose tables are DataFrames.
 
@@ -357,16 +358,20 @@ def build_summary2(
         Notes printed at the end.
     alpha : float, default=0.05
         Level of the confidence intervals.
+    effects : pandas.DataFrame, optional
+        A table shown after the coefficients (the effects per SD).
 
     Returns
     -------
     statsmodels.iolib.summary2.Summary
-        ``tables[0]``: header, ``tables[1]``: coefficients, ``tables[2]``:
-        cluster composition (when there are clusters).
+        ``tables[0]``: header, ``tables[1]``: coefficients, then ``effects``
+        and the cluster composition (when given and when there are clusters).
     """
     smry = sm_summary2.Summary()
     smry.add_dict({k: _fmt(v) for k, v in info})
     smry.add_df(params_frame(params, alpha), float_format="%.4f")
+    if effects is not None:
+        smry.add_df(effects, float_format="%.4f")
     if composition:
         frame = pd.DataFrame(
             [r[1:] for r in composition],
@@ -510,7 +515,10 @@ class SummaryMixin:
         statsmodels.iolib.summary2.Summary
             ``tables[0]``: header, ``tables[1]``: coefficients (``Coef.``,
             ``Std.Err.``, ``t`` or ``z``, p-value, confidence bounds),
-            ``tables[2]``: cluster composition; printable as well.
+            ``tables[2]``: module effects per SD of the module score, as in
+            :meth:`summary` (``SD``, the effect per SD, its interval; the
+            prognostic index last), ``tables[3]``: cluster composition
+            (``tables[2:]`` only with clusters); printable as well.
         """
         return model_summary2(self, alpha)
 
@@ -537,6 +545,7 @@ def model_summary(
     params, notes = _table_and_notes(model, alpha, [*extra_notes, *guarantees])
     effects, effect_notes = _effects_per_sd(model, params, alpha)
     notes = [*notes, *effect_notes]
+    title = "Module effects per standard deviation of the module score"
     evidence = {}
     if results:
         evidence = {
@@ -552,7 +561,7 @@ def model_summary(
         composition=composition_rows(_members(model)),
         notes=notes,
         alpha=alpha,
-        effects=effects,
+        effects=None if effects is None else evidence_table(effects, title),
         **evidence,
     )
 
@@ -563,13 +572,15 @@ def model_summary2(
     """Return ``model.summary2(alpha)``; ``extra_notes`` follow its notes."""
     _check_fitted(model, alpha)
     params, notes = _table_and_notes(model, alpha, extra_notes)
+    effects, effect_notes = _effects_per_sd(model, params, alpha)
     return build_summary2(
         title=_TITLE,
         info=[*_summary_left(model), *_summary_right(model)],
         params=params,
         composition=composition_rows(_members(model)),
-        notes=notes,
+        notes=[*notes, *effect_notes],
         alpha=alpha,
+        effects=effects,
     )
 
 
@@ -598,10 +609,11 @@ def _table_and_notes(
 
 def _effects_per_sd(
     model: FittedModel, params: ParamTable, alpha: float
-) -> tuple[SimpleTable | None, list[str]]:
+) -> tuple[pd.DataFrame | None, list[str]]:
     """Each module's effect per SD of its score, and the prognostic index's.
 
-    The table (None without modules) and its note. The step-2 fit is not
+    The table (None without modules; ``summary()`` shows it as a titled
+    text table, ``summary2()`` as the DataFrame) and its note. The step-2 fit is not
     refitted: ``coef * sd`` and its interval ``conf_int * sd``, through the
     family's ``per_sd`` (exponentiated for hazard and odds ratios).
     """
@@ -635,8 +647,7 @@ def _effects_per_sd(
         f"{index_sd:.3g}, {word} per SD {index_effect:.3g}. Covariates stay "
         f"per unit of each."
     )
-    title = "Module effects per standard deviation of the module score"
-    return evidence_table(frame, title), [note]
+    return frame, [note]
 
 
 def _members(model: FittedModel) -> dict[str, list[tuple[str, float]]]:

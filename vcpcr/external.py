@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from sklearn.utils.validation import check_is_fitted
 from statsmodels.iolib.summary import Summary
 
+from vcpcr._formula import source_groups
 from vcpcr._summary import evidence_table, numbered_notes
 from vcpcr._survival import breslow_baseline, evaluate_baseline
 from vcpcr._validation import check_choice, check_scalar, check_survival
@@ -41,12 +42,14 @@ class ExternalCohort:
     Attributes
     ----------
     X : pandas.DataFrame
-        The cohort re-expressed for the model: its columns in the training
-        order; each selected gene ``x`` as ``mean_ + scale_ * z`` with ``z``
-        its standardized value (by the training or the cohort's own mean and
-        SD); a missing gene at its training mean (``z = 0``); a missing
-        unselected gene as 0 (the model does not read it). Pass it to the
-        model's ``predict`` and survival methods.
+        The cohort re-expressed for the model: the genes in the training
+        order, then the covariates and strata as given (categorical ones
+        unencoded, as ``predict`` takes them); each selected gene ``x`` as
+        ``mean_ + scale_ * z`` with ``z`` its standardized value (by the
+        training or the cohort's own mean and SD); a missing gene at its
+        training mean (``z = 0``); a missing unselected gene as 0 (the model
+        does not read it). Pass it to the model's ``predict`` and survival
+        methods.
     modules : pandas.DataFrame
         Per module: ``genes``, ``missing`` (selected genes absent from the
         cohort), ``missing_weight`` (their share of the module's membership
@@ -94,6 +97,22 @@ def _model_frame(model: Any, owner: str) -> tuple[Any, list[str]]:
     return fitted, [str(n) for n in names]
 
 
+def _raw_columns(fitted: Any, names: list[str], genes: list[str]) -> list[str]:
+    """Return the data columns the model reads besides its genes, unencoded.
+
+    Covariates and strata as the user gave them at fit: a categorical column
+    ``er`` encoded as ``er[T.pos]`` is read as ``er``, which ``predict``
+    encodes with the stored spec (``model_spec_``), as on the training data.
+    With a formula, the columns its right-hand side and strata read.
+    """
+    spec = getattr(fitted, "model_spec_", None)
+    if spec is not None and getattr(fitted, "formula", None) is not None:
+        return [c for c in spec.columns if c not in set(genes)]
+    source = {d: c for c, ds in source_groups(spec).items() for d in ds}
+    raw = [source.get(n, n) for n in names if n not in set(genes)]
+    return list(dict.fromkeys(raw))
+
+
 def _check_frame(X: Any, owner: str) -> pd.DataFrame:
     if not isinstance(X, pd.DataFrame):
         raise TypeError(
@@ -132,7 +151,9 @@ def align_cohort(
         Fitted on a DataFrame (its column names are the genes).
     X : pandas.DataFrame of shape (n_samples, n_columns)
         The external cohort: its genes, covariates and strata named as in
-        training (any order; extra columns are ignored).
+        training (any order; extra columns are ignored), categorical ones with
+        their raw values (``er`` with ``"neg"``/``"pos"``, not ``er[T.pos]``):
+        the model's ``predict`` encodes them as it encodes any new data.
     missing_genes : {"raise", "drop"}, default="raise"
         A selected gene absent from ``X``: ``"raise"`` names the missing
         genes and the share of each module's weight they carry; ``"drop"``
@@ -196,7 +217,7 @@ def align_cohort(
     missing = [g for g in selected if g not in present]
     modules = _module_report(fitted, selected, set(missing))
     formula = getattr(fitted, "formula", None) is not None
-    others = [] if formula else [n for n in names if n not in set(genes)]
+    others = _raw_columns(fitted, names, genes)
     absent = [n for n in others if n not in present]
     if absent:
         raise ValueError(
@@ -219,7 +240,7 @@ def align_cohort(
     # a formula reads its own columns (outcome, covariates) from the frame
     out = frame.copy() if formula else pd.DataFrame(index=X.index)
     position = {g: j for j, g in enumerate(genes)}
-    for name in genes if formula else names:
+    for name in genes if formula else [*genes, *others]:
         if name in position and name in selected:
             j = position[name]
             mean, scale = fitted.mean_[j], fitted.scale_[j]
