@@ -3,7 +3,7 @@
 Run on one core (resumable; each finished data set is appended to
 ``benchmarks/results/validation.csv``, re-running skips it)::
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/bench_validation.py [--reps 200] [--cv-reps 20]
+    OPENBLAS_NUM_THREADS=1 python benchmarks/bench_validation.py [--reps 200]
 
 Data (per data set, seeded): ``n = 120`` patients; clinical columns ``age``
 (N(0, 1)) and ``er`` (0/1, p = 0.5); ``p = 200`` genes from
@@ -62,16 +62,28 @@ SCENARIOS = {  # name: (gamma, estimator kind)
 }
 
 
-def simulate(n, gamma, rng):
+def read(path, **kw):
+    """A results CSV; only empty cells are missing (the scenario "null" is not)."""
+    return pd.read_csv(path, keep_default_na=False, na_values=[""], **kw)
+
+
+def simulate(n, gamma, rng, p=P):
     genes = make_block_data(
-        n, [10, 10], [0.0, 0.0], corr_groups=[0, 1], rho=0.6, n_noise=P - 20,
-        family="gaussian", noise_sd=1.0, random_state=rng,
+        n,
+        [10, 10],
+        [0.0, 0.0],
+        corr_groups=[0, 1],
+        rho=0.6,
+        n_noise=p - 20,
+        family="gaussian",
+        noise_sd=1.0,
+        random_state=rng,
     ).X
     age, er = rng.normal(size=n), (rng.random(n) < 0.5).astype(float)
     eta = 0.7 * age + 0.7 * er + gamma * genes[:, :10].sum(axis=1) / np.sqrt(10)
     t = rng.exponential(np.exp(-eta))
     c = rng.exponential(3.0, size=n)
-    X = pd.DataFrame(genes, columns=[f"g{j}" for j in range(P)])
+    X = pd.DataFrame(genes, columns=[f"g{j}" for j in range(p)])
     X.insert(0, "er", er)
     X.insert(0, "age", age)
     return X, np.column_stack([np.minimum(t, c), t <= c])
@@ -98,7 +110,7 @@ def c_difference(kind, X, y, test, seed):
 def truth(name, n_train_sets):
     """The expected increment at (k-1)/k n rows, cached in TRUTH_CSV."""
     if os.path.exists(TRUTH_CSV):
-        cached = pd.read_csv(TRUTH_CSV, index_col="scenario")
+        cached = read(TRUTH_CSV, index_col="scenario")
         if name in cached.index:
             return cached.loc[name]
     gamma, kind = SCENARIOS[name]
@@ -109,12 +121,18 @@ def truth(name, n_train_sets):
         X, y = simulate(N * (CV - 1) // CV, gamma, rng)
         diffs.append(c_difference(kind, X, y, test, m))
     row = pd.Series(
-        {"truth": np.mean(diffs), "mc_se": np.std(diffs, ddof=1) / np.sqrt(len(diffs)),
-         "sd_train": np.std(diffs, ddof=1), "n_train_sets": len(diffs)},
+        {
+            "truth": np.mean(diffs),
+            "mc_se": np.std(diffs, ddof=1) / np.sqrt(len(diffs)),
+            "sd_train": np.std(diffs, ddof=1),
+            "n_train_sets": len(diffs),
+        },
         name=name,
     )
-    frame = pd.read_csv(TRUTH_CSV, index_col="scenario") if os.path.exists(TRUTH_CSV) else None
-    frame = pd.concat([frame, row.to_frame().T]) if frame is not None else row.to_frame().T
+    frame = read(TRUTH_CSV, index_col="scenario") if os.path.exists(TRUTH_CSV) else None
+    frame = (
+        pd.concat([frame, row.to_frame().T]) if frame is not None else row.to_frame().T
+    )
     frame.rename_axis("scenario").to_csv(TRUTH_CSV)
     return row
 
@@ -125,18 +143,39 @@ def one_data_set(name, rep, n_repeats, test):
     X, y = simulate(N, gamma, rng)
     start = time.perf_counter()
     res = validate_increment(
-        estimator(kind), X, y, cv=CV, n_repeats=n_repeats, random_state=rep, verbose=False
+        estimator(kind),
+        X,
+        y,
+        cv=CV,
+        n_repeats=n_repeats,
+        random_state=rep,
+        verbose=False,
     )
     seconds = time.perf_counter() - start
-    d = res.fold_increments.loc[res.fold_increments["model"] != "clinical Cox", "Harrell C"]
+    d = res.fold_increments.loc[
+        res.fold_increments["model"] != "clinical Cox", "Harrell C"
+    ]
     n_train, n_test = N * (CV - 1) / CV, N / CV
-    row = {"scenario": name, "rep": rep, "n_repeats": n_repeats, "mean": d.mean(),
-           "n_genes": res.folds["n_genes"].max(), "seconds": seconds,
-           "truth_xy": c_difference(kind, X, y, test, rep)}
+    row = {
+        "scenario": name,
+        "rep": rep,
+        "n_repeats": n_repeats,
+        "mean": d.mean(),
+        "n_genes": res.folds["n_genes"].max(),
+        "seconds": seconds,
+        "truth_xy": c_difference(kind, X, y, test, rep),
+    }
     for method in METHODS:
-        se, lo, hi, p = increment_interval(d, n_train=n_train, n_test=n_test, method=method)
+        _, lo, hi, p = increment_interval(
+            d, n_train=n_train, n_test=n_test, method=method
+        )
         row.update({f"{method}_lo": lo, f"{method}_hi": hi, f"{method}_p": p})
     return row
+
+
+def rate(k, n):
+    """``k / n`` and its Clopper-Pearson 95 % interval, as text."""
+    return "{:.3f} [{:.3f}, {:.3f}]".format(k / n, *clopper_pearson(k, n))
 
 
 def clopper_pearson(k, n, level=0.95):
@@ -154,19 +193,60 @@ def table(done, truths):
             lo, hi = group[f"{method}_lo"], group[f"{method}_hi"]
             n = len(group)
             cover = int(((lo <= t) & (t <= hi)).sum())
-            cover_xy = int(((lo <= group["truth_xy"]) & (group["truth_xy"] <= hi)).sum())
+            cover_xy = int(
+                ((lo <= group["truth_xy"]) & (group["truth_xy"] <= hi)).sum()
+            )
             reject = int((group[f"{method}_p"] < 0.05).sum())
-            fmt = lambda k: "{:.3f} [{:.3f}, {:.3f}]".format(k / n, *clopper_pearson(k, n))  # noqa: E731
             lines.append(
-                f"{name:7s} {method:12s} {n:4d}  truth {t:+.4f}  cover {fmt(cover)}  "
-                f"cover_xy {fmt(cover_xy)}  reject {fmt(reject)}  "
+                f"{name:7s} {method:12s} {n:4d}  truth {t:+.4f}  "
+                f"cover {rate(cover, n)}  cover_xy {rate(cover_xy, n)}  "
+                f"reject {rate(reject, n)}  "
                 f"width {np.mean(hi - lo):.4f}"
             )
     return "\n".join(lines)
 
 
+def cost(n=300, p=20_000, n_folds=1, n_jobs=1):
+    """Seconds per fold of a 5-fold validation of ``VCPCRCV()`` (defaults).
+
+    Times ``n_folds`` folds of the 25 of a 5 x 5 validation (the clinical
+    model and ``VCPCRCV`` re-tuned on 240 rows), run as ``validate_increment``
+    runs them; the full 5 x 5 costs 25 times a fold on one core.
+    """
+    from sklearn.model_selection import StratifiedKFold
+    from sksurv.util import Surv
+
+    from vcpcr._increment import CLINICAL, _fold_task, _plan
+
+    rng = np.random.default_rng(0)
+    X, y = simulate(n, 0.35, rng, p=p)
+    ys = Surv.from_arrays(y[:, 1] > 0, y[:, 0])
+    models = {
+        CLINICAL: ClinicalCox(CLINICAL),
+        "VCPCRCV": VCPCRCV(family="cox", covariates=CLINICAL, n_jobs=n_jobs),
+    }
+    plan = _plan(X, ys, CLINICAL, [], 0.8)
+    splits = list(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y[:, 1]))
+    seconds = []
+    for train, test in splits[:n_folds]:
+        start = time.perf_counter()
+        out = _fold_task(models, X, ys, train, test, plan, 0)
+        seconds.append(time.perf_counter() - start)
+        print(
+            f"fold: {seconds[-1]:.1f} s, genes {out['VCPCRCV'].get('n_genes')}",
+            flush=True,
+        )
+    per_fold = float(np.mean(seconds))
+    print(
+        f"{n} x {p}: {per_fold:.1f} s per fold (n_jobs={n_jobs} inside VCPCRCV); "
+        f"5 x 5 validation on one core ~ {25 * per_fold / 60:.1f} min"
+    )
+
+
 def main():
     parser = argparse.ArgumentParser()
+    parser.add_argument("--cost", action="store_true")
+    parser.add_argument("--cost-folds", type=int, default=1)
     parser.add_argument("--reps", type=int, default=200)
     parser.add_argument("--cv-reps", type=int, default=20)
     parser.add_argument("--n-repeats", type=int, default=5)
@@ -174,14 +254,23 @@ def main():
     parser.add_argument("--scenarios", nargs="*", default=list(SCENARIOS))
     args = parser.parse_args()
     warnings.simplefilter("ignore")
-    done = pd.read_csv(CSV) if os.path.exists(CSV) else pd.DataFrame()
+    if args.cost:
+        cost(n_folds=args.cost_folds)
+        return
+    done = read(CSV) if os.path.exists(CSV) else pd.DataFrame()
     truths = {}
     for name in args.scenarios:
         start = time.perf_counter()
-        row = truth(name, args.truth_sets if SCENARIOS[name][1] == "vcpcr" else args.truth_sets // 4)
+        row = truth(
+            name,
+            args.truth_sets if SCENARIOS[name][1] == "vcpcr" else args.truth_sets // 4,
+        )
         truths[name] = row["truth"]
-        print(f"{name}: truth {row['truth']:+.4f} (MC se {row['mc_se']:.4f}, "
-              f"{time.perf_counter() - start:.0f} s)", flush=True)
+        print(
+            f"{name}: truth {row['truth']:+.4f} (MC se {row['mc_se']:.4f}, "
+            f"{time.perf_counter() - start:.0f} s)",
+            flush=True,
+        )
         gamma, kind = SCENARIOS[name]
         test = simulate(20_000, gamma, np.random.default_rng(20_000))
         reps = args.reps if kind == "vcpcr" else args.cv_reps
@@ -190,11 +279,13 @@ def main():
             if rep in have:
                 continue
             row = one_data_set(name, rep, args.n_repeats, test)
-            pd.DataFrame([row]).to_csv(CSV, mode="a", header=not os.path.exists(CSV), index=False)
+            pd.DataFrame([row]).to_csv(
+                CSV, mode="a", header=not os.path.exists(CSV), index=False
+            )
             if rep % 10 == 0:
                 print(f"  {name} rep {rep}: {row['seconds']:.1f} s", flush=True)
-        done = pd.read_csv(CSV)
-    done = done[done["scenario"].isin(truths)]
+        done = read(CSV)
+    done = done[done["scenario"].isin(list(truths))]
     print(table(done, truths))
 
 

@@ -642,6 +642,9 @@ class IncrementResult:
         The design.
     covariates, strata : list
         The clinical columns.
+    splits : list of (ndarray, ndarray)
+        The training and test rows (positions) of each fold, repeat by
+        repeat, as in ``folds``.
     notes : list of str
         What the summary's notes say.
     """
@@ -661,6 +664,7 @@ class IncrementResult:
     n_events: int
     covariates: list[Any]
     strata: list[Any]
+    splits: list[tuple[NDArray[np.intp], NDArray[np.intp]]]
     notes: list[str] = field(default_factory=list)
 
     def __repr__(self) -> str:
@@ -1123,6 +1127,7 @@ def _result(
         n_events=int(y["event"].sum()),
         covariates=covariates,
         strata=strata,
+        splits=splits,
         notes=notes,
     )
 
