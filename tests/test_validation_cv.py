@@ -101,7 +101,7 @@ def test_increment_is_exactly_zero_for_the_clinical_model_itself():
     assert (res.increments["status"] == "no gene in any fold").all()
     assert res.increments["ci_low"].isna().all()
     text = res.summary().as_text()
-    assert "0 (exact)" in text
+    assert "chose no gene in any fold: it is the clinical model" in text
     assert "no gene in any fold" in text
 
 
@@ -254,3 +254,14 @@ def test_bad_estimators_and_data_name_the_fix():
         _validate(ExpModel(), Xm, y, covariates=["age"])
     with pytest.raises(ValueError, match="X has 90 rows but y has 89"):
         _validate(ExpModel(), X, y[:-1], covariates=["age"])
+
+
+@pytest.mark.slow
+def test_folds_do_not_depend_on_n_jobs():
+    from vcpcr import VCPCR
+
+    X, y = _cohort(n=90, p=30, seed=4, gene_effect=1.0)
+    est = VCPCR(family="cox", n_clusters=2, n_init=2, covariates=["age", "er"])
+    one = _validate(est, X, y, n_repeats=2)
+    two = _validate(est, X, y, n_repeats=2, n_jobs=2)
+    pd.testing.assert_frame_equal(one.folds, two.folds)

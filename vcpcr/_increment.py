@@ -730,7 +730,7 @@ class IncrementResult:
         rows = []
         for _, r in frame.iterrows():
             if r["status"] == "no gene in any fold":
-                rows.append(["0 (exact)", "", "", "", "", "no gene in any fold"])
+                rows.append([_num(r["increment"]), "", "", "", "", r["status"]])
                 continue
             rows.append(
                 [
@@ -1208,6 +1208,14 @@ def _notes(
             f"{model} failed in {len(group)} fold(s), left out of its increments "
             f"(first: {group['error'].iloc[0]})"
         )
+    for model in models:
+        chosen = folds.loc[folds["model"] == model, "n_genes"]
+        if model != CLINICAL and (chosen.fillna(np.inf) == 0).all():
+            notes.append(
+                f"{model} chose no gene in any fold: it is the clinical model, "
+                f"its increments are 0 (up to the fits' tolerance), and no "
+                f"interval or test is given."
+            )
     genes = folds.groupby("model", sort=False)["n_genes"].mean()
     chosen = [
         f"{m}: {genes[m]:.3g}"
