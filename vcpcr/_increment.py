@@ -387,12 +387,19 @@ def _linear_predictor(model: Any, X: pd.DataFrame) -> NDArray[np.float64]:
 
 
 def _n_genes(model: Any, genes: NDArray[np.intp]) -> float:
-    """Genes with a non-zero coefficient (NaN when the model does not say)."""
+    """Genes the model uses (NaN when it does not say).
+
+    A VCPCR's selected variables (``labels_ != -1``), otherwise the genes
+    with a non-zero coefficient.
+    """
     if hasattr(model, "n_genes_"):
         return float(model.n_genes_)
     if isinstance(model, ClinicalCox):
         return 0.0
     fitted = getattr(model, "best_estimator_", model)
+    labels = getattr(fitted, "labels_", None)
+    if labels is not None:  # a VCPCR: its selected (clustered) variables
+        return float(np.count_nonzero(np.asarray(labels) != -1))
     coef = getattr(fitted, "coef_", None)
     if coef is None:
         return float("nan")
@@ -615,7 +622,8 @@ class IncrementResult:
     ----------
     folds : pandas.DataFrame
         One row per repeat, fold and model: every metric, ``n_genes`` (genes
-        with a non-zero coefficient, NaN when the model does not say) and
+        the fit uses: a VCPCR's selected genes, otherwise those with a
+        non-zero coefficient; NaN when the model does not say) and
         ``error`` (why a model failed on the fold, else None).
     metrics : pandas.DataFrame
         Per model and metric: the mean over the folds, its standard
@@ -1224,7 +1232,7 @@ def _notes(
     ]
     if chosen:
         notes.append(
-            "Genes with a non-zero coefficient, mean per fold: "
+            "Genes used (selected, or non-zero coefficient), mean per fold: "
             + "; ".join(chosen)
             + "."
         )
