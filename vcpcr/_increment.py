@@ -588,7 +588,7 @@ def increment_interval(
     >>> se, lo, hi, p = increment_interval([0.01, 0.03, 0.02, 0.0], n_train=80,
     ...                                    n_test=20, method="naive")
     >>> round(se, 5), round(p, 4)
-    (0.00645, 0.0265)
+    (0.00645, 0.0514)
     """
     values = np.asarray(d, dtype=np.float64)
     values = values[np.isfinite(values)]
