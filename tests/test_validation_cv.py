@@ -8,6 +8,8 @@ clinical model over itself is exactly 0, and bad input names the fix.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -265,3 +267,28 @@ def test_folds_do_not_depend_on_n_jobs():
     one = _validate(est, X, y, n_repeats=2)
     two = _validate(est, X, y, n_repeats=2, n_jobs=2)
     pd.testing.assert_frame_equal(one.folds, two.folds)
+
+
+class SpyModel(ExpModel):
+    """Records the rows of every fit (a class attribute: clones share it)."""
+
+    fitted_rows: ClassVar[list] = []
+
+    def fit(self, X, y):
+        SpyModel.fitted_rows.append(np.asarray(X.index))
+        return self
+
+
+def test_the_estimator_is_fitted_on_the_training_rows_only():
+    X, y = _cohort(seed=6)
+    SpyModel.fitted_rows = []
+    res = _validate(SpyModel(), X, y, covariates=["age"], n_repeats=2)
+    assert len(SpyModel.fitted_rows) == len(res.splits) == 6
+    for rows, (train, test) in zip(SpyModel.fitted_rows, res.splits, strict=True):
+        np.testing.assert_array_equal(rows, train)
+        assert np.intersect1d(rows, test).size == 0
+    for _, test in res.splits[:3]:  # the first repeat's test folds: a partition
+        assert np.bincount(test, minlength=len(X)).max() == 1
+    events = y[:, 1] > 0
+    shares = [events[test].mean() for _, test in res.splits]
+    assert max(shares) - min(shares) < 0.1  # stratified by event
