@@ -21,6 +21,7 @@ __all__ = [
     "plot_calibration",
     "plot_clusters",
     "plot_cv",
+    "plot_increments",
     "plot_path",
     "plot_risk_groups",
     "plot_stability",
@@ -644,3 +645,56 @@ def plot_calibration(result: Any, ax: Any = None) -> Any:
     ax.set_aspect("equal")
     ax.legend(loc="upper left", fontsize="small", frameon=False)
     return ax
+
+
+def plot_increments(result: Any, axes: Any = None) -> Any:
+    """Plot each fold's increment over the clinical model, one panel per metric.
+
+    In each panel, a model's per-fold increments (model minus the clinical
+    model; jittered dots), their mean (a bar) and the interval of
+    ``result.increments`` (a line); a dashed line at 0 (no gain). A model
+    that chose no gene in any fold is drawn at 0 without an interval.
+
+    Parameters
+    ----------
+    result : IncrementResult
+        From :func:`vcpcr.validation.validate_increment`.
+    axes : array of matplotlib.axes.Axes, optional
+        One axes per metric (default: a new figure).
+
+    Returns
+    -------
+    ndarray of matplotlib.axes.Axes
+        The axes, one per metric.
+    """
+    metrics = list(result.increments.index.get_level_values("metric").unique())
+    models = list(result.increments.index.get_level_values("model").unique())
+    if axes is None:
+        ncols = min(4, len(metrics))
+        nrows = -(-len(metrics) // ncols)
+        axes = _pyplot().subplots(
+            nrows,
+            ncols,
+            figsize=(3.2 * ncols, 2.8 * nrows),
+            layout="constrained",
+            squeeze=False,
+        )[1]
+    axes = np.asarray(axes).reshape(-1)
+    rng = np.random.default_rng(0)
+    for ax, metric in zip(axes, metrics, strict=False):
+        for i, model in enumerate(models):
+            d = result.fold_increments.loc[
+                result.fold_increments["model"] == model, metric
+            ].to_numpy(dtype=float)
+            ax.scatter(i + rng.uniform(-0.15, 0.15, d.size), d, s=10, alpha=0.5)
+            row = result.increments.loc[(model, metric)]
+            ax.hlines(row["increment"], i - 0.3, i + 0.3, colors="black")
+            if np.isfinite(row["ci_low"]):
+                ax.vlines(i, row["ci_low"], row["ci_high"], colors="black", lw=2)
+        ax.axhline(0.0, color="grey", ls="--", lw=1)
+        ax.set_xticks(range(len(models)), models, fontsize=8)
+        ax.set_title(metric, fontsize=9)
+    for ax in axes[len(metrics) :]:
+        ax.set_visible(False)
+    axes[0].set_ylabel("increment over clinical")
+    return axes

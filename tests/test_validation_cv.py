@@ -1,0 +1,294 @@
+"""vcpcr.validation: increments over the clinical model in the same CV folds (#28).
+
+Each metric is checked against an independent computation on the same fold
+(lifelines' concordance, scikit-survival's Brier score on hand-built
+survival functions, a naive partial likelihood), the increment of the
+clinical model over itself is exactly 0, and bad input names the fix.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import needs_survival
+from numpy.testing import assert_allclose
+
+pytestmark = needs_survival
+
+
+def _cohort(n=90, p=12, seed=0, gene_effect=0.0):
+    rng = np.random.default_rng(seed)
+    G = rng.normal(size=(n, p))
+    age = rng.normal(size=n)
+    er = rng.choice(["neg", "pos"], n)
+    node = rng.choice(["0", "1"], n)
+    eta = 0.8 * age + 0.6 * (er == "neg") + gene_effect * G[:, 0]
+    t = rng.exponential(np.exp(-eta))
+    c = rng.exponential(2.5, n)
+    X = pd.DataFrame(G, columns=[f"g{j}" for j in range(p)])
+    X.insert(0, "node", node)
+    X.insert(0, "er", er)
+    X.insert(0, "age", age)
+    return X, np.column_stack([np.minimum(t, c), t <= c])
+
+
+class ExpModel:
+    """A hand-built survival model: S(t | x) = exp(-t exp(g0)), risk g0.
+
+    Its step functions jump at ``knots`` (the data's times: exact there).
+    """
+
+    def __init__(self, knots=(0.0, 100.0)):
+        self.knots = knots
+
+    def get_params(self, deep=False):
+        return {"knots": self.knots}
+
+    def set_params(self, **params):
+        return self
+
+    def fit(self, X, y):
+        return self
+
+    def predict(self, X):
+        return X["g0"].to_numpy(dtype=float)
+
+    def predict_survival_function(self, X):
+        from sksurv.functions import StepFunction
+
+        grid = np.unique(np.r_[0.0, self.knots])
+        return np.array(
+            [StepFunction(grid, np.exp(-grid * np.exp(r))) for r in self.predict(X)]
+        )
+
+
+def _validate(estimator, X, y, **kw):
+    from vcpcr.validation import validate_increment
+
+    kw = {"cv": 3, "n_repeats": 1, "random_state": 0, "verbose": False, **kw}
+    return validate_increment(estimator, X, y, **kw)
+
+
+def test_clinical_fold_c_against_lifelines_concordance_index():
+    from lifelines import CoxPHFitter
+    from lifelines.utils import concordance_index
+
+    from vcpcr.validation import ClinicalCox
+
+    X, y = _cohort()
+    res = _validate(ClinicalCox(covariates=["age"]), X, y, covariates=["age"])
+    clinical = res.folds[res.folds["model"] == "clinical Cox"]
+    for (train, test), c in zip(res.splits, clinical["Harrell C"], strict=True):
+        frame = pd.DataFrame({"age": X["age"], "T": y[:, 0], "E": y[:, 1]})
+        cph = CoxPHFitter().fit(frame.iloc[train], "T", "E")
+        risk = cph.predict_partial_hazard(frame.iloc[test]).to_numpy()
+        expected = concordance_index(y[test, 0], -risk, y[test, 1])
+        assert_allclose(c, expected, rtol=1e-12, atol=0)
+
+
+def test_increment_is_exactly_zero_for_the_clinical_model_itself():
+    from vcpcr.validation import ClinicalCox
+
+    X, y = _cohort()
+    est = ClinicalCox(covariates=["age", "er"], strata="node")
+    res = _validate(est, X, y, covariates=["age", "er"], strata="node", n_repeats=2)
+    metrics = [
+        c for c in res.fold_increments.columns if c not in {"model", "repeat", "fold"}
+    ]
+    values = res.fold_increments[metrics].to_numpy(dtype=float)
+    assert np.all(values[np.isfinite(values)] == 0.0)
+    assert (res.increments["status"] == "no gene in any fold").all()
+    assert res.increments["ci_low"].isna().all()
+    text = res.summary().as_text()
+    assert "chose no gene in any fold: it is the clinical model" in text
+    assert "no gene in any fold" in text
+
+
+def test_ibs_and_ipa_against_sksurv_on_hand_built_survival_functions():
+    from sksurv.metrics import integrated_brier_score
+    from sksurv.nonparametric import kaplan_meier_estimator
+    from sksurv.util import Surv
+
+    X, y = _cohort(seed=1)
+    res = _validate(ExpModel(y[:, 0]), X, y, covariates=["age"])
+    ys = Surv.from_arrays(y[:, 1] > 0, y[:, 0])
+    events = y[y[:, 1] > 0, 0]
+    lo, hi = np.quantile(events, [0.1, 0.8])
+    model = res.folds[res.folds["model"] == "ExpModel"]
+    for (train, test), ibs, ipa in zip(
+        res.splits, model["IBS"], model["IPA"], strict=True
+    ):
+        t_test, e_test = y[test, 0], y[test, 1] > 0
+        end = min(y[train, 0].max(), t_test.max())
+        grid = np.unique(t_test[e_test])
+        grid = grid[(grid >= lo) & (grid <= hi) & (grid >= t_test.min()) & (grid < end)]
+        surv = np.exp(-grid[None, :] * np.exp(X["g0"].to_numpy()[test])[:, None])
+        # test rows after the last training time: censored there (stated rule)
+        tau = y[train, 0].max()
+        y_test = Surv.from_arrays(e_test & (t_test <= tau), np.minimum(t_test, tau))
+        expected = integrated_brier_score(ys[train], y_test, surv, grid)
+        assert_allclose(ibs, expected, rtol=1e-12, atol=0)
+        km_t, km_s = kaplan_meier_estimator(ys[train]["event"], ys[train]["time"])
+        km = np.array([km_s[km_t <= t][-1] if np.any(km_t <= t) else 1.0 for t in grid])
+        ref = integrated_brier_score(
+            ys[train], y_test, np.tile(km, (len(test), 1)), grid
+        )
+        assert_allclose(ipa, 1 - expected / ref, rtol=1e-10, atol=1e-12)
+
+
+def _naive_loglik(eta, time, event):
+    """Breslow = Efron without ties: sum over events of eta_i - log sum_{t_j >= t_i}."""
+    return sum(
+        eta[i] - np.log(np.sum(np.exp(eta[time >= time[i]])))
+        for i in np.flatnonzero(event)
+    )
+
+
+def test_cvpl_against_a_naive_partial_likelihood():
+    X, y = _cohort(seed=2)
+    res = _validate(ExpModel(), X, y, covariates=["age"])
+    model = res.folds[res.folds["model"] == "ExpModel"]
+    eta, time, event = X["g0"].to_numpy(), y[:, 0], y[:, 1] > 0
+    for (train, _), cvpl in zip(res.splits, model["CVPL"], strict=True):
+        expected = _naive_loglik(eta, time, event) - _naive_loglik(
+            eta[train], time[train], event[train]
+        )
+        assert_allclose(cvpl, expected, rtol=1e-10, atol=0)
+
+
+def test_increments_are_the_paired_differences_and_intervals_their_formula():
+    from vcpcr.validation import increment_interval
+
+    X, y = _cohort(seed=3, gene_effect=1.0)
+    res = _validate(
+        ExpModel(), X, y, covariates=["age"], n_repeats=2, interval="corrected_t"
+    )
+    folds = res.folds.set_index(["repeat", "fold", "model"])["Harrell C"].unstack()
+    d = (folds["ExpModel"] - folds["clinical Cox"]).to_numpy()
+    row = res.increments.loc[("ExpModel", "Harrell C")]
+    assert_allclose(row["increment"], d.mean(), rtol=1e-12, atol=0)
+    s = d.std(ddof=1)
+    n_test = np.mean([len(te) for _, te in res.splits])
+    n_train = np.mean([len(tr) for tr, _ in res.splits])
+    assert_allclose(
+        row["se"], s * np.sqrt(1 / 6 + n_test / n_train), rtol=1e-12, atol=0
+    )
+    se, lo, hi, p = increment_interval(
+        d, n_train=n_train, n_test=n_test, method="one_fold"
+    )
+    assert_allclose(se, s * np.sqrt(1 + 1 / 6), rtol=1e-12, atol=0)
+    assert lo < d.mean() < hi
+    assert 0 <= p <= 1
+    ibs = res.increments.loc[("ExpModel", "IBS")]  # lower is better: the test flips
+    assert ibs["status"] == "lower is better"
+    assert (ibs["increment"] < 0) == (ibs["p"] < 0.5)
+
+
+def test_vcpcr_is_deterministic_with_a_seed_and_reads_its_clinical_columns():
+    from vcpcr import VCPCR
+
+    X, y = _cohort(n=80, p=20, seed=4, gene_effect=1.0)
+    est = VCPCR(
+        family="cox", n_clusters=2, n_init=2, covariates=["age", "er"], strata="node"
+    )
+    first = _validate(est, X, y)
+    second = _validate(est, X, y)
+    pd.testing.assert_frame_equal(first.folds, second.folds)
+    assert first.covariates == ["age", "er"]
+    assert first.strata == ["node"]
+    assert (first.folds.loc[first.folds["model"] == "VCPCR", "n_genes"] > 0).all()
+    assert "VCPCR minus clinical Cox" in first.summary().as_text()
+
+
+def test_plot_draws_one_panel_per_metric():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    X, y = _cohort(seed=5)
+    res = _validate(ExpModel(), X, y, covariates=["age"])
+    axes = res.plot()
+    n_metrics = res.increments.index.get_level_values("metric").nunique()
+    assert sum(ax.get_visible() for ax in axes) == n_metrics
+    plt.close("all")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"covariates": None}, ValueError, "needs the clinical columns"),
+        ({"covariates": ["ages"]}, ValueError, r"X has no columns \['ages'\]"),
+        ({"cv": 1}, ValueError, "'cv' parameter of validate_increment"),
+        ({"interval": "wald"}, ValueError, "'interval' parameter"),
+        ({"alpha": 1.5}, ValueError, "'alpha' parameter"),
+    ],
+    ids=["no-clinical", "unknown-column", "cv", "interval", "alpha"],
+)
+def test_bad_parameters_name_the_fix(kwargs, error, match):
+    X, y = _cohort()
+    with pytest.raises(error, match=match):
+        _validate(ExpModel(), X, y, **{"covariates": ["age"], **kwargs})
+
+
+def test_bad_estimators_and_data_name_the_fix():
+    from vcpcr import VCPCR
+
+    X, y = _cohort()
+    with pytest.raises(
+        ValueError, match="must be a survival model; got family='gaussian'"
+    ):
+        _validate(VCPCR(covariates=["age"]), X, y)
+    with pytest.raises(ValueError, match="must not use a formula"):
+        _validate(
+            VCPCR(family="cox", formula="Surv(t, e) ~ ."), X, y, covariates=["age"]
+        )
+    with pytest.raises(TypeError, match="fit and predict"):
+        _validate(object(), X, y, covariates=["age"])
+    Xm = X.copy()
+    Xm.loc[3, "age"] = np.nan
+    with pytest.raises(
+        ValueError, match=r"missing values \{'age': 1\}; drop or impute"
+    ):
+        _validate(ExpModel(), Xm, y, covariates=["age"])
+    with pytest.raises(ValueError, match="X has 90 rows but y has 89"):
+        _validate(ExpModel(), X, y[:-1], covariates=["age"])
+
+
+@pytest.mark.slow
+def test_folds_do_not_depend_on_n_jobs():
+    from vcpcr import VCPCR
+
+    X, y = _cohort(n=90, p=30, seed=4, gene_effect=1.0)
+    est = VCPCR(family="cox", n_clusters=2, n_init=2, covariates=["age", "er"])
+    one = _validate(est, X, y, n_repeats=2)
+    two = _validate(est, X, y, n_repeats=2, n_jobs=2)
+    pd.testing.assert_frame_equal(one.folds, two.folds)
+
+
+class SpyModel(ExpModel):
+    """Records the rows of every fit (a class attribute: clones share it)."""
+
+    fitted_rows: ClassVar[list] = []
+
+    def fit(self, X, y):
+        SpyModel.fitted_rows.append(np.asarray(X.index))
+        return self
+
+
+def test_the_estimator_is_fitted_on_the_training_rows_only():
+    X, y = _cohort(seed=6)
+    SpyModel.fitted_rows = []
+    res = _validate(SpyModel(), X, y, covariates=["age"], n_repeats=2)
+    assert len(SpyModel.fitted_rows) == len(res.splits) == 6
+    for rows, (train, test) in zip(SpyModel.fitted_rows, res.splits, strict=True):
+        np.testing.assert_array_equal(rows, train)
+        assert np.intersect1d(rows, test).size == 0
+    for _, test in res.splits[:3]:  # the first repeat's test folds: a partition
+        assert np.bincount(test, minlength=len(X)).max() == 1
+    events = y[:, 1] > 0
+    shares = [events[test].mean() for _, test in res.splits]
+    assert max(shares) - min(shares) < 0.1  # stratified by event

@@ -1,0 +1,1243 @@
+"""Does a signature add to the clinical model? Paired cross-validated increments.
+
+:func:`validate_increment` runs the same repeated stratified CV folds for the
+clinical-only Cox model (:class:`ClinicalCox`, lifelines), the estimator
+(genes and the clinical covariates; a ``VCPCRCV`` re-tunes inside each
+training fold) and optionally a Coxnet with unpenalized clinical columns,
+scores each fold with scikit-survival's metrics, and returns the paired
+increments over the clinical model with intervals (:class:`IncrementResult`).
+
+What is estimated: cross-validation estimates the performance of the
+*procedure* trained on ``(k - 1) / k`` of the rows, averaged over training
+sets (Bates, Hastie & Tibshirani 2023), not that of the model fitted on all
+rows. ``benchmarks/bench_validation.py`` checks the intervals' coverage of
+that target by simulation.
+"""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+from scipy import stats
+from sklearn.base import BaseEstimator, clone
+from sklearn.model_selection import RepeatedStratifiedKFold, StratifiedKFold
+
+from vcpcr._parallel import progress_shown, run_parallel, task_seeds
+from vcpcr._partial_likelihood import efron_loglik
+from vcpcr._summary import VCPCRSummary, numbered_notes
+from vcpcr._survival import evaluate_baseline, stratum_baselines
+from vcpcr._validation import check_choice, check_fraction, check_scalar, check_survival
+
+__all__ = [
+    "CLINICAL",
+    "INTERVALS",
+    "ClinicalCox",
+    "IncrementResult",
+    "increment_interval",
+    "validate_increment",
+]
+
+#: The name of the clinical-only model in the result's tables.
+CLINICAL = "clinical Cox"
+COXNET = "Coxnet"
+#: Interval methods for a mean of paired per-fold increments (see
+#: :func:`increment_interval`).
+INTERVALS = ("one_fold", "corrected_t", "naive")
+_OWNER = "validate_increment"
+
+
+def _require_survival(owner: str) -> None:
+    """Raise an ImportError unless lifelines and scikit-survival are installed."""
+    try:
+        import lifelines  # noqa: F401
+        import sksurv  # noqa: F401
+    except ImportError as exc:
+        raise ImportError(
+            f"{owner} requires lifelines and scikit-survival: "
+            f"pip install 'vcpcr[survival]'"
+        ) from exc
+
+
+def _as_list(columns: Any) -> list[Any]:
+    """Return a column selection (a name, a position or a list) as a list."""
+    if columns is None:
+        return []
+    if isinstance(columns, str | numbers.Integral):
+        return [columns]
+    return list(columns)
+
+
+# ------------------------------------------------------------------ the clinical model
+class ClinicalCox(BaseEstimator):  # type: ignore[misc]
+    """The clinical-only Cox model: lifelines' ``CoxPHFitter`` on given columns.
+
+    Numeric covariates enter per unit; a non-numeric covariate enters as
+    treatment dummies of its training levels (the first level is the
+    reference); ``strata`` columns get their own baseline hazard. Every
+    other column of ``X`` is ignored, so the model can be fitted on the same
+    ``X`` as a gene signature.
+
+    Parameters
+    ----------
+    covariates : str, int or list of them, optional
+        Column names of a DataFrame (or positions of an array).
+    strata : str, int or list of them, optional
+        Columns whose combinations are the strata.
+
+    Attributes
+    ----------
+    result_ : lifelines.CoxPHFitter
+        The fitted model.
+    levels_ : dict of str to list
+        The training levels of each non-numeric covariate.
+
+    See Also
+    --------
+    validate_increment : The increments of a signature over this model.
+
+    Notes
+    -----
+    Survival functions are ``S(t | x) = exp(-H0(t) exp(eta(x)))`` with
+    lifelines' Breslow baseline ``H0`` (per stratum), evaluated as
+    ``VCPCR(family="cox")`` evaluates its own.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from vcpcr.validation import ClinicalCox
+    >>> rng = np.random.default_rng(0)
+    >>> X = pd.DataFrame({"age": rng.normal(size=40), "g1": rng.normal(size=40)})
+    >>> y = np.column_stack([rng.exponential(size=40), rng.random(40) < 0.7])
+    >>> ClinicalCox(covariates="age").fit(X, y).result_.params_.index.tolist()
+    ['age']
+    """
+
+    def __init__(
+        self,
+        covariates: str | int | list[Any] | None = None,
+        strata: str | int | list[Any] | None = None,
+    ) -> None:
+        self.covariates = covariates
+        self.strata = strata
+
+    def _design(self, X: Any) -> pd.DataFrame:
+        """Return the covariates (numeric, or training-level dummies) and strata."""
+        frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
+        design = self.dummies_.transform(frame)
+        for name in _as_list(self.strata):
+            design[f"stratum:{name}"] = frame[name].to_numpy()
+        return design
+
+    def fit(self, X: Any, y: Any) -> ClinicalCox:
+        """Fit lifelines' Cox model on the clinical columns.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            Data holding the clinical columns.
+        y : array-like of shape (n_samples, 2) or structured array
+            ``(time, event)``, as :class:`vcpcr.VCPCR` accepts it.
+
+        Returns
+        -------
+        ClinicalCox
+            The fitted model.
+        """
+        from lifelines import CoxPHFitter
+
+        if not _as_list(self.covariates) and not _as_list(self.strata):
+            raise ValueError(
+                "ClinicalCox needs covariates or strata; got neither. Pass "
+                "covariates=['age', ...] (or strata=)."
+            )
+        time, event = check_survival(y)
+        frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
+        self.dummies_ = _Dummies(self.covariates).fit(frame)
+        self.levels_ = self.dummies_.levels
+        design = self._design(frame)
+        design["_time"], design["_event"] = time, event.astype(float)
+        strata = [c for c in design.columns if c.startswith("stratum:")]
+        self.result_ = CoxPHFitter().fit(
+            design, "_time", "_event", strata=strata or None
+        )
+        return self
+
+    def predict_log_partial_hazard(self, X: Any) -> NDArray[np.float64]:
+        """Linear predictor (lifelines' log partial hazard, centred).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like
+            Data holding the clinical columns.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Log relative risk.
+        """
+        design = self._design(X)
+        eta = self.result_.predict_log_partial_hazard(design)
+        return np.asarray(eta, dtype=np.float64).reshape(-1)
+
+    def predict(self, X: Any) -> NDArray[np.float64]:
+        """Risk score: the linear predictor (scikit-survival's convention).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like
+            Data holding the clinical columns.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Higher means higher risk.
+        """
+        return self.predict_log_partial_hazard(X)
+
+    def predict_survival_function(
+        self, X: Any, return_array: bool = True, *, times: ArrayLike
+    ) -> NDArray[np.float64]:
+        """Survival probabilities ``S(t | x)`` at ``times``.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like
+            Data holding the clinical columns.
+        return_array : bool, default=True
+            Only arrays are returned (the argument matches ``VCPCR``'s).
+        times : array-like of float
+            Increasing times.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_times)
+            Survival probabilities.
+        """
+        grid = np.asarray(times, dtype=np.float64)
+        design = self._design(X)
+        names = [c for c in design.columns if c.startswith("stratum:")]
+        base = self.result_.baseline_cumulative_hazard_
+        if names:
+            keys = list(design[names].itertuples(index=False, name=None))
+            keys = [k[0] for k in keys] if len(names) == 1 else keys
+            H0 = stratum_baselines(base, keys, names, grid)
+        else:
+            H0 = evaluate_baseline(base, grid)[None, :]
+        risk = self.result_.predict_partial_hazard(design).to_numpy(dtype=np.float64)
+        return np.asarray(np.exp(-risk.reshape(-1, 1) * H0))
+
+
+class _ClinicalCoxnet(BaseEstimator):  # type: ignore[misc]
+    """scikit-survival's Coxnet, clinical columns unpenalized, alpha by inner CV.
+
+    The clinical columns (numeric, or dummies of a non-numeric column, the
+    strata columns included: Coxnet has no strata) have ``penalty_factor``
+    0, the genes 1; all are standardized on the training rows. ``alpha`` is
+    the one of a 30-point path that maximizes Harrell's C summed over an
+    inner ``inner_cv``-fold CV (stratified by event).
+    """
+
+    def __init__(
+        self,
+        clinical: list[Any] | None = None,
+        l1_ratio: float = 0.5,
+        inner_cv: int = 5,
+        random_state: int | None = None,
+    ) -> None:
+        self.clinical = clinical
+        self.l1_ratio = l1_ratio
+        self.inner_cv = inner_cv
+        self.random_state = random_state
+
+    def _matrix(self, X: pd.DataFrame) -> NDArray[np.float64]:
+        clinical = self.clinical_.transform(X).to_numpy()
+        genes = X.drop(columns=_as_list(self.clinical)).to_numpy(dtype=np.float64)
+        Z = np.column_stack([clinical, genes])
+        return np.asarray((Z - self.mean_) / self.scale_)
+
+    def fit(self, X: pd.DataFrame, y: NDArray[Any]) -> _ClinicalCoxnet:
+        from sksurv.linear_model import CoxnetSurvivalAnalysis
+        from sksurv.metrics import concordance_index_censored
+
+        self.clinical_ = _Dummies(self.clinical).fit(X)
+        clinical = self.clinical_.transform(X).to_numpy()
+        genes = X.drop(columns=_as_list(self.clinical)).to_numpy(dtype=np.float64)
+        Z = np.column_stack([clinical, genes])
+        self.mean_ = Z.mean(axis=0)
+        scale = Z.std(axis=0)
+        self.scale_ = np.where(scale > 0, scale, 1.0)
+        Z = (Z - self.mean_) / self.scale_
+        self.n_clinical_ = clinical.shape[1]
+        penalty = np.r_[np.zeros(self.n_clinical_), np.ones(genes.shape[1])]
+        kw = {"l1_ratio": self.l1_ratio, "alpha_min_ratio": 0.01}
+        alphas = (
+            CoxnetSurvivalAnalysis(n_alphas=30, penalty_factor=penalty, **kw)
+            .fit(Z, y)
+            .alphas_
+        )
+        scores = np.zeros(alphas.size)
+        inner = StratifiedKFold(
+            self.inner_cv, shuffle=True, random_state=self.random_state
+        )
+        for tr, te in inner.split(Z, y["event"]):
+            net = CoxnetSurvivalAnalysis(alphas=alphas, penalty_factor=penalty, **kw)
+            net.fit(Z[tr], y[tr])
+            for j, a in enumerate(alphas):
+                risk = net.predict(Z[te], alpha=max(a, net.alphas_[-1]))
+                scores[j] += concordance_index_censored(
+                    y["event"][te], y["time"][te], risk
+                )[0]
+        best = int(np.argmax(scores))
+        self.net_ = CoxnetSurvivalAnalysis(
+            alphas=alphas[: best + 1],
+            penalty_factor=penalty,
+            fit_baseline_model=True,
+            **kw,
+        ).fit(Z, y)
+        self.alpha_ = float(self.net_.alphas_[-1])
+        return self
+
+    @property
+    def n_genes_(self) -> int:
+        return int(np.count_nonzero(self.net_.coef_[self.n_clinical_ :, -1]))
+
+    def predict(self, X: pd.DataFrame) -> NDArray[np.float64]:
+        return np.asarray(self.net_.predict(self._matrix(X), alpha=self.alpha_))
+
+    def predict_survival_function(self, X: pd.DataFrame) -> NDArray[np.object_]:
+        return np.asarray(
+            self.net_.predict_survival_function(self._matrix(X), alpha=self.alpha_)
+        )
+
+
+class _Dummies:
+    """Numeric columns as they are, non-numeric ones as training-level dummies."""
+
+    def __init__(self, columns: Any) -> None:
+        self.columns = _as_list(columns)
+
+    def fit(self, X: pd.DataFrame) -> _Dummies:
+        self.levels = {
+            c: sorted(X[c].astype(str).unique())
+            for c in self.columns
+            if not pd.api.types.is_numeric_dtype(X[c])
+        }
+        return self
+
+    def transform(self, X: pd.DataFrame) -> pd.DataFrame:
+        """Return the numeric columns and the dummies (``name[level]``)."""
+        parts: dict[str, NDArray[np.float64]] = {}
+        for c in self.columns:
+            if c not in self.levels:
+                parts[str(c)] = X[c].to_numpy(dtype=np.float64)
+                continue
+            codes = X[c].astype(str).to_numpy()
+            unseen = sorted(set(codes) - set(self.levels[c]))
+            if unseen:
+                raise ValueError(
+                    f"X has levels {unseen} of the clinical column {c!r} that were "
+                    f"not in the training data (levels: {self.levels[c]})."
+                )
+            for level in self.levels[c][1:]:
+                parts[f"{c}[{level}]"] = (codes == level).astype(np.float64)
+        return pd.DataFrame(parts, index=pd.RangeIndex(len(X)))
+
+
+# ------------------------------------------------------------------ per-fold scores
+@dataclass(frozen=True)
+class _Plan:
+    """What every fold scores, decided once on all rows (the stated rules)."""
+
+    horizons: NDArray[np.float64]
+    brier_range: tuple[float, float]
+    tau_quantile: float
+    strata: NDArray[Any] | None
+    genes: NDArray[np.intp]
+
+
+def _metric_names(horizons: NDArray[np.float64]) -> list[str]:
+    aucs = [f"AUC(t={h:.4g})" for h in horizons]
+    return ["Harrell C", "Uno C", *aucs, "IBS", "IPA", "CVPL"]
+
+
+#: Metrics for which lower is better (the others: higher).
+_LOWER_BETTER = frozenset({"IBS"})
+
+
+def _survival_rows(model: Any, X: pd.DataFrame, times: NDArray[np.float64]) -> Any:
+    """Survival probabilities of the rows of ``X`` at ``times``, or None."""
+    predict = getattr(model, "predict_survival_function", None)
+    if predict is None:
+        return None
+    if "times" in inspect.signature(predict).parameters:
+        return np.asarray(predict(X, return_array=True, times=times))
+    return np.vstack([f(times) for f in predict(X)])
+
+
+def _linear_predictor(model: Any, X: pd.DataFrame) -> NDArray[np.float64]:
+    """Return the log partial hazard if the model has one, else its risk score."""
+    predict = getattr(model, "predict_log_partial_hazard", model.predict)
+    return np.asarray(predict(X), dtype=np.float64).reshape(-1)
+
+
+def _n_genes(model: Any, genes: NDArray[np.intp]) -> float:
+    """Genes the model uses (NaN when it does not say).
+
+    A VCPCR's selected variables (``labels_ != -1``), otherwise the genes
+    with a non-zero coefficient.
+    """
+    if hasattr(model, "n_genes_"):
+        return float(model.n_genes_)
+    if isinstance(model, ClinicalCox):
+        return 0.0
+    fitted = getattr(model, "best_estimator_", model)
+    labels = getattr(fitted, "labels_", None)
+    if labels is not None:  # a VCPCR: its selected (clustered) variables
+        return float(np.count_nonzero(np.asarray(labels) != -1))
+    coef = getattr(fitted, "coef_", None)
+    if coef is None:
+        return float("nan")
+    coef = np.asarray(coef).reshape(-1)
+    n_features = getattr(fitted, "n_features_in_", coef.size)
+    if coef.size != n_features:
+        return float("nan")
+    return float(np.count_nonzero(coef[genes]))
+
+
+def _follow_up(y_train: NDArray[Any], y_test: NDArray[Any]) -> NDArray[Any]:
+    """Test rows after the last training time, censored there (IPCW is unknown)."""
+    from sksurv.util import Surv
+
+    end = y_train["time"].max()
+    beyond = y_test["time"] > end
+    return Surv.from_arrays(
+        y_test["event"] & ~beyond, np.where(beyond, end, y_test["time"])
+    )
+
+
+def _brier_grid(
+    plan: _Plan, y_train: NDArray[Any], y_test: NDArray[Any]
+) -> NDArray[np.float64]:
+    """Test event times within ``plan.brier_range`` and the follow-up of both parts."""
+    lo, hi = plan.brier_range
+    end = min(y_train["time"].max(), y_test["time"].max())
+    t = np.unique(y_test["time"][y_test["event"]])
+    return t[(t >= lo) & (t <= hi) & (t >= y_test["time"].min()) & (t < end)]
+
+
+def _discrimination(
+    risk: NDArray[np.float64], plan: _Plan, y_train: NDArray[Any], y_test: NDArray[Any]
+) -> dict[str, float]:
+    """Harrell's C, Uno's C (tau: the training event times' quantile) and the AUCs."""
+    from sksurv.metrics import (
+        concordance_index_censored,
+        concordance_index_ipcw,
+        cumulative_dynamic_auc,
+    )
+
+    out = {
+        "Harrell C": concordance_index_censored(y_test["event"], y_test["time"], risk)[
+            0
+        ]
+    }
+    tau = float(np.quantile(y_train["time"][y_train["event"]], plan.tau_quantile))
+    test = _follow_up(y_train, y_test)
+    out["Uno C"] = concordance_index_ipcw(y_train, test, risk, tau=tau)[0]
+    lo, hi = test["time"].min(), test["time"].max()
+    for h, name in zip(plan.horizons, _metric_names(plan.horizons)[2:], strict=False):
+        usable = lo <= h < hi and np.any(test["event"] & (test["time"] <= h))
+        out[name] = (
+            float(cumulative_dynamic_auc(y_train, test, risk, [h])[0][0])
+            if usable
+            else np.nan
+        )
+    return out
+
+
+def _calibration(
+    surv: Any, plan: _Plan, y_train: NDArray[Any], y_test: NDArray[Any]
+) -> dict[str, float]:
+    """IBS on the fold's grid, and IPA against the training Kaplan-Meier curve."""
+    from sksurv.metrics import integrated_brier_score
+    from sksurv.nonparametric import kaplan_meier_estimator
+
+    times = _brier_grid(plan, y_train, y_test)
+    if surv is None or times.size < 2:
+        return {"IBS": np.nan, "IPA": np.nan}
+    y_test = _follow_up(y_train, y_test)
+    ibs = integrated_brier_score(y_train, y_test, surv(times), times)
+    km_t, km_s = kaplan_meier_estimator(y_train["event"], y_train["time"])
+    i = np.searchsorted(km_t, times, side="right") - 1
+    km = np.where(i >= 0, km_s[np.clip(i, 0, None)], 1.0)
+    ref = integrated_brier_score(y_train, y_test, np.tile(km, (len(y_test), 1)), times)
+    return {"IBS": float(ibs), "IPA": float(1.0 - ibs / ref)}
+
+
+def _cvpl(
+    eta: NDArray[np.float64], y: NDArray[Any], train: NDArray[np.intp], plan: _Plan
+) -> float:
+    """Verweij & van Houwelingen's fold contribution ``l(b_-k) - l_-k(b_-k)``."""
+    time, event = y["time"], y["event"]
+    strata = plan.strata
+    full = efron_loglik(eta[None, :], time, event, strata)[0]
+    part = efron_loglik(
+        eta[None, train],
+        time[train],
+        event[train],
+        None if strata is None else strata[train],
+    )[0]
+    return float(full - part)
+
+
+def _score_model(
+    model: Any,
+    X: pd.DataFrame,
+    y: NDArray[Any],
+    train: NDArray[np.intp],
+    test: NDArray[np.intp],
+    plan: _Plan,
+) -> dict[str, float]:
+    """Every metric of a model fitted on ``train``, on ``test`` (CVPL: all rows)."""
+    X_test = X.iloc[test]
+    eta = _linear_predictor(model, X)
+    risk = eta[test]
+    out = _discrimination(risk, plan, y[train], y[test])
+
+    def surv(times: NDArray[np.float64]) -> Any:
+        return _survival_rows(model, X_test, times)
+
+    has_surv = hasattr(model, "predict_survival_function")
+    out.update(_calibration(surv if has_surv else None, plan, y[train], y[test]))
+    out["CVPL"] = _cvpl(eta, y, train, plan)
+    out["n_genes"] = _n_genes(model, plan.genes)
+    return out
+
+
+def _with_seed(model: Any, seed: int) -> Any:
+    """Return a clone of ``model`` with ``random_state=seed`` if it has one."""
+    model = clone(model)
+    if "random_state" in model.get_params(deep=False):
+        model.set_params(random_state=seed)
+    return model
+
+
+def _fold_task(
+    models: dict[str, Any],
+    X: pd.DataFrame,
+    y: NDArray[Any],
+    train: NDArray[np.intp],
+    test: NDArray[np.intp],
+    plan: _Plan,
+    seed: int,
+) -> dict[str, dict[str, Any]]:
+    """Fit every model on ``train`` and score it; a model's failure is recorded."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, template in models.items():
+        try:
+            model = _with_seed(template, seed).fit(X.iloc[train], y[train])
+            out[name] = _score_model(model, X, y, train, test, plan)
+        except (
+            ValueError
+        ) as exc:  # a fold the model refuses (e.g. a level without events)
+            out[name] = {"error": str(exc)}
+    return out
+
+
+# ------------------------------------------------------------------ intervals
+def increment_interval(
+    d: ArrayLike,
+    *,
+    n_train: float,
+    n_test: float,
+    method: str = "one_fold",
+    alpha: float = 0.05,
+) -> tuple[float, float, float, float]:
+    r"""Compute the se, interval and one-sided p-value of a mean increment.
+
+    Parameters
+    ----------
+    d : array-like of shape (n_folds,)
+        The paired per-fold increments of all repeats (NaN ignored).
+    n_train, n_test : float
+        Rows in a training and in a test fold.
+    method : {"one_fold", "corrected_t", "naive"}, default="one_fold"
+        ``"one_fold"``: :math:`s^2 (1 + 1/J)`, the mean taken as uncertain
+        as one fold's increment (the mean of exchangeable folds varies no
+        more than one fold; :math:`s^2` misses the variation between data
+        sets, so this is no proof: in ``benchmarks/bench_validation.py`` it
+        covered in every cell, conservatively); ``"corrected_t"``: Nadeau
+        & Bengio's :math:`s^2 (1/J + n_{test}/n_{train})`, half as wide (in
+        the simulation its one-sided test held, its two-sided coverage was
+        0.925 in one cell); ``"naive"``: :math:`s^2 / J`, which ignores
+        that the folds share training rows (for comparison only: it
+        under-covers).
+    alpha : float, default=0.05
+        One minus the interval's level.
+
+    Returns
+    -------
+    se, low, high, p : float
+        Standard error, interval ``mean -/+ t_{J-1, 1-alpha/2} se`` and the
+        one-sided p-value of ``H0: increment <= 0`` (``1 - F_t(mean / se)``).
+
+    Examples
+    --------
+    >>> from vcpcr.validation import increment_interval
+    >>> se, lo, hi, p = increment_interval([0.01, 0.03, 0.02, 0.0], n_train=80,
+    ...                                    n_test=20, method="naive")
+    >>> round(se, 5), round(p, 4)
+    (0.00645, 0.0514)
+    """
+    values = np.asarray(d, dtype=np.float64)
+    values = values[np.isfinite(values)]
+    J = values.size
+    if J < 2:
+        return (np.nan,) * 4
+    s = float(np.std(values, ddof=1))
+    factor = {
+        "one_fold": 1.0 + 1.0 / J,
+        "corrected_t": 1.0 / J + n_test / n_train,
+        "naive": 1.0 / J,
+    }[method]
+    se = s * np.sqrt(factor)
+    mean = float(values.mean())
+    if se == 0.0:
+        return 0.0, mean, mean, (0.0 if mean > 0 else 1.0)
+    q = stats.t.ppf(1 - alpha / 2, J - 1)
+    p = float(stats.t.sf(mean / se, J - 1))
+    return float(se), mean - q * se, mean + q * se, p
+
+
+# ------------------------------------------------------------------ the result
+@dataclass
+class IncrementResult:
+    """Paired cross-validated increments of models over the clinical model.
+
+    Built by :func:`validate_increment`; plain attributes, nothing
+    recomputed on access.
+
+    Attributes
+    ----------
+    folds : pandas.DataFrame
+        One row per repeat, fold and model: every metric, ``n_genes`` (genes
+        the fit uses: a VCPCR's selected genes, otherwise those with a
+        non-zero coefficient; NaN when the model does not say) and
+        ``error`` (why a model failed on the fold, else None).
+    metrics : pandas.DataFrame
+        Per model and metric: the mean over the folds, its standard
+        deviation and the number of folds scored.
+    fold_increments : pandas.DataFrame
+        Per repeat and fold, each model's increment over the clinical model
+        (model minus clinical) for every metric.
+    increments : pandas.DataFrame
+        Per model and metric: the mean increment, ``se``, the interval
+        (``ci_low``, ``ci_high``), the one-sided p-value (of no improvement:
+        an increment ``<= 0``, or ``>= 0`` for IBS), the number of folds and
+        ``status`` (``"no gene in any fold"`` when the model chose no gene
+        in every fold: then its increment is 0 by construction and no
+        interval or p-value is given).
+    horizons : ndarray
+        The time-dependent AUC's horizons.
+    brier_range : tuple of float
+        The range of the IBS time grid.
+    tau_quantile : float
+        Uno's C's tau, as a quantile of each training fold's event times.
+    interval, alpha : str, float
+        The interval method (:func:`increment_interval`) and level.
+    n_splits, n_repeats, n_samples, n_events : int
+        The design.
+    covariates, strata : list
+        The clinical columns.
+    splits : list of (ndarray, ndarray)
+        The training and test rows (positions) of each fold, repeat by
+        repeat, as in ``folds``.
+    notes : list of str
+        What the summary's notes say.
+    """
+
+    folds: pd.DataFrame
+    metrics: pd.DataFrame
+    fold_increments: pd.DataFrame
+    increments: pd.DataFrame
+    horizons: NDArray[np.float64]
+    brier_range: tuple[float, float]
+    tau_quantile: float
+    interval: str
+    alpha: float
+    n_splits: int
+    n_repeats: int
+    n_samples: int
+    n_events: int
+    covariates: list[Any]
+    strata: list[Any]
+    splits: list[tuple[NDArray[np.intp], NDArray[np.intp]]]
+    notes: list[str] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        """Return a one-line description."""
+        models = list(self.metrics.index.get_level_values(0).unique())
+        return (
+            f"IncrementResult(models={models}, n_splits={self.n_splits}, "
+            f"n_repeats={self.n_repeats}, interval={self.interval!r})"
+        )
+
+    def summary(self) -> VCPCRSummary:
+        """Summary: each model's mean metrics and its increments over the clinic.
+
+        Returns
+        -------
+        VCPCRSummary
+            A statsmodels ``Summary``: print it, or call ``as_text()``,
+            ``as_html()`` or ``as_latex()``.
+        """
+        from statsmodels.iolib.table import SimpleTable
+
+        smry = VCPCRSummary()
+        left = [
+            ("No. Observations:", str(self.n_samples)),
+            ("No. Events:", str(self.n_events)),
+            ("Clinical covariates:", ", ".join(map(str, self.covariates)) or "none"),
+            ("Strata:", ", ".join(map(str, self.strata)) or "none"),
+        ]
+        right = [
+            ("CV:", f"{self.n_splits}-fold x {self.n_repeats}"),
+            ("Folds:", str(self.n_splits * self.n_repeats)),
+            ("Interval:", f"{1 - self.alpha:.0%}, {self.interval}"),
+            ("Test:", "one-sided, H0: no gain"),
+        ]
+        smry.add_table_2cols(
+            None,
+            title="Increment over the clinical model (cross-validated)",
+            gleft=[(k, [v]) for k, v in left],
+            gright=[(k, [v]) for k, v in right],
+            yname="survival",
+            xname=[],
+        )
+        means = self.metrics["mean"].unstack(0)
+        models = list(self.metrics.index.get_level_values(0).unique())
+        smry.tables.append(
+            SimpleTable(
+                [[_num(means.loc[m, k]) for k in models] for m in means.index],
+                headers=models,
+                stubs=list(means.index),
+                title="Mean over the test folds",
+                txt_fmt={"colsep": "  "},
+            )
+        )
+        for model in self.increments.index.get_level_values(0).unique():
+            smry.tables.append(self._increment_table(model))
+        smry.add_extra_txt(numbered_notes(self.notes))
+        return smry
+
+    def _increment_table(self, model: str) -> Any:
+        from statsmodels.iolib.table import SimpleTable
+
+        frame = self.increments.loc[model]
+        rows = []
+        for _, r in frame.iterrows():
+            if r["status"] == "no gene in any fold":
+                rows.append([_num(r["increment"]), "", "", "", "", r["status"]])
+                continue
+            rows.append(
+                [
+                    _num(r["increment"]),
+                    _num(r["se"]),
+                    _num(r["ci_low"]),
+                    _num(r["ci_high"]),
+                    _pval(r["p"]),
+                    r["status"],
+                ]
+            )
+        lo, hi = f"[{self.alpha / 2:g}", f"{1 - self.alpha / 2:g}]"
+        return SimpleTable(
+            rows,
+            headers=["increment", "se", lo, hi, "P(no gain)", "note"],
+            stubs=list(frame.index),
+            title=f"{model} minus {CLINICAL}",
+            txt_fmt={"colsep": "  "},
+        )
+
+    def plot(self, axes: Any = None) -> Any:
+        """Plot each fold's increment per metric, with the mean and interval.
+
+        See :func:`vcpcr.plotting.plot_increments`.
+
+        Parameters
+        ----------
+        axes : array of matplotlib.axes.Axes, optional
+            One axes per metric (a new figure otherwise).
+
+        Returns
+        -------
+        ndarray of matplotlib.axes.Axes
+            The axes.
+        """
+        from vcpcr.plotting import plot_increments
+
+        return plot_increments(self, axes=axes)
+
+
+def _num(value: Any) -> str:
+    return "" if not np.isfinite(value) else f"{value:.4f}"
+
+
+def _pval(value: Any) -> str:
+    if not np.isfinite(value):
+        return ""
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+# ------------------------------------------------------------------ the entry point
+def _estimator_columns(
+    estimator: Any, covariates: Any, strata: Any
+) -> tuple[list[Any], list[Any]]:
+    """Return the clinical columns: the arguments, else the estimator's."""
+    params = (
+        estimator.get_params(deep=False) if hasattr(estimator, "get_params") else {}
+    )
+    if params.get("formula") is not None:
+        raise ValueError(
+            f"The 'estimator' parameter of {_OWNER} must not use a formula. Got "
+            f"formula={params['formula']!r}; pass the clinical columns with "
+            f"covariates= and strata= (of the estimator and of {_OWNER})."
+        )
+    cov = _as_list(covariates if covariates is not None else params.get("covariates"))
+    stra = _as_list(strata if strata is not None else params.get("strata"))
+    if not cov and not stra:
+        raise ValueError(
+            f"{_OWNER} needs the clinical columns: pass covariates=['age', ...] "
+            f"(and strata=), or an estimator with covariates=. Got neither."
+        )
+    return cov, stra
+
+
+def _check_frame(X: Any, columns: list[Any]) -> pd.DataFrame:
+    """``X`` as a DataFrame holding the clinical columns, none missing."""
+    if not isinstance(X, pd.DataFrame):
+        X = pd.DataFrame(np.asarray(X))
+    unknown = [c for c in columns if c not in X.columns]
+    if unknown:
+        raise ValueError(
+            f"X has no columns {unknown}; the clinical columns must be column "
+            f"names of a DataFrame (or positions of an array). X has "
+            f"{list(X.columns[:5])}{' ...' if X.shape[1] > 5 else ''}."
+        )
+    missing = [c for c in columns if X[c].isna().any()]
+    if missing:
+        counts = {c: int(X[c].isna().sum()) for c in missing}
+        raise ValueError(
+            f"The clinical columns contain missing values {counts}; drop or "
+            f"impute those rows before calling {_OWNER} (the clinical model and "
+            f"the estimator must see the same rows)."
+        )
+    return X.reset_index(drop=True)
+
+
+def _check_design(
+    estimator: Any,
+    cv: Any,
+    n_repeats: Any,
+    interval: str,
+    alpha: float,
+    tau_quantile: float,
+) -> None:
+    if not (hasattr(estimator, "fit") and hasattr(estimator, "predict")):
+        raise TypeError(
+            f"The 'estimator' parameter of {_OWNER} must be a scikit-learn "
+            f"survival estimator with fit and predict (a risk score). Got "
+            f"{type(estimator).__name__} instead."
+        )
+    family = getattr(estimator, "family", "cox")
+    if family != "cox":
+        raise ValueError(
+            f"The 'estimator' parameter of {_OWNER} must be a survival model; "
+            f"got family={family!r}. Use family='cox'."
+        )
+    check_scalar(cv, "cv", numbers.Integral, owner=_OWNER, min_val=2)
+    check_scalar(n_repeats, "n_repeats", numbers.Integral, owner=_OWNER, min_val=1)
+    check_choice(interval, "interval", INTERVALS, owner=_OWNER)
+    check_fraction(alpha, "alpha", owner=_OWNER)
+    check_fraction(tau_quantile, "tau_quantile", owner=_OWNER)
+
+
+def _plan(
+    X: pd.DataFrame,
+    y: NDArray[Any],
+    covariates: list[Any],
+    strata: list[Any],
+    tau_quantile: float,
+) -> _Plan:
+    events = y["time"][y["event"]]
+    horizons = np.unique(np.quantile(events, [0.25, 0.5, 0.75]))
+    labels = None
+    if strata:
+        labels = X[strata].astype(str).agg("|".join, axis=1).to_numpy()
+    clinical = set(covariates) | set(strata)
+    genes = np.array(
+        [j for j, c in enumerate(X.columns) if c not in clinical], dtype=np.intp
+    )
+    lo, hi = np.quantile(events, [0.1, 0.8])
+    return _Plan(horizons, (float(lo), float(hi)), tau_quantile, labels, genes)
+
+
+def validate_increment(
+    estimator: Any,
+    X: Any,
+    y: Any,
+    *,
+    covariates: str | int | list[Any] | None = None,
+    strata: str | int | list[Any] | None = None,
+    cv: int = 5,
+    n_repeats: int = 5,
+    coxnet: bool = False,
+    interval: str = "one_fold",
+    alpha: float = 0.05,
+    tau_quantile: float = 0.8,
+    n_jobs: int | None = None,
+    verbose: bool | int | None = None,
+    random_state: Any = None,
+) -> IncrementResult:
+    r"""Validate what a survival model adds to the clinical Cox model, in CV.
+
+    Repeated ``cv``-fold CV, stratified by event, the folds drawn once: in
+    each training fold, the clinical-only Cox model (:class:`ClinicalCox`:
+    lifelines, the same covariates and strata), a clone of ``estimator``
+    (fitted by its own ``fit``: a ``VCPCRCV`` re-tunes inside the training
+    fold, nested, never on all rows) and, with ``coxnet=True``, a Coxnet with
+    unpenalized clinical columns are fitted and scored on the test fold.
+
+    Parameters
+    ----------
+    estimator : estimator
+        Unfitted; ``VCPCR(family="cox")``, ``VCPCRCV(family="cox")`` or any
+        scikit-learn-compatible survival estimator whose ``predict`` is a
+        risk score (higher: earlier events). Fitted on all columns of ``X``.
+    X : DataFrame of shape (n_samples, n_features)
+        Genes and clinical columns (an array: the clinical columns are
+        positions). No missing value in the clinical columns.
+    y : array-like of shape (n_samples, 2) or structured array
+        ``(time, event)``.
+    covariates, strata : str, int or list of them, optional
+        The clinical model's covariates and strata; default: the
+        estimator's ``covariates`` and ``strata`` parameters.
+    cv : int, default=5
+        Folds per repeat.
+    n_repeats : int, default=5
+        Repeats (each a new stratified partition).
+    coxnet : bool, default=False
+        Also run scikit-survival's ``CoxnetSurvivalAnalysis`` (l1_ratio 0.5,
+        clinical columns and strata columns unpenalized, alpha by an inner
+        5-fold CV on Harrell's C; no strata: it has none).
+    interval : {"one_fold", "corrected_t", "naive"}, default="one_fold"
+        Interval method, see :func:`increment_interval`.
+    alpha : float, default=0.05
+        One minus the intervals' level.
+    tau_quantile : float, default=0.8
+        Uno's C is truncated at this quantile of the training fold's event
+        times.
+    n_jobs : int, optional
+        Folds run in parallel through joblib (any backend).
+    verbose : bool, int or None, default=None
+        Progress bar over the folds (None: when interactive).
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the partitions and each fold's fits.
+
+    Returns
+    -------
+    IncrementResult
+        Per-fold metrics, increments, intervals; ``summary()`` and ``plot()``.
+
+    Raises
+    ------
+    ValueError
+        Without clinical columns, with missing clinical values, an unknown
+        column, a non-survival estimator or a bad parameter.
+    TypeError
+        If ``estimator`` has no ``fit`` and ``predict``.
+    ImportError
+        Without lifelines or scikit-survival.
+
+    See Also
+    --------
+    ClinicalCox : The clinical-only model.
+    increment_interval : The intervals.
+
+    Notes
+    -----
+    Metrics per test fold: Harrell's C; Uno's C truncated at ``tau`` (the
+    ``tau_quantile`` of the training events); the cumulative/dynamic AUC at
+    the quartiles of all rows' event times (NaN in a fold whose follow-up
+    does not reach a horizon); the integrated Brier score on the test
+    event times between the 10th and 80th percentiles of all rows' event
+    times (inside both parts' follow-up) and the IPA
+    :math:`1 - \mathrm{IBS}/\mathrm{IBS}_{KM}` (Kaplan-Meier of the training
+    fold); the fold's contribution to the cross-validated partial
+    likelihood :math:`\ell(\hat\beta_{-k}) - \ell_{-k}(\hat\beta_{-k})`
+    (Verweij & van Houwelingen 1993; Efron ties, stratified by the clinical
+    strata, from each model's linear predictor). The increment of a metric
+    is its mean over the folds of ``model - clinical``; intervals target
+    the procedure's expected increment when trained on ``(cv - 1) / cv`` of
+    the rows (Bates, Hastie & Tibshirani 2023).
+
+    References
+    ----------
+    Verweij, P. J. M. & van Houwelingen, H. C. (1993). Cross-validation in
+    survival analysis. Stat Med 12:2305-2314.
+
+    Bates, S., Hastie, T. & Tibshirani, R. (2023). Cross-validation: what
+    does it estimate and how well does it do it? JASA 119:1434-1445.
+
+    Nadeau, C. & Bengio, Y. (2003). Inference for the generalization error.
+    Machine Learning 52:239-281.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from vcpcr.validation import ClinicalCox, validate_increment
+    >>> rng = np.random.default_rng(0)
+    >>> X = pd.DataFrame(rng.normal(size=(80, 3)), columns=["age", "g1", "g2"])
+    >>> y = np.column_stack([rng.exponential(np.exp(-X["age"])), rng.random(80) < 0.8])
+    >>> res = validate_increment(ClinicalCox(covariates=["age"]), X, y,
+    ...                          covariates=["age"], cv=3, n_repeats=1, random_state=0)
+    >>> float(res.fold_increments["Harrell C"].abs().max())
+    0.0
+    """
+    _require_survival(_OWNER)
+    from sksurv.util import Surv
+
+    _check_design(estimator, cv, n_repeats, interval, alpha, tau_quantile)
+    covariates_, strata_ = _estimator_columns(estimator, covariates, strata)
+    X = _check_frame(X, covariates_ + strata_)
+    time, event = check_survival(y)
+    if len(time) != len(X):
+        raise ValueError(f"X has {len(X)} rows but y has {len(time)}.")
+    ys = Surv.from_arrays(event, time)
+    plan = _plan(X, ys, covariates_, strata_, tau_quantile)
+    models: dict[str, Any] = {
+        CLINICAL: ClinicalCox(covariates_ or None, strata_ or None)
+    }
+    name = type(estimator).__name__
+    models[name if name not in (CLINICAL, COXNET) else f"{name} (estimator)"] = (
+        estimator
+    )
+    if coxnet:
+        models[COXNET] = _ClinicalCoxnet(covariates_ + strata_)
+    splitter = RepeatedStratifiedKFold(
+        n_splits=int(cv),
+        n_repeats=int(n_repeats),
+        random_state=int(task_seeds(random_state, 1)[0] % 2**32),
+    )
+    splits = list(splitter.split(X, event))
+    seeds = task_seeds(random_state, len(splits))
+    tasks = [
+        (models, X, ys, tr, te, plan, s)
+        for (tr, te), s in zip(splits, seeds, strict=True)
+    ]
+    shown = progress_shown(verbose, _OWNER)
+    done = run_parallel(
+        _fold_task,
+        tasks,
+        n_jobs=n_jobs,
+        verbose=shown,
+        desc=_OWNER,
+        unit="folds",
+        fits_per_task=len(models),
+    )
+    return _result(
+        done,
+        splits,
+        plan,
+        models,
+        int(cv),
+        int(n_repeats),
+        interval,
+        float(alpha),
+        covariates_,
+        strata_,
+        ys,
+        coxnet,
+    )
+
+
+def _folds_frame(
+    done: list[dict[str, dict[str, Any]]], plan: _Plan, n_splits: int
+) -> pd.DataFrame:
+    names = [*_metric_names(plan.horizons), "n_genes"]
+    rows = []
+    for i, fold in enumerate(done):
+        for model, scores in fold.items():
+            row = {"repeat": i // n_splits, "fold": i % n_splits, "model": model}
+            row.update({k: scores.get(k, np.nan) for k in names})
+            row["error"] = scores.get("error")
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _result(
+    done: list[dict[str, dict[str, Any]]],
+    splits: list[Any],
+    plan: _Plan,
+    models: dict[str, Any],
+    n_splits: int,
+    n_repeats: int,
+    interval: str,
+    alpha: float,
+    covariates: list[Any],
+    strata: list[Any],
+    y: NDArray[Any],
+    coxnet: bool,
+) -> IncrementResult:
+    metrics = _metric_names(plan.horizons)
+    folds = _folds_frame(done, plan, n_splits)
+    wide = folds.set_index(["repeat", "fold", "model"])[metrics].unstack("model")
+    summary = folds.groupby("model", sort=False)[metrics].agg(["mean", "std", "count"])
+    summary = summary.stack(0, future_stack=True).rename_axis(["model", "metric"])
+    n_train = float(np.mean([len(tr) for tr, _ in splits]))
+    n_test = float(np.mean([len(te) for _, te in splits]))
+    others = [m for m in models if m != CLINICAL]
+    diffs, rows = {}, []
+    genes = folds.set_index(["repeat", "fold", "model"])["n_genes"].unstack("model")
+    for model in others:
+        d = wide.xs(model, axis=1, level=1) - wide.xs(CLINICAL, axis=1, level=1)
+        diffs[model] = d
+        none_chosen = bool((genes[model].fillna(np.inf) == 0).all())
+        for metric in metrics:
+            rows.append(
+                _increment_row(
+                    model,
+                    metric,
+                    d[metric],
+                    none_chosen,
+                    n_train,
+                    n_test,
+                    interval,
+                    alpha,
+                )
+            )
+    fold_increments = pd.concat(diffs, names=["model"]).reset_index()
+    increments = pd.DataFrame(rows).set_index(["model", "metric"])
+    notes = _notes(plan, folds, models, interval, coxnet, strata)
+    return IncrementResult(
+        folds=folds,
+        metrics=summary,
+        fold_increments=fold_increments,
+        increments=increments,
+        horizons=plan.horizons,
+        brier_range=plan.brier_range,
+        tau_quantile=plan.tau_quantile,
+        interval=interval,
+        alpha=alpha,
+        n_splits=n_splits,
+        n_repeats=n_repeats,
+        n_samples=len(y),
+        n_events=int(y["event"].sum()),
+        covariates=covariates,
+        strata=strata,
+        splits=splits,
+        notes=notes,
+    )
+
+
+def _increment_row(
+    model: str,
+    metric: str,
+    d: pd.Series,
+    none_chosen: bool,
+    n_train: float,
+    n_test: float,
+    interval: str,
+    alpha: float,
+) -> dict[str, Any]:
+    row: dict[str, Any] = {"model": model, "metric": metric}
+    values = d.to_numpy(dtype=np.float64)
+    row["increment"] = (
+        float(np.nanmean(values)) if np.isfinite(values).any() else np.nan
+    )
+    row["n_folds"] = int(np.isfinite(values).sum())
+    if none_chosen:
+        row.update(
+            se=np.nan,
+            ci_low=np.nan,
+            ci_high=np.nan,
+            p=np.nan,
+            status="no gene in any fold",
+        )
+        return row
+    sign = -1.0 if metric in _LOWER_BETTER else 1.0
+    se, lo, hi, p = increment_interval(
+        sign * values, n_train=n_train, n_test=n_test, method=interval, alpha=alpha
+    )
+    if sign < 0:
+        lo, hi = -hi, -lo
+    row.update(
+        se=se, ci_low=lo, ci_high=hi, p=p, status="lower is better" if sign < 0 else ""
+    )
+    return row
+
+
+def _notes(
+    plan: _Plan,
+    folds: pd.DataFrame,
+    models: dict[str, Any],
+    interval: str,
+    coxnet: bool,
+    strata: list[Any],
+) -> list[str]:
+    lo, hi = plan.brier_range
+    notes = [
+        "Target: the expected performance of each procedure trained on "
+        "(k-1)/k of the rows (Bates, Hastie & Tibshirani 2023); increment = "
+        f"model minus {CLINICAL}, paired by fold; interval method "
+        f"{interval!r} (vcpcr.validation.increment_interval).",
+        f"Uno C: tau = the {plan.tau_quantile:g} quantile of each training "
+        f"fold's event times. AUC: cumulative/dynamic at the quartiles of all "
+        f"rows' event times. IBS: test event times in [{lo:.4g}, {hi:.4g}] (10th "
+        f"to 80th percentile of all event times); IPA = 1 - IBS/IBS(Kaplan-Meier).",
+        "CVPL: each fold's l(b_-k) - l_-k(b_-k) (Verweij & van Houwelingen "
+        "1993), Efron ties"
+        + (", stratified by the clinical strata." if strata else "."),
+    ]
+    if coxnet:
+        notes.append(
+            "Coxnet: scikit-survival, l1_ratio 0.5, clinical columns unpenalized, "
+            "alpha by inner 5-fold CV on Harrell's C"
+            + (
+                "; it has no strata: the strata columns enter as unpenalized "
+                "covariates."
+                if strata
+                else "."
+            )
+        )
+    failed = folds[folds["error"].notna()]
+    for model, group in failed.groupby("model", sort=False):
+        notes.append(
+            f"{model} failed in {len(group)} fold(s), left out of its increments "
+            f"(first: {group['error'].iloc[0]})"
+        )
+    for model in models:
+        chosen = folds.loc[folds["model"] == model, "n_genes"]
+        if model != CLINICAL and (chosen.fillna(np.inf) == 0).all():
+            notes.append(
+                f"{model} chose no gene in any fold: it is the clinical model, "
+                f"its increments are 0 (up to the fits' tolerance), and no "
+                f"interval or test is given."
+            )
+    genes = folds.groupby("model", sort=False)["n_genes"].mean()
+    chosen = [
+        f"{m}: {genes[m]:.3g}"
+        for m in models
+        if m != CLINICAL and np.isfinite(genes[m])
+    ]
+    if chosen:
+        notes.append(
+            "Genes used (selected, or non-zero coefficient), mean per fold: "
+            + "; ".join(chosen)
+            + "."
+        )
+    return notes
