@@ -85,3 +85,19 @@ def binary_blocks():
     prob = 1 / (1 + np.exp(-3 * (y - y.mean()) / y.std()))
     ybin = np.where(rng.uniform(size=y.size) < prob, "case", "control")
     return X, ybin, labels
+
+
+def record_starts(monkeypatch):
+    """Record the initial partitions VCPCRCV's folds draw (in fold order, n_jobs=1)."""
+    from vcpcr import _tuning as tuning
+
+    drawn = []
+    original = tuning.random_partition
+
+    def recording(*args, **kwargs):
+        labels = original(*args, **kwargs)
+        drawn.append(labels)
+        return labels
+
+    monkeypatch.setattr(tuning, "random_partition", recording)
+    return drawn

@@ -9,28 +9,13 @@ scores.
 from __future__ import annotations
 
 import numpy as np
-from conftest import make_blocks, needs_survival
+from conftest import make_blocks, needs_survival, record_starts
 from numpy.testing import assert_allclose
 from sklearn.model_selection import KFold
 
 from vcpcr import VCPCR, VCPCRCV
-from vcpcr import _tuning as tuning
 
 KF = KFold(3, shuffle=True, random_state=4)
-
-
-def _record_starts(monkeypatch):
-    """Record the initial partitions the folds draw (in fold order, n_jobs=1)."""
-    drawn = []
-    original = tuning.random_partition
-
-    def recording(*args, **kwargs):
-        labels = original(*args, **kwargs)
-        drawn.append(labels)
-        return labels
-
-    monkeypatch.setattr(tuning, "random_partition", recording)
-    return drawn
 
 
 def _independent_scores(X, y, scorer, starts, **params):
@@ -66,7 +51,7 @@ def test_callable_scorer_may_call_survival_methods_and_transform(monkeypatch):
         median = est.predict_median(Xte)
         return float(surv.mean() + latent.std() + np.isfinite(median).mean())
 
-    drawn = _record_starts(monkeypatch)
+    drawn = record_starts(monkeypatch)
     params = {"family": "cox", "weights": "ridge", "n_clusters": 3}
     cv = VCPCRCV(
         **params,
@@ -94,7 +79,7 @@ def test_callable_scorer_may_call_get_prediction(monkeypatch):
         inside = (frame["obs_ci_lower"] <= yte) & (yte <= frame["obs_ci_upper"])
         return float(np.mean(inside) - np.mean(frame["mean_se"]))
 
-    drawn = _record_starts(monkeypatch)
+    drawn = record_starts(monkeypatch)
     cv = VCPCRCV(
         n_clusters=2,
         weights="ridge",

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import needs_survival
+from conftest import needs_survival, record_starts
 from numpy.testing import assert_allclose
 from sklearn.metrics import log_loss, mean_squared_error
 from sklearn.model_selection import KFold
 
 from vcpcr import VCPCR, VCPCRCV
-from vcpcr import _tuning as tuning
 from vcpcr._pooled import (
     SLOPES,
     calibration_slopes,
@@ -74,20 +73,6 @@ def test_pooled_se_is_the_bootstrap_standard_deviation():
     assert_allclose(diff[1], (sq[1] - sq[0]).std(ddof=1) / np.sqrt(30), rtol=0.15)
 
 
-def _record_starts(monkeypatch):
-    """Record the initial partitions the folds draw (in fold order, n_jobs=1)."""
-    drawn = []
-    original = tuning.random_partition
-
-    def recording(*args, **kwargs):
-        labels = original(*args, **kwargs)
-        drawn.append(labels)
-        return labels
-
-    monkeypatch.setattr(tuning, "random_partition", recording)
-    return drawn
-
-
 def _least_squares_slope(offset, genes, y):
     """The gaussian calibration slope in closed form, on the grid of SLOPES."""
     slope = np.clip(genes @ (y - offset) / (genes @ genes), 0.0, 1.0)
@@ -105,7 +90,7 @@ def test_pooled_gaussian_is_the_mse_of_cross_calibrated_fold_models(monkeypatch)
     X, y = data.X, data.y
     cv = KFold(5, shuffle=True, random_state=0)
     ratios = [0.05, 0.3, 0.9]
-    starts = _record_starts(monkeypatch)
+    starts = record_starts(monkeypatch)
     fitted = VCPCRCV(
         n_clusters=(2,),
         lam_ratios=ratios,
