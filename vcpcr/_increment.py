@@ -361,10 +361,8 @@ class _Plan:
     genes: NDArray[np.intp]
 
 
-def _metric_names(
-    horizons: NDArray[np.float64], likelihood: str = "CVPL"
-) -> list[str]:
-    """The metrics' names; ``likelihood`` names the partial-likelihood one."""
+def _metric_names(horizons: NDArray[np.float64], likelihood: str = "CVPL") -> list[str]:
+    """Return the metrics' names; ``likelihood`` names the partial likelihood."""
     aucs = [f"AUC(t={h:.4g})" for h in horizons]
     return ["Harrell C", "Uno C", *aucs, "IBS", "IPA", likelihood]
 
@@ -538,9 +536,7 @@ def _score_model(
         return _survival_rows(model, X_test, times)
 
     has_surv = hasattr(model, "predict_survival_function")
-    out = _test_scores(
-        eta[test], surv if has_surv else None, plan, y[train], y[test]
-    )
+    out = _test_scores(eta[test], surv if has_surv else None, plan, y[train], y[test])
     out["CVPL"] = _cvpl(eta, y, train, plan)
     out["n_genes"] = _n_genes(model, plan.genes)
     return out
@@ -774,7 +770,7 @@ def _increment_summary(
     alpha: float,
     notes: list[str],
 ) -> VCPCRSummary:
-    """The increments' summary: header, metrics, one table per model, notes."""
+    """Build the increments' summary: header, metrics, a table per model, notes."""
     smry = VCPCRSummary()
     smry.add_table_2cols(
         None,
@@ -792,10 +788,11 @@ def _increment_summary(
 
 
 def _metrics_table(values: pd.Series, title: str) -> Any:
-    """A metric x model table of ``values`` indexed by (model, metric)."""
+    """Tabulate ``values``, indexed by (model, metric), as metric x model."""
     from statsmodels.iolib.table import SimpleTable
 
-    means = values.unstack(0)
+    order = list(dict.fromkeys(values.index.get_level_values(1)))
+    means = values.unstack(0).reindex(order)
     models = list(values.index.get_level_values(0).unique())
     return SimpleTable(
         [[_num(means.loc[m, k]) for k in models] for m in means.index],
