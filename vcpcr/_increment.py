@@ -361,13 +361,16 @@ class _Plan:
     genes: NDArray[np.intp]
 
 
-def _metric_names(horizons: NDArray[np.float64]) -> list[str]:
+def _metric_names(horizons: NDArray[np.float64], likelihood: str = "CVPL") -> list[str]:
+    """Return the metrics' names; ``likelihood`` names the partial likelihood."""
     aucs = [f"AUC(t={h:.4g})" for h in horizons]
-    return ["Harrell C", "Uno C", *aucs, "IBS", "IPA", "CVPL"]
+    return ["Harrell C", "Uno C", *aucs, "IBS", "IPA", likelihood]
 
 
 #: Metrics for which lower is better (the others: higher).
 _LOWER_BETTER = frozenset({"IBS"})
+#: The increment tables' status of a model that used no gene (no interval).
+_NO_GENE = ("no gene in any fold", "no gene")
 
 
 def _survival_rows(model: Any, X: pd.DataFrame, times: NDArray[np.float64]) -> Any:
@@ -479,20 +482,42 @@ def _calibration(
     return {"IBS": float(ibs), "IPA": float(1.0 - ibs / ref)}
 
 
+def _log_partial_likelihood(
+    eta: NDArray[np.float64], y: NDArray[Any], strata: NDArray[Any] | None
+) -> float:
+    """Log partial likelihood of a fixed linear predictor (Efron ties, strata)."""
+    return float(efron_loglik(eta[None, :], y["time"], y["event"], strata)[0])
+
+
 def _cvpl(
     eta: NDArray[np.float64], y: NDArray[Any], train: NDArray[np.intp], plan: _Plan
 ) -> float:
     """Verweij & van Houwelingen's fold contribution ``l(b_-k) - l_-k(b_-k)``."""
-    time, event = y["time"], y["event"]
     strata = plan.strata
-    full = efron_loglik(eta[None, :], time, event, strata)[0]
-    part = efron_loglik(
-        eta[None, train],
-        time[train],
-        event[train],
-        None if strata is None else strata[train],
-    )[0]
-    return float(full - part)
+    full = _log_partial_likelihood(eta, y, strata)
+    part = _log_partial_likelihood(
+        eta[train], y[train], None if strata is None else strata[train]
+    )
+    return full - part
+
+
+def _test_scores(
+    risk: NDArray[np.float64],
+    surv: Any,
+    plan: _Plan,
+    y_train: NDArray[Any],
+    y_test: NDArray[Any],
+) -> dict[str, float]:
+    """Every metric but the partial likelihood, of test predictions.
+
+    ``risk`` is the test rows' risk score, ``surv(times)`` their survival
+    probabilities at ``times`` (or None); ``y_train`` gives tau, the
+    censoring distribution (IPCW) and the Kaplan-Meier reference. The one
+    implementation both the CV folds and an external cohort use.
+    """
+    out = _discrimination(risk, plan, y_train, y_test)
+    out.update(_calibration(surv, plan, y_train, y_test))
+    return out
 
 
 def _score_model(
@@ -506,14 +531,12 @@ def _score_model(
     """Every metric of a model fitted on ``train``, on ``test`` (CVPL: all rows)."""
     X_test = X.iloc[test]
     eta = _linear_predictor(model, X)
-    risk = eta[test]
-    out = _discrimination(risk, plan, y[train], y[test])
 
     def surv(times: NDArray[np.float64]) -> Any:
         return _survival_rows(model, X_test, times)
 
     has_surv = hasattr(model, "predict_survival_function")
-    out.update(_calibration(surv if has_surv else None, plan, y[train], y[test]))
+    out = _test_scores(eta[test], surv if has_surv else None, plan, y[train], y[test])
     out["CVPL"] = _cvpl(eta, y, train, plan)
     out["n_genes"] = _n_genes(model, plan.genes)
     return out
@@ -696,9 +719,6 @@ class IncrementResult:
             A statsmodels ``Summary``: print it, or call ``as_text()``,
             ``as_html()`` or ``as_latex()``.
         """
-        from statsmodels.iolib.table import SimpleTable
-
-        smry = VCPCRSummary()
         left = [
             ("No. Observations:", str(self.n_samples)),
             ("No. Events:", str(self.n_events)),
@@ -711,56 +731,14 @@ class IncrementResult:
             ("Interval:", f"{1 - self.alpha:.0%}, {self.interval}"),
             ("Test:", "one-sided, H0: no gain"),
         ]
-        smry.add_table_2cols(
-            None,
-            title="Increment over the clinical model (cross-validated)",
-            gleft=[(k, [v]) for k, v in left],
-            gright=[(k, [v]) for k, v in right],
-            yname="survival",
-            xname=[],
-        )
-        means = self.metrics["mean"].unstack(0)
-        models = list(self.metrics.index.get_level_values(0).unique())
-        smry.tables.append(
-            SimpleTable(
-                [[_num(means.loc[m, k]) for k in models] for m in means.index],
-                headers=models,
-                stubs=list(means.index),
-                title="Mean over the test folds",
-                txt_fmt={"colsep": "  "},
-            )
-        )
-        for model in self.increments.index.get_level_values(0).unique():
-            smry.tables.append(self._increment_table(model))
-        smry.add_extra_txt(numbered_notes(self.notes))
-        return smry
-
-    def _increment_table(self, model: str) -> Any:
-        from statsmodels.iolib.table import SimpleTable
-
-        frame = self.increments.loc[model]
-        rows = []
-        for _, r in frame.iterrows():
-            if r["status"] == "no gene in any fold":
-                rows.append([_num(r["increment"]), "", "", "", "", r["status"]])
-                continue
-            rows.append(
-                [
-                    _num(r["increment"]),
-                    _num(r["se"]),
-                    _num(r["ci_low"]),
-                    _num(r["ci_high"]),
-                    _pval(r["p"]),
-                    r["status"],
-                ]
-            )
-        lo, hi = f"[{self.alpha / 2:g}", f"{1 - self.alpha / 2:g}]"
-        return SimpleTable(
-            rows,
-            headers=["increment", "se", lo, hi, "P(no gain)", "note"],
-            stubs=list(frame.index),
-            title=f"{model} minus {CLINICAL}",
-            txt_fmt={"colsep": "  "},
+        return _increment_summary(
+            "Increment over the clinical model (cross-validated)",
+            left,
+            right,
+            _metrics_table(self.metrics["mean"], "Mean over the test folds"),
+            self.increments,
+            self.alpha,
+            self.notes,
         )
 
     def plot(self, axes: Any = None) -> Any:
@@ -783,6 +761,77 @@ class IncrementResult:
         return plot_increments(self, axes=axes)
 
 
+def _increment_summary(
+    title: str,
+    left: list[tuple[str, str]],
+    right: list[tuple[str, str]],
+    metrics: Any,
+    increments: pd.DataFrame,
+    alpha: float,
+    notes: list[str],
+) -> VCPCRSummary:
+    """Build the increments' summary: header, metrics, a table per model, notes."""
+    smry = VCPCRSummary()
+    smry.add_table_2cols(
+        None,
+        title=title,
+        gleft=[(k, [v]) for k, v in left],
+        gright=[(k, [v]) for k, v in right],
+        yname="survival",
+        xname=[],
+    )
+    smry.tables.append(metrics)
+    for model in increments.index.get_level_values(0).unique():
+        smry.tables.append(_increment_table(increments.loc[model], model, alpha))
+    smry.add_extra_txt(numbered_notes(notes))
+    return smry
+
+
+def _metrics_table(values: pd.Series, title: str) -> Any:
+    """Tabulate ``values``, indexed by (model, metric), as metric x model."""
+    from statsmodels.iolib.table import SimpleTable
+
+    order = list(dict.fromkeys(values.index.get_level_values(1)))
+    means = values.unstack(0).reindex(order)
+    models = list(values.index.get_level_values(0).unique())
+    return SimpleTable(
+        [[_num(means.loc[m, k]) for k in models] for m in means.index],
+        headers=models,
+        stubs=list(means.index),
+        title=title,
+        txt_fmt={"colsep": "  "},
+    )
+
+
+def _increment_table(frame: pd.DataFrame, model: str, alpha: float) -> Any:
+    """One model's increments (rows: metrics) as a statsmodels table."""
+    from statsmodels.iolib.table import SimpleTable
+
+    rows = []
+    for _, r in frame.iterrows():
+        if r["status"] in _NO_GENE:
+            rows.append([_num(r["increment"]), "", "", "", "", r["status"]])
+            continue
+        rows.append(
+            [
+                _num(r["increment"]),
+                _num(r["se"]),
+                _num(r["ci_low"]),
+                _num(r["ci_high"]),
+                _pval(r["p"]),
+                r["status"],
+            ]
+        )
+    lo, hi = f"[{alpha / 2:g}", f"{1 - alpha / 2:g}]"
+    return SimpleTable(
+        rows,
+        headers=["increment", "se", lo, hi, "P(no gain)", "note"],
+        stubs=list(frame.index),
+        title=f"{model} minus {CLINICAL}",
+        txt_fmt={"colsep": "  "},
+    )
+
+
 def _num(value: Any) -> str:
     return "" if not np.isfinite(value) else f"{value:.4f}"
 
@@ -795,7 +844,7 @@ def _pval(value: Any) -> str:
 
 # ------------------------------------------------------------------ the entry point
 def _estimator_columns(
-    estimator: Any, covariates: Any, strata: Any
+    estimator: Any, covariates: Any, strata: Any, owner: str = _OWNER
 ) -> tuple[list[Any], list[Any]]:
     """Return the clinical columns: the arguments, else the estimator's."""
     params = (
@@ -803,37 +852,39 @@ def _estimator_columns(
     )
     if params.get("formula") is not None:
         raise ValueError(
-            f"The 'estimator' parameter of {_OWNER} must not use a formula. Got "
+            f"The 'estimator' parameter of {owner} must not use a formula. Got "
             f"formula={params['formula']!r}; pass the clinical columns with "
-            f"covariates= and strata= (of the estimator and of {_OWNER})."
+            f"covariates= and strata= (of the estimator and of {owner})."
         )
     cov = _as_list(covariates if covariates is not None else params.get("covariates"))
     stra = _as_list(strata if strata is not None else params.get("strata"))
     if not cov and not stra:
         raise ValueError(
-            f"{_OWNER} needs the clinical columns: pass covariates=['age', ...] "
+            f"{owner} needs the clinical columns: pass covariates=['age', ...] "
             f"(and strata=), or an estimator with covariates=. Got neither."
         )
     return cov, stra
 
 
-def _check_frame(X: Any, columns: list[Any]) -> pd.DataFrame:
+def _check_frame(
+    X: Any, columns: list[Any], owner: str = _OWNER, name: str = "X"
+) -> pd.DataFrame:
     """``X`` as a DataFrame holding the clinical columns, none missing."""
     if not isinstance(X, pd.DataFrame):
         X = pd.DataFrame(np.asarray(X))
     unknown = [c for c in columns if c not in X.columns]
     if unknown:
         raise ValueError(
-            f"X has no columns {unknown}; the clinical columns must be column "
-            f"names of a DataFrame (or positions of an array). X has "
+            f"{name} has no columns {unknown}; the clinical columns must be column "
+            f"names of a DataFrame (or positions of an array). {name} has "
             f"{list(X.columns[:5])}{' ...' if X.shape[1] > 5 else ''}."
         )
     missing = [c for c in columns if X[c].isna().any()]
     if missing:
         counts = {c: int(X[c].isna().sum()) for c in missing}
         raise ValueError(
-            f"The clinical columns contain missing values {counts}; drop or "
-            f"impute those rows before calling {_OWNER} (the clinical model and "
+            f"The clinical columns of {name} contain missing values {counts}; drop or "
+            f"impute those rows before calling {owner} (the clinical model and "
             f"the estimator must see the same rows)."
         )
     return X.reset_index(drop=True)

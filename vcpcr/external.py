@@ -237,15 +237,35 @@ def align_cohort(
         )
     frame = X.loc[:, ~columns.duplicated()]
     frame.columns = [str(c) for c in frame.columns]
-    # a formula reads its own columns (outcome, covariates) from the frame
-    out = frame.copy() if formula else pd.DataFrame(index=X.index)
+    names = genes if formula else [*genes, *others]
+    columns_out = _reexpressed(fitted, frame, names, selected, standardize)
+    # built at once (one insert per gene fragments the frame: a pandas warning)
+    out = pd.DataFrame(columns_out, index=X.index)
+    if formula:  # a formula reads its own columns (outcome, covariates) too
+        rest = frame.drop(columns=[c for c in columns_out if c in frame.columns])
+        out = pd.concat([rest, out], axis=1)
+    return ExternalCohort(out, modules, missing, duplicated, standardize)
+
+
+def _reexpressed(
+    fitted: Any,
+    frame: pd.DataFrame,
+    names: list[str],
+    selected: list[str],
+    standardize: str,
+) -> dict[str, Any]:
+    """Return each column the model reads, re-expressed (see ExternalCohort.X)."""
+    genes = [str(g) for g in fitted.membership_.index]
+    present, chosen = set(frame.columns), set(selected)
+    n = len(frame)
+    columns_out: dict[str, Any] = {}
     position = {g: j for j, g in enumerate(genes)}
-    for name in genes if formula else [*genes, *others]:
-        if name in position and name in selected:
+    for name in names:
+        if name in position and name in chosen:
             j = position[name]
             mean, scale = fitted.mean_[j], fitted.scale_[j]
             if name not in present:
-                out[name] = mean
+                columns_out[name] = np.full(n, mean)
                 continue
             values = pd.to_numeric(frame[name], errors="coerce").to_numpy(np.float64)
             if np.isnan(values).any():
@@ -258,13 +278,12 @@ def align_cohort(
                 sd = values.std(ddof=1)
                 z = (values - values.mean()) / sd if sd > 0 else np.zeros_like(values)
                 values = mean + scale * z
-            out[name] = values
+            columns_out[name] = values
         elif name in present:
-            out[name] = frame[name].to_numpy()
-            continue
+            columns_out[name] = frame[name].to_numpy()
         else:  # an unselected gene: read by no prediction
-            out[name] = 0.0
-    return ExternalCohort(out, modules, missing, duplicated, standardize)
+            columns_out[name] = np.zeros(n)
+    return columns_out
 
 
 def _other_calibration(

@@ -653,12 +653,15 @@ def plot_increments(result: Any, axes: Any = None) -> Any:
     In each panel, a model's per-fold increments (model minus the clinical
     model; jittered dots), their mean (a bar) and the interval of
     ``result.increments`` (a line); a dashed line at 0 (no gain). A model
-    that chose no gene in any fold is drawn at 0 without an interval.
+    that chose no gene in any fold is drawn at 0 without an interval. For an
+    external cohort, the dots are the bootstrap resamples' increments and
+    the bar the increment on the whole cohort.
 
     Parameters
     ----------
-    result : IncrementResult
-        From :func:`vcpcr.validation.validate_increment`.
+    result : IncrementResult or ExternalIncrementResult
+        From :func:`vcpcr.validation.validate_increment` or
+        :func:`vcpcr.validation.validate_increment_external`.
     axes : array of matplotlib.axes.Axes, optional
         One axes per metric (default: a new figure).
 
@@ -681,12 +684,14 @@ def plot_increments(result: Any, axes: Any = None) -> Any:
         )[1]
     axes = np.asarray(axes).reshape(-1)
     rng = np.random.default_rng(0)
+    points = getattr(result, "fold_increments", None)
+    size, shade = 10, 0.5
+    if points is None:  # an external cohort's bootstrap resamples
+        points, size, shade = result.resample_increments, 4, 0.15
     for ax, metric in zip(axes, metrics, strict=False):
         for i, model in enumerate(models):
-            d = result.fold_increments.loc[
-                result.fold_increments["model"] == model, metric
-            ].to_numpy(dtype=float)
-            ax.scatter(i + rng.uniform(-0.15, 0.15, d.size), d, s=10, alpha=0.5)
+            d = points.loc[points["model"] == model, metric].to_numpy(dtype=float)
+            ax.scatter(i + rng.uniform(-0.15, 0.15, d.size), d, s=size, alpha=shade)
             row = result.increments.loc[(model, metric)]
             ax.hlines(row["increment"], i - 0.3, i + 0.3, colors="black")
             if np.isfinite(row["ci_low"]):

@@ -3,7 +3,9 @@
 :func:`validate_increment` runs the clinical-only Cox model, the signature
 and optionally a Coxnet with unpenalized clinical columns in the same
 repeated CV folds and reports the paired increments over the clinical model
-with intervals (see the "Validating a signature" page of the documentation).
+with intervals (see the "Validating a signature" page of the documentation);
+:func:`validate_increment_external` does the same for a fitted model on an
+external cohort, without refitting, with bootstrap intervals.
 """
 
 from vcpcr._increment import (
@@ -12,10 +14,16 @@ from vcpcr._increment import (
     increment_interval,
     validate_increment,
 )
+from vcpcr._increment_external import (
+    ExternalIncrementResult,
+    validate_increment_external,
+)
 
 __all__ = [
     "ClinicalCox",
+    "ExternalIncrementResult",
     "IncrementResult",
     "increment_interval",
     "validate_increment",
+    "validate_increment_external",
 ]
