@@ -174,10 +174,16 @@ def run_split(name, X, time_, event, train, test, seed, calibrated=False):
     y = Surv.from_arrays(event, time_)
     y2 = np.column_stack([time_, event])
     times = brier_times(time_[train], time_[test], event[test])
+    # the Brier score's censoring weights exist inside the training follow-up
+    # only: a test row followed longer is censored at its end
+    end = time_[train].max()
+    y_test = Surv.from_arrays(
+        event[test] & (time_[test] <= end), np.minimum(time_[test], end)
+    )
     km_t, km_s = kaplan_meier_estimator(event[train], time_[train])
     km = np.interp(times, km_t, km_s)  # step function: right-continuous enough
     ibs_km = integrated_brier_score(
-        y[train], y[test], np.tile(km, (test.size, 1)), times
+        y[train], y_test, np.tile(km, (test.size, 1)), times
     )
     folds = list(
         StratifiedKFold(5, shuffle=True, random_state=seed).split(train, event[train])
@@ -210,7 +216,7 @@ def run_split(name, X, time_, event, train, test, seed, calibrated=False):
     out = []
     for method, risk, surv, genes, seconds in rows:
         ibs = (  # a diverged Coxnet path can predict inf (chop, split 6)
-            integrated_brier_score(y[train], y[test], surv, times)
+            integrated_brier_score(y[train], y_test, surv, times)
             if np.all(np.isfinite(surv))
             else np.nan
         )
