@@ -271,6 +271,30 @@ def print_table(df: pd.DataFrame, methods: tuple[str, ...] = METHODS) -> None:
             print(paired(df, metric, method).round(4).to_string())
 
 
+def print_summary(df: pd.DataFrame, methods: tuple[str, ...]) -> None:
+    """One row per method: the average paired differences and the genes."""
+    rows = {}
+    genes = df.groupby(["method", "cohort"])["genes"].median().unstack()
+    for method in methods[:-1]:
+        c, ibs = paired(df, "C", method), paired(df, "IBS", method)
+        rows[method] = {
+            "dC": c.loc["average", "mean"],
+            "dC lo": c.loc["average", "lo"],
+            "dC hi": c.loc["average", "hi"],
+            "dIBS": ibs.loc["average", "mean"],
+            "dIBS lo": ibs.loc["average", "lo"],
+            "dIBS hi": ibs.loc["average", "hi"],
+            "cohorts C >= Coxnet": int((c["mean"].drop("average") >= 0).sum()),
+            "cohorts IBS <= Coxnet": int((ibs["mean"].drop("average") <= 0).sum()),
+            "median genes (cohort medians)": "/".join(
+                f"{v:g}" for v in genes.loc[method]
+            ),
+        }
+    print("Coxnet median genes:", "/".join(f"{v:g}" for v in genes.loc["Coxnet"]))
+    print("cohorts:", "/".join(genes.columns))
+    print(pd.DataFrame(rows).T.to_string(float_format=lambda v: f"{v:.4f}"))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--splits", type=int, default=20)
@@ -291,6 +315,8 @@ def main() -> None:
         args.out = args.out.replace(".csv", "_calibrated.csv")
     if args.table:
         print_table(pd.read_csv(args.out), methods)
+        print()
+        print_summary(pd.read_csv(args.out), methods)
         return
     names = args.cohorts.split(",")
     if not set(names) <= set(COHORTS):  # never load the held-out cohorts
