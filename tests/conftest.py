@@ -22,6 +22,22 @@ HAVE_SURVIVAL = find_spec("lifelines") is not None and find_spec("sksurv") is no
 needs_survival = pytest.mark.skipif(
     not HAVE_SURVIVAL, reason="needs the survival extra: pip install 'vcpcr[survival]'"
 )
+#: Modules whose doctests fit lifelines / scikit-survival models.
+SURVIVAL_DOCTESTS = ("_increment.py", "_increment_external.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Skip the survival modules' doctests without the survival extra.
+
+    ``--doctest-modules`` collects ``vcpcr/`` too, which has no conftest of
+    its own (a ``conftest`` module there or at the root would shadow this
+    one in joblib's worker processes).
+    """
+    if HAVE_SURVIVAL:
+        return
+    for item in items:
+        if isinstance(item, pytest.DoctestItem) and item.path.name in SURVIVAL_DOCTESTS:
+            item.add_marker(needs_survival)
 
 
 def doc_examples(text):
