@@ -12,42 +12,28 @@ Run: python scripts/refresh_doc_output.py docs/inference.md [...]
 from __future__ import annotations
 
 import difflib
-import itertools
-import re
-import subprocess
 import sys
 from pathlib import Path
 
-
-def printed(code: str) -> list[str]:
-    """Run ``code`` in a fresh interpreter; return its output lines."""
-    out = subprocess.run(
-        [sys.executable, "-W", "ignore", "-c", code],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return [line.rstrip() for line in out.splitlines()]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from conftest import doc_examples, printed_lines  # the pairs the tests check
 
 
 def refresh(path: Path) -> int:
     """Refresh the pasted output of ``path``; return the lines replaced."""
     text = path.read_text()
-    blocks = list(re.finditer(r"```(python|text)\n(.*?)```", text, flags=re.S))
     changed = 0
-    for code, shown in itertools.pairwise(blocks):
-        if code.group(1) != "python" or shown.group(1) != "text":
-            continue
-        lines = printed(code.group(2))
+    for code, shown in doc_examples(text):
+        lines = printed_lines(code)
         new = []
-        for line in shown.group(2).splitlines():
+        for line in shown.splitlines():
             if line.rstrip() in lines or not line.strip():
                 new.append(line)
                 continue
             close = difflib.get_close_matches(line.rstrip(), lines, n=1, cutoff=0.6)
             new.append(close[0] if close else line)
             changed += bool(close)
-        text = text.replace(shown.group(2), "\n".join(new) + "\n", 1)
+        text = text.replace(shown, "\n".join(new) + "\n", 1)
     path.write_text(text)
     return changed
 
