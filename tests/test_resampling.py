@@ -11,6 +11,7 @@ from sklearn.model_selection import KFold
 
 from tests.conftest import make_blocks, needs_survival
 from vcpcr import VCPCR, VCPCRCV, Surv
+from vcpcr._input import take
 from vcpcr._parallel import task_seeds
 from vcpcr._resampling import (
     check_resampling,
@@ -18,7 +19,6 @@ from vcpcr._resampling import (
     clone_for_split,
     draw_splits,
     resampling_rows,
-    take,
 )
 from vcpcr.exceptions import VCPCRWarning
 

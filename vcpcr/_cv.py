@@ -32,6 +32,7 @@ from vcpcr._input import (
     check_levels,
     check_strata,
     resolve_input,
+    take,
     validated_design,
 )
 from vcpcr._model import VCPCR, cap_n_clusters, check_lam_ratios
@@ -768,7 +769,7 @@ class VCPCRCV(BaseEstimator):
         outcome = FAMILIES[self.family].prepare(y).outcome
         paths = []
         for train, _ in self.folds_:
-            path = fit_path(Xa[train], _rows(y, train))
+            path = fit_path(Xa[train], take(y, train))
             coef, b0 = path if isinstance(path, tuple) else (path, None)
             coef = np.atleast_2d(np.asarray(coef, dtype=np.float64))
             b0 = np.zeros(coef.shape[0]) if b0 is None else np.asarray(b0, float)
@@ -1187,11 +1188,6 @@ def _scores_in_units(frame: pd.DataFrame, power: int) -> pd.DataFrame:
     with np.errstate(over="ignore", under="ignore"):  # a score beyond float64
         out[columns] = np.ldexp(frame[columns].to_numpy(dtype=np.float64), power)
     return out
-
-
-def _rows(y: Any, rows: NDArray[np.intp]) -> Any:
-    """Take rows of a response (an array, a structured array or a pandas object)."""
-    return y.iloc[rows] if hasattr(y, "iloc") else np.asarray(y)[rows]
 
 
 class _Failures:

@@ -65,6 +65,7 @@ __all__ = [
     "missing_as_nan",
     "resolve_input",
     "strata_columns",
+    "take",
     "validate_xy",
     "validated_design",
 ]
@@ -416,7 +417,7 @@ def resolve_input(est: Any, X: Any, y: Any, *, owner: str) -> Resolved:
         return resolved
     rows = _missing_rows(X, y) if missing == "drop" else None
     if rows is not None:
-        X, y = _take(X, rows), _take(y, rows)
+        X, y = take(X, rows), take(y, rows)
     categorical = _categorical_columns(X, [est.covariates, strata])
     spec = None
     if categorical:
@@ -466,11 +467,31 @@ def _missing_y(y: Any) -> NDArray[np.bool_] | None:
     return isna if arr.ndim == 1 else np.asarray(isna.any(axis=1), dtype=bool)
 
 
-def _take(values: Any, rows: NDArray[np.intp]) -> Any:
-    """Return the ``rows`` of ``X`` or ``y`` (pandas objects keep their index)."""
-    if isinstance(values, pd.DataFrame | pd.Series):
-        return values.iloc[rows]
-    return np.asarray(values)[rows]
+def take(data: Any, rows: NDArray[np.intp]) -> Any:
+    """Return the given rows (positions) of an array, DataFrame, Series or None.
+
+    Parameters
+    ----------
+    data : array-like, DataFrame, Series or None
+        ``X`` or ``y`` as the estimators accept them (a structured survival
+        array, a ``(time, event)`` frame, a list).
+    rows : ndarray of int
+        Row positions.
+
+    Returns
+    -------
+    object
+        The rows, of the same kind as ``data`` (None stays None).
+    """
+    if data is None:
+        return None
+    if isinstance(data, pd.DataFrame | pd.Series):
+        return data.iloc[rows]
+    if isinstance(data, np.ndarray):  # structured survival arrays included
+        return data[rows]
+    if isinstance(data, list | tuple):
+        return [data[i] for i in rows]
+    return np.asarray(data)[rows]
 
 
 def _categorical_columns(X: Any, named: list[Any]) -> list[str]:

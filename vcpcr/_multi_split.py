@@ -20,6 +20,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from vcpcr._cv import VCPCRCV
+from vcpcr._input import take
 from vcpcr._model import VCPCR
 from vcpcr._parallel import progress_shown, run_parallel, task_seeds
 from vcpcr._resampling import (
@@ -32,7 +33,6 @@ from vcpcr._resampling import (
     draw_splits,
     fitted_vcpcr,
     resampling_rows,
-    take,
 )
 from vcpcr._summary import VCPCRSummary, evidence_table, numbered_notes
 from vcpcr._validation import check_array, check_fraction, check_scalar

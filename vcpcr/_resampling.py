@@ -9,8 +9,6 @@ on random parts of the rows. This module holds what they share:
   ``fit`` does (formula included), and returns a :class:`Rows`: the rows to
   resample, the validated response, the stratification labels and the
   :class:`Fingerprint` of (template parameters, data);
-- :func:`take`: rows of anything the estimators accept (arrays, DataFrames,
-  Series, survival outcomes);
 - :func:`check_resampling` and :func:`draw_splits`: seeded (stratified)
   random halves, drawn up front so that results do not depend on ``n_jobs``;
 - :func:`clone_for_split`: one clone of the template per resample, seeded
@@ -59,7 +57,6 @@ __all__ = [
     "draw_splits",
     "fitted_vcpcr",
     "resampling_rows",
-    "take",
 ]
 
 #: Parameters that do not change what a resampled fit estimates: how it runs
@@ -331,33 +328,6 @@ class Rows:
     def n_samples(self) -> int:
         """Number of rows."""
         return self.fingerprint.n_samples
-
-
-def take(data: Any, rows: NDArray[np.intp]) -> Any:
-    """Return the given rows (positions) of an array, DataFrame, Series or None.
-
-    Parameters
-    ----------
-    data : array-like, DataFrame, Series or None
-        ``X`` or ``y`` as the estimators accept them (a structured survival
-        array, a ``(time, event)`` frame, a list).
-    rows : ndarray of int
-        Row positions.
-
-    Returns
-    -------
-    object
-        The rows, of the same kind as ``data`` (None stays None).
-    """
-    if data is None:
-        return None
-    if isinstance(data, pd.DataFrame | pd.Series):
-        return data.iloc[rows]
-    if isinstance(data, np.ndarray):  # structured survival arrays included
-        return data[rows]
-    if isinstance(data, list | tuple):
-        return [data[i] for i in rows]
-    return np.asarray(data)[rows]
 
 
 def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> Rows:

@@ -22,6 +22,7 @@ from scipy.spatial.distance import squareform
 from statsmodels.iolib.table import SimpleTable
 
 from vcpcr._cv import VCPCRCV
+from vcpcr._input import take
 from vcpcr._model import VCPCR
 from vcpcr._parallel import progress_shown, run_parallel, task_seeds
 from vcpcr._resampling import (
@@ -32,7 +33,6 @@ from vcpcr._resampling import (
     draw_splits,
     fitted_vcpcr,
     resampling_rows,
-    take,
 )
 from vcpcr._summary import VCPCRSummary, _fmt, composition_rows, numbered_notes
 from vcpcr._validation import check_random_state, check_scalar
