@@ -114,7 +114,7 @@ from bench_inference import (
 )
 
 from vcpcr import VCPCR, VCPCRCV
-from vcpcr._tuning import one_se_index
+from vcpcr._tuning import selected_index
 from vcpcr.simulate import make_block_data
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -154,20 +154,10 @@ DESIGNS = {"null": null_data, "signal": signal_data, "weak": weak_data}
 
 
 def chosen(cv: VCPCRCV, selection: str) -> dict:
+    """The parameters a rule chooses; ``paired-c``: ``c`` paired SEs (``paired``: 1)."""
+    rule, _, c = selection.partition("-")
     res = cv.cv_results_
-    mean = res["mean_test_score"].to_numpy()
-    if selection == "min":  # ties go to the sparsest point, as VCPCRCV's
-        tied = np.flatnonzero(mean == np.nanmax(mean))
-        i = int(tied[np.argmin(res["mean_size"].to_numpy()[tied])])
-    elif selection == "1se":
-        i = one_se_index(res, cv.n_splits_)
-    else:  # within c paired (difference) standard errors of the best
-        c = float(selection.partition("-")[2] or 1)
-        best = int(np.nanargmax(np.where(np.isfinite(mean), mean, np.nan)))
-        se = res["se_diff_test_score"].to_numpy()
-        ok = np.flatnonzero(mean >= mean[best] - c * se)
-        order = np.lexsort((-mean[ok], res["mean_size"].to_numpy()[ok]))
-        i = int(ok[order[0]])
+    i = selected_index(res, rule, cv.n_splits_, n_se=float(c or 1))
     return dict(res["params"].iloc[i])
 
 
