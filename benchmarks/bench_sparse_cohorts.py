@@ -76,7 +76,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_cohorts import COHORTS, coxnet, load
 
 from vcpcr import VCPCR, VCPCRCV
-from vcpcr._tuning import one_se_index
+from vcpcr._tuning import selected_index
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 #: The first study's methods (``sparse_cohorts.csv``, seed 0, 5-6 splits).
@@ -125,7 +125,7 @@ def vcpcr_models(X, y2, folds, seed):
     res = pooled.cv_results_
     models = {"VC-PCR today": today.best_estimator_}
     for method, index in (
-        ("VC-PCR pooled/1se", one_se_index(res, 5)),
+        ("VC-PCR pooled/1se", selected_index(res, "1se", 5)),
         ("VC-PCR pooled/paired", paired_index(res)),
     ):
         params = dict(res["params"].iloc[index])
@@ -154,7 +154,7 @@ def calibrated_models(X, y2, folds, seed):
     tied = np.flatnonzero(mean == np.nanmax(mean))
     index = {
         "min": int(tied[np.argmin(res["mean_size"].to_numpy()[tied])]),
-        "1se": one_se_index(res, 5),
+        "1se": selected_index(res, "1se", 5),
         "paired": paired_index(res),
     }
     models = {"VC-PCR today": today.best_estimator_}
@@ -212,10 +212,7 @@ class Shrunk:
 
 def paired_index(res: pd.DataFrame, c: float = 1.0) -> int:
     """The sparsest point within ``c`` paired (difference) standard errors."""
-    mean = res["mean_test_score"].to_numpy()
-    best = int(np.nanargmax(np.where(np.isfinite(mean), mean, np.nan)))
-    ok = np.flatnonzero(mean >= mean[best] - c * res["se_diff_test_score"].to_numpy())
-    return int(ok[np.lexsort((-mean[ok], res["mean_size"].to_numpy()[ok]))[0]])
+    return selected_index(res, "paired", 5, n_se=c)
 
 
 def run_split(name, X, time_, event, train, test, seed, fit=vcpcr_models):

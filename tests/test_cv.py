@@ -149,6 +149,40 @@ def test_one_standard_error_rule(fitted_cv):
     assert chosen["mean_size"] <= res.iloc[cv.best_index_]["mean_size"]
 
 
+def test_paired_rule_with_fold_scores(fitted_cv):
+    """selection="paired" with a fold-averaged score: the standard error of a
+    point's difference from the best is the standard deviation of the fold
+    differences over sqrt(folds); the sparsest point within 1.5 of them."""
+    cv, X, y = fitted_cv
+    paired = clone(cv).set_params(selection="paired").fit(X, y)
+    res = paired.cv_results_
+    splits = res[[f"split{i}_test_score" for i in range(3)]].to_numpy()
+    best = int(np.argmax(res["mean_test_score"]))
+    se = (splits - splits[best]).std(axis=1, ddof=1) / np.sqrt(3)
+    assert_allclose(res["se_diff_test_score"], se, atol=1e-12)
+    ok = res["mean_test_score"] >= res["mean_test_score"].iloc[best] - 1.5 * se
+    chosen = res.iloc[paired.best_index_]
+    assert ok.iloc[paired.best_index_]
+    assert chosen["mean_size"] == res.loc[ok, "mean_size"].min()
+    # the shared fold noise does not count: the paired rule is sparser here
+    assert chosen["mean_size"] < res.iloc[cv.best_index_]["mean_size"]
+
+
+def test_paired_rule_with_the_pooled_deviance(fitted_cv):
+    """The bootstrap standard error of the difference (its own test in
+    test_pooled.py); the refit shrunk by the chosen point's slope."""
+    cv, X, y = fitted_cv
+    paired = clone(cv).set_params(scoring="neg_pooled_deviance", selection="paired")
+    paired.fit(X, y)
+    res = paired.cv_results_
+    best = int(np.nanargmax(res["mean_test_score"]))
+    margin = 1.5 * res["se_diff_test_score"]
+    ok = res["mean_test_score"] >= res["mean_test_score"].iloc[best] - margin
+    assert ok.iloc[paired.best_index_]
+    assert res["mean_size"].iloc[paired.best_index_] == res.loc[ok, "mean_size"].min()
+    assert paired.shrinkage_ == res["calibration_slope"].iloc[paired.best_index_]
+
+
 def _untimed(cv):
     """cv_results_ without the wall-time columns (which vary run to run)."""
     return cv.cv_results_.drop(columns=["mean_fit_time", "std_fit_time"])

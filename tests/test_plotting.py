@@ -12,6 +12,7 @@ from sklearn.model_selection import KFold
 matplotlib.use("Agg")
 
 from vcpcr import VCPCR, VCPCRCV, VCPCRWarning
+from vcpcr._tuning import selected_index
 from vcpcr.plotting import plot_clusters, plot_cv, plot_path
 from vcpcr.simulate import make_block_data
 
@@ -41,8 +42,10 @@ def test_plot_cv(models, tmp_path):
     ax = plot_cv(cv)
     assert ax.get_ylabel() == "CV mean_squared_error"
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert "min" in labels
-    assert "1se" in labels
+    for tag in ("min", "1se", "paired"):  # a line where each selection rule is
+        (line,) = [li for li in ax.lines if li.get_label() == tag]
+        index = selected_index(cv.cv_results_, tag, cv.n_splits_)
+        assert line.get_xdata()[0] == cv.cv_results_["mean_size"].iloc[index]
     assert "other (K, delta)" in labels  # the grey lines are named once
     assert labels.count("other (K, delta)") == 1
     assert _saved(ax, tmp_path / "cv.png") > 5000

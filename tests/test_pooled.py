@@ -10,6 +10,7 @@ from sklearn.metrics import log_loss, mean_squared_error
 from sklearn.model_selection import KFold
 
 from vcpcr import VCPCR, VCPCRCV
+from vcpcr._distributions import LOGISTIC, NORMAL, PROPORTIONAL_HAZARDS
 from vcpcr._pooled import (
     SLOPES,
     calibration_slopes,
@@ -26,12 +27,12 @@ def test_pooled_deviance_against_scikit_learn():
     eta = rng.normal(size=(3, 40))
     y = rng.normal(size=40)
     expected = [mean_squared_error(y, e) for e in eta]
-    assert_allclose(pooled_deviance("gaussian", eta, y), expected, rtol=1e-12)
+    assert_allclose(pooled_deviance(NORMAL, eta, y), expected, rtol=1e-12)
     y01 = (rng.uniform(size=40) < 0.4).astype(float)
     expected = [2 * log_loss(y01, 1 / (1 + np.exp(-e))) for e in eta]
-    assert_allclose(pooled_deviance("binomial", eta, y01), expected, rtol=1e-10)
+    assert_allclose(pooled_deviance(LOGISTIC, eta, y01), expected, rtol=1e-10)
     eta[1, 3] = np.nan  # a point not fitted somewhere has no pooled score
-    assert np.isnan(pooled_deviance("gaussian", eta, y)[1])
+    assert np.isnan(pooled_deviance(NORMAL, eta, y)[1])
 
 
 @needs_survival
@@ -54,7 +55,9 @@ def test_pooled_cox_deviance_is_lifelines_log_likelihood():
             df if strata else df.drop(columns="g"), "time", "event", strata=strata
         )
         eta = (x * cph.params_["x"])[None, :]
-        dev = pooled_deviance("cox", eta, outcome, None if strata is None else g)
+        dev = pooled_deviance(
+            PROPORTIONAL_HAZARDS, eta, outcome, None if strata is None else g
+        )
         assert_allclose(dev * n / -2.0, cph.log_likelihood_, rtol=1e-8)
 
 
@@ -62,7 +65,7 @@ def test_pooled_se_is_the_bootstrap_standard_deviation():
     rng = np.random.default_rng(2)
     eta = rng.normal(size=(2, 30))
     y = rng.normal(size=30)
-    draws = pooled_bootstrap("gaussian", eta, y, None, 500, np.random.default_rng(0))
+    draws = pooled_bootstrap(NORMAL, eta, y, None, 500, np.random.default_rng(0))
     se = draws.std(axis=0, ddof=1)
     # the mean of 30 squared errors: sd / sqrt(n) of the squared errors
     sq = (y - eta) ** 2
@@ -139,23 +142,25 @@ def test_calibration_slopes_against_independent_fits():
     lin = offset + np.array([[0.4], [0.8]]) * genes
     y = lin + rng.normal(size=(2, n))
     for k in range(2):
-        got = calibration_slopes("gaussian", offset[[k]], genes[[k]], y[k])
+        got = calibration_slopes(NORMAL, offset[[k]], genes[[k]], y[k])
         assert got[0] == _least_squares_slope(offset[k], genes[k], y[k])
     y01 = (rng.uniform(size=n) < 1 / (1 + np.exp(-lin[1]))).astype(float)
     fit = sm.GLM(y01, genes[1], family=sm.families.Binomial(), offset=offset[1]).fit()
-    got = calibration_slopes("binomial", offset[[1]], genes[[1]], y01)
+    got = calibration_slopes(LOGISTIC, offset[[1]], genes[[1]], y01)
     assert abs(got[0] - fit.params[0]) <= 0.01 + 1e-12
     time = rng.exponential(np.exp(-lin[0]))
     outcome = np.column_stack([time, (rng.uniform(size=n) < 0.8).astype(float)])
 
     def loss(g):
-        return pooled_deviance("cox", offset[[0]] + g * genes[[0]], outcome)[0]
+        return pooled_deviance(
+            PROPORTIONAL_HAZARDS, offset[[0]] + g * genes[[0]], outcome
+        )[0]
 
     best = minimize_scalar(loss, bounds=(0, 1), method="bounded").x
-    got = calibration_slopes("cox", offset[[0]], genes[[0]], outcome)
+    got = calibration_slopes(PROPORTIONAL_HAZARDS, offset[[0]], genes[[0]], outcome)
     assert abs(got[0] - best) <= 0.01 + 1e-9
     # a point without genes: slope 0, its deviance untouched
-    zero = calibration_slopes("gaussian", offset[[0]], 0 * genes[[0]], y[0])
+    zero = calibration_slopes(NORMAL, offset[[0]], 0 * genes[[0]], y[0])
     assert zero[0] == 0.0
 
 
@@ -168,11 +173,11 @@ def test_cross_calibration_never_uses_a_folds_own_rows():
     folds = [(None, np.arange(10)), (None, np.arange(10, 50))]
     y = 0.5 * genes[0]
     y[:10] = 5 * genes[0, :10]
-    calibrated, slope = cross_calibrated("gaussian", genes, genes, y, None, folds)
+    calibrated, slope = cross_calibrated(NORMAL, genes, genes, y, None, folds)
     assert_allclose(calibrated[0, :10], 0.5 * genes[0, :10])
     y2 = y.copy()
     y2[:10] = -y2[:10]
-    calibrated2, _ = cross_calibrated("gaussian", genes, genes, y2, None, folds)
+    calibrated2, _ = cross_calibrated(NORMAL, genes, genes, y2, None, folds)
     assert_allclose(calibrated2[0, :10], calibrated[0, :10])
     assert not np.allclose(calibrated2[0, 10:], calibrated[0, 10:])
     assert 0.5 < slope[0] <= 1.0
@@ -376,7 +381,7 @@ def test_pooled_refit_uses_the_chosen_points_calibration_slope():
     )
     with pytest.raises(ValueError, match="shrunk"):
         cv.get_prediction(data.X)
-    assert VCPCRCV(**kw).fit(data.X, data.y).shrinkage_ == 1.0
+    assert VCPCRCV(scoring=None, **kw).fit(data.X, data.y).shrinkage_ == 1.0
 
 
 def test_summary_says_the_predictions_are_shrunk():

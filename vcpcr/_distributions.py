@@ -71,6 +71,17 @@ class Distribution(abc.ABC):
     simulation_args: ClassVar[frozenset[str]]
 
     @abc.abstractmethod
+    def deviance(
+        self, eta: _Float, outcome: _Float, strata: NDArray[Any] | None = None
+    ) -> _Float:
+        """Deviance per row of each row of a stack ``eta`` of linear predictors.
+
+        ``eta`` is ``(n_fits, n_samples)`` and finite; ``outcome`` is the
+        step-2 outcome (``y``; 0/1; ``(time, event)`` columns); ``strata``
+        labels a stratified Cox model's rows. Lower is better.
+        """
+
+    @abc.abstractmethod
     def simulate(
         self, rng: _Rng, eta: _Float, signal_var: float, opts: _Opts
     ) -> SimulatedResponse:
@@ -101,6 +112,12 @@ class Normal(Distribution):
     simulation_args = frozenset({"snr", "noise_sd", "intercept"})
     #: The signal-to-noise ratio when neither ``snr`` nor ``noise_sd`` is given.
     default_snr = 10.0
+
+    def deviance(
+        self, eta: _Float, outcome: _Float, strata: NDArray[Any] | None = None
+    ) -> _Float:
+        """Return the mean squared error of each row (``strata`` unused)."""
+        return np.asarray(np.mean((outcome[None, :] - eta) ** 2, axis=1))
 
     def simulate(
         self, rng: _Rng, eta: _Float, signal_var: float, opts: _Opts
@@ -149,6 +166,12 @@ class Logistic(Distribution):
         """Log-likelihood of the 0/1 ``y`` at the linear predictor ``eta``."""
         return float(-np.sum(self.unit_loss(eta, y)))
 
+    def deviance(
+        self, eta: _Float, outcome: _Float, strata: NDArray[Any] | None = None
+    ) -> _Float:
+        """Return twice the mean log-loss of each row (``strata`` unused)."""
+        return np.asarray(2.0 * np.mean(self.unit_loss(eta, outcome[None, :]), axis=1))
+
     def simulate(
         self, rng: _Rng, eta: _Float, signal_var: float, opts: _Opts
     ) -> SimulatedResponse:
@@ -169,6 +192,13 @@ class ProportionalHazards(Distribution):
     #: Efron log partial likelihood (lifelines' ties) of each row of a stack
     #: of linear predictors, optionally stratified.
     log_likelihood = staticmethod(efron_loglik)
+
+    def deviance(
+        self, eta: _Float, outcome: _Float, strata: NDArray[Any] | None = None
+    ) -> _Float:
+        """Return minus twice the Efron log partial likelihood per row."""
+        time, event = outcome[:, 0], outcome[:, 1] == 1
+        return -2.0 * efron_loglik(eta, time, event, strata) / eta.shape[1]
 
     def simulate(
         self, rng: _Rng, eta: _Float, signal_var: float, opts: _Opts

@@ -25,8 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from vcpcr._distributions import LOGISTIC
-from vcpcr._partial_likelihood import efron_loglik
+from vcpcr._distributions import Distribution
 
 __all__ = [
     "N_BOOT",
@@ -51,7 +50,7 @@ SLOPES = np.linspace(0.0, 1.0, 51)
 
 
 def pooled_deviance(
-    family: str,
+    distribution: Distribution,
     eta: _Float,
     outcome: _Float,
     strata: NDArray[Any] | None = None,
@@ -60,8 +59,9 @@ def pooled_deviance(
 
     Parameters
     ----------
-    family : {"gaussian", "binomial", "cox"}
-        The outcome model.
+    distribution : vcpcr._distributions.Distribution
+        The family's response math (``Family.distribution``), whose
+        ``deviance`` scores each row.
     eta : ndarray of shape (n_points, n_samples)
         Out-of-fold linear predictors (gaussian: predictions), one row per
         grid point; a row with a non-finite value gets NaN.
@@ -79,29 +79,21 @@ def pooled_deviance(
     Examples
     --------
     >>> import numpy as np
+    >>> from vcpcr._distributions import NORMAL
     >>> from vcpcr._pooled import pooled_deviance
     >>> y = np.array([1.0, 2.0, 3.0])
-    >>> pooled_deviance("gaussian", np.array([[1.0, 2.0, 4.0]]), y)
+    >>> pooled_deviance(NORMAL, np.array([[1.0, 2.0, 4.0]]), y)
     array([0.33333333])
     """
     finite = np.all(np.isfinite(eta), axis=1)
     out = np.full(eta.shape[0], np.nan)
-    if not finite.any():
-        return out
-    e = eta[finite]
-    n = eta.shape[1]
-    if family == "gaussian":
-        out[finite] = np.mean((outcome[None, :] - e) ** 2, axis=1)
-    elif family == "binomial":
-        out[finite] = 2.0 * np.mean(LOGISTIC.unit_loss(e, outcome[None, :]), axis=1)
-    else:
-        time, event = outcome[:, 0], outcome[:, 1] == 1
-        out[finite] = -2.0 * efron_loglik(e, time, event, strata) / n
+    if finite.any():
+        out[finite] = distribution.deviance(eta[finite], outcome, strata)
     return out
 
 
 def pooled_bootstrap(
-    family: str,
+    distribution: Distribution,
     eta: _Float,
     outcome: _Float,
     strata: NDArray[Any] | None,
@@ -116,7 +108,7 @@ def pooled_bootstrap(
 
     Parameters
     ----------
-    family, eta, outcome, strata
+    distribution, eta, outcome, strata
         As in :func:`pooled_deviance`.
     n_boot : int
         Number of bootstrap resamples.
@@ -135,7 +127,7 @@ def pooled_bootstrap(
     for b in range(n_boot):
         rows = random_state.integers(0, n, size=n)
         draws[b] = pooled_deviance(
-            family,
+            distribution,
             eta[:, rows],
             outcome[rows],
             None if strata is None else strata[rows],
@@ -169,7 +161,7 @@ def paired_se(draws: _Float, best: int) -> _Float:
 
 
 def calibration_slopes(
-    family: str,
+    distribution: Distribution,
     offset: _Float,
     genes: _Float,
     outcome: _Float,
@@ -185,7 +177,7 @@ def calibration_slopes(
 
     Parameters
     ----------
-    family, outcome, strata
+    distribution, outcome, strata
         As in :func:`pooled_deviance`.
     offset, genes : ndarray of shape (n_points, n_samples)
         The two parts of each point's linear predictors.
@@ -198,13 +190,17 @@ def calibration_slopes(
     Examples
     --------
     >>> import numpy as np
+    >>> from vcpcr._distributions import NORMAL
     >>> from vcpcr._pooled import calibration_slopes
     >>> genes = np.array([[-2.0, -1.0, 1.0, 2.0]])
-    >>> calibration_slopes("gaussian", 0 * genes, genes, 0.5 * genes[0])
+    >>> calibration_slopes(NORMAL, 0 * genes, genes, 0.5 * genes[0])
     array([0.5])
     """
     dev = np.stack(
-        [pooled_deviance(family, offset + g * genes, outcome, strata) for g in SLOPES]
+        [
+            pooled_deviance(distribution, offset + g * genes, outcome, strata)
+            for g in SLOPES
+        ]
     )
     finite = np.all(np.isfinite(dev), axis=0)
     out = np.full(offset.shape[0], np.nan)
@@ -213,7 +209,7 @@ def calibration_slopes(
 
 
 def cross_calibrated(
-    family: str,
+    distribution: Distribution,
     eta: _Float,
     genes: _Float,
     outcome: _Float,
@@ -233,7 +229,7 @@ def cross_calibrated(
 
     Parameters
     ----------
-    family, outcome, strata
+    distribution, outcome, strata
         As in :func:`pooled_deviance`.
     eta, genes : ndarray of shape (n_points, n_samples)
         Every row's out-of-fold linear predictor and its genes' part.
@@ -254,11 +250,11 @@ def cross_calibrated(
         rest = np.ones(eta.shape[1], dtype=bool)
         rest[test] = False
         slope = calibration_slopes(
-            family,
+            distribution,
             offset[:, rest],
             genes[:, rest],
             outcome[rest],
             None if strata is None else strata[rest],
         )
         out[:, test] = offset[:, test] + slope[:, None] * genes[:, test]
-    return out, calibration_slopes(family, offset, genes, outcome, strata)
+    return out, calibration_slopes(distribution, offset, genes, outcome, strata)

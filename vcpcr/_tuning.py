@@ -39,6 +39,8 @@ from vcpcr.exceptions import SeparationWarning
 __all__ = [
     "DEFAULT_SCORING",
     "FIT_ERRORS",
+    "PAIRED_N_SE",
+    "SELECTIONS",
     "FoldResult",
     "FoldSpec",
     "Grid",
@@ -47,8 +49,9 @@ __all__ = [
     "default_grid",
     "fit_fold",
     "fold_model",
-    "one_se_index",
+    "fold_paired_se",
     "scoring_name",
+    "selected_index",
     "solve_grid",
 ]
 
@@ -563,24 +566,67 @@ def _fold_weight(family: Family, spec: FoldSpec, yte: Any) -> float | None:
     return family.fold_weight(yte)
 
 
-def one_se_index(res: Any, n_splits: int) -> int:
-    """Return the sparsest grid point within one standard error of the best.
+#: Standard errors of the difference from the best point that
+#: ``selection="paired"`` gives up for sparsity. Chosen by the rule stated in
+#: ``benchmarks/bench_sparse_default.py`` (third study) before it ran: the
+#: smallest of 1, 1.5 and 2 with at most 3 genes on at least 85 % of the
+#: null data sets of every family.
+PAIRED_N_SE = 1.5
 
-    ``res`` is a ``cv_results_`` frame; the standard error is the best
-    point's ``se_test_score`` where there is one (the pooled criterion's
-    bootstrap), else its fold standard deviation over ``sqrt(n_splits)``;
-    ties in model size go to the better score.
+#: The values of ``VCPCRCV``'s ``selection``.
+SELECTIONS = ("min", "1se", "paired")
+
+
+def selected_index(
+    res: Any, selection: str, n_splits: int, n_se: float = PAIRED_N_SE
+) -> int:
+    """Return the row of ``cv_results_`` that ``selection`` chooses.
+
+    ``"min"``: the best mean score, ties to the sparsest point (a point whose
+    calibration slope is 0 scores as the empty model). ``"1se"``: the
+    sparsest point within one standard error of the best: the best point's
+    ``se_test_score`` where there is one (the pooled criterion's bootstrap),
+    else its fold standard deviation over ``sqrt(n_splits)``. ``"paired"``:
+    the sparsest point within ``n_se`` (default :data:`PAIRED_N_SE`)
+    standard errors of its difference from the best
+    (``se_diff_test_score``). Sizes are the mean
+    selected variables; ties in size go to the better score. Only points
+    with a finite mean score are candidates.
     """
     mean = res["mean_test_score"].to_numpy()
     finite = np.isfinite(mean)
     best = int(np.nanargmax(np.where(finite, mean, np.nan)))
-    if "se_test_score" in res:  # the pooled criterion's bootstrap standard error
-        se = res["se_test_score"].to_numpy()[best]
+    if selection == "min":
+        margin = np.zeros_like(mean)
+    elif selection == "paired":
+        margin = n_se * res["se_diff_test_score"].to_numpy()
+    elif "se_test_score" in res:
+        margin = np.full_like(mean, res["se_test_score"].to_numpy()[best])
     else:
-        se = res["std_test_score"].to_numpy()[best] / np.sqrt(n_splits)
-    ok = np.flatnonzero(finite & (mean >= mean[best] - se))
+        sd = res["std_test_score"].to_numpy()[best]
+        margin = np.full_like(mean, sd / np.sqrt(n_splits))
+    ok = np.flatnonzero(finite & (mean >= mean[best] - margin))
     order = np.lexsort((-mean[ok], res["mean_size"].to_numpy()[ok]))
     return int(ok[order[0]])
+
+
+def fold_paired_se(
+    scores: NDArray[np.float64], weights: NDArray[np.float64], best: int
+) -> NDArray[np.float64]:
+    """Return the standard error of each point's mean fold score minus the best's.
+
+    ``scores`` is ``(n_points, n_folds)``; the differences from row ``best``
+    fold by fold are paired (the same test rows), and their weighted
+    standard deviation over ``sqrt(n_folds)`` is their standard error, as
+    ``std_test_score / sqrt(n_splits)`` is a score's.
+    """
+    diff = scores - scores[best]
+    k = scores.shape[1]
+    if k < 2:
+        return np.zeros(scores.shape[0])
+    mean = diff @ weights / weights.sum()
+    var = ((diff - mean[:, None]) ** 2) @ weights / weights.sum() * k / (k - 1)
+    return np.asarray(np.sqrt(var / k), dtype=np.float64)
 
 
 #: Entries of ``X[train]`` that :func:`check_fold_columns` copies at once

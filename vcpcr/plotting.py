@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.utils.validation import check_is_fitted
 
 from vcpcr._model import VCPCR
-from vcpcr._tuning import one_se_index, scoring_name
+from vcpcr._tuning import SELECTIONS, scoring_name, selected_index
 
 __all__ = [
     "plot_calibration",
@@ -55,8 +55,8 @@ def plot_cv(
     The curve of the chosen ``(n_clusters, delta)`` is drawn with error bars
     (one standard error: over the folds, or the pooled criterion's bootstrap
     one), the other combinations as thin grey lines (one legend entry);
-    dashed lines mark the best point (``min``) and the sparsest point within
-    one standard error of it (``1se``), a star the chosen point
+    vertical lines mark the point each ``selection`` rule of
+    :class:`VCPCRCV` picks (``min``, ``1se``, ``paired``), a star the chosen point
     (``best_index_``). With ``peer`` (:meth:`VCPCRCV.peer_curve`: another
     method's path scored on the same folds by the same criterion), its curve
     is drawn on the same axes, so that the figure shows what sparsity costs.
@@ -122,10 +122,8 @@ def plot_cv(
         else:
             ax.plot(part[x], y, color="0.75", lw=0.8, zorder=1, label=other_label)
             other_label = "_nolegend_"  # one legend entry for all grey lines
-    for idx, tag, style in (
-        (int(np.nanargmax(res["mean_test_score"])), "min", "--"),
-        (one_se_index(res, cv.n_splits_), "1se", ":"),
-    ):
+    for tag, style in zip(SELECTIONS, ("--", ":", "-."), strict=True):
+        idx = selected_index(res, tag, cv.n_splits_)
         ax.axvline(res[x].iloc[idx], color="0.3", ls=style, lw=1, label=tag)
     ax.plot(
         chosen[x],
