@@ -221,3 +221,22 @@ def test_bad_input_names_the_fix(cohorts):
 
 def _a_gene(model):
     return model.membership_.index[model.labels_ >= 0][0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("example", [0, 1], ids=["gse1992", "simulated"])
+def test_validation_page_prints_its_pasted_output(example):
+    """docs/validation.md: each example prints the output pasted under it
+    (the gse1992 one needs SurvSet, the benchmarks extra; 60 s and 25 s)."""
+    import importlib.util
+    from pathlib import Path
+
+    from conftest import doc_examples, printed_lines
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "validation.md"
+    code, shown = doc_examples(page.read_text())[example]
+    if "SurvSet" in code and importlib.util.find_spec("SurvSet") is None:
+        pytest.skip("needs the benchmarks extra: pip install 'vcpcr[benchmarks]'")
+    lines = printed_lines(code)
+    missing = [line for line in shown.splitlines() if line.rstrip() not in lines]
+    assert missing == []
