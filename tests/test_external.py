@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -151,3 +153,25 @@ def test_string_covariate_and_stratum(formula):
     )
     with pytest.raises(ValueError, match=r"covariate or strata column\(s\) \['er'\]"):
         align_cohort(model, X.drop(columns="er"))
+
+
+def test_breslow_baseline_of_a_diverged_fit_stays_finite_where_it_can():
+    """A separated Cox fit's linear predictors span more than exp's range:
+    the risk sets are summed in log space, so no late one underflows to 0
+    (numpy's divide warnings leaked from a stability resample of gse1992)."""
+    from vcpcr._survival import breslow_baseline
+
+    time = np.array([1.0, 2.0, 3.0, 4.0])
+    event = np.array([1.0, 1.0, 1.0, 0.0])
+    for shift in (0.0, -800.0):  # the same hazards, up to the scale exp(shift)
+        eta = np.array([0.0, -30.0, -30.0, -30.0]) + np.array([0.0, 1, 1, 1]) * shift
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            base = breslow_baseline(eta, time, event).iloc[:, 0].to_numpy()
+        if shift == 0.0:
+            risk = np.exp(eta)
+            steps = [1 / risk.sum(), 1 / risk[1:].sum(), 1 / risk[2:].sum(), 0.0]
+            assert_allclose(base, np.cumsum(steps), rtol=1e-12)  # none at 4
+        else:  # exp(830) overflows: inf, without a warning, after a finite first step
+            assert base[0] == pytest.approx(1.0)
+            assert np.all(np.isinf(base[1:]))

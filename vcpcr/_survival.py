@@ -118,15 +118,18 @@ def breslow_baseline(
     for name, members in sorted(groups.items(), key=lambda kv: str(kv[0])):
         rows = np.asarray(members)
         t, d = time[rows], event[rows]
-        risk = np.exp(eta[rows] - eta[rows].max())  # scaled back below
         order = np.argsort(-t, kind="stable")
-        # the risk set of time s: rows with t >= s (ties included)
-        at_risk = np.cumsum(risk[order])
+        # the log of the risk set's sum at time s (rows with t >= s, ties
+        # included), in log space: a diverged fit (separation) spans more
+        # than exp's range, and its late risk sets would underflow to 0
+        log_at_risk = np.logaddexp.accumulate(eta[rows][order])
         last = np.searchsorted(-t[order], -times, side="right") - 1
-        denominator = np.where(last >= 0, at_risk[np.clip(last, 0, None)], np.inf)
         deaths = np.bincount(np.searchsorted(times, t), weights=d, minlength=times.size)
-        hazard = deaths / denominator * np.exp(-eta[rows].max())
-        columns[name] = np.cumsum(np.where(deaths > 0, hazard, 0.0))
+        hit = deaths > 0  # an event at s: its own row is at risk (last >= 0)
+        hazard = np.zeros(times.size)
+        with np.errstate(over="ignore"):  # inf: a diverged fit's survival is 0
+            hazard[hit] = deaths[hit] * np.exp(-log_at_risk[last[hit]])
+        columns[name] = np.cumsum(hazard)
     return pd.DataFrame(columns, index=pd.Index(times))
 
 
