@@ -111,19 +111,22 @@ def brier_times(t_train, t_test, e_test):
     return np.linspace(lo, hi, 20)
 
 
-def vcpcr_models(X, y2, folds, seed):
-    """Today's default and the pooled/1se rule, on one grid and set of folds."""
+def today_and_pooled(X, y2, folds, seed):
+    """Today's default refitted, and the pooled deviance's grid on the same folds."""
     today = VCPCRCV(family="cox", cv=folds, random_state=seed).fit(X, y2)
     pooled = VCPCRCV(
         family="cox",
         cv=folds,
         scoring="neg_pooled_deviance",
-        selection="1se",
         refit=False,
         random_state=seed,
     ).fit(X, y2)
-    res = pooled.cv_results_
-    models = {"VC-PCR today": today.best_estimator_}
+    return {"VC-PCR today": today.best_estimator_}, pooled.cv_results_
+
+
+def vcpcr_models(X, y2, folds, seed):
+    """Today's default and the pooled/1se rule, on one grid and set of folds."""
+    models, res = today_and_pooled(X, y2, folds, seed)
     for method, index in (
         ("VC-PCR pooled/1se", selected_index(res, "1se", 5)),
         ("VC-PCR pooled/paired", paired_index(res)),
@@ -141,23 +144,12 @@ def calibrated_models(X, y2, folds, seed):
     chosen point's ``calibration_slope``; its Breslow baseline is re-estimated
     on the training rows' shrunk linear predictors.
     """
-    today = VCPCRCV(family="cox", cv=folds, random_state=seed).fit(X, y2)
-    pooled = VCPCRCV(
-        family="cox",
-        cv=folds,
-        scoring="neg_pooled_deviance",
-        refit=False,
-        random_state=seed,
-    ).fit(X, y2)
-    res = pooled.cv_results_
-    mean = res["mean_test_score"].to_numpy()
-    tied = np.flatnonzero(mean == np.nanmax(mean))
+    models, res = today_and_pooled(X, y2, folds, seed)
     index = {
-        "min": int(tied[np.argmin(res["mean_size"].to_numpy()[tied])]),
+        "min": selected_index(res, "min", 5),
         "1se": selected_index(res, "1se", 5),
         "paired": paired_index(res),
     }
-    models = {"VC-PCR today": today.best_estimator_}
     for rule, i in index.items():
         params = dict(res["params"].iloc[i])
         model = VCPCR(family="cox", random_state=seed, **params).fit(X, y2)
@@ -169,16 +161,7 @@ def calibrated_models(X, y2, folds, seed):
 
 def gated_models(X, y2, folds, seed):
     """Today's default and the paired gate at each ``c``, refitted shrunk."""
-    today = VCPCRCV(family="cox", cv=folds, random_state=seed).fit(X, y2)
-    pooled = VCPCRCV(
-        family="cox",
-        cv=folds,
-        scoring="neg_pooled_deviance",
-        refit=False,
-        random_state=seed,
-    ).fit(X, y2)
-    res = pooled.cv_results_
-    models = {"VC-PCR today": today.best_estimator_}
+    models, res = today_and_pooled(X, y2, folds, seed)
     for c in GATES:
         i = paired_index(res, c)
         models[f"VC-PCR calib/paired-{c:g}, shrunk"] = VCPCR(
