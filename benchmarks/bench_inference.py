@@ -105,9 +105,12 @@ def null_data(family: str, seed: int) -> tuple[np.ndarray, Any]:
     return data.X, outcome(data, family)
 
 
-def signal_data(family: str, seed: int) -> tuple[np.ndarray, Any]:
-    extra: dict[str, Any] = {"snr": 2.0} if family == "gaussian" else {}
-    coefs = [SCALE[family] * c for c in PAPER["coefs"]]
+def signal_data(
+    family: str, seed: int, effect: float = 1.0, snr: float = 2.0
+) -> tuple[np.ndarray, Any]:
+    """Configuration 1, its coefficients times ``effect`` (gaussian: ``snr``)."""
+    extra: dict[str, Any] = {"snr": snr} if family == "gaussian" else {}
+    coefs = [effect * SCALE[family] * c for c in PAPER["coefs"]]
     data = make_block_data(
         N,
         PAPER["block_sizes"],

@@ -105,17 +105,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_inference import (
     ACTIVE,
     NULL_GENES,
-    PAPER,
-    SCALE,
-    N,
     null_data,
-    outcome,
     signal_data,
 )
 
 from vcpcr import VCPCR, VCPCRCV
 from vcpcr._tuning import selected_index
-from vcpcr.simulate import make_block_data
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FAMILIES = ("gaussian", "binomial", "cox")
@@ -135,19 +130,7 @@ FIRST_SEED = 100
 
 def weak_data(family: str, seed: int) -> tuple[np.ndarray, object]:
     """Configuration 1 with half the coefficients (gaussian: SNR 0.5)."""
-    extra: dict = {"snr": 0.5} if family == "gaussian" else {}
-    data = make_block_data(
-        N,
-        PAPER["block_sizes"],
-        [0.5 * SCALE[family] * c for c in PAPER["coefs"]],
-        corr_groups=PAPER["corr_groups"],
-        n_noise=PAPER["n_noise"],
-        rho=0.6,
-        family=family,
-        random_state=seed,
-        **extra,
-    )
-    return data.X, outcome(data, family)
+    return signal_data(family, seed, effect=0.5, snr=0.5)
 
 
 DESIGNS = {"null": null_data, "signal": signal_data, "weak": weak_data}
