@@ -20,6 +20,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from vcpcr._cv import VCPCRCV
+from vcpcr._hierarchy import descend, minimal_rejections
 from vcpcr._input import take
 from vcpcr._model import VCPCR
 from vcpcr._parallel import progress_shown, run_parallel, task_seeds
@@ -37,19 +38,38 @@ from vcpcr._resampling import (
 from vcpcr._summary import VCPCRSummary, evidence_table, numbered_notes
 from vcpcr._validation import check_array, check_fraction, check_scalar
 
-__all__ = ["GUARANTEE", "MultiSplitResult", "aggregate_pvalues", "multi_split"]
+__all__ = [
+    "ALPHA_CLUSTERS",
+    "GENE_GUARANTEE",
+    "GUARANTEE",
+    "MODULE_GUARANTEE",
+    "MultiSplitResult",
+    "aggregate_pvalues",
+    "multi_split",
+]
 
-#: What the multi-split p-values guarantee (in the docs and the summaries).
-GUARANTEE = (
-    "Multi-split p-values (Meinshausen, Meier & Buhlmann 2009): in each split "
-    "the modules are chosen on one part of the rows and tested on the other, "
-    "so each split's module p-values are valid. The aggregated gene p-values "
-    "control the family-wise error rate under the global null (no gene "
-    "associated with the outcome); beyond it, only as far as the clustering "
-    "keeps genes unrelated to the outcome out of the modules that are (the "
-    "screening condition). A gene correlated with an active gene can be "
-    "rejected with its module."
+#: What the gene-level p-values (``pvalues``) guarantee.
+GENE_GUARANTEE = (
+    "gene P (hierarchical descent): each split tests, on its second part, "
+    "clusters of the genes its first part selected (all of them, each module, "
+    "its sub-modules, each gene) in the regression of the outcome on those "
+    "genes and the covariates, with Meinshausen's hierarchical adjustment; "
+    "the aggregated gene P controls the family-wise error rate over the genes "
+    "whose coefficient in that regression is zero, provided the selection "
+    "keeps every gene that acts on the outcome (the screening property)."
 )
+#: What the module-membership p-values (``membership_pvalues``) guarantee.
+MODULE_GUARANTEE = (
+    "member P (module test, Meinshausen, Meier & Buhlmann 2009): each "
+    "split's module p-values are valid (modules chosen on the first part, "
+    "tested on the second) and a gene's member P says that it belongs to a "
+    "module associated with the outcome; a gene unrelated to the outcome "
+    "that the clustering put into an active module is rejected with it."
+)
+#: Both sentences (a note of the summaries).
+GUARANTEE = f"{GENE_GUARANTEE} {MODULE_GUARANTEE}"
+#: Level at which each split's minimal rejected clusters are recorded.
+ALPHA_CLUSTERS = 0.05
 
 
 # ------------------------------------------------------------- aggregation
@@ -149,14 +169,26 @@ def aggregate_pvalues(P: ArrayLike, gamma_min: float = 0.05) -> Any:
 
 
 # ------------------------------------------------------------- one split
+class _Genes(NamedTuple):
+    """The gene-level descent of one split (see :mod:`vcpcr._hierarchy`)."""
+
+    problem: str | None = None
+    genes: tuple[str, ...] = ()
+    pvalues: tuple[float, ...] = ()
+    n_tested: int = 0
+    #: minimal rejected clusters at :data:`ALPHA_CLUSTERS`: (level, members, p)
+    clusters: tuple[tuple[str, tuple[str, ...], float], ...] = ()
+
+
 class _Split(NamedTuple):
-    """What one split gives: a reason it was skipped, or its modules' p-values."""
+    """What one split gives: a reason it was skipped, or its p-values."""
 
     skipped: str | None
     modules: tuple[str, ...] = ()
     members: tuple[tuple[str, ...], ...] = ()
     pvalues: tuple[float, ...] = ()
     params: dict[str, Any] | None = None
+    genes: _Genes = _Genes()
 
 
 def _split(
@@ -204,7 +236,69 @@ def _split(
     if not np.all(np.isfinite(pvalues)):
         return _Split("step 2 on the second part gave non-finite p-values")
     members = tuple(tuple(fitted.clusters_[m]) for m in modules)
-    return _Split(None, modules, members, pvalues, params)
+    genes = _descent(fitted, rows, (first, second), design, outcome, members, seed)
+    return _Split(None, modules, members, pvalues, params, genes)
+
+
+def _descent(
+    fitted: VCPCR,
+    rows: Rows,
+    parts: tuple[NDArray[np.intp], NDArray[np.intp]],
+    design: pd.DataFrame,
+    outcome: NDArray[np.float64],
+    members: tuple[tuple[str, ...], ...],
+    seed: int,
+) -> _Genes:
+    """Gene-level p-values of one split: the hierarchical descent on ``S``.
+
+    The tree comes from the first part's standardized genes, the tests from
+    the second part's (standardized with the first part's means and standard
+    deviations, as ``transform`` does) beside the template's covariates.
+    """
+    names = [str(c) for c in fitted.membership_.index]
+    column = {name: j for j, name in enumerate(names)}
+    genes = tuple(g for m in members for g in m)
+    if fitted.strata_names_:
+        return _Genes(
+            "the gene-level test of a stratified Cox model is not implemented",
+            genes,
+            (1.0,) * len(genes),
+        )
+    cols = [column[g] for g in genes]
+    position = {g: i for i, g in enumerate(genes)}
+    modules = [[position[g] for g in m] for m in members]
+    try:
+        X1 = fitted.standardized_design(take(rows.X, parts[0]))[:, cols]
+        X2 = fitted.standardized_design(take(rows.X, parts[1]))[:, cols]
+        covariates = design.iloc[:, : len(fitted.covariate_names_)].to_numpy(
+            dtype=np.float64
+        )
+        result = descend(
+            rows.family.distribution,
+            X1,
+            X2,
+            covariates,
+            outcome,
+            modules,
+            random_state=seed,
+        )
+    except (ValueError, np.linalg.LinAlgError) as exc:
+        return _Genes(f"the gene-level test failed: {exc}", genes, (1.0,) * len(genes))
+    clusters = tuple(
+        (
+            result.nodes[i].level,
+            tuple(genes[j] for j in result.nodes[i].members),
+            float(result.hierarchical[i]),
+        )
+        for i in minimal_rejections(result.nodes, result.hierarchical, ALPHA_CLUSTERS)
+    )
+    return _Genes(
+        result.problem,
+        genes,
+        tuple(float(p) for p in result.genes),
+        result.n_tested,
+        clusters,
+    )
 
 
 def _apart(rows: Rows) -> tuple[tuple[Any, ...], Rows]:
@@ -242,6 +336,10 @@ def _split_task(
 
 
 # ----------------------------------------------------------------- result
+#: The evidence columns of the summaries: descent, module membership, selection.
+_COLUMNS = ["gene P", "member P", "sel. freq."]
+
+
 @dataclass(kw_only=True, repr=False, eq=False)
 class MultiSplitResult:
     """Multi-split p-values of a VC-PCR specification on one data set.
@@ -251,30 +349,52 @@ class MultiSplitResult:
     Attributes
     ----------
     pvalues : pandas.Series
-        Aggregated gene-level p-values (index: feature names), for "gene j
-        belongs to a module associated with the outcome".
+        Aggregated gene-level p-values of the hierarchical descent (index:
+        feature names), for "gene j has a non-zero coefficient in the
+        regression of the outcome on the genes a split selected" (see
+        :mod:`vcpcr._hierarchy` and ``docs/inference.md``).
     split_pvalues : pandas.DataFrame of shape (n_splits, n_features)
-        The per-split gene p-values that :func:`aggregate_pvalues` aggregates
-        (index: split number): the Bonferroni-adjusted p-value of the gene's
-        module, 1 for a gene the split did not select, and 1 for every gene
-        of a split that was skipped (its fit or test failed): the
-        aggregation's error bound counts every split drawn, so a failed split
-        is evidence for nothing, never a dropped one.
+        The per-split gene-level p-values that :func:`aggregate_pvalues`
+        aggregates into ``pvalues`` (index: split number): the hierarchical
+        p-value of the gene's leaf in the split's tree; 1 for a gene the split
+        did not select, for every gene of a split whose descent could not run
+        (too many selected genes for the second part, a full model that
+        cannot be fitted: ``splits["gene_reason"]``), and for every gene of a
+        split that was skipped (its fit or test failed): the aggregation's
+        error bound counts every split drawn, so a failed split is evidence
+        for nothing, never a dropped one.
+    membership_pvalues : pandas.Series
+        Aggregated module-membership p-values, for "gene j belongs to a
+        module associated with the outcome" (a noise gene in an active module
+        is rejected with it).
+    split_membership_pvalues : pandas.DataFrame of shape (n_splits, n_features)
+        Their per-split values: the Bonferroni-adjusted p-value of the gene's
+        module, 1 for a gene the split did not select and for every gene of a
+        skipped split.
     modules : pandas.DataFrame
         One row per module per used split: ``split``, ``module`` (its name in
         that split's model), ``size``, ``members`` (tuple of feature names),
         ``pvalue`` (step 2 on the second part), ``n_modules`` (modules tested
         in the split) and ``pvalue_adjusted`` (``min(1, pvalue *
         n_modules)``).
+    clusters : pandas.DataFrame
+        The minimal rejected clusters of each split's descent at level
+        ``ALPHA_CLUSTERS`` (0.05; rejected, with no rejected child): ``split``,
+        ``level`` (``"selected"``, ``"module"``, ``"sub-module"`` or
+        ``"gene"``), ``size``, ``members`` and ``pvalue`` (hierarchical). Power
+        by resolution reads from it.
     splits : pandas.DataFrame
         One row per split: ``used``, ``reason`` (why it was skipped),
-        ``n_modules``, ``n_selected`` and, with a ``VCPCRCV`` template, the
-        hyperparameters chosen in the split.
+        ``n_modules``, ``n_selected``, ``gene_level`` (whether the descent
+        ran), ``gene_reason`` (why not), ``n_nodes_tested`` and, with a
+        ``VCPCRCV`` template, the hyperparameters chosen in the split.
     selection_frequency : pandas.Series
         Share of the splits whose first part selected each feature (a
         skipped split selected nothing).
     n_splits, n_splits_used, n_splits_skipped : int
         Splits drawn, used and skipped.
+    n_splits_gene_level : int
+        Used splits whose descent ran (the others give gene-level p = 1).
     gamma_min : float
         Smallest quantile of the aggregation.
     train_size : float
@@ -294,7 +414,10 @@ class MultiSplitResult:
 
     pvalues: pd.Series
     split_pvalues: pd.DataFrame
+    membership_pvalues: pd.Series
+    split_membership_pvalues: pd.DataFrame
     modules: pd.DataFrame
+    clusters: pd.DataFrame
     splits: pd.DataFrame
     selection_frequency: pd.Series
     gamma_min: float
@@ -304,6 +427,7 @@ class MultiSplitResult:
     n_splits: int = field(init=False)
     n_splits_used: int = field(init=False)
     n_splits_skipped: int = field(init=False)
+    n_splits_gene_level: int = field(init=False)
     yname: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -311,6 +435,7 @@ class MultiSplitResult:
         self.n_splits = len(self.splits)
         self.n_splits_used = int(self.splits["used"].sum())
         self.n_splits_skipped = self.n_splits - self.n_splits_used
+        self.n_splits_gene_level = int(self.splits["gene_level"].sum())
         self.yname = self.fingerprint.yname
 
     def __repr__(self) -> str:
@@ -354,22 +479,24 @@ class MultiSplitResult:
         Returns
         -------
         pandas.DataFrame
-            One row per cluster of the model: ``multi-split P``, the smallest
-            aggregated p-value among its members, and ``sel. freq.``, the
-            mean selection frequency of its members over the splits.
+            One row per cluster of the model: ``gene P``, the smallest
+            aggregated gene-level p-value among its members (the cluster
+            holds a gene with a non-zero coefficient), ``member P``, the
+            smallest aggregated module-membership p-value among them, and
+            ``sel. freq.``, the mean selection frequency of its members over
+            the splits.
         """
         self.check_matches(model)
         fitted = fitted_vcpcr(model)
         rows = {
             cluster: [
                 float(self.pvalues[members].min()),
+                float(self.membership_pvalues[members].min()),
                 float(self.selection_frequency[members].mean()),
             ]
             for cluster, members in fitted.clusters_.items()
         }
-        return pd.DataFrame.from_dict(
-            rows, orient="index", columns=["multi-split P", "sel. freq."]
-        )
+        return pd.DataFrame.from_dict(rows, orient="index", columns=_COLUMNS)
 
     def gene_evidence(self, model: Any) -> pd.DataFrame:
         """Gene-level evidence, strongest first.
@@ -383,8 +510,8 @@ class MultiSplitResult:
         -------
         pandas.DataFrame
             One row per feature selected in at least one split, ordered by
-            p-value (then by selection frequency): ``multi-split P`` and
-            ``sel. freq.``.
+            gene-level p-value, then module-membership p-value, then
+            selection frequency: ``gene P``, ``member P`` and ``sel. freq.``.
         """
         self.check_matches(model)
         frame = self._gene_frame()
@@ -392,12 +519,17 @@ class MultiSplitResult:
 
     def _gene_frame(self) -> pd.DataFrame:
         frame = pd.DataFrame(
-            {
-                "multi-split P": self.pvalues,
-                "sel. freq.": self.selection_frequency,
-            }
+            dict(
+                zip(
+                    _COLUMNS,
+                    [self.pvalues, self.membership_pvalues, self.selection_frequency],
+                    strict=True,
+                )
+            )
         )
-        order = np.lexsort((-frame["sel. freq."].to_numpy(), frame.iloc[:, 0]))
+        order = np.lexsort(
+            (-frame.iloc[:, 2].to_numpy(), frame.iloc[:, 1], frame.iloc[:, 0])
+        )
         return frame.iloc[order]
 
     # ---------------------------------------------------------------- summary
@@ -423,6 +555,7 @@ class MultiSplitResult:
         check_scalar(max_genes, "max_genes", numbers.Integral, owner=owner, min_val=1)
         genes = self._gene_frame()
         n_sig = int((self.pvalues < alpha).sum())
+        n_member = int((self.membership_pvalues < alpha).sum())
         shown = genes.iloc[: max(min(n_sig, int(max_genes)), min(10, len(genes)))]
         fp = self.fingerprint
         used = self.splits[self.splits["used"]]
@@ -432,13 +565,15 @@ class MultiSplitResult:
             ("Family:", str(self.estimator.family)),
             ("No. Observations:", fp.n_samples),
             ("No. Variables:", len(fp.feature_names)),
+            ("Gamma min:", f"{self.gamma_min:g}"),
         ]
         right = [
             ("Splits used:", f"{self.n_splits_used} of {self.n_splits}"),
+            ("Gene-level tests:", f"{self.n_splits_gene_level} splits"),
             ("First part:", f"{self.train_size:g} of the rows"),
             ("Modules per split:", f"{used['n_modules'].mean():.3g} (mean)"),
-            ("Gamma min:", f"{self.gamma_min:g}"),
             (f"Genes P < {alpha:g}:", str(n_sig)),
+            (f"Member P < {alpha:g}:", str(n_member)),
         ]
         smry = VCPCRSummary()
         smry.add_table_2cols(
@@ -450,15 +585,23 @@ class MultiSplitResult:
             xname=[],
         )
         smry.tables.append(
-            evidence_table(shown, title="Genes with the smallest multi-split P")
+            evidence_table(shown, title="Genes with the smallest gene P")
         )
         rest = len(genes) - len(shown)
         notes = [
-            GUARANTEE,
-            "multi-split P: aggregated over the splits (vcpcr.inference."
+            GENE_GUARANTEE,
+            MODULE_GUARANTEE,
+            "gene P and member P: aggregated over the splits (vcpcr.inference."
             "aggregate_pvalues); sel. freq.: share of the splits whose first "
             f"part selected the gene. {rest} more gene(s) not shown.",
         ]
+        notes.extend(self._failure_notes())
+        smry.add_extra_txt(numbered_notes(notes))
+        return smry
+
+    def _failure_notes(self) -> list[str]:
+        """Return notes on failed splits and on used splits without gene-level tests."""
+        notes = []
         if self.n_splits_skipped:
             reasons = Counter(self.splits["reason"].dropna())
             top, count = reasons.most_common(1)[0]
@@ -466,8 +609,16 @@ class MultiSplitResult:
                 f"{self.n_splits_skipped} split(s) failed and count as p = 1 "
                 f"for every gene (most often, {count} time(s): {top})."
             )
-        smry.add_extra_txt(numbered_notes(notes))
-        return smry
+        missing = self.n_splits_used - self.n_splits_gene_level
+        if missing:
+            reasons = Counter(self.splits["gene_reason"].dropna())
+            top, count = reasons.most_common(1)[0]
+            notes.append(
+                f"{missing} used split(s) gave no gene-level test and count as "
+                f"gene P = 1 (their module tests stand; most often, {count} "
+                f"time(s): {top})."
+            )
+        return notes
 
 
 # ------------------------------------------------------------- multi_split
@@ -645,37 +796,36 @@ def _result(
     )
     names = list(rows.fingerprint.feature_names)
     position = {name: j for j, name in enumerate(names)}
-    P = np.ones((len(outcomes), len(names)))  # a failed split: p = 1 everywhere
-    selected = np.zeros((len(outcomes), len(names)), dtype=bool)
-    module_rows = []
+    shape = (len(outcomes), len(names))
+    P = np.ones(shape)  # a failed split, an unselected gene: p = 1
+    membership = np.ones(shape)
+    selected = np.zeros(shape, dtype=bool)
+    module_rows, cluster_rows = [], []
     for b, o in enumerate(outcomes):
         for module, members, p in zip(o.modules, o.members, o.pvalues, strict=True):
             idx = [position[m] for m in members]
             adjusted = min(1.0, p * len(o.modules))
-            P[b, idx] = adjusted
+            membership[b, idx] = adjusted
             selected[b, idx] = True
             module_rows.append(
                 (b, module, len(members), members, p, len(o.modules), adjusted)
             )
-    modules = pd.DataFrame(
-        module_rows,
-        columns=[
-            "split",
-            "module",
-            "size",
-            "members",
-            "pvalue",
-            "n_modules",
-            "pvalue_adjusted",
-        ],
-    )
-    split_pvalues = pd.DataFrame(
-        P, index=pd.RangeIndex(len(outcomes), name="split"), columns=names
-    )
+        for gene, p in zip(o.genes.genes, o.genes.pvalues, strict=True):
+            P[b, position[gene]] = p
+        cluster_rows.extend(
+            (b, level, len(members), members, p)
+            for level, members, p in o.genes.clusters
+        )
+    index = pd.RangeIndex(len(outcomes), name="split")
+    split_pvalues = pd.DataFrame(P, index=index, columns=names)
+    split_membership = pd.DataFrame(membership, index=index, columns=names)
     return MultiSplitResult(
         pvalues=aggregate_pvalues(split_pvalues, gamma_min),
         split_pvalues=split_pvalues,
-        modules=modules,
+        membership_pvalues=aggregate_pvalues(split_membership, gamma_min),
+        split_membership_pvalues=split_membership,
+        modules=pd.DataFrame(module_rows, columns=_MODULE_COLUMNS),
+        clusters=pd.DataFrame(cluster_rows, columns=_CLUSTER_COLUMNS),
         splits=_splits_frame(outcomes),
         selection_frequency=pd.Series(
             selected.mean(axis=0), index=names, name="selection_frequency"
@@ -687,6 +837,18 @@ def _result(
     )
 
 
+_MODULE_COLUMNS = [
+    "split",
+    "module",
+    "size",
+    "members",
+    "pvalue",
+    "n_modules",
+    "pvalue_adjusted",
+]
+_CLUSTER_COLUMNS = ["split", "level", "size", "members", "pvalue"]
+
+
 def _splits_frame(outcomes: list[_Split]) -> pd.DataFrame:
     """One row per split: used, reason, sizes and chosen hyperparameters."""
     frame = pd.DataFrame(
@@ -695,6 +857,11 @@ def _splits_frame(outcomes: list[_Split]) -> pd.DataFrame:
             "reason": [o.skipped for o in outcomes],
             "n_modules": [len(o.modules) for o in outcomes],
             "n_selected": [sum(len(m) for m in o.members) for o in outcomes],
+            "gene_level": [
+                o.skipped is None and o.genes.problem is None for o in outcomes
+            ],
+            "gene_reason": [o.genes.problem for o in outcomes],
+            "n_nodes_tested": [o.genes.n_tested for o in outcomes],
         },
         index=pd.RangeIndex(len(outcomes), name="split"),
     )
