@@ -43,6 +43,7 @@ gene-level p-values either (its reduced models would not be comparable).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
@@ -59,8 +60,10 @@ from vcpcr._distributions import (
     Normal,
     ProportionalHazards,
 )
+from vcpcr._outcome import firth_logit
 from vcpcr._outcome_batch import cox_batch, logit_batch, ols_batch
 from vcpcr._partial_likelihood import efron_loglik
+from vcpcr.exceptions import ConvergenceWarning
 
 __all__ = [
     "MIN_EVENTS_PER_VARIABLE",
@@ -265,6 +268,27 @@ def _logit(M: _Float, outcome: _Float) -> _Deviances:
     return _Deviances(dev, fit.ok)
 
 
+def _firth(M: _Float, outcome: _Float) -> _Deviances:
+    """Firth's penalized fits: ``-2 (loglik + 0.5 log det I)`` at each estimate."""
+    dev = np.full(M.shape[0], np.inf)
+    ok = np.zeros(M.shape[0], dtype=bool)
+    for b in range(M.shape[0]):
+        A = np.column_stack([np.ones(M.shape[1]), M[b]])
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)
+            try:
+                params = firth_logit(A, outcome)[0]
+            except (ConvergenceWarning, np.linalg.LinAlgError):
+                continue
+        eta = A @ params
+        info = (A.T * LOGISTIC.variance(LOGISTIC.mean(eta))) @ A
+        sign, logdet = np.linalg.slogdet(info)
+        if sign > 0:
+            dev[b] = -2 * (LOGISTIC.log_likelihood(eta, outcome) + 0.5 * logdet)
+            ok[b] = True
+    return _Deviances(dev, ok)
+
+
 def _cox(M: _Float, outcome: _Float) -> _Deviances:
     time, event = outcome[:, 0], outcome[:, 1] > 0
     fit = cox_batch(M, time, event)
@@ -278,6 +302,8 @@ class _Test(NamedTuple):
     fit: Callable[[_Float, _Float], _Deviances]
     exact_f: bool  # partial F test on RSS; else likelihood ratio, chi2
     information: Callable[[_Float], float]  # rows (OLS) or events
+    #: the penalized fit when the full model's MLE does not exist (separation)
+    penalized: Callable[[_Float, _Float], _Deviances] | None = None
 
 
 def _minority(outcome: _Float) -> float:
@@ -292,14 +318,16 @@ def _events(outcome: _Float) -> float:
 #: The nested test of each family's response math (no family name is read).
 _TESTS: dict[type[Distribution], _Test] = {
     Normal: _Test(_ols, True, lambda y: float(y.shape[0])),
-    Logistic: _Test(_logit, False, _minority),
+    Logistic: _Test(_logit, False, _minority, _firth),
     ProportionalHazards: _Test(_cox, False, _events),
 }
 
 
-def _test_for(distribution: Distribution) -> _Test:
+def _test_for(distribution: Distribution, penalized: bool = False) -> _Test:
     for kind, test in _TESTS.items():
         if isinstance(distribution, kind):
+            if penalized and test.penalized is not None:
+                return test._replace(fit=test.penalized)
             return test
     raise ValueError(
         f"No gene-level test for responses of {type(distribution).__name__}."
@@ -354,6 +382,7 @@ def node_pvalues(
     sets: Sequence[Sequence[int]],
     *,
     factors: Mapping[int, float] | None = None,
+    penalized: bool = False,
 ) -> tuple[_Float, str | None]:
     r"""Raw p-values of ``H_C: beta_C = 0`` for each set ``C`` of gene columns.
 
@@ -372,6 +401,9 @@ def node_pvalues(
     factors : mapping of int to float, optional
         Likelihood-ratio tests only: the Bartlett-type factor of each set
         size (:func:`bartlett_factors`); the plain chi2 test without.
+    penalized : bool, default=False
+        Logistic only: Firth's penalized likelihood-ratio test (Heinze &
+        Schemper 2002), for a second part whose classes the genes separate.
 
     Returns
     -------
@@ -384,7 +416,7 @@ def node_pvalues(
         MLE does not exist, or its fit did not converge); then every p-value
         is NaN.
     """
-    test = _test_for(distribution)
+    test = _test_for(distribution, penalized)
     full = np.column_stack([covariates, genes])
     drops, ok, base = _drops(test, full[None], covariates.shape[1], outcome, sets)
     if not base.ok[0]:
@@ -412,6 +444,7 @@ def bartlett_factors(
     *,
     n_permutations: int = N_PERMUTATIONS,
     random_state: int | np.random.Generator | None = 0,
+    penalized: bool = False,
 ) -> dict[int, float]:
     r"""Bartlett-type factors of the likelihood-ratio tests, one per set size.
 
@@ -425,6 +458,8 @@ def bartlett_factors(
         Permutations of the genes' rows.
     random_state : int, numpy.random.Generator or None, default=0
         Seeds the permutations.
+    penalized : bool, default=False
+        As :func:`node_pvalues` takes it.
 
     Returns
     -------
@@ -445,7 +480,7 @@ def bartlett_factors(
     chi2(q). The factor is never below 1, so it never makes a test more
     liberal than the plain chi2 test.
     """
-    test = _test_for(distribution)
+    test = _test_for(distribution, penalized)
     if test.exact_f or n_permutations < 1:
         return {}
     c = covariates.shape[1]
@@ -513,6 +548,8 @@ class Descent(NamedTuple):
     genes: _Float
     n_tested: int
     problem: str | None
+    #: "F", "LR" or "Firth LR" (a logistic full model whose MLE does not exist)
+    method: str = "none"
 
 
 def descend(
@@ -553,7 +590,10 @@ def descend(
         below a node whose hierarchical p-value is 1), each gene's
         hierarchical p-value (its leaf's), the number of nodes tested, and
         ``problem`` (why the gene-level p-values are all 1: too wide, or the
-        full model cannot be fitted).
+        full model cannot be fitted) and ``method``, the test used: ``"F"``,
+        ``"LR"``, or ``"Firth LR"`` when the genes separate the second
+        part's classes (the logistic MLE does not exist: Firth's penalized
+        likelihood-ratio test, Heinze & Schemper 2002, for every node).
     """
     nodes = build_tree(first, modules)
     n_sel = second.shape[1]
@@ -569,8 +609,18 @@ def descend(
     sizes = [len(n.members) for n in nodes]
     parents = [n.parent for n in nodes]
     every = [n.members for n in nodes]
+    test = _test_for(distribution)
+    full = np.column_stack([covariates, second])
+    penalized = test.penalized is not None and not test.fit(full[None], outcome).ok[0]
+    method = "F" if test.exact_f else ("Firth LR" if penalized else "LR")
     factors = bartlett_factors(
-        distribution, second, covariates, outcome, every, random_state=random_state
+        distribution,
+        second,
+        covariates,
+        outcome,
+        every,
+        random_state=random_state,
+        penalized=penalized,
     )
     tested = 0
     for d in range(int(depth.max()) + 1):
@@ -588,9 +638,12 @@ def descend(
             outcome,
             [nodes[i].members for i in level],
             factors=factors,
+            penalized=penalized,
         )
         if problem is not None:
-            return Descent(nodes, raw, np.ones(len(nodes)), ones, tested, problem)
+            return Descent(
+                nodes, raw, np.ones(len(nodes)), ones, tested, problem, method
+            )
         raw[level] = np.where(np.isnan(p), 1.0, p)  # no convergence: p = 1
         tested += len(level)
         hier = hierarchical_pvalues(raw, sizes, parents, n_sel)
@@ -598,4 +651,4 @@ def descend(
     for i, node in enumerate(nodes):
         if len(node.members) == 1:
             genes[node.members[0]] = hier[i]
-    return Descent(nodes, raw, hier, genes, tested, None)
+    return Descent(nodes, raw, hier, genes, tested, None, method)

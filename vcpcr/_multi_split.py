@@ -176,6 +176,7 @@ class _Genes(NamedTuple):
     genes: tuple[str, ...] = ()
     pvalues: tuple[float, ...] = ()
     n_tested: int = 0
+    method: str = "none"
     #: minimal rejected clusters at :data:`ALPHA_CLUSTERS`: (level, members, p)
     clusters: tuple[tuple[str, tuple[str, ...], float], ...] = ()
 
@@ -297,6 +298,7 @@ def _descent(
         genes,
         tuple(float(p) for p in result.genes),
         result.n_tested,
+        result.method,
         clusters,
     )
 
@@ -386,7 +388,9 @@ class MultiSplitResult:
     splits : pandas.DataFrame
         One row per split: ``used``, ``reason`` (why it was skipped),
         ``n_modules``, ``n_selected``, ``gene_level`` (whether the descent
-        ran), ``gene_reason`` (why not), ``n_nodes_tested`` and, with a
+        ran), ``gene_reason`` (why not), ``n_nodes_tested``, ``gene_test``
+        (``"F"``, ``"LR"``, ``"Firth LR"`` when the genes separate the
+        second part's classes, ``"none"``) and, with a
         ``VCPCRCV`` template, the hyperparameters chosen in the split.
     selection_frequency : pandas.Series
         Share of the splits whose first part selected each feature (a
@@ -862,6 +866,7 @@ def _splits_frame(outcomes: list[_Split]) -> pd.DataFrame:
             ],
             "gene_reason": [o.genes.problem for o in outcomes],
             "n_nodes_tested": [o.genes.n_tested for o in outcomes],
+            "gene_test": [o.genes.method for o in outcomes],
         },
         index=pd.RangeIndex(len(outcomes), name="split"),
     )
