@@ -194,9 +194,7 @@ def test_deterministic_whatever_n_jobs(signal, result):
         VCPCR(n_clusters=3, n_init=2), X, y, n_splits=12, random_state=0, n_jobs=2
     )
     pd.testing.assert_series_equal(again.pvalues, result.pvalues)
-    pd.testing.assert_series_equal(
-        again.membership_pvalues, result.membership_pvalues
-    )
+    pd.testing.assert_series_equal(again.membership_pvalues, result.membership_pvalues)
     pd.testing.assert_frame_equal(again.modules, result.modules)
     pd.testing.assert_frame_equal(again.clusters, result.clusters)
     other = multi_split(

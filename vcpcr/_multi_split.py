@@ -804,7 +804,8 @@ def _result(
     P = np.ones(shape)  # a failed split, an unselected gene: p = 1
     membership = np.ones(shape)
     selected = np.zeros(shape, dtype=bool)
-    module_rows, cluster_rows = [], []
+    module_rows: list[tuple[Any, ...]] = []
+    cluster_rows: list[tuple[Any, ...]] = []
     for b, o in enumerate(outcomes):
         for module, members, p in zip(o.modules, o.members, o.pvalues, strict=True):
             idx = [position[m] for m in members]
