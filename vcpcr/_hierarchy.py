@@ -66,6 +66,7 @@ from vcpcr._partial_likelihood import efron_loglik
 from vcpcr.exceptions import ConvergenceWarning
 
 __all__ = [
+    "FACTOR_NODES",
     "MIN_EVENTS_PER_VARIABLE",
     "MIN_RESIDUAL_DF",
     "N_PERMUTATIONS",
@@ -90,6 +91,8 @@ MIN_RESIDUAL_DF = 10
 MIN_EVENTS_PER_VARIABLE = 2.0
 #: Permutations that estimate the likelihood-ratio test's Bartlett-type factor.
 N_PERMUTATIONS = 20
+#: Nodes of each size whose permutation statistics estimate that size's factor.
+FACTOR_NODES = 4
 
 
 class Node(NamedTuple):
@@ -483,18 +486,48 @@ def bartlett_factors(
     test = _test_for(distribution, penalized)
     if test.exact_f or n_permutations < 1:
         return {}
+    rng = np.random.default_rng(random_state)
+    null = _permuted(test, genes, covariates, outcome, n_permutations, rng)
+    return _factors(test, null, covariates.shape[1], outcome, sets)
+
+
+class _Permuted(NamedTuple):
+    """Full designs with the genes' rows permuted, and their full fits."""
+
+    stack: _Float
+    base: _Deviances
+
+
+def _permuted(
+    test: _Test,
+    genes: _Float,
+    covariates: _Float,
+    outcome: _Float,
+    n_permutations: int,
+    rng: np.random.Generator,
+) -> _Permuted:
     c = covariates.shape[1]
     full = np.column_stack([covariates, genes])
-    rng = np.random.default_rng(random_state)
     stack = np.repeat(full[None], n_permutations, axis=0)
     for r in range(n_permutations):
         stack[r, :, c:] = genes[rng.permutation(full.shape[0])]
-    null, ok, _ = _drops(test, stack, c, outcome, sets)
+    return _Permuted(stack, test.fit(stack, outcome))
+
+
+def _factors(
+    test: _Test,
+    null: _Permuted,
+    n_covariates: int,
+    outcome: _Float,
+    sets: Sequence[Sequence[int]],
+) -> dict[int, float]:
+    """``max(1, mean statistic / q)`` per size ``q`` over the permuted designs."""
+    drops, ok, _ = _drops(test, null.stack, n_covariates, outcome, sets, null.base)
     sizes = np.array([len(s) for s in sets])
     factors = {}
     for q in np.unique(sizes):
         cell = (sizes == q)[None, :] & ok
-        mean = float(null[cell].mean()) / q if cell.any() else 1.0
+        mean = float(drops[cell].mean()) / q if cell.any() else 1.0
         factors[int(q)] = max(1.0, mean)
     return factors
 
@@ -505,14 +538,16 @@ def _drops(
     n_covariates: int,
     outcome: _Float,
     sets: Sequence[Sequence[int]],
+    base: _Deviances | None = None,
 ) -> tuple[_Float, NDArray[np.bool_], _Deviances]:
     """Deviance drops of dropping each set from each full design of a stack.
 
     Returns the drops (n_designs, n_sets), whether both fits hold, and the
-    full fits.
+    full fits (``base``, when given, are those fits).
     """
     R, _, k = designs.shape
-    base = test.fit(designs, outcome)
+    if base is None:
+        base = test.fit(designs, outcome)
     drops = np.zeros((R, len(sets)))
     ok = np.zeros((R, len(sets)), dtype=bool)
     by_size: dict[int, list[int]] = {}
@@ -608,20 +643,13 @@ def descend(
         depth[i] = depth[node.parent] + 1
     sizes = [len(n.members) for n in nodes]
     parents = [n.parent for n in nodes]
-    every = [n.members for n in nodes]
     test = _test_for(distribution)
     full = np.column_stack([covariates, second])
     penalized = test.penalized is not None and not test.fit(full[None], outcome).ok[0]
     method = "F" if test.exact_f else ("Firth LR" if penalized else "LR")
-    factors = bartlett_factors(
-        distribution,
-        second,
-        covariates,
-        outcome,
-        every,
-        random_state=random_state,
-        penalized=penalized,
-    )
+    rng = np.random.default_rng(random_state)
+    factors: dict[int, float] = {}
+    null: _Permuted | None = None
     tested = 0
     for d in range(int(depth.max()) + 1):
         level = [
@@ -631,6 +659,17 @@ def descend(
         ]
         if not level:
             break
+        needed = {sizes[i] for i in level} - set(factors)
+        if needed and not test.exact_f:  # the factors of the sizes first tested here
+            fit = _test_for(distribution, penalized)
+            if null is None:
+                null = _permuted(fit, second, covariates, outcome, N_PERMUTATIONS, rng)
+            sample = [
+                nodes[i].members
+                for q in sorted(needed)
+                for i in [j for j in range(len(nodes)) if sizes[j] == q][:FACTOR_NODES]
+            ]
+            factors.update(_factors(fit, null, covariates.shape[1], outcome, sample))
         p, problem = node_pvalues(
             distribution,
             second,
