@@ -2,9 +2,10 @@ r"""Multi-split p-values: honest evidence for VC-PCR's modules and genes.
 
 Wasserman & Roeder's sample splitting, repeated and aggregated as
 Meinshausen, Meier & Bühlmann (2009): steps 0-1 (and the tuning, with a
-``VCPCRCV`` template) choose the modules on one part of the rows; step 2 on
-the other part tests them; the per-split gene p-values are aggregated over
-the splits by :func:`aggregate_pvalues`.
+``VCPCRCV`` template) choose the genes and modules on one part of the rows;
+the other part tests the modules (step 2) and the genes themselves (the
+hierarchical descent of :mod:`vcpcr._hierarchy`); the per-split gene
+p-values are aggregated over the splits by :func:`aggregate_pvalues`.
 """
 
 from __future__ import annotations
@@ -651,11 +652,20 @@ def multi_split(
        the family's step-2 model (OLS, logistic regression with Firth's
        fallback, Cox), with the template's covariates beside them
        (``model.outcome_design``), gives one p-value per module;
-    3. each module's p-value times the number of modules tested (capped at
-       1) goes to its members, 1 to the genes the split did not select.
+    3. gene level: on the same second part, the genes the first part
+       selected are tested in the regression of ``y`` on them (standardized
+       with the first part's standardization) and the covariates, cluster by
+       cluster down a tree built on the first part (all selected genes, the
+       modules, average-linkage sub-modules, single genes), with Meinshausen's
+       hierarchical adjustment (see :mod:`vcpcr._hierarchy`); each selected
+       gene gets its leaf's hierarchical p-value, the others 1;
+    4. module membership: each module's p-value times the number of modules
+       tested (capped at 1) goes to its members, 1 to the genes the split
+       did not select.
 
-    The gene-level p-values are aggregated over the splits with
-    :func:`aggregate_pvalues`.
+    Both per-split gene p-values are aggregated over the splits with
+    :func:`aggregate_pvalues`: ``pvalues`` (gene level) and
+    ``membership_pvalues``.
 
     Parameters
     ----------
@@ -664,9 +674,8 @@ def multi_split(
         inside every split (its first part), the honest choice: fixing the
         hyperparameters chosen on all the data would let the second parts
         take part in the selection. Its ``refit`` must be True. CV tunes for
-        prediction and tends to pick dense modules that take noise genes
-        along, so with a tuned template read the module-level evidence
-        rather than the gene list (``docs/inference.md`` measures it).
+        prediction and may select more genes than a split's second part can
+        test one by one; such a split gives gene-level p = 1 (counted).
     X : array-like of shape (n_samples, n_features) or DataFrame
         Predictors; with a formula template, the DataFrame.
     y : array-like of shape (n_samples,), optional
@@ -692,7 +701,8 @@ def multi_split(
     Returns
     -------
     MultiSplitResult
-        Gene p-values, the per-split module table, selection frequencies,
+        Gene-level and module-membership p-values, the per-split module
+        table, the minimal rejected clusters, selection frequencies,
         ``summary()``; ``model.summary(inference=result)`` shows them beside
         a model fitted on all the data.
 
@@ -720,19 +730,24 @@ def multi_split(
 
     Notes
     -----
-    What holds (Meinshausen, Meier & Bühlmann 2009): each split's module
-    tests are valid given its first part, which chose the modules without
-    the second. The aggregated gene p-values control the family-wise error
-    rate under the global null; beyond it, only as far as the clustering
-    keeps genes unrelated to the outcome out of the modules associated with
-    it (the screening condition). A gene correlated with an active gene can
-    be rejected with its module: the statement is "gene j belongs to a
-    module associated with y", not "gene j acts on y". The cost is
-    ``n_splits`` fits of the template on ``train_size`` of the rows. With
-    ``gamma_min = 0.05`` a gene needs small p-values in at least
-    ``ceil(0.05 * n_splits)`` splits; with 20 splits or fewer one split
-    suffices, which lets a noise gene that joined an active module once be
-    rejected (``docs/inference.md`` measures it): keep ``n_splits >= 50``.
+    What holds. Gene level (``pvalues``): in each split the hierarchical
+    procedure controls the family-wise error over the selected genes whose
+    coefficient in the regression on the selected genes is zero (partial F
+    tests; likelihood-ratio tests divided by a Bartlett-type factor estimated
+    by permutations, Firth's penalized version where the genes separate the
+    classes), and the aggregation keeps it; when the selection keeps every
+    gene that acts on ``y`` (the screening property), these are the inactive
+    genes. A split that selected too many genes for its second part (fewer
+    than 10 residual degrees of freedom; fewer than 2 events or members of the
+    rarer class per column) gives gene-level p = 1, and ``splits`` says why.
+    Module membership (``membership_pvalues``, Meinshausen, Meier & Bühlmann
+    2009): each split's module tests are valid given its first part; the
+    aggregated p-values control the family-wise error rate under the global
+    null, and a noise gene clustered with active genes is rejected with them.
+    The cost is ``n_splits`` fits of the template on ``train_size`` of the
+    rows, plus the descent's small regressions. With ``gamma_min = 0.05`` a
+    gene needs small p-values in at least ``ceil(0.05 * n_splits)`` splits;
+    with 20 splits or fewer one split suffices: keep ``n_splits >= 50``.
 
     A split is skipped (and counted) when a part has no event or misses a
     class, when the fit on the first part or step 2 on the second fails
@@ -757,7 +772,9 @@ def multi_split(
     ...                      n_splits=10, random_state=0)
     >>> result.n_splits_used
     10
-    >>> bool(result.pvalues.iloc[:5].max() < 0.05)  # the active block
+    >>> bool(result.membership_pvalues.iloc[:5].max() < 0.05)  # the active block
+    True
+    >>> bool(result.pvalues.iloc[5:].min() > 0.05)  # no inactive gene
     True
     """
     owner = "multi_split"
