@@ -273,6 +273,7 @@ def run_cv_template() -> list[str]:
 
 GENES_OUT = os.path.join(os.path.dirname(__file__), "results", "inference_genes.csv")
 N_GENES = 20
+GENES_LAM_RATIO = 0.3  # the template's lam_ratio in the gene-level study
 LEVELS = ("selected", "module", "sub-module", "gene")
 
 
@@ -282,7 +283,12 @@ def gene_row(family: str, design: str, seed: int) -> dict[str, Any]:
     X, y = data(family, seed)
     t0 = time.perf_counter()
     res = multi_split(
-        template(family, N_INIT), X, y, n_splits=N_SPLITS, random_state=seed, n_jobs=1
+        template(family, N_INIT, GENES_LAM_RATIO),
+        X,
+        y,
+        n_splits=N_SPLITS,
+        random_state=seed,
+        n_jobs=1,
     )
     row: dict[str, Any] = {
         "family": family,
@@ -468,7 +474,8 @@ def tables() -> dict[str, tuple[str, list[str], Any]]:
             run_cv_template,
         ),
         "genes": (
-            f"Gene level (#26): multi_split(VCPCR(n_clusters=5, lam_ratio=0.3)), "
+            f"Gene level (#26): multi_split(VCPCR(n_clusters=5, "
+            f"lam_ratio={GENES_LAM_RATIO})), "
             f"{N_SPLITS} splits, per family and design",
             [
                 "family",
@@ -495,6 +502,7 @@ def tables() -> dict[str, tuple[str, list[str], Any]]:
 
 def main() -> None:
     global N_NULL, N_SIGNAL, N_SPLITS, N_INIT, N_CV, N_GENES, GENES_OUT
+    global GENES_LAM_RATIO
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a few data sets only")
     parser.add_argument(
@@ -520,8 +528,14 @@ def main() -> None:
         "--n-genes", type=int, default=N_GENES, help="data sets (--part genes)"
     )
     parser.add_argument("--out", default=GENES_OUT, help="CSV (--part genes)")
+    parser.add_argument(
+        "--lam-ratio",
+        type=float,
+        default=GENES_LAM_RATIO,
+        help="the template's lam_ratio (--part genes; use another --out)",
+    )
     args = parser.parse_args()
-    N_GENES, GENES_OUT = args.n_genes, args.out
+    N_GENES, GENES_OUT, GENES_LAM_RATIO = args.n_genes, args.out, args.lam_ratio
     CV_TEMPLATE.update(scoring=args.cv_scoring, selection=args.cv_selection)
     N_CV = args.n_cv
     N_SPLITS, N_SIGNAL = args.n_splits, args.n_signal
