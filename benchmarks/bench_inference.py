@@ -327,7 +327,7 @@ def run_genes(out: str, n_sets: int) -> list[str]:
     """Gene-level study, resumable: rows already in ``out`` are not rerun."""
     os.makedirs(os.path.dirname(out), exist_ok=True)
     done = (
-        pd.read_csv(out, keep_default_na=False)
+        pd.read_csv(out, keep_default_na=False, na_values=[""])
         if os.path.exists(out)
         else pd.DataFrame()
     )
@@ -347,7 +347,7 @@ def run_genes(out: str, n_sets: int) -> list[str]:
                 row = pd.DataFrame([gene_row(*key)])
                 row.to_csv(out, mode="a", header=not os.path.exists(out), index=False)
                 print("#", *key, f"{row.seconds.iloc[0]:.1f} s", flush=True)
-    return genes_table(pd.read_csv(out, keep_default_na=False))
+    return genes_table(pd.read_csv(out, keep_default_na=False, na_values=[""]))
 
 
 def genes_table(frame: pd.DataFrame) -> list[str]:
