@@ -18,6 +18,8 @@ from sklearn.base import clone
 from sklearn.linear_model import LinearRegression
 
 from vcpcr import VCPCR, VCPCRCV, Surv
+from vcpcr._distributions import NORMAL
+from vcpcr._hierarchy import descend
 from vcpcr._parallel import task_seeds
 from vcpcr._resampling import draw_splits
 from vcpcr._summary import CONDITIONAL_TITLE
@@ -186,6 +188,29 @@ def test_split_module_pvalues_are_step_two_on_the_other_half(signal, result):
     assert [set(m) for m in ours["members"]] == [
         set(v) for v in model.clusters_.values()
     ]
+
+
+def test_split_gene_pvalues_are_the_descent_on_the_other_half(signal, result):
+    """Split 3 by hand: the tree from the first half's standardized genes, the
+    tests on the second half standardized with the first half's means and
+    standard deviations; statsmodels' F test of all the selected genes."""
+    X, y = signal
+    first, second = draw_splits(80, None, 12, 0.5, random_state=0)[3]
+    seed = task_seeds(0, 12)[3]
+    model = VCPCR(n_clusters=3, n_init=2, random_state=seed).fit(
+        X.iloc[first], y.iloc[first]
+    )
+    genes = [g for members in model.clusters_.values() for g in members]
+    cols = [list(X.columns).index(g) for g in genes]
+    X1 = ((X.iloc[first] - model.mean_) / model.scale_).to_numpy()[:, cols]
+    X2 = ((X.iloc[second] - model.mean_) / model.scale_).to_numpy()[:, cols]
+    position = {g: i for i, g in enumerate(genes)}
+    modules = [[position[g] for g in m] for m in model.clusters_.values()]
+    y2 = y.iloc[second].to_numpy()
+    ours = descend(NORMAL, X1, X2, np.empty((40, 0)), y2, modules, random_state=seed)
+    assert_allclose(result.split_pvalues.loc[3, genes], ours.genes, rtol=1e-10)
+    full = sm.OLS(y2, sm.add_constant(X2)).fit()
+    assert_allclose(ours.raw[0], full.f_pvalue, rtol=1e-8)
 
 
 def test_deterministic_whatever_n_jobs(signal, result):

@@ -260,12 +260,6 @@ def _descent(
     names = [str(c) for c in fitted.membership_.index]
     column = {name: j for j, name in enumerate(names)}
     genes = tuple(g for m in members for g in m)
-    if fitted.strata_names_:
-        return _Genes(
-            "the gene-level test of a stratified Cox model is not implemented",
-            genes,
-            (1.0,) * len(genes),
-        )
     cols = [column[g] for g in genes]
     position = {g: i for i, g in enumerate(genes)}
     modules = [[position[g] for g in m] for m in members]
