@@ -274,6 +274,7 @@ def run_cv_template() -> list[str]:
 GENES_OUT = os.path.join(os.path.dirname(__file__), "results", "inference_genes.csv")
 N_GENES = 20
 GENES_LAM_RATIO = 0.3  # the template's lam_ratio in the gene-level study
+GENES_FAMILIES = list(FAMILIES)  # the families of the gene-level study
 LEVELS = ("selected", "module", "sub-module", "gene")
 
 
@@ -332,7 +333,7 @@ def run_genes(out: str, n_sets: int) -> list[str]:
         else pd.DataFrame()
     )
     for seed in range(n_sets):
-        for family in FAMILIES:
+        for family in GENES_FAMILIES:
             for design in ("null", "signal"):
                 key = (family, design, 1000 * FAMILIES.index(family) + seed)
                 if (
@@ -502,7 +503,7 @@ def tables() -> dict[str, tuple[str, list[str], Any]]:
 
 def main() -> None:
     global N_NULL, N_SIGNAL, N_SPLITS, N_INIT, N_CV, N_GENES, GENES_OUT
-    global GENES_LAM_RATIO
+    global GENES_LAM_RATIO, N
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a few data sets only")
     parser.add_argument(
@@ -534,8 +535,20 @@ def main() -> None:
         default=GENES_LAM_RATIO,
         help="the template's lam_ratio (--part genes; use another --out)",
     )
+    parser.add_argument(
+        "--families",
+        nargs="+",
+        default=list(FAMILIES),
+        choices=FAMILIES,
+        help="families (--part genes)",
+    )
+    parser.add_argument(
+        "--n-rows", type=int, default=N, help="rows per data set (use another --out)"
+    )
     args = parser.parse_args()
     N_GENES, GENES_OUT, GENES_LAM_RATIO = args.n_genes, args.out, args.lam_ratio
+    GENES_FAMILIES[:] = args.families
+    N = args.n_rows
     CV_TEMPLATE.update(scoring=args.cv_scoring, selection=args.cv_selection)
     N_CV = args.n_cv
     N_SPLITS, N_SIGNAL = args.n_splits, args.n_signal
