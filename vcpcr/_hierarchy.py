@@ -36,9 +36,21 @@ for the clusters ``C`` of a tree built on the first part only:
 The full regression needs enough rows per coefficient (:data:`MIN_RESIDUAL_DF`
 for OLS, :data:`MIN_EVENTS_PER_VARIABLE` for the logistic and Cox models);
 a split that selected more genes gets no gene-level p-values (they are 1,
-which is valid), and says why (:func:`too_wide`). A logistic full model
-whose maximum-likelihood estimate does not exist (separation) gives no
-gene-level p-values either (its reduced models would not be comparable).
+which is valid), and says why (:func:`too_wide`). When the selected genes
+separate the second part's classes, the logistic maximum-likelihood estimate
+does not exist; that split uses Firth's penalized likelihood-ratio test
+(Heinze & Schemper 2002) for every node, its factor included (``Descent.
+method == "Firth LR"``). A full model that cannot be fitted at all (rank
+deficient, no convergence) gives gene-level p-values of 1 and a reason.
+Nodes are dispatched on the family's response math (``Family.distribution``),
+never on the family's name.
+
+References: Meinshausen, N. (2008). Hierarchical testing of variable
+importance. Biometrika 95(2), 265-278. Mandozzi, J., Bühlmann, P. (2016).
+Hierarchical testing in the high-dimensional setting with correlated
+variables. JASA 111(513), 331-343. Heinze, G., Schemper, M. (2002). A
+solution to the problem of separation in logistic regression. Statistics in
+Medicine 21, 2409-2419.
 """
 
 from __future__ import annotations
