@@ -429,6 +429,11 @@ def test_result_summary(result):
     assert "member P" in text
     assert max(len(line) for line in text.splitlines()) <= 80
     assert "MultiSplitResult(VCPCR, 12 of 12 splits used" in repr(result)
+    # the minimal rejected clusters, counted by level
+    assert "Minimal rejected clusters" in text
+    by_level = result.clusters.groupby("level")["split"].nunique()
+    row = next(line for line in text.splitlines() if line.startswith("single gene"))
+    assert row.split()[2] == str(by_level.get("gene", 0))
 
 
 # ------------------------------------------------------------- level and docs
