@@ -335,3 +335,44 @@ def test_corrected_likelihood_ratio_has_its_nominal_size_on_50_rows(distribution
     """10 genes on 50 rows: the plain chi2 LR test rejects ~10 % of null genes
     at 0.05 (docs/inference.md); divided by its Bartlett-type factor ~5-6 %."""
     assert _size(distribution, 300) < 0.075
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "distribution",
+    [NORMAL, LOGISTIC, PROPORTIONAL_HAZARDS],
+    ids=["gaussian", "binomial", "cox"],
+)
+def test_descent_holds_its_level_per_split_under_the_global_null(distribution):
+    """One split's descent on 50 + 50 rows, 10 genes in 3 correlated modules,
+    y independent of them: some node rejected at 0.05 in at most ~5 % of 200
+    splits (measured with 400: gaussian 0.048, binomial 0.039, cox 0.048)."""
+    n, events, ran = 50, 0, 0
+    for rep in range(200):
+        rng = np.random.default_rng(rep)
+        z = rng.standard_normal((2 * n, 3))
+        X = 0.7 * np.repeat(z, [4, 3, 3], axis=1) + 0.7 * rng.standard_normal(
+            (2 * n, 10)
+        )
+        if distribution is NORMAL:
+            outcome = rng.standard_normal(n)
+        elif distribution is LOGISTIC:
+            outcome = (rng.random(n) < 0.5).astype(float)
+        else:
+            t, c = rng.exponential(size=n), rng.exponential(2.0, size=n)
+            outcome = np.column_stack([np.minimum(t, c), (t <= c).astype(float)])
+        modules = [[0, 1, 2, 3], [4, 5, 6], [7, 8, 9]]
+        result = descend(
+            distribution,
+            X[:n],
+            X[n:],
+            np.empty((n, 0)),
+            outcome,
+            modules,
+            random_state=rep,
+        )
+        if result.problem is None:
+            ran += 1
+            events += bool((result.hierarchical <= 0.05).any())
+    assert ran >= 150
+    assert events / ran < 0.075, (events, ran)
