@@ -336,6 +336,10 @@ def test_binomial_multi_split():
     # as a cluster in every split (Firth's test where the genes separate the
     # classes), rarely one by one; never a noise gene
     assert set(res.splits["gene_test"]) <= {"LR", "Firth LR"}
+    firth = int((res.splits["gene_test"] == "Firth LR").sum())
+    assert firth > 0
+    words = " ".join(res.summary().as_text().split())
+    assert f"{firth} split(s) used Firth's penalized likelihood-ratio test" in words
     assert res.clusters["split"].nunique() == 6
     assert (res.pvalues.iloc[5:] == 1).all()
 

@@ -624,7 +624,7 @@ class MultiSplitResult:
         )
 
     def _failure_notes(self) -> list[str]:
-        """Return notes on failed splits and on used splits without gene-level tests."""
+        """Return notes on failed splits, Firth splits, splits without the descent."""
         notes = []
         if self.n_splits_skipped:
             reasons = Counter(self.splits["reason"].dropna())
@@ -632,6 +632,13 @@ class MultiSplitResult:
             notes.append(
                 f"{self.n_splits_skipped} split(s) failed and count as p = 1 "
                 f"for every gene (most often, {count} time(s): {top})."
+            )
+        firth = int((self.splits["gene_test"] == "Firth LR").sum())
+        if firth:
+            notes.append(
+                f"{firth} split(s) used Firth's penalized likelihood-ratio test "
+                f"for the genes: they separated the second part's classes (the "
+                f"logistic maximum-likelihood estimate does not exist)."
             )
         missing = self.n_splits_used - self.n_splits_gene_level
         if missing:
