@@ -48,7 +48,20 @@ Prints markdown tables (issue #16):
    every split tunes ``n_clusters``, ``delta`` and ``lam_ratio`` by 5-fold CV
    on its first part.
 
-``--part null|signal|cv|cost`` prints one table only.
+5. **Gene level** (``--part genes``, issue #26; resumable: one CSV row per
+   data set in ``results/inference_genes.csv``, ``--out``): the global null
+   and the configuration-1 signal data, ``--n-genes`` data sets per family
+   (default 20), ``multi_split(VCPCR(n_clusters=5, lam_ratio=0.3))`` with 50
+   splits; for the gene-level p-values of the descent (``pvalues``) and the
+   module-membership ones (``membership_pvalues``): the FWER over the null
+   genes (``NULL_GENES``: independent of ``y`` and of every active gene),
+   the rejection rate of the correlated inactive genes (``CORRELATED``), the
+   power per active block and the genes rejected; per split, the share of
+   (split, active block) pairs hit by a minimal rejected cluster at each
+   level (module, sub-module, gene), the mean size of those clusters, the
+   splits whose descent ran and the Firth splits.
+
+``--part null|signal|cv|cost|genes`` prints one table only.
 """
 
 from __future__ import annotations
@@ -61,6 +74,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 from sklearn.base import clone
 
@@ -260,6 +274,111 @@ def run_cv_template() -> list[str]:
     ]
 
 
+GENES_OUT = os.path.join(os.path.dirname(__file__), "results", "inference_genes.csv")
+N_GENES = 20
+GENES_LAM_RATIO = 0.3  # the template's lam_ratio in the gene-level study
+GENES_FAMILIES = list(FAMILIES)  # the families of the gene-level study
+LEVELS = ("selected", "module", "sub-module", "gene")
+
+
+def gene_row(family: str, design: str, seed: int) -> dict[str, Any]:
+    """One data set of the gene-level study: its metrics as one CSV row."""
+    data = null_data if design == "null" else signal_data
+    X, y = data(family, seed)
+    t0 = time.perf_counter()
+    res = multi_split(
+        template(family, N_INIT, GENES_LAM_RATIO),
+        X,
+        y,
+        n_splits=N_SPLITS,
+        random_state=seed,
+        n_jobs=1,
+    )
+    row: dict[str, Any] = {
+        "family": family,
+        "design": design,
+        "seed": seed,
+        "seconds": time.perf_counter() - t0,
+        "gene_level_splits": res.n_splits_gene_level,
+        "firth_splits": int((res.splits["gene_test"] == "Firth LR").sum()),
+        "selected": float(res.splits["n_selected"].mean()),
+    }
+    for name, p in (("gene", res.pvalues), ("member", res.membership_pvalues)):
+        rejected = p.to_numpy() < 0.05
+        row[f"{name}_null_any"] = bool(rejected[NULL_GENES].any())
+        row[f"{name}_corr_share"] = float(rejected[CORRELATED].mean())
+        row[f"{name}_corr_any"] = bool(rejected[CORRELATED].any())
+        row[f"{name}_power"] = float(np.mean([rejected[b].any() for b in ACTIVE]))
+        row[f"{name}_rejected"] = int(rejected.sum())
+    # per split and active block: the levels of the minimal rejected clusters
+    names = list(res.pvalues.index)
+    blocks = [{names[j] for j in b} for b in ACTIVE]
+    hits = dict.fromkeys(LEVELS, 0)
+    sizes = []
+    for c in res.clusters.itertuples():
+        for block in blocks:
+            if block & set(c.members):
+                hits[c.level] += 1
+                sizes.append(c.size)
+    pairs = res.n_splits * len(ACTIVE)
+    for level in LEVELS:
+        row[f"hit_{level}"] = hits[level] / pairs
+    row["hit_size"] = float(np.mean(sizes)) if sizes else float("nan")
+    return row
+
+
+def run_genes(out: str, n_sets: int) -> list[str]:
+    """Gene-level study, resumable: rows already in ``out`` are not rerun."""
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    done = (
+        pd.read_csv(out, keep_default_na=False, na_values=[""])
+        if os.path.exists(out)
+        else pd.DataFrame()
+    )
+    for seed in range(n_sets):
+        for family in GENES_FAMILIES:
+            for design in ("null", "signal"):
+                key = (family, design, 1000 * FAMILIES.index(family) + seed)
+                if (
+                    not done.empty
+                    and (
+                        (done.family == key[0])
+                        & (done.design == key[1])
+                        & (done.seed == key[2])
+                    ).any()
+                ):
+                    continue
+                row = pd.DataFrame([gene_row(*key)])
+                row.to_csv(out, mode="a", header=not os.path.exists(out), index=False)
+                print("#", *key, f"{row.seconds.iloc[0]:.1f} s", flush=True)
+    return genes_table(pd.read_csv(out, keep_default_na=False, na_values=[""]))
+
+
+def genes_table(frame: pd.DataFrame) -> list[str]:
+    rows = []
+    for (family, design), g in frame.groupby(["family", "design"], sort=False):
+        n = len(g)
+        for name in ("gene", "member"):
+            null = int(g[f"{name}_null_any"].sum())
+            rows.append(
+                f"| {family} | {design} | {name} P | {rate(null, n)} | "
+                f"{g[f'{name}_corr_share'].mean():.3f} / "
+                f"{g[f'{name}_corr_any'].mean():.2f} | "
+                f"{g[f'{name}_power'].mean():.2f} | "
+                f"{g[f'{name}_rejected'].mean():.1f} | "
+                + (
+                    " / ".join(f"{g[f'hit_{lv}'].mean():.2f}" for lv in LEVELS)
+                    + f" (size {g['hit_size'].mean():.1f}) | "
+                    f"{g['gene_level_splits'].mean():.1f} "
+                    f"({g['firth_splits'].mean():.1f} Firth) | "
+                    f"{g['selected'].mean():.1f} | {g['seconds'].mean():.1f} s |"
+                    if name == "gene"
+                    else " | | | |"
+                )
+            )
+    return rows
+
+
 def timed(fn: Any) -> float:
     t0 = time.perf_counter()
     fn()
@@ -358,6 +477,25 @@ def tables() -> dict[str, tuple[str, list[str], Any]]:
             ],
             run_cv_template,
         ),
+        "genes": (
+            f"Gene level (#26): multi_split(VCPCR(n_clusters=5, "
+            f"lam_ratio={GENES_LAM_RATIO})), "
+            f"{N_SPLITS} splits, per family and design",
+            [
+                "family",
+                "design",
+                "p-values",
+                "FWER, null genes",
+                "correlated inactive: share / any",
+                "power per active block",
+                "genes rejected",
+                "split x block hit at level all / module / sub-module / gene",
+                "splits with the descent",
+                "genes selected per split",
+                "time per data set",
+            ],
+            lambda: run_genes(GENES_OUT, N_GENES),
+        ),
         "cost": (
             "Cost (one process unless said; wall-clock seconds of one run)",
             ["what", "wall time", "per split"],
@@ -367,12 +505,13 @@ def tables() -> dict[str, tuple[str, list[str], Any]]:
 
 
 def main() -> None:
-    global N_NULL, N_SIGNAL, N_SPLITS, N_INIT, N_CV
+    global N_NULL, N_SIGNAL, N_SPLITS, N_INIT, N_CV, N_GENES, GENES_OUT
+    global GENES_LAM_RATIO, N
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a few data sets only")
     parser.add_argument(
         "--part",
-        choices=("all", "null", "signal", "cv", "cost"),
+        choices=("all", "null", "signal", "cv", "cost", "genes"),
         default="all",
         help="which table(s) to print",
     )
@@ -389,7 +528,30 @@ def main() -> None:
         "--cv-selection", default="min", help="the VCPCRCV template's selection"
     )
     parser.add_argument("--n-cv", type=int, default=N_CV, help="data sets (--part cv)")
+    parser.add_argument(
+        "--n-genes", type=int, default=N_GENES, help="data sets (--part genes)"
+    )
+    parser.add_argument("--out", default=GENES_OUT, help="CSV (--part genes)")
+    parser.add_argument(
+        "--lam-ratio",
+        type=float,
+        default=GENES_LAM_RATIO,
+        help="the template's lam_ratio (--part genes; use another --out)",
+    )
+    parser.add_argument(
+        "--families",
+        nargs="+",
+        default=list(FAMILIES),
+        choices=FAMILIES,
+        help="families (--part genes)",
+    )
+    parser.add_argument(
+        "--n-rows", type=int, default=N, help="rows per data set (use another --out)"
+    )
     args = parser.parse_args()
+    N_GENES, GENES_OUT, GENES_LAM_RATIO = args.n_genes, args.out, args.lam_ratio
+    GENES_FAMILIES[:] = args.families
+    N = args.n_rows
     CV_TEMPLATE.update(scoring=args.cv_scoring, selection=args.cv_selection)
     N_CV = args.n_cv
     N_SPLITS, N_SIGNAL = args.n_splits, args.n_signal

@@ -384,6 +384,7 @@ def test_multi_split_and_stability_with_covariates():
     genes = [c for c in X.columns if c not in COV]
     result = multi_split(model, X, y, n_splits=3, random_state=0)
     assert result.n_splits_used == 3
+    assert result.n_splits_gene_level == 3  # covariates beside the genes
     assert list(result.pvalues.index) == genes
     result.check_matches(clone(model).fit(X, y))
     stab = stability_selection(model, X, y, n_pairs=2, random_state=0)

@@ -18,6 +18,8 @@ from sklearn.base import clone
 from sklearn.linear_model import LinearRegression
 
 from vcpcr import VCPCR, VCPCRCV, Surv
+from vcpcr._distributions import NORMAL
+from vcpcr._hierarchy import descend
 from vcpcr._parallel import task_seeds
 from vcpcr._resampling import draw_splits
 from vcpcr._summary import CONDITIONAL_TITLE
@@ -124,14 +126,18 @@ def test_active_block_is_found_and_noise_is_not(result):
     assert isinstance(result, MultiSplitResult)
     assert result.n_splits_used == 12
     assert result.n_splits_skipped == 0
-    assert (result.pvalues.iloc[:5] < 0.01).all()
+    # module membership: the whole active block; gene level: most of it
+    assert (result.membership_pvalues.iloc[:5] < 0.01).all()
+    assert (result.pvalues.iloc[:5] < 0.05).sum() >= 3
     # the inactive block (correlated only within itself) and the noise genes
+    assert (result.membership_pvalues.iloc[5:] > 0.05).all()
     assert (result.pvalues.iloc[5:] > 0.05).all()
     assert result.pvalues.index.tolist() == [f"g{j}" for j in range(40)]
+    assert result.n_splits_gene_level == 12
 
 
 def test_result_tables_agree_with_each_other(result):
-    modules, P = result.modules, result.split_pvalues
+    modules, P = result.modules, result.split_membership_pvalues
     assert P.shape == (12, 40)
     assert_allclose(
         modules["pvalue_adjusted"],
@@ -148,7 +154,18 @@ def test_result_tables_agree_with_each_other(result):
         assert result.selection_frequency[gene] == freq
         # unselected in a split: p-value 1
         assert (P[gene][[gene not in s for s in selected]] == 1).all()
-    assert_allclose(result.pvalues, aggregate_pvalues(P), rtol=0)
+    assert_allclose(result.membership_pvalues, aggregate_pvalues(P), rtol=0)
+    genes = result.split_pvalues
+    assert_allclose(result.pvalues, aggregate_pvalues(genes), rtol=0)
+    for b, members in enumerate(selected):
+        unselected = [g for g in genes.columns if g not in members]
+        assert (genes.loc[b, unselected] == 1).all()
+    # each split's minimal rejected clusters are rejected, at most one per gene
+    for b, rows in result.clusters.groupby("split"):
+        assert (rows["pvalue"] <= 0.05).all()
+        flat = [g for m in rows["members"] for g in m]
+        assert len(flat) == len(set(flat))
+        assert set(flat) <= selected[b]
     assert result.splits["n_modules"].tolist() == (
         modules.groupby("split").size().reindex(range(12), fill_value=0).tolist()
     )
@@ -173,13 +190,38 @@ def test_split_module_pvalues_are_step_two_on_the_other_half(signal, result):
     ]
 
 
+def test_split_gene_pvalues_are_the_descent_on_the_other_half(signal, result):
+    """Split 3 by hand: the tree from the first half's standardized genes, the
+    tests on the second half standardized with the first half's means and
+    standard deviations; statsmodels' F test of all the selected genes."""
+    X, y = signal
+    first, second = draw_splits(80, None, 12, 0.5, random_state=0)[3]
+    seed = task_seeds(0, 12)[3]
+    model = VCPCR(n_clusters=3, n_init=2, random_state=seed).fit(
+        X.iloc[first], y.iloc[first]
+    )
+    genes = [g for members in model.clusters_.values() for g in members]
+    cols = [list(X.columns).index(g) for g in genes]
+    X1 = ((X.iloc[first] - model.mean_) / model.scale_).to_numpy()[:, cols]
+    X2 = ((X.iloc[second] - model.mean_) / model.scale_).to_numpy()[:, cols]
+    position = {g: i for i, g in enumerate(genes)}
+    modules = [[position[g] for g in m] for m in model.clusters_.values()]
+    y2 = y.iloc[second].to_numpy()
+    ours = descend(NORMAL, X1, X2, np.empty((40, 0)), y2, modules, random_state=seed)
+    assert_allclose(result.split_pvalues.loc[3, genes], ours.genes, rtol=1e-10)
+    full = sm.OLS(y2, sm.add_constant(X2)).fit()
+    assert_allclose(ours.raw[0], full.f_pvalue, rtol=1e-8)
+
+
 def test_deterministic_whatever_n_jobs(signal, result):
     X, y = signal
     again = multi_split(
         VCPCR(n_clusters=3, n_init=2), X, y, n_splits=12, random_state=0, n_jobs=2
     )
     pd.testing.assert_series_equal(again.pvalues, result.pvalues)
+    pd.testing.assert_series_equal(again.membership_pvalues, result.membership_pvalues)
     pd.testing.assert_frame_equal(again.modules, result.modules)
+    pd.testing.assert_frame_equal(again.clusters, result.clusters)
     other = multi_split(
         VCPCR(n_clusters=3, n_init=2), X, y, n_splits=12, random_state=1
     )
@@ -256,6 +298,7 @@ def test_skipped_splits_are_counted_with_one_warning(signal):
     assert skipped["reason"].str.contains("'rare'").all()
     assert res.split_pvalues.shape[0] == 16
     assert (res.split_pvalues.loc[skipped.index] == 1.0).all(axis=None)
+    assert (res.split_membership_pvalues.loc[skipped.index] == 1.0).all(axis=None)
     # the aggregation sees the failed splits' ones
     assert_series_equal(
         res.pvalues, aggregate_pvalues(res.split_pvalues, res.gamma_min)
@@ -287,7 +330,17 @@ def test_binomial_multi_split():
         random_state=0,
     )
     assert res.n_splits_used == 6
-    assert (res.pvalues.iloc[:5] < 0.05).sum() >= 3
+    assert (res.membership_pvalues.iloc[:5] < 0.05).sum() >= 3
+    assert (res.membership_pvalues.iloc[5:] == 1).all()
+    # gene level: five strongly correlated active genes on 60 rows are found
+    # as a cluster in every split (Firth's test where the genes separate the
+    # classes), rarely one by one; never a noise gene
+    assert set(res.splits["gene_test"]) <= {"LR", "Firth LR"}
+    firth = int((res.splits["gene_test"] == "Firth LR").sum())
+    assert firth > 0
+    words = " ".join(res.summary().as_text().split())
+    assert f"{firth} split(s) used Firth's penalized likelihood-ratio test" in words
+    assert res.clusters["split"].nunique() == 6
     assert (res.pvalues.iloc[5:] == 1).all()
 
 
@@ -305,7 +358,8 @@ def test_cox_multi_split():
         random_state=0,
     )
     assert res.n_splits_used == 6
-    assert (res.pvalues.iloc[:5] < 0.05).any()
+    assert (res.membership_pvalues.iloc[:5] < 0.05).any()
+    assert (res.membership_pvalues.iloc[10:] > 0.05).all()
     assert (res.pvalues.iloc[10:] > 0.05).all()
 
 
@@ -317,7 +371,8 @@ def test_cv_template_retunes_in_every_split(signal):
     assert set(res.splits["lam_ratio"]) <= {0.3, 0.6}
     model = clone(template).set_params(random_state=0).fit(X, y)
     text = model.summary(inference=res).as_text()
-    assert "multi-split P" in text
+    assert "gene P" in text
+    assert "member P" in text
     assert "Tuning:" in text
     with pytest.raises(ValueError, match="other estimator parameters"):
         clone(template).set_params(lam_ratios=[0.3]).fit(X, y).summary(inference=res)
@@ -339,15 +394,21 @@ def test_summary_with_inference_shows_the_evidence(signal, result):
     text = model.summary(inference=result).as_text()
     assert "Evidence after selection" in text
     assert "Genes with the most evidence" in text
-    assert "family-wise error rate under the global null" in text
+    words = " ".join(text.split())
+    assert "whose coefficient in that regression is zero" in words
+    assert "rejected with it" in words
     assert max(len(line) for line in text.splitlines()) <= 80
     evidence = result.module_evidence(model)
     assert evidence.index.tolist() == list(model.clusters_)
     for cluster, members in model.clusters_.items():
-        assert evidence.loc[cluster, "multi-split P"] == result.pvalues[members].min()
+        assert evidence.loc[cluster, "gene P"] == result.pvalues[members].min()
+        assert (
+            evidence.loc[cluster, "member P"]
+            == result.membership_pvalues[members].min()
+        )
     assert model.summary(inference=[result]).as_text() == text
     assert "<table" in model.summary(inference=result).as_html()
-    assert "multi-split" in model.summary(inference=result).as_latex()
+    assert "member P" in model.summary(inference=result).as_latex()
 
 
 def test_summary_refuses_a_result_of_other_parameters_or_data(signal, result):
@@ -368,8 +429,15 @@ def test_result_summary(result):
     assert "12 of 12" in text
     assert "g0" in text
     assert "family-wise error rate" in text
+    assert "gene P" in text
+    assert "member P" in text
     assert max(len(line) for line in text.splitlines()) <= 80
     assert "MultiSplitResult(VCPCR, 12 of 12 splits used" in repr(result)
+    # the minimal rejected clusters, counted by level
+    assert "Minimal rejected clusters" in text
+    by_level = result.clusters.groupby("level")["split"].nunique()
+    row = next(line for line in text.splitlines() if line.startswith("single gene"))
+    assert row.split()[2] == str(by_level.get("gene", 0))
 
 
 # ------------------------------------------------------------- level and docs
@@ -438,7 +506,7 @@ def test_summary_takes_several_results_through_the_protocol(signal, result):
     text = model.summary(inference=[result, _StabilityLike(frequency)]).as_text()
     assert "stability" in text
     assert "stab. freq." in text
-    assert "multi-split P" in text
+    assert "gene P" in text
     assert "Stability: a made-up note for the test." in text
     # the genes of both results' top rows are listed once each
     assert sum(line.startswith("g0 ") for line in text.splitlines()) == 1

@@ -2,9 +2,10 @@ r"""Multi-split p-values: honest evidence for VC-PCR's modules and genes.
 
 Wasserman & Roeder's sample splitting, repeated and aggregated as
 Meinshausen, Meier & Bühlmann (2009): steps 0-1 (and the tuning, with a
-``VCPCRCV`` template) choose the modules on one part of the rows; step 2 on
-the other part tests them; the per-split gene p-values are aggregated over
-the splits by :func:`aggregate_pvalues`.
+``VCPCRCV`` template) choose the genes and modules on one part of the rows;
+the other part tests the modules (step 2) and the genes themselves (the
+hierarchical descent of :mod:`vcpcr._hierarchy`); the per-split gene
+p-values are aggregated over the splits by :func:`aggregate_pvalues`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from vcpcr._cv import VCPCRCV
+from vcpcr._hierarchy import descend, minimal_rejections
 from vcpcr._input import take
 from vcpcr._model import VCPCR
 from vcpcr._parallel import progress_shown, run_parallel, task_seeds
@@ -37,19 +39,38 @@ from vcpcr._resampling import (
 from vcpcr._summary import VCPCRSummary, evidence_table, numbered_notes
 from vcpcr._validation import check_array, check_fraction, check_scalar
 
-__all__ = ["GUARANTEE", "MultiSplitResult", "aggregate_pvalues", "multi_split"]
+__all__ = [
+    "ALPHA_CLUSTERS",
+    "GENE_GUARANTEE",
+    "GUARANTEE",
+    "MODULE_GUARANTEE",
+    "MultiSplitResult",
+    "aggregate_pvalues",
+    "multi_split",
+]
 
-#: What the multi-split p-values guarantee (in the docs and the summaries).
-GUARANTEE = (
-    "Multi-split p-values (Meinshausen, Meier & Buhlmann 2009): in each split "
-    "the modules are chosen on one part of the rows and tested on the other, "
-    "so each split's module p-values are valid. The aggregated gene p-values "
-    "control the family-wise error rate under the global null (no gene "
-    "associated with the outcome); beyond it, only as far as the clustering "
-    "keeps genes unrelated to the outcome out of the modules that are (the "
-    "screening condition). A gene correlated with an active gene can be "
-    "rejected with its module."
+#: What the gene-level p-values (``pvalues``) guarantee.
+GENE_GUARANTEE = (
+    "gene P (hierarchical descent): each split tests, on its second part, "
+    "clusters of the genes its first part selected (all of them, each module, "
+    "its sub-modules, each gene) in the regression of the outcome on those "
+    "genes and the covariates, with Meinshausen's hierarchical adjustment; "
+    "the aggregated gene P controls the family-wise error rate over the genes "
+    "whose coefficient in that regression is zero, provided the selection "
+    "keeps every gene that acts on the outcome (the screening property)."
 )
+#: What the module-membership p-values (``membership_pvalues``) guarantee.
+MODULE_GUARANTEE = (
+    "member P (module test, Meinshausen, Meier & Buhlmann 2009): each "
+    "split's module p-values are valid (modules chosen on the first part, "
+    "tested on the second) and a gene's member P says that it belongs to a "
+    "module associated with the outcome; a gene unrelated to the outcome "
+    "that the clustering put into an active module is rejected with it."
+)
+#: Both sentences (a note of the summaries).
+GUARANTEE = f"{GENE_GUARANTEE} {MODULE_GUARANTEE}"
+#: Level at which each split's minimal rejected clusters are recorded.
+ALPHA_CLUSTERS = 0.05
 
 
 # ------------------------------------------------------------- aggregation
@@ -149,14 +170,27 @@ def aggregate_pvalues(P: ArrayLike, gamma_min: float = 0.05) -> Any:
 
 
 # ------------------------------------------------------------- one split
+class _Genes(NamedTuple):
+    """The gene-level descent of one split (see :mod:`vcpcr._hierarchy`)."""
+
+    problem: str | None = None
+    genes: tuple[str, ...] = ()
+    pvalues: tuple[float, ...] = ()
+    n_tested: int = 0
+    method: str = "none"
+    #: minimal rejected clusters at :data:`ALPHA_CLUSTERS`: (level, members, p)
+    clusters: tuple[tuple[str, tuple[str, ...], float], ...] = ()
+
+
 class _Split(NamedTuple):
-    """What one split gives: a reason it was skipped, or its modules' p-values."""
+    """What one split gives: a reason it was skipped, or its p-values."""
 
     skipped: str | None
     modules: tuple[str, ...] = ()
     members: tuple[tuple[str, ...], ...] = ()
     pvalues: tuple[float, ...] = ()
     params: dict[str, Any] | None = None
+    genes: _Genes = _Genes()
 
 
 def _split(
@@ -204,7 +238,64 @@ def _split(
     if not np.all(np.isfinite(pvalues)):
         return _Split("step 2 on the second part gave non-finite p-values")
     members = tuple(tuple(fitted.clusters_[m]) for m in modules)
-    return _Split(None, modules, members, pvalues, params)
+    genes = _descent(fitted, rows, (first, second), design, outcome, members, seed)
+    return _Split(None, modules, members, pvalues, params, genes)
+
+
+def _descent(
+    fitted: VCPCR,
+    rows: Rows,
+    parts: tuple[NDArray[np.intp], NDArray[np.intp]],
+    design: pd.DataFrame,
+    outcome: NDArray[np.float64],
+    members: tuple[tuple[str, ...], ...],
+    seed: int,
+) -> _Genes:
+    """Gene-level p-values of one split: the hierarchical descent on ``S``.
+
+    The tree comes from the first part's standardized genes, the tests from
+    the second part's (standardized with the first part's means and standard
+    deviations, as ``transform`` does) beside the template's covariates.
+    """
+    names = [str(c) for c in fitted.membership_.index]
+    column = {name: j for j, name in enumerate(names)}
+    genes = tuple(g for m in members for g in m)
+    cols = [column[g] for g in genes]
+    position = {g: i for i, g in enumerate(genes)}
+    modules = [[position[g] for g in m] for m in members]
+    try:
+        X1 = fitted.standardized_design(take(rows.X, parts[0]))[:, cols]
+        X2 = fitted.standardized_design(take(rows.X, parts[1]))[:, cols]
+        covariates = design.iloc[:, : len(fitted.covariate_names_)].to_numpy(
+            dtype=np.float64
+        )
+        result = descend(
+            rows.family.distribution,
+            X1,
+            X2,
+            covariates,
+            outcome,
+            modules,
+            random_state=seed,
+        )
+    except (ValueError, np.linalg.LinAlgError) as exc:
+        return _Genes(f"the gene-level test failed: {exc}", genes, (1.0,) * len(genes))
+    clusters = tuple(
+        (
+            result.nodes[i].level,
+            tuple(genes[j] for j in result.nodes[i].members),
+            float(result.hierarchical[i]),
+        )
+        for i in minimal_rejections(result.nodes, result.hierarchical, ALPHA_CLUSTERS)
+    )
+    return _Genes(
+        result.problem,
+        genes,
+        tuple(float(p) for p in result.genes),
+        result.n_tested,
+        result.method,
+        clusters,
+    )
 
 
 def _apart(rows: Rows) -> tuple[tuple[Any, ...], Rows]:
@@ -242,6 +333,10 @@ def _split_task(
 
 
 # ----------------------------------------------------------------- result
+#: The evidence columns of the summaries: descent, module membership, selection.
+_COLUMNS = ["gene P", "member P", "sel. freq."]
+
+
 @dataclass(kw_only=True, repr=False, eq=False)
 class MultiSplitResult:
     """Multi-split p-values of a VC-PCR specification on one data set.
@@ -251,30 +346,54 @@ class MultiSplitResult:
     Attributes
     ----------
     pvalues : pandas.Series
-        Aggregated gene-level p-values (index: feature names), for "gene j
-        belongs to a module associated with the outcome".
+        Aggregated gene-level p-values of the hierarchical descent (index:
+        feature names), for "gene j has a non-zero coefficient in the
+        regression of the outcome on the genes a split selected" (see
+        :mod:`vcpcr._hierarchy` and ``docs/inference.md``).
     split_pvalues : pandas.DataFrame of shape (n_splits, n_features)
-        The per-split gene p-values that :func:`aggregate_pvalues` aggregates
-        (index: split number): the Bonferroni-adjusted p-value of the gene's
-        module, 1 for a gene the split did not select, and 1 for every gene
-        of a split that was skipped (its fit or test failed): the
-        aggregation's error bound counts every split drawn, so a failed split
-        is evidence for nothing, never a dropped one.
+        The per-split gene-level p-values that :func:`aggregate_pvalues`
+        aggregates into ``pvalues`` (index: split number): the hierarchical
+        p-value of the gene's leaf in the split's tree; 1 for a gene the split
+        did not select, for every gene of a split whose descent could not run
+        (too many selected genes for the second part, a full model that
+        cannot be fitted: ``splits["gene_reason"]``), and for every gene of a
+        split that was skipped (its fit or test failed): the aggregation's
+        error bound counts every split drawn, so a failed split is evidence
+        for nothing, never a dropped one.
+    membership_pvalues : pandas.Series
+        Aggregated module-membership p-values, for "gene j belongs to a
+        module associated with the outcome" (a noise gene in an active module
+        is rejected with it).
+    split_membership_pvalues : pandas.DataFrame of shape (n_splits, n_features)
+        Their per-split values: the Bonferroni-adjusted p-value of the gene's
+        module, 1 for a gene the split did not select and for every gene of a
+        skipped split.
     modules : pandas.DataFrame
         One row per module per used split: ``split``, ``module`` (its name in
         that split's model), ``size``, ``members`` (tuple of feature names),
         ``pvalue`` (step 2 on the second part), ``n_modules`` (modules tested
         in the split) and ``pvalue_adjusted`` (``min(1, pvalue *
         n_modules)``).
+    clusters : pandas.DataFrame
+        The minimal rejected clusters of each split's descent at level
+        ``ALPHA_CLUSTERS`` (0.05; rejected, with no rejected child): ``split``,
+        ``level`` (``"selected"``, ``"module"``, ``"sub-module"`` or
+        ``"gene"``), ``size``, ``members`` and ``pvalue`` (hierarchical). Power
+        by resolution reads from it.
     splits : pandas.DataFrame
         One row per split: ``used``, ``reason`` (why it was skipped),
-        ``n_modules``, ``n_selected`` and, with a ``VCPCRCV`` template, the
-        hyperparameters chosen in the split.
+        ``n_modules``, ``n_selected``, ``gene_level`` (whether the descent
+        ran), ``gene_reason`` (why not), ``n_nodes_tested``, ``gene_test``
+        (``"F"``, ``"LR"``, ``"Firth LR"`` when the genes separate the
+        second part's classes, ``"none"``) and, with a
+        ``VCPCRCV`` template, the hyperparameters chosen in the split.
     selection_frequency : pandas.Series
         Share of the splits whose first part selected each feature (a
         skipped split selected nothing).
     n_splits, n_splits_used, n_splits_skipped : int
         Splits drawn, used and skipped.
+    n_splits_gene_level : int
+        Used splits whose descent ran (the others give gene-level p = 1).
     gamma_min : float
         Smallest quantile of the aggregation.
     train_size : float
@@ -294,7 +413,10 @@ class MultiSplitResult:
 
     pvalues: pd.Series
     split_pvalues: pd.DataFrame
+    membership_pvalues: pd.Series
+    split_membership_pvalues: pd.DataFrame
     modules: pd.DataFrame
+    clusters: pd.DataFrame
     splits: pd.DataFrame
     selection_frequency: pd.Series
     gamma_min: float
@@ -304,6 +426,7 @@ class MultiSplitResult:
     n_splits: int = field(init=False)
     n_splits_used: int = field(init=False)
     n_splits_skipped: int = field(init=False)
+    n_splits_gene_level: int = field(init=False)
     yname: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -311,6 +434,7 @@ class MultiSplitResult:
         self.n_splits = len(self.splits)
         self.n_splits_used = int(self.splits["used"].sum())
         self.n_splits_skipped = self.n_splits - self.n_splits_used
+        self.n_splits_gene_level = int(self.splits["gene_level"].sum())
         self.yname = self.fingerprint.yname
 
     def __repr__(self) -> str:
@@ -354,22 +478,24 @@ class MultiSplitResult:
         Returns
         -------
         pandas.DataFrame
-            One row per cluster of the model: ``multi-split P``, the smallest
-            aggregated p-value among its members, and ``sel. freq.``, the
-            mean selection frequency of its members over the splits.
+            One row per cluster of the model: ``gene P``, the smallest
+            aggregated gene-level p-value among its members (the cluster
+            holds a gene with a non-zero coefficient), ``member P``, the
+            smallest aggregated module-membership p-value among them, and
+            ``sel. freq.``, the mean selection frequency of its members over
+            the splits.
         """
         self.check_matches(model)
         fitted = fitted_vcpcr(model)
         rows = {
             cluster: [
                 float(self.pvalues[members].min()),
+                float(self.membership_pvalues[members].min()),
                 float(self.selection_frequency[members].mean()),
             ]
             for cluster, members in fitted.clusters_.items()
         }
-        return pd.DataFrame.from_dict(
-            rows, orient="index", columns=["multi-split P", "sel. freq."]
-        )
+        return pd.DataFrame.from_dict(rows, orient="index", columns=_COLUMNS)
 
     def gene_evidence(self, model: Any) -> pd.DataFrame:
         """Gene-level evidence, strongest first.
@@ -383,8 +509,8 @@ class MultiSplitResult:
         -------
         pandas.DataFrame
             One row per feature selected in at least one split, ordered by
-            p-value (then by selection frequency): ``multi-split P`` and
-            ``sel. freq.``.
+            gene-level p-value, then module-membership p-value, then
+            selection frequency: ``gene P``, ``member P`` and ``sel. freq.``.
         """
         self.check_matches(model)
         frame = self._gene_frame()
@@ -392,12 +518,17 @@ class MultiSplitResult:
 
     def _gene_frame(self) -> pd.DataFrame:
         frame = pd.DataFrame(
-            {
-                "multi-split P": self.pvalues,
-                "sel. freq.": self.selection_frequency,
-            }
+            dict(
+                zip(
+                    _COLUMNS,
+                    [self.pvalues, self.membership_pvalues, self.selection_frequency],
+                    strict=True,
+                )
+            )
         )
-        order = np.lexsort((-frame["sel. freq."].to_numpy(), frame.iloc[:, 0]))
+        order = np.lexsort(
+            (-frame.iloc[:, 2].to_numpy(), frame.iloc[:, 1], frame.iloc[:, 0])
+        )
         return frame.iloc[order]
 
     # ---------------------------------------------------------------- summary
@@ -423,6 +554,7 @@ class MultiSplitResult:
         check_scalar(max_genes, "max_genes", numbers.Integral, owner=owner, min_val=1)
         genes = self._gene_frame()
         n_sig = int((self.pvalues < alpha).sum())
+        n_member = int((self.membership_pvalues < alpha).sum())
         shown = genes.iloc[: max(min(n_sig, int(max_genes)), min(10, len(genes)))]
         fp = self.fingerprint
         used = self.splits[self.splits["used"]]
@@ -432,13 +564,15 @@ class MultiSplitResult:
             ("Family:", str(self.estimator.family)),
             ("No. Observations:", fp.n_samples),
             ("No. Variables:", len(fp.feature_names)),
+            ("Gamma min:", f"{self.gamma_min:g}"),
         ]
         right = [
             ("Splits used:", f"{self.n_splits_used} of {self.n_splits}"),
+            ("Gene-level tests:", f"{self.n_splits_gene_level} splits"),
             ("First part:", f"{self.train_size:g} of the rows"),
             ("Modules per split:", f"{used['n_modules'].mean():.3g} (mean)"),
-            ("Gamma min:", f"{self.gamma_min:g}"),
             (f"Genes P < {alpha:g}:", str(n_sig)),
+            (f"Member P < {alpha:g}:", str(n_member)),
         ]
         smry = VCPCRSummary()
         smry.add_table_2cols(
@@ -450,15 +584,48 @@ class MultiSplitResult:
             xname=[],
         )
         smry.tables.append(
-            evidence_table(shown, title="Genes with the smallest multi-split P")
+            evidence_table(shown, title="Genes with the smallest gene P")
+        )
+        smry.tables.append(
+            evidence_table(
+                self._resolution_frame(),
+                title=f"Minimal rejected clusters (per split, {ALPHA_CLUSTERS:g})",
+            )
         )
         rest = len(genes) - len(shown)
         notes = [
-            GUARANTEE,
-            "multi-split P: aggregated over the splits (vcpcr.inference."
+            GENE_GUARANTEE,
+            MODULE_GUARANTEE,
+            "gene P and member P: aggregated over the splits (vcpcr.inference."
             "aggregate_pvalues); sel. freq.: share of the splits whose first "
-            f"part selected the gene. {rest} more gene(s) not shown.",
+            f"part selected the gene. {rest} more gene(s) not shown. Minimal "
+            "rejected clusters: the finest clusters each split's descent "
+            "rejected (result.clusters); correlated active genes are often "
+            "found together before any one alone.",
         ]
+        notes.extend(self._failure_notes())
+        smry.add_extra_txt(numbered_notes(notes))
+        return smry
+
+    def _resolution_frame(self) -> pd.DataFrame:
+        """Per level: the splits with a minimal rejected cluster, their sizes."""
+        levels = ["selected", "module", "sub-module", "gene"]
+        by_level = self.clusters.groupby("level")
+        splits = by_level["split"].nunique().reindex(levels, fill_value=0)
+        size = by_level["size"].mean().reindex(levels)
+        count = by_level.size().reindex(levels, fill_value=0)
+        return pd.DataFrame(
+            {
+                "splits": [f"{k} of {self.n_splits}" for k in splits],
+                "clusters": [str(k) for k in count],
+                "mean size": ["-" if np.isnan(v) else f"{v:.1f}" for v in size],
+            },
+            index=["all selected", "module", "sub-module", "single gene"],
+        )
+
+    def _failure_notes(self) -> list[str]:
+        """Return notes on failed splits, Firth splits, splits without the descent."""
+        notes = []
         if self.n_splits_skipped:
             reasons = Counter(self.splits["reason"].dropna())
             top, count = reasons.most_common(1)[0]
@@ -466,8 +633,23 @@ class MultiSplitResult:
                 f"{self.n_splits_skipped} split(s) failed and count as p = 1 "
                 f"for every gene (most often, {count} time(s): {top})."
             )
-        smry.add_extra_txt(numbered_notes(notes))
-        return smry
+        firth = int((self.splits["gene_test"] == "Firth LR").sum())
+        if firth:
+            notes.append(
+                f"{firth} split(s) used Firth's penalized likelihood-ratio test "
+                f"for the genes: they separated the second part's classes (the "
+                f"logistic maximum-likelihood estimate does not exist)."
+            )
+        missing = self.n_splits_used - self.n_splits_gene_level
+        if missing:
+            reasons = Counter(self.splits["gene_reason"].dropna())
+            top, count = reasons.most_common(1)[0]
+            notes.append(
+                f"{missing} used split(s) gave no gene-level test and count as "
+                f"gene P = 1 (their module tests stand; most often, {count} "
+                f"time(s): {top})."
+            )
+        return notes
 
 
 # ------------------------------------------------------------- multi_split
@@ -496,11 +678,20 @@ def multi_split(
        the family's step-2 model (OLS, logistic regression with Firth's
        fallback, Cox), with the template's covariates beside them
        (``model.outcome_design``), gives one p-value per module;
-    3. each module's p-value times the number of modules tested (capped at
-       1) goes to its members, 1 to the genes the split did not select.
+    3. gene level: on the same second part, the genes the first part
+       selected are tested in the regression of ``y`` on them (standardized
+       with the first part's standardization) and the covariates, cluster by
+       cluster down a tree built on the first part (all selected genes, the
+       modules, average-linkage sub-modules, single genes), with Meinshausen's
+       hierarchical adjustment (see :mod:`vcpcr._hierarchy`); each selected
+       gene gets its leaf's hierarchical p-value, the others 1;
+    4. module membership: each module's p-value times the number of modules
+       tested (capped at 1) goes to its members, 1 to the genes the split
+       did not select.
 
-    The gene-level p-values are aggregated over the splits with
-    :func:`aggregate_pvalues`.
+    Both per-split gene p-values are aggregated over the splits with
+    :func:`aggregate_pvalues`: ``pvalues`` (gene level) and
+    ``membership_pvalues``.
 
     Parameters
     ----------
@@ -509,9 +700,8 @@ def multi_split(
         inside every split (its first part), the honest choice: fixing the
         hyperparameters chosen on all the data would let the second parts
         take part in the selection. Its ``refit`` must be True. CV tunes for
-        prediction and tends to pick dense modules that take noise genes
-        along, so with a tuned template read the module-level evidence
-        rather than the gene list (``docs/inference.md`` measures it).
+        prediction and may select more genes than a split's second part can
+        test one by one; such a split gives gene-level p = 1 (counted).
     X : array-like of shape (n_samples, n_features) or DataFrame
         Predictors; with a formula template, the DataFrame.
     y : array-like of shape (n_samples,), optional
@@ -537,7 +727,8 @@ def multi_split(
     Returns
     -------
     MultiSplitResult
-        Gene p-values, the per-split module table, selection frequencies,
+        Gene-level and module-membership p-values, the per-split module
+        table, the minimal rejected clusters, selection frequencies,
         ``summary()``; ``model.summary(inference=result)`` shows them beside
         a model fitted on all the data.
 
@@ -565,19 +756,24 @@ def multi_split(
 
     Notes
     -----
-    What holds (Meinshausen, Meier & Bühlmann 2009): each split's module
-    tests are valid given its first part, which chose the modules without
-    the second. The aggregated gene p-values control the family-wise error
-    rate under the global null; beyond it, only as far as the clustering
-    keeps genes unrelated to the outcome out of the modules associated with
-    it (the screening condition). A gene correlated with an active gene can
-    be rejected with its module: the statement is "gene j belongs to a
-    module associated with y", not "gene j acts on y". The cost is
-    ``n_splits`` fits of the template on ``train_size`` of the rows. With
-    ``gamma_min = 0.05`` a gene needs small p-values in at least
-    ``ceil(0.05 * n_splits)`` splits; with 20 splits or fewer one split
-    suffices, which lets a noise gene that joined an active module once be
-    rejected (``docs/inference.md`` measures it): keep ``n_splits >= 50``.
+    What holds. Gene level (``pvalues``): in each split the hierarchical
+    procedure controls the family-wise error over the selected genes whose
+    coefficient in the regression on the selected genes is zero (partial F
+    tests; likelihood-ratio tests divided by a Bartlett-type factor estimated
+    by permutations, Firth's penalized version where the genes separate the
+    classes), and the aggregation keeps it; when the selection keeps every
+    gene that acts on ``y`` (the screening property), these are the inactive
+    genes. A split that selected too many genes for its second part (fewer
+    than 10 residual degrees of freedom; fewer than 2 events or members of the
+    rarer class per column) gives gene-level p = 1, and ``splits`` says why.
+    Module membership (``membership_pvalues``, Meinshausen, Meier & Bühlmann
+    2009): each split's module tests are valid given its first part; the
+    aggregated p-values control the family-wise error rate under the global
+    null, and a noise gene clustered with active genes is rejected with them.
+    The cost is ``n_splits`` fits of the template on ``train_size`` of the
+    rows, plus the descent's small regressions. With ``gamma_min = 0.05`` a
+    gene needs small p-values in at least ``ceil(0.05 * n_splits)`` splits;
+    with 20 splits or fewer one split suffices: keep ``n_splits >= 50``.
 
     A split is skipped (and counted) when a part has no event or misses a
     class, when the fit on the first part or step 2 on the second fails
@@ -602,7 +798,9 @@ def multi_split(
     ...                      n_splits=10, random_state=0)
     >>> result.n_splits_used
     10
-    >>> bool(result.pvalues.iloc[:5].max() < 0.05)  # the active block
+    >>> bool(result.membership_pvalues.iloc[:5].max() < 0.05)  # the active block
+    True
+    >>> bool(result.pvalues.iloc[5:].min() > 0.05)  # no inactive gene
     True
     """
     owner = "multi_split"
@@ -645,37 +843,37 @@ def _result(
     )
     names = list(rows.fingerprint.feature_names)
     position = {name: j for j, name in enumerate(names)}
-    P = np.ones((len(outcomes), len(names)))  # a failed split: p = 1 everywhere
-    selected = np.zeros((len(outcomes), len(names)), dtype=bool)
-    module_rows = []
+    shape = (len(outcomes), len(names))
+    P = np.ones(shape)  # a failed split, an unselected gene: p = 1
+    membership = np.ones(shape)
+    selected = np.zeros(shape, dtype=bool)
+    module_rows: list[tuple[Any, ...]] = []
+    cluster_rows: list[tuple[Any, ...]] = []
     for b, o in enumerate(outcomes):
         for module, members, p in zip(o.modules, o.members, o.pvalues, strict=True):
             idx = [position[m] for m in members]
             adjusted = min(1.0, p * len(o.modules))
-            P[b, idx] = adjusted
+            membership[b, idx] = adjusted
             selected[b, idx] = True
             module_rows.append(
                 (b, module, len(members), members, p, len(o.modules), adjusted)
             )
-    modules = pd.DataFrame(
-        module_rows,
-        columns=[
-            "split",
-            "module",
-            "size",
-            "members",
-            "pvalue",
-            "n_modules",
-            "pvalue_adjusted",
-        ],
-    )
-    split_pvalues = pd.DataFrame(
-        P, index=pd.RangeIndex(len(outcomes), name="split"), columns=names
-    )
+        for gene, p in zip(o.genes.genes, o.genes.pvalues, strict=True):
+            P[b, position[gene]] = p
+        cluster_rows.extend(
+            (b, level, len(members), members, p)
+            for level, members, p in o.genes.clusters
+        )
+    index = pd.RangeIndex(len(outcomes), name="split")
+    split_pvalues = pd.DataFrame(P, index=index, columns=names)
+    split_membership = pd.DataFrame(membership, index=index, columns=names)
     return MultiSplitResult(
         pvalues=aggregate_pvalues(split_pvalues, gamma_min),
         split_pvalues=split_pvalues,
-        modules=modules,
+        membership_pvalues=aggregate_pvalues(split_membership, gamma_min),
+        split_membership_pvalues=split_membership,
+        modules=pd.DataFrame(module_rows, columns=_MODULE_COLUMNS),
+        clusters=pd.DataFrame(cluster_rows, columns=_CLUSTER_COLUMNS),
         splits=_splits_frame(outcomes),
         selection_frequency=pd.Series(
             selected.mean(axis=0), index=names, name="selection_frequency"
@@ -687,6 +885,18 @@ def _result(
     )
 
 
+_MODULE_COLUMNS = [
+    "split",
+    "module",
+    "size",
+    "members",
+    "pvalue",
+    "n_modules",
+    "pvalue_adjusted",
+]
+_CLUSTER_COLUMNS = ["split", "level", "size", "members", "pvalue"]
+
+
 def _splits_frame(outcomes: list[_Split]) -> pd.DataFrame:
     """One row per split: used, reason, sizes and chosen hyperparameters."""
     frame = pd.DataFrame(
@@ -695,6 +905,12 @@ def _splits_frame(outcomes: list[_Split]) -> pd.DataFrame:
             "reason": [o.skipped for o in outcomes],
             "n_modules": [len(o.modules) for o in outcomes],
             "n_selected": [sum(len(m) for m in o.members) for o in outcomes],
+            "gene_level": [
+                o.skipped is None and o.genes.problem is None for o in outcomes
+            ],
+            "gene_reason": [o.genes.problem for o in outcomes],
+            "n_nodes_tested": [o.genes.n_tested for o in outcomes],
+            "gene_test": [o.genes.method for o in outcomes],
         },
         index=pd.RangeIndex(len(outcomes), name="split"),
     )
