@@ -90,9 +90,6 @@ def _assert_effects_frame_matches_summary(model):
         assert shown == rows[name]
     text = " ".join(str(smry).split())
     assert "Effects per standard deviation (SD) of each module score" in text
-    sizes = best.membership_.gt(0).sum()  # the composition prints whole sizes
-    for module in modules:
-        assert f" {module} {sizes[module]} " in text
 
 
 @needs_survival

@@ -378,10 +378,8 @@ def build_summary2(
             index=[r[0] for r in composition],
             columns=["size", "top members (membership degree)"],
         )
-        # as text: statsmodels formats every table with the first one's
-        # float_format, which would print a size as 5.0000
-        frame["size"] = frame["size"].astype(int).astype(str)
-        smry.add_df(frame)
+        frame["size"] = frame["size"].astype(int)
+        smry.add_df(frame, float_format="%d")
     smry.add_title(title)
     for i, note in enumerate(notes, start=1):
         smry.add_text(f"[{i}] {note}")
