@@ -719,12 +719,6 @@ class IncrementResult:
             A statsmodels ``Summary``: print it, or call ``as_text()``,
             ``as_html()`` or ``as_latex()``.
         """
-        left = [
-            ("No. Observations:", str(self.n_samples)),
-            ("No. Events:", str(self.n_events)),
-            ("Clinical covariates:", ", ".join(map(str, self.covariates)) or "none"),
-            ("Strata:", ", ".join(map(str, self.strata)) or "none"),
-        ]
         right = [
             ("CV:", f"{self.n_splits}-fold x {self.n_repeats}"),
             ("Folds:", str(self.n_splits * self.n_repeats)),
@@ -733,12 +727,9 @@ class IncrementResult:
         ]
         return _increment_summary(
             "Increment over the clinical model (cross-validated)",
-            left,
+            self,
             right,
             _metrics_table(self.metrics["mean"], "Mean over the test folds"),
-            self.increments,
-            self.alpha,
-            self.notes,
         )
 
     def plot(self, axes: Any = None) -> Any:
@@ -762,15 +753,21 @@ class IncrementResult:
 
 
 def _increment_summary(
-    title: str,
-    left: list[tuple[str, str]],
-    right: list[tuple[str, str]],
-    metrics: Any,
-    increments: pd.DataFrame,
-    alpha: float,
-    notes: list[str],
+    title: str, result: Any, right: list[tuple[str, str]], metrics: Any
 ) -> VCPCRSummary:
-    """Build the increments' summary: header, metrics, a table per model, notes."""
+    """Build the increments' summary: header, metrics, a table per model, notes.
+
+    ``result`` is an ``IncrementResult`` or an ``ExternalIncrementResult``:
+    the left column (its cohort and clinical columns), its increments, level
+    and notes; ``right`` says how it was resampled.
+    """
+    left = [
+        ("No. Observations:", str(result.n_samples)),
+        ("No. Events:", str(result.n_events)),
+        ("Clinical covariates:", ", ".join(map(str, result.covariates)) or "none"),
+        ("Strata:", ", ".join(map(str, result.strata)) or "none"),
+    ]
+    increments, alpha = result.increments, result.alpha
     smry = VCPCRSummary()
     smry.add_table_2cols(
         None,
@@ -783,7 +780,7 @@ def _increment_summary(
     smry.tables.append(metrics)
     for model in increments.index.get_level_values(0).unique():
         smry.tables.append(_increment_table(increments.loc[model], model, alpha))
-    smry.add_extra_txt(numbered_notes(notes))
+    smry.add_extra_txt(numbered_notes(result.notes))
     return smry
 
 

@@ -137,12 +137,6 @@ class ExternalIncrementResult:
             A statsmodels ``Summary``: print it, or call ``as_text()``,
             ``as_html()`` or ``as_latex()``.
         """
-        left = [
-            ("No. Observations:", str(self.n_samples)),
-            ("No. Events:", str(self.n_events)),
-            ("Clinical covariates:", ", ".join(map(str, self.covariates)) or "none"),
-            ("Strata:", ", ".join(map(str, self.strata)) or "none"),
-        ]
         right = [
             ("Training cohort:", f"{self.n_train} ({self.n_train_events} events)"),
             ("Bootstrap:", f"{self.n_bootstrap} resamples"),
@@ -151,12 +145,9 @@ class ExternalIncrementResult:
         ]
         return _increment_summary(
             "Increment over the clinical model (external cohort)",
-            left,
+            self,
             right,
             _metrics_table(self.metrics["estimate"], "On the external cohort"),
-            self.increments,
-            self.alpha,
-            self.notes,
         )
 
     def plot(self, axes: Any = None) -> Any:
