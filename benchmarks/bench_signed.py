@@ -150,14 +150,13 @@ def held_out(model, family: str, test) -> float:
 
 
 def one(family: str, design: str, seed: int, latent: str) -> list[dict]:
-    os.environ["VCPCR_LATENT"] = latent  # PROTOTYPE shim until the parameter exists
     X, y, test = draw(family, design, seed)
     rows = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         kw = {"family": family, "refit": False, "random_state": seed}
-        today = VCPCRCV(**kw).fit(X, y)
-        pooled = VCPCRCV(scoring="neg_pooled_deviance", **kw).fit(X, y)
+        today = VCPCRCV(latent=latent, **kw).fit(X, y)
+        pooled = VCPCRCV(latent=latent, scoring="neg_pooled_deviance", **kw).fit(X, y)
         for rule in RULES:
             cv = today if rule == "today/min" else pooled
             selection, _, c = rule.split("/")[1].partition("-")
@@ -165,7 +164,7 @@ def one(family: str, design: str, seed: int, latent: str) -> list[dict]:
             params = dict(cv.cv_results_["params"].iloc[i])
             if rule != "today/min":
                 params["shrinkage"] = float(cv.cv_results_["calibration_slope"].iloc[i])
-            model = VCPCR(family=family, random_state=seed, **params)
+            model = VCPCR(family=family, latent=latent, random_state=seed, **params)
             model.fit(X, y)
             sel = np.flatnonzero(model.coef_ != 0)
             rows.append(

@@ -195,12 +195,12 @@ def signed_models(X, y2, folds, seed):
     """Today's default with either latent, and the signed paired gates, shrunk."""
     models = {}
     for latent, name in (("paper", "VC-PCR today"), ("signed", "VC-PCR today, signed")):
-        os.environ["VCPCR_LATENT"] = latent  # PROTOTYPE shim
-        cv = VCPCRCV(family="cox", cv=folds, random_state=seed).fit(X, y2)
-        models[name] = cv.best_estimator_
+        cv = VCPCRCV(family="cox", latent=latent, cv=folds, random_state=seed)
+        models[name] = cv.fit(X, y2).best_estimator_
     res = (
         VCPCRCV(
             family="cox",
+            latent="signed",
             cv=folds,
             scoring="neg_pooled_deviance",
             refit=False,
@@ -213,6 +213,7 @@ def signed_models(X, y2, folds, seed):
         i = paired_index(res, c)
         models[f"VC-PCR signed calib/paired-{c:g}, shrunk"] = VCPCR(
             family="cox",
+            latent="signed",
             random_state=seed,
             shrinkage=float(res["calibration_slope"].iloc[i]),
             **dict(res["params"].iloc[i]),
@@ -310,12 +311,14 @@ def run_split(name, X, time_, event, train, test, seed, fit=vcpcr_models):
     return out
 
 
-def paired(df: pd.DataFrame, metric: str, method: str) -> pd.DataFrame:
-    """Per cohort: mean paired difference method - Coxnet and its 95 % t interval."""
+def paired(
+    df: pd.DataFrame, metric: str, method: str, reference: str = "Coxnet"
+) -> pd.DataFrame:
+    """Per cohort: mean paired difference method - reference and its 95 % t interval."""
     wide = df.pivot_table(
         index=["cohort", "seed", "split"], columns="method", values=metric
     )
-    d = (wide[method] - wide["Coxnet"]).groupby(level="cohort")
+    d = (wide[method] - wide[reference]).groupby(level="cohort")
     res = pd.DataFrame({"mean": d.mean(), "var": d.var(ddof=1), "n": d.count()})
     half = stats.t.ppf(0.975, res["n"] - 1) * np.sqrt(res["var"] / res["n"])
     res["lo"], res["hi"] = res["mean"] - half, res["mean"] + half
@@ -418,6 +421,11 @@ def main() -> None:
         print_table(pd.read_csv(args.out), methods)
         print()
         print_summary(pd.read_csv(args.out), methods)
+        if args.signed:  # rule A3 of bench_signed.py: signed against today's
+            for metric in ("C", "IBS"):
+                print(f"\nVC-PCR today, signed - VC-PCR today, held-out {metric}")
+                diff = paired(pd.read_csv(args.out), metric, SIGNED[1], SIGNED[0])
+                print(diff.round(4).to_string())
         return
     names = args.cohorts.split(",")
     if not set(names) <= set(COHORTS):  # never load the held-out cohorts

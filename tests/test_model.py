@@ -14,7 +14,14 @@ from conftest import make_blocks
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.metrics import accuracy_score, adjusted_rand_score
 
-from vcpcr import VCPCR, ConvergenceWarning, SeparationWarning, VCPCRWarning, sos_nmf
+from vcpcr import (
+    VCPCR,
+    VCPCRCV,
+    ConvergenceWarning,
+    SeparationWarning,
+    VCPCRWarning,
+    sos_nmf,
+)
 from vcpcr._scaling import standardize
 from vcpcr._summary import FittedModel
 
@@ -196,6 +203,68 @@ def test_permuting_variables_permutes_fit(blocks):
     assert adjusted_rand_score(a.labels_[perm], b.labels_) == 1.0
 
 
+def _family_outcome(y, family):
+    """The blocks' gaussian response as a binary (noisy) or a survival outcome."""
+    if family == "binomial":
+        noise = 3 * np.random.default_rng(0).normal(size=y.size)
+        return (y + noise > np.median(y)).astype(int)
+    if family == "cox":
+        return np.column_stack([np.exp(-y / 2), np.arange(y.size) % 4 != 0])
+    return y
+
+
+@pytest.mark.parametrize("family", ["gaussian", "binomial", "cox"])
+def test_signed_latent_is_equivariant_to_flipping_columns(blocks, family):
+    """latent="signed": flipping a column's sign flips its weight and its
+    coefficient and changes no prediction; the paper's M = X V does not
+    (a flipped gene enters its module with the wrong sign)."""
+    X, y, _, _ = blocks
+    y = _family_outcome(y, family)
+    rng = np.random.default_rng(1)
+    flip = np.where(rng.random(X.shape[1]) < 0.5, -1.0, 1.0)
+    init = rng.integers(0, 4, X.shape[1])
+    kw = {"n_clusters": 4, "init": init, "family": family, "lam_ratio": 0.2}
+    fits = {
+        (latent, flipped): VCPCR(latent=latent, **kw).fit(X * s, y)
+        for latent in ("paper", "signed")
+        for flipped, s in ((False, 1.0), (True, flip))
+    }
+    a, b = fits["signed", False], fits["signed", True]
+    assert_allclose(a.weights_ * flip, b.weights_, rtol=1e-5, atol=1e-12)
+    assert_allclose(a.coef_ * flip, b.coef_, rtol=1e-4, atol=1e-10)
+    assert_allclose(a.predict(X), b.predict(X * flip), rtol=1e-4, atol=1e-8)
+    assert_array_equal(
+        b.loadings_.to_numpy(), b.membership_.to_numpy() * np.sign(b.weights_)[:, None]
+    )
+    assert (b.loadings_.to_numpy() < 0).any()  # a flipped member
+    paper = fits["paper", True]
+    assert_array_equal(paper.loadings_.to_numpy(), paper.membership_.to_numpy())
+    assert not np.allclose(paper.predict(X * flip), b.predict(X * flip), rtol=1e-2)
+    assert "M = X diag(sign w) V" in str(b.summary())
+    assert "M = X diag(sign w) V" not in str(paper.summary())
+
+
+def test_signed_latent_is_equivariant_in_the_cv():
+    X, y, _, _ = make_blocks(n=80)
+    flip = np.where(np.random.default_rng(2).random(X.shape[1]) < 0.5, -1.0, 1.0)
+    kw = {
+        "n_clusters": (3, 4),
+        "lam_ratios": [0.1, 0.3, 0.6],
+        "latent": "signed",
+        "cv": 3,
+        "n_init": 2,
+        "random_state": 0,
+    }
+    a = VCPCRCV(**kw).fit(X, y)
+    b = VCPCRCV(**kw).fit(X * flip, y)
+    assert_allclose(
+        a.cv_results_["mean_test_score"], b.cv_results_["mean_test_score"], rtol=1e-6
+    )
+    assert a.best_params_ == b.best_params_
+    assert b.best_estimator_.latent == "signed"
+    assert_allclose(a.predict(X), b.predict(X * flip), rtol=1e-5, atol=1e-8)
+
+
 def test_nothing_selected_predicts_mean(blocks):
     X, y, _, _ = blocks
     # lam_ratio=1.0 (lam = lam_max) selects nothing whatever the rounding:
@@ -341,6 +410,7 @@ def test_numpy_input_gets_default_names(blocks):
         ({"delta": -1.0}, ValueError, "'delta' parameter"),
         ({"tol": "small"}, TypeError, "'tol' parameter"),
         ({"init": "kmeans"}, ValueError, "'init' parameter"),
+        ({"latent": "abs"}, ValueError, "'latent' parameter of VCPCR"),
         ({"init": np.zeros(3, dtype=int)}, ValueError, "one label per variable"),
         ({"weights": np.ones(3)}, ValueError, "weights has 3 entries but X has 40"),
     ],

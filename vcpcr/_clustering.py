@@ -4,7 +4,8 @@ Above the engine (:mod:`vcpcr._sos_nmf`, which solves given problems), this
 module is the clustering step of VC-PCR: it keeps the best restart of every
 grid point (:func:`best_starts`; the starts come from
 :func:`vcpcr._sos_nmf_single.initial_partitions`) and turns the kept
-solution into the estimators' ordered clusters (:func:`order_clusters`).
+solution into the estimators' ordered clusters (:func:`order_clusters`) and
+the loadings step 2 builds its latent variables with (:func:`loadings`).
 
 One restart driver, :func:`best_starts`, serves :class:`vcpcr.VCPCR`,
 :class:`vcpcr.VCPCRCV` (per fold, through :mod:`vcpcr._tuning`),
@@ -27,11 +28,18 @@ from vcpcr._sos_nmf import BatchResult, batched_sos_nmf, initial_lambda_max
 from vcpcr._sos_nmf_single import SOSNMFResult, warn_unconverged
 
 __all__ = [
+    "LATENTS",
     "BestStarts",
     "Clusters",
     "best_starts",
+    "check_latent",
+    "loadings",
     "order_clusters",
 ]
+
+#: How a selected variable enters its cluster's latent variable: ``"paper"``,
+#: ``M = X V`` (the paper's step 2); ``"signed"``, ``M = X diag(sign w) V``.
+LATENTS = ("paper", "signed")
 
 
 class BestStarts(NamedTuple):
@@ -164,3 +172,35 @@ def order_clusters(res: SOSNMFResult, names: list[str]) -> Clusters:
         for k, c in enumerate(cols)
     }
     return Clusters(labels, membership, members)
+
+
+def check_latent(latent: object, owner: str) -> None:
+    """Raise a ValueError unless ``latent`` is one of :data:`LATENTS`."""
+    if not isinstance(latent, str) or latent not in LATENTS:
+        raise ValueError(
+            f"The 'latent' parameter of {owner} must be one of {list(LATENTS)}; "
+            f"got {latent!r}."
+        )
+
+
+def loadings(
+    V: NDArray[np.float64], weights: NDArray[np.float64], latent: str
+) -> NDArray[np.float64]:
+    """Step 2's loadings ``L``, the latent variables being ``M = X L``.
+
+    ``V`` (variables x clusters) holds the non-negative membership degrees
+    and ``weights`` the step-0 weights of the same variables. With
+    ``latent="paper"``, ``L = V``: every selected variable enters its
+    cluster's latent variable with a positive sign. With ``"signed"``, ``L =
+    diag(sign w) V``: a variable enters with the sign of its weight, as it
+    entered ``X W`` when step 1 clustered it. A variable with a negative
+    weight joins a cluster of positively weighted ones when it is
+    anti-correlated with them; the paper's ``M = X V`` then adds it with the
+    wrong sign, so that it cancels its cluster's other variables. Signed
+    loadings make VC-PCR equivariant to flipping the sign of a column (the
+    flip changes the sign of its weight and of its coefficient, and nothing
+    else), as the lasso and ridge are.
+    """
+    if latent == "signed":
+        return V * np.sign(weights)[:, None]
+    return V

@@ -25,6 +25,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 from statsmodels.iolib import summary2 as sm_summary2
 
+from vcpcr._clustering import check_latent
 from vcpcr._families import FAMILIES, Family, Prepared
 from vcpcr._formula import formula_outcome
 from vcpcr._input import (
@@ -117,6 +118,9 @@ class VCPCRCV(BaseEstimator):
         for identity or given weights).
     lam_ratios : array-like of float, optional
         Candidate sparsity ratios in ``[0, 1]``; default :func:`default_grid`.
+    latent : {"paper", "signed"}, default="paper"
+        How a selected variable enters its cluster's latent variable, in the
+        CV and the refit (see :class:`VCPCR`).
     n_init : int, default=5
         Random starts per grid point; the one with the lowest SOS-NMF
         objective on the training fold is kept.
@@ -341,6 +345,7 @@ class VCPCRCV(BaseEstimator):
         weights: Any = "enet",
         deltas: ArrayLike | None = None,
         lam_ratios: ArrayLike | None = None,
+        latent: str = "paper",
         n_init: int = 5,
         cv: Any = 5,
         scoring: Any = None,
@@ -361,6 +366,7 @@ class VCPCRCV(BaseEstimator):
         self.weights = weights
         self.deltas = deltas
         self.lam_ratios = lam_ratios
+        self.latent = latent
         self.n_init = n_init
         self.cv = cv
         self.scoring = scoring
@@ -440,6 +446,7 @@ class VCPCRCV(BaseEstimator):
         owner = "VCPCRCV"
         check_choice(self.family, "family", tuple(FAMILIES), owner=owner)
         check_choice(self.selection, "selection", SELECTIONS, owner=owner)
+        check_latent(self.latent, owner)
         check_scalar(self.n_init, "n_init", numbers.Integral, owner=owner, min_val=1)
         check_scalar(
             self.max_iter, "max_iter", numbers.Integral, owner=owner, min_val=1
@@ -517,6 +524,7 @@ class VCPCRCV(BaseEstimator):
                 n_init=self.n_init,
                 max_iter=self.max_iter,
                 tol=self.tol,
+                latent=self.latent,
                 covariates=list(range(n_cov)) or None,  # fold data: covariates first
                 strata=list(range(n_cov, n_cov + n_strata)) or None,  # then strata
             ),
@@ -524,6 +532,7 @@ class VCPCRCV(BaseEstimator):
             batch_scoring(self.scoring, self.family),
             n_cov,
             n_strata,
+            self.latent,
         )
         y_folds, exponent, degree = self._unit_outcome(family, yv, prepared)
         results = self._run_folds(Xa, y_folds, folds, spec, progress)
@@ -879,6 +888,7 @@ class VCPCRCV(BaseEstimator):
             delta=self.best_params_["delta"],
             lam_ratio=self.best_params_["lam_ratio"],
             shrinkage=self.shrinkage_,
+            latent=self.latent,
             n_init=self.n_init,
             max_iter=self.max_iter,
             tol=self.tol,

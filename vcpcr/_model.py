@@ -15,7 +15,13 @@ from sklearn.utils import Tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from vcpcr._clustering import BestStarts, best_starts, order_clusters
+from vcpcr._clustering import (
+    BestStarts,
+    best_starts,
+    check_latent,
+    loadings,
+    order_clusters,
+)
 from vcpcr._distributions import LOGISTIC
 from vcpcr._families import FAMILIES, Family, Prepared
 from vcpcr._formula import encode_new, formula_outcome, transform_new
@@ -111,7 +117,8 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
     1. weighted SOS-NMF clusters and selects the variables of the
        standardized ``X W`` (each variable in at most one cluster, with a
        non-negative membership degree);
-    2. the latent variables ``M = X V`` (one per cluster) enter an OLS
+    2. the latent variables ``M = X V`` (one per cluster; see ``latent``)
+       enter an OLS
        (gaussian) or logistic (binomial) regression with an intercept, or a
        Cox proportional-hazards model (cox).
 
@@ -159,6 +166,20 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         (Breslow's, re-estimated for the shrunk linear predictor) use it;
         ``result_`` and the summary's table stay the unshrunk fit (its
         standard errors and p-values are those of that fit).
+    latent : {"paper", "signed"}, default="paper"
+        How a selected variable enters its cluster's latent variable.
+        ``"paper"``: ``M = X V``, the paper's step 2, every member with a
+        positive sign. ``"signed"``: ``M = X diag(sign w) V``, each member
+        with the sign of its step-0 weight, as step 1 clustered it (in ``X
+        W``). Step 1 puts a gene with a negative weight into a cluster of
+        positively weighted genes when it is *anti*-correlated with them;
+        ``"paper"`` then adds it with the wrong sign, so that it cancels the
+        others and its coefficient has the opposite sign of its weight.
+        ``"signed"`` makes the fit equivariant to flipping the sign of a
+        column (its weight and coefficient flip, predictions do not
+        change), as the lasso and Coxnet are. The two agree on every cluster
+        whose members' weights share one sign.
+        ``loadings_`` holds the matrix used.
     init : "random" or array-like of shape (n_features,), default="random"
         Initial partition: random (``n_init`` draws) or given labels
         ``0..K-1`` (then ``n_init`` is ignored).
@@ -228,6 +249,10 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
     membership_ : pandas.DataFrame of shape (n_features, n_clusters_)
         Membership degrees ``V`` (index: feature names; columns
         ``cluster_1..``); clusters are ordered by total membership.
+    loadings_ : pandas.DataFrame of shape (n_features, n_clusters_)
+        Step 2's loadings ``L`` (the latent variables are ``M = X L`` on the
+        standardized scale): ``membership_``, its rows times the sign of
+        the variables' weights with ``latent="signed"``.
     labels_ : ndarray of shape (n_features,)
         Cluster of each variable (column of ``membership_``), -1 if not
         selected.
@@ -322,8 +347,10 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         + \lambda\sum_j\lVert v_j\rVert_1,\quad V\ge 0,\ \operatorname{var}(u_k)=1,
         \ V^\top V \text{ diagonal}.
 
-    Step 2 fits ``y ~ 1 + M a`` with ``M = X V``; the variable-level
-    coefficients are ``b = V a`` on the standardized scale. Symbols:
+    Step 2 fits ``y ~ 1 + M a`` with ``M = X L``, the loadings ``L`` being
+    ``V`` (``latent="paper"``) or ``diag(sign w) V`` (``"signed"``); the
+    variable-level coefficients are ``b = L a`` on the standardized scale.
+    Symbols:
     ``lam_`` = :math:`\lambda`, ``n_clusters`` = :math:`K`, ``delta`` =
     :math:`\delta`, ``membership_`` = :math:`V`, ``cluster_coef_`` = :math:`a`.
 
@@ -381,6 +408,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         delta: float | None = None,
         lam_ratio: float = 0.5,
         shrinkage: float = 1.0,
+        latent: str = "paper",
         init: str | ArrayLike = "random",
         n_init: int = 10,
         max_iter: int = 500,
@@ -397,6 +425,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         self.delta = delta
         self.lam_ratio = lam_ratio
         self.shrinkage = shrinkage
+        self.latent = latent
         self.init = init
         self.n_init = n_init
         self.max_iter = max_iter
@@ -440,6 +469,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         check_scalar(
             self.shrinkage, "shrinkage", real, owner=owner, min_val=0.0, max_val=1.0
         )
+        check_latent(self.latent, owner)
         scheme = check_scheme(
             self.weights, self.family, n_features, covariates=covariates, owner=owner
         )
@@ -692,7 +722,10 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         names = [every[j] for j in layout.clustered]
         self.labels_, self.membership_, self.clusters_ = order_clusters(res, names)
         self.n_clusters_ = self.membership_.shape[1]
-        V = self.membership_.to_numpy()
+        V = loadings(self.membership_.to_numpy(), weights, self.latent)
+        self.loadings_ = pd.DataFrame(
+            V, index=self.membership_.index, columns=self.membership_.columns
+        )
         M = Xs @ V
         self.yname_ = yname
         self.result_ = self._family.fit(
@@ -814,7 +847,7 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         Zs = (Xa[:, self.clustered_columns_[selected]] - self.mean_[selected]) / (
             self.scale_[selected]
         )
-        return Zs @ self.membership_.to_numpy()[selected]
+        return Zs @ self.loadings_.to_numpy()[selected]
 
     def predict(self, X: ArrayLike) -> NDArray[Any]:
         """Predict the response, the class label, or the risk score.

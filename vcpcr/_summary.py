@@ -429,6 +429,8 @@ class FittedModel(Protocol):
     n_clusters: int
     #: The ``lam_ratio`` parameter.
     lam_ratio: float
+    #: The ``latent`` parameter.
+    latent: str
     #: The step-2 fit (statsmodels results or lifelines fitter).
     result_: Any
     #: Membership degrees (features x clusters).
@@ -598,7 +600,11 @@ def _table_and_notes(
     notes = [
         POST_SELECTION_NOTE,
         "Regressors are the cluster latent variables M = X V with X "
-        "standardized (mean 0, sd 1); coef_ gives per-variable effects.",
+        "standardized (mean 0, sd 1); coef_ gives per-variable effects."
+        if model.latent == "paper"
+        else "Regressors are the cluster latent variables M = X diag(sign w) V "
+        "with X standardized (mean 0, sd 1): each gene enters with the sign of "
+        "its weight; coef_ gives per-variable effects.",
         *_covariate_notes(model),
         *_shrinkage_notes(model),
         *family.notes(res),

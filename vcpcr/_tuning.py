@@ -22,7 +22,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, clone
 
-from vcpcr._clustering import BestStarts, best_starts
+from vcpcr._clustering import BestStarts, best_starts, loadings
 from vcpcr._families import FAMILIES, Family, Prepared
 from vcpcr._input import ColumnLayout
 from vcpcr._pooled import POOLED
@@ -146,6 +146,7 @@ class FoldSpec(NamedTuple):
     batch_scoring: str | None = None  # see batch_scoring(); None: per point
     n_covariates: int = 0  # the first columns of the fold data are covariates
     n_strata: int = 0  # the next columns are a Cox model's strata
+    latent: str = "paper"  # step 2's loadings (vcpcr._clustering.loadings)
 
 
 class TrainFold(NamedTuple):
@@ -455,7 +456,11 @@ def _score_grid(
     """
     family = FAMILIES[spec.family]
     res, train = fold.solved, fold.train
-    Vs = [_membership(labels, v) for labels, v in zip(res.labels, res.v, strict=True)]
+    W = fold.weights[fold.delta_index]
+    Vs = [
+        loadings(_membership(labels, v), w, spec.latent)
+        for labels, v, w in zip(res.labels, res.v, W, strict=True)
+    ]
     params = _fit_grid(family, train, fold.prepared, Vs, failures)
     ok = np.array([par is not None for par in params])
     out = np.full(len(Vs), np.nan)
