@@ -224,6 +224,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=30, help="signal data sets per cell")
     parser.add_argument("--n-null", type=int, default=100, help="null data sets")
     parser.add_argument("--families", nargs="*", default=list(FAMILIES))
+    parser.add_argument("--latents", nargs="*", default=list(LATENTS))
     parser.add_argument(
         "--out", default=os.path.join(HERE, "results", "signed_latent.csv")
     )
@@ -241,7 +242,7 @@ def main() -> None:
                 for design, first in FIRST_SEED.items():
                     if k >= (args.n_null if design == "null_flipped" else args.n):
                         continue
-                    for latent in LATENTS:
+                    for latent in args.latents:
                         if (family, design, first + k, latent) in keys:
                             continue
                         rows = pd.DataFrame(one(family, design, first + k, latent))

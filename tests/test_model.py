@@ -23,7 +23,7 @@ from vcpcr import (
     sos_nmf,
 )
 from vcpcr._scaling import standardize
-from vcpcr._summary import FittedModel
+from vcpcr._summary import FittedModel, _members
 
 
 @pytest.fixture
@@ -240,7 +240,11 @@ def test_signed_latent_is_equivariant_to_flipping_columns(blocks, family):
     paper = fits["paper", True]
     assert_array_equal(paper.loadings_.to_numpy(), paper.membership_.to_numpy())
     assert not np.allclose(paper.predict(X * flip), b.predict(X * flip), rtol=1e-2)
-    assert "M = X diag(sign w) V" in str(b.summary())
+    text = str(b.summary())
+    assert "M = X diag(sign w) V" in text
+    shown = [v for members in _members(b).values() for _, v in members]
+    assert min(shown) < 0  # the composition shows the loadings' signs
+    assert not np.signbit(b.loadings_.to_numpy()[b.loadings_.to_numpy() == 0]).any()
     assert "M = X diag(sign w) V" not in str(paper.summary())
 
 

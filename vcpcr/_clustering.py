@@ -202,5 +202,5 @@ def loadings(
     else), as the lasso and ridge are.
     """
     if latent == "signed":
-        return V * np.sign(weights)[:, None]
+        return V * np.sign(weights)[:, None] + 0.0  # + 0.0: no -0.0 entries
     return V

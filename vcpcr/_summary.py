@@ -435,6 +435,8 @@ class FittedModel(Protocol):
     result_: Any
     #: Membership degrees (features x clusters).
     membership_: pd.DataFrame
+    #: Step 2's loadings (features x clusters).
+    loadings_: pd.DataFrame
     #: The members of each cluster, strongest first.
     clusters_: dict[str, list[str]]
     #: Cluster of each clustered feature (-1: not selected).
@@ -604,7 +606,8 @@ def _table_and_notes(
         if model.latent == "paper"
         else "Regressors are the cluster latent variables M = X diag(sign w) V "
         "with X standardized (mean 0, sd 1): each gene enters with the sign of "
-        "its weight; coef_ gives per-variable effects.",
+        "its weight (a negative membership degree in the cluster composition); "
+        "coef_ gives per-variable effects.",
         *_covariate_notes(model),
         *_shrinkage_notes(model),
         *family.notes(res),
@@ -657,9 +660,13 @@ def _effects_per_sd(
 
 
 def _members(model: FittedModel) -> dict[str, list[tuple[str, float]]]:
-    """Each cluster's members with their membership degrees, strongest first."""
+    """Each cluster's members with their loadings, strongest first.
+
+    A loading is the membership degree, with the sign of the member's weight
+    when ``latent="signed"``.
+    """
     return {
-        c: [(m, float(model.membership_.at[m, c])) for m in model.clusters_[c]]
+        c: [(m, float(model.loadings_.at[m, c])) for m in model.clusters_[c]]
         for c in model.membership_.columns
     }
 
