@@ -66,6 +66,11 @@ B. *Only if A holds*, the sparse default is re-tested on signed latent
    variables, Harrell's C, best point) and (d) genes selected on more than
    half of the splits of gse3143 and of gse4335. The C non-inferiority
    margin against Coxnet (-0.01) is reported either way.
+
+**Outcome** (``docs/tuning.md``, "The fourth study"): A1 held; A2 failed
+(binomial, -0.008) and A3 failed on the IBS (+0.008 [0.003, 0.013]), so B
+was not evaluated. The ``null_flipped`` sets, needed by B only, were stopped
+at 30 per family and latent (``--latents`` restricts a rerun to one latent).
 """
 
 from __future__ import annotations
