@@ -42,6 +42,29 @@ def _axes(ax: Any, **kwargs: Any) -> Any:
     return _pyplot().subplots(**kwargs)[1] if ax is None else ax
 
 
+def _fit_in_figure(fig: Any, rounds: int = 3) -> None:
+    """Move the subplot margins so that every label and legend is inside ``fig``.
+
+    For the figures a plotting function makes itself (labels and legends
+    outside the axes would otherwise be cut by a plain ``savefig``).
+    """
+    width, height = fig.get_size_inches()
+    for _ in range(rounds):
+        fig.canvas.draw()  # lay out the axes dividers before measuring
+        box = fig.get_tightbbox(fig.canvas.get_renderer())  # inches
+        over = (-box.x0, box.x1 - width, -box.y0, box.y1 - height)
+        if max(over) <= -0.02:  # everything at least 0.02 inch inside
+            return
+        pad = 0.05
+        sp = fig.subplotpars
+        fig.subplots_adjust(
+            left=sp.left + max(over[0] + pad, 0) / width,
+            right=sp.right - max(over[1] + pad, 0) / width,
+            bottom=sp.bottom + max(over[2] + pad, 0) / height,
+            top=sp.top - max(over[3] + pad, 0) / height,
+        )
+
+
 def plot_cv(
     cv: Any,
     ax: Any = None,
@@ -210,6 +233,7 @@ def plot_clusters(
     n = order.size
     Xs = model.standardized_design(X)  # correlations do not depend on scaling
     corr = np.abs(np.corrcoef(Xs[:, order], rowvar=False))
+    own_figure = ax is None
     ax = _axes(ax, figsize=(7.5, 6.5))
     image = ax.imshow(corr, cmap=cmap, vmin=0, vmax=1, interpolation="nearest")
     divider = make_axes_locatable(ax)
@@ -254,6 +278,8 @@ def plot_clusters(
         title="cluster",
         ncol=1 + len(handles) // 25,
     )
+    if own_figure:
+        _fit_in_figure(ax.figure)
     return ax
 
 
