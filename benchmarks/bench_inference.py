@@ -681,7 +681,8 @@ def main() -> None:
     load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"Machine: {os.cpu_count()} cores; at start: {load}")
     print(
-        f"\nn = {N}, multi_split(VCPCR(n_clusters=5, lam_ratio=0.3, "
+        f"\nn = {N}, multi_split(VCPCR(n_clusters=5, lam_ratio="
+        f"{GENES_LAM_RATIO if args.part in ('genes', 'tree') else 0.3}, "
         f"n_init={N_INIT}), n_splits={N_SPLITS}); {N_NULL} null and {N_SIGNAL} "
         f"signal data sets per family."
     )

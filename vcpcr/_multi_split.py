@@ -854,7 +854,8 @@ default="auto"
     -------
     MultiSplitResult
         Gene-level and module-membership p-values, the per-split module
-        table, the minimal rejected clusters, selection frequencies,
+        table, the minimal rejected clusters, the common tree's rejected
+        clusters and per-gene p-values, selection frequencies,
         ``summary()``; ``model.summary(inference=result)`` shows them beside
         a model fitted on all the data.
 
@@ -898,6 +899,13 @@ default="auto"
     2009): each split's module tests are valid given its first part; the
     aggregated p-values control the family-wise error rate under the global
     null, and a noise gene clustered with active genes is rejected with them.
+    Common tree (``tree_clusters``, ``tree_pvalues``; Mandozzi & Bühlmann
+    2016): under the screening property, the clusters rejected at
+    ``ALPHA_CLUSTERS`` (0.05) hold an active gene, with family-wise error
+    control over the clusters that hold none; the tree never sees ``y``.
+    Its cost is small (only the nodes below rejected ones are tested; under
+    the null one test per split, which the descent has run already), so it
+    is on by default; above 5,000 clustered genes ``"auto"`` skips it.
     The cost is ``n_splits`` fits of the template on ``train_size`` of the
     rows, plus the descent's small regressions. With ``gamma_min = 0.05`` a
     gene needs small p-values in at least ``ceil(0.05 * n_splits)`` splits;
@@ -977,7 +985,8 @@ def _common_tree(spec: Any, rows: Rows) -> tuple[CommonTree | None, str]:
                 f"matrix of your own as common_tree=Z)"
             )
         assert rows.clustered is not None  # resampling_rows always sets it
-        return common_tree(rows.clustered), "average linkage on 1 - |corr| of X"
+        tree = common_tree(rows.clustered, max_features=TREE_MAX_FEATURES)
+        return tree, "average linkage on 1 - |corr| of X"
     return tree_from_linkage(spec, p), "the linkage passed as common_tree"
 
 
