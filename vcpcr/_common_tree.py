@@ -39,7 +39,8 @@ so it may be built on all the rows and shared by every split.
 Under the screening property (every split's selection keeps every gene that
 acts on ``y``), rejecting the nodes with adjusted p-value at most ``alpha``
 controls the family-wise error over the clusters that hold no active gene
-(Mandozzi & Bühlmann 2016; the weighting and aggregation are their equations 2-4, p. 333).
+(Mandozzi & Bühlmann 2016; the weighting and the aggregation are their
+equations 2-4, p. 333).
 
 References: Mandozzi, J., Bühlmann, P. (2016). Hierarchical testing in the
 high-dimensional setting with correlated variables. JASA 111(513), 331-343.
