@@ -61,7 +61,21 @@ Prints markdown tables (issue #16):
    level (module, sub-module, gene), the mean size of those clusters, the
    splits whose descent ran and the Firth splits.
 
-``--part null|signal|cv|cost|genes`` prints one table only.
+6. **Common tree** (``--part tree``, issue #26 item 2; resumable: one CSV
+   row per data set in ``results/inference_tree.csv``, ``--out``): the same
+   null and signal data, ``--n-genes`` data sets per family,
+   ``multi_split(VCPCR(n_clusters=5, lam_ratio=--lam-ratio, n_init=3),
+   n_splits=50)`` with its default ``common_tree="auto"`` (Mandozzi &
+   Bühlmann's test of one tree built from ``X`` alone). Per data set: any
+   rejected cluster made only of null genes (``NULL_GENES``) -> the FWER;
+   any rejected cluster without an active gene (null or correlated inactive
+   genes only: the guarantee's target under the screening property); per
+   active block, the size of the smallest minimal rejected cluster that
+   holds one of its genes (power by resolution: the root of all 200 genes,
+   more than 10 genes, 2-10 genes, a single gene); and the gene-level P of
+   the same result (``pvalues``) for comparison.
+
+``--part null|signal|cv|cost|genes|tree`` prints one table only.
 """
 
 from __future__ import annotations
@@ -281,8 +295,8 @@ GENES_FAMILIES = list(FAMILIES)  # the families of the gene-level study
 LEVELS = ("selected", "module", "sub-module", "gene")
 
 
-def gene_row(family: str, design: str, seed: int) -> dict[str, Any]:
-    """One data set of the gene-level study: its metrics as one CSV row."""
+def study_result(family: str, design: str, seed: int) -> tuple[Any, float]:
+    """``multi_split`` of one data set of the gene-level studies, and its time."""
     data = null_data if design == "null" else signal_data
     X, y = data(family, seed)
     t0 = time.perf_counter()
@@ -294,11 +308,17 @@ def gene_row(family: str, design: str, seed: int) -> dict[str, Any]:
         random_state=seed,
         n_jobs=1,
     )
+    return res, time.perf_counter() - t0
+
+
+def gene_row(family: str, design: str, seed: int) -> dict[str, Any]:
+    """One data set of the gene-level study: its metrics as one CSV row."""
+    res, seconds = study_result(family, design, seed)
     row: dict[str, Any] = {
         "family": family,
         "design": design,
         "seed": seed,
-        "seconds": time.perf_counter() - t0,
+        "seconds": seconds,
         "gene_level_splits": res.n_splits_gene_level,
         "firth_splits": int((res.splits["gene_test"] == "Firth LR").sum()),
         "selected": float(res.splits["n_selected"].mean()),
@@ -327,8 +347,52 @@ def gene_row(family: str, design: str, seed: int) -> dict[str, Any]:
     return row
 
 
-def run_genes(out: str, n_sets: int) -> list[str]:
-    """Gene-level study, resumable: rows already in ``out`` are not rerun."""
+TREE_OUT = os.path.join(os.path.dirname(__file__), "results", "inference_tree.csv")
+#: Power by resolution: the size classes of the smallest minimal rejected
+#: cluster holding a gene of an active block (0: none).
+RESOLUTIONS = {
+    "root": lambda s: s == N_FEATURES,
+    "> 10": lambda s: 10 < s < N_FEATURES,
+    "2-10": lambda s: 2 <= s <= 10,
+    "gene": lambda s: s == 1,
+}
+N_FEATURES = 200
+
+
+def tree_row(family: str, design: str, seed: int) -> dict[str, Any]:
+    """One data set of the common-tree study: its metrics as one CSV row."""
+    res, seconds = study_result(family, design, seed)
+    names = list(res.pvalues.index)
+    null = {names[j] for j in NULL_GENES}
+    active = {names[j] for b in ACTIVE for j in b}
+    clusters = res.tree_clusters
+    members = [set(m) for m in clusters["members"]]
+    gene = res.pvalues.to_numpy() < 0.05
+    row: dict[str, Any] = {
+        "family": family,
+        "design": design,
+        "seed": seed,
+        "seconds": seconds,
+        "tree_info": res.tree_info,
+        "tree_rejected": len(clusters),
+        "tree_minimal": int(clusters["minimal"].sum()),
+        "tree_null_any": any(m <= null for m in members),
+        "tree_noactive_any": any(not (m & active) for m in members),
+        "tree_gene_rejected": int((res.tree_pvalues < 0.05).sum()),
+        "gene_null_any": bool(gene[NULL_GENES].any()),
+        "gene_power": float(np.mean([gene[b].any() for b in ACTIVE])),
+        "gene_rejected": int(gene.sum()),
+    }
+    minimal = clusters[clusters["minimal"]]
+    for k, block in enumerate(ACTIVE):
+        genes = {names[j] for j in block}
+        sizes = [c.size for c in minimal.itertuples() if genes & set(c.members)]
+        row[f"block{k}_size"] = min(sizes) if sizes else 0
+    return row
+
+
+def run_resumable(out: str, n_sets: int, make_row: Any) -> pd.DataFrame:
+    """Rows of ``make_row`` per seed, family and design; resumable from ``out``."""
     os.makedirs(os.path.dirname(out), exist_ok=True)
     done = (
         pd.read_csv(out, keep_default_na=False, na_values=[""])
@@ -348,10 +412,40 @@ def run_genes(out: str, n_sets: int) -> list[str]:
                     ).any()
                 ):
                     continue
-                row = pd.DataFrame([gene_row(*key)])
+                row = pd.DataFrame([make_row(*key)])
                 row.to_csv(out, mode="a", header=not os.path.exists(out), index=False)
                 print("#", *key, f"{row.seconds.iloc[0]:.1f} s", flush=True)
-    return genes_table(pd.read_csv(out, keep_default_na=False, na_values=[""]))
+    return pd.read_csv(out, keep_default_na=False, na_values=[""])
+
+
+def run_tree(out: str, n_sets: int) -> list[str]:
+    """Common-tree study, resumable: rows already in ``out`` are not rerun."""
+    return tree_table(run_resumable(out, n_sets, tree_row))
+
+
+def tree_table(frame: pd.DataFrame) -> list[str]:
+    rows = []
+    for (family, design), g in frame.groupby(["family", "design"], sort=False):
+        n = len(g)
+        sizes = g[[f"block{k}_size" for k in range(len(ACTIVE))]].to_numpy()
+        power = (sizes > 0).mean()
+        by = " / ".join(  # shares of the (data set, block) pairs; they sum to power
+            f"{np.mean([s > 0 and rule(s) for s in sizes.ravel()]):.2f}"
+            for rule in RESOLUTIONS.values()
+        )
+        rows.append(
+            f"| {family} | {design} | {n} | {rate(int(g.tree_null_any.sum()), n)} | "
+            f"{rate(int(g.tree_noactive_any.sum()), n)} | {power:.2f} | {by} | "
+            f"{g.tree_rejected.mean():.1f} ({g.tree_minimal.mean():.1f} minimal) | "
+            f"{rate(int(g.gene_null_any.sum()), n)} | {g.gene_power.mean():.2f} | "
+            f"{g.seconds.mean():.1f} s |"
+        )
+    return rows
+
+
+def run_genes(out: str, n_sets: int) -> list[str]:
+    """Gene-level study, resumable: rows already in ``out`` are not rerun."""
+    return genes_table(run_resumable(out, n_sets, gene_row))
 
 
 def genes_table(frame: pd.DataFrame) -> list[str]:
@@ -496,6 +590,25 @@ def tables() -> dict[str, tuple[str, list[str], Any]]:
             ],
             lambda: run_genes(GENES_OUT, N_GENES),
         ),
+        "tree": (
+            f"Common tree (#26 item 2): multi_split(VCPCR(n_clusters=5, "
+            f"lam_ratio={GENES_LAM_RATIO})), {N_SPLITS} splits, per family and "
+            f"design",
+            [
+                "family",
+                "design",
+                "data sets",
+                "tree: FWER, clusters of null genes only",
+                "tree: any rejected cluster without an active gene",
+                "tree: power per active block",
+                "by resolution: root / > 10 / 2-10 / single gene",
+                "clusters rejected",
+                "gene P: FWER, null genes",
+                "gene P: power per active block",
+                "time per data set",
+            ],
+            lambda: run_tree(TREE_OUT, N_GENES),
+        ),
         "cost": (
             "Cost (one process unless said; wall-clock seconds of one run)",
             ["what", "wall time", "per split"],
@@ -506,12 +619,12 @@ def tables() -> dict[str, tuple[str, list[str], Any]]:
 
 def main() -> None:
     global N_NULL, N_SIGNAL, N_SPLITS, N_INIT, N_CV, N_GENES, GENES_OUT
-    global GENES_LAM_RATIO, N
+    global GENES_LAM_RATIO, N, TREE_OUT
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a few data sets only")
     parser.add_argument(
         "--part",
-        choices=("all", "null", "signal", "cv", "cost", "genes"),
+        choices=("all", "null", "signal", "cv", "cost", "genes", "tree"),
         default="all",
         help="which table(s) to print",
     )
@@ -529,27 +642,31 @@ def main() -> None:
     )
     parser.add_argument("--n-cv", type=int, default=N_CV, help="data sets (--part cv)")
     parser.add_argument(
-        "--n-genes", type=int, default=N_GENES, help="data sets (--part genes)"
+        "--n-genes", type=int, default=N_GENES, help="data sets (--part genes or tree)"
     )
-    parser.add_argument("--out", default=GENES_OUT, help="CSV (--part genes)")
+    parser.add_argument(
+        "--out", default=None, help="CSV (--part genes or tree; a default each)"
+    )
     parser.add_argument(
         "--lam-ratio",
         type=float,
         default=GENES_LAM_RATIO,
-        help="the template's lam_ratio (--part genes; use another --out)",
+        help="the template's lam_ratio (--part genes or tree; use another --out)",
     )
     parser.add_argument(
         "--families",
         nargs="+",
         default=list(FAMILIES),
         choices=FAMILIES,
-        help="families (--part genes)",
+        help="families (--part genes or tree)",
     )
     parser.add_argument(
         "--n-rows", type=int, default=N, help="rows per data set (use another --out)"
     )
     args = parser.parse_args()
-    N_GENES, GENES_OUT, GENES_LAM_RATIO = args.n_genes, args.out, args.lam_ratio
+    N_GENES, GENES_LAM_RATIO = args.n_genes, args.lam_ratio
+    GENES_OUT = args.out or GENES_OUT
+    TREE_OUT = args.out or TREE_OUT
     GENES_FAMILIES[:] = args.families
     N = args.n_rows
     CV_TEMPLATE.update(scoring=args.cv_scoring, selection=args.cv_selection)
@@ -564,7 +681,8 @@ def main() -> None:
     load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"Machine: {os.cpu_count()} cores; at start: {load}")
     print(
-        f"\nn = {N}, multi_split(VCPCR(n_clusters=5, lam_ratio=0.3, "
+        f"\nn = {N}, multi_split(VCPCR(n_clusters=5, lam_ratio="
+        f"{GENES_LAM_RATIO if args.part in ('genes', 'tree') else 0.3}, "
         f"n_init={N_INIT}), n_splits={N_SPLITS}); {N_NULL} null and {N_SIGNAL} "
         f"signal data sets per family."
     )

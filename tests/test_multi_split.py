@@ -222,6 +222,9 @@ def test_deterministic_whatever_n_jobs(signal, result):
     pd.testing.assert_series_equal(again.membership_pvalues, result.membership_pvalues)
     pd.testing.assert_frame_equal(again.modules, result.modules)
     pd.testing.assert_frame_equal(again.clusters, result.clusters)
+    # the common tree's tests run on the splits' tests sent back by the workers
+    pd.testing.assert_frame_equal(again.tree_clusters, result.tree_clusters)
+    pd.testing.assert_series_equal(again.tree_pvalues, result.tree_pvalues)
     other = multi_split(
         VCPCR(n_clusters=3, n_init=2), X, y, n_splits=12, random_state=1
     )

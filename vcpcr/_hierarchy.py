@@ -84,6 +84,7 @@ __all__ = [
     "N_PERMUTATIONS",
     "Descent",
     "Node",
+    "SplitTests",
     "bartlett_factors",
     "build_tree",
     "descend",
@@ -585,6 +586,156 @@ def _kept(n_columns: int, n_covariates: int, tested: Sequence[int]) -> list[int]
     return [j for j in range(n_columns) if j not in drop]
 
 
+# ------------------------------------------------------------ split tests
+class SplitTests:
+    """The node tests of one split's second part, for any clusters of its genes.
+
+    One object per split holds what every test of that split shares: the
+    second part's selected genes, covariates and outcome, the width rule's
+    verdict (:func:`too_wide`), the test (``"F"``, ``"LR"``, or ``"Firth
+    LR"`` when the genes separate the classes), the likelihood-ratio tests'
+    Bartlett-type factors per cluster size (estimated from one set of
+    permutations of the genes' rows, drawn the first time a factor is
+    needed) and the raw p-value of every cluster already tested. The descent
+    of the split's own tree (:func:`descend`) and the common tree of
+    :mod:`vcpcr._common_tree` test through it, so a cluster gets one p-value
+    whichever tree asks.
+
+    Parameters
+    ----------
+    distribution : Distribution
+        The family's response math (``Family.distribution``).
+    second : ndarray of shape (n_second, n_selected)
+        The selected genes on the second part (standardized with the first
+        part's means and standard deviations).
+    covariates : ndarray of shape (n_second, n_covariates)
+        The template's covariates on the second part (never tested).
+    outcome : ndarray
+        The second part's step-2 outcome.
+    random_state : int, numpy.random.Generator or None, default=0
+        Seeds the permutations of the factors (:func:`bartlett_factors`).
+
+    Attributes
+    ----------
+    problem : str or None
+        Why no cluster can be tested (too wide, or the full regression
+        cannot be fitted): then every p-value is 1.
+    method : str
+        ``"F"``, ``"LR"``, ``"Firth LR"``, or ``"none"`` when too wide.
+    n_selected : int
+        Number of selected genes, ``|S|``.
+    """
+
+    def __init__(
+        self,
+        distribution: Distribution,
+        second: _Float,
+        covariates: _Float,
+        outcome: _Float,
+        *,
+        random_state: int | np.random.Generator | None = 0,
+    ) -> None:
+        self.distribution = distribution
+        self.second = second
+        self.covariates = covariates
+        self.outcome = outcome
+        self.n_selected = second.shape[1]
+        self.problem = too_wide(
+            distribution, outcome, self.n_selected + covariates.shape[1]
+        )
+        self.method = "none"
+        self.penalized = False
+        self.exact_f = _test_for(distribution).exact_f
+        self.factors: dict[int, float] = {}
+        self._rng = np.random.default_rng(random_state)
+        self._null: _Permuted | None = None
+        self._raw: dict[tuple[int, ...], float] = {}
+        if self.problem is None:
+            test = _test_for(distribution)
+            full = np.column_stack([covariates, second])
+            self.penalized = (
+                test.penalized is not None and not test.fit(full[None], outcome).ok[0]
+            )
+            self.method = (
+                "F" if test.exact_f else ("Firth LR" if self.penalized else "LR")
+            )
+
+    def pvalues(
+        self,
+        sets: Sequence[Sequence[int]],
+        pool: Sequence[Sequence[int]] | None = None,
+    ) -> _Float:
+        """Raw p-values of ``H_C: beta_C = 0`` for each set, 1 when untestable.
+
+        Parameters
+        ----------
+        sets : sequence of sequences of int
+            Non-empty clusters, as column positions in the selected genes.
+        pool : sequence of sequences of int, optional
+            Where the factor of a set size not seen before is estimated: the
+            first :data:`FACTOR_NODES` sets of that size in ``pool``
+            (default: ``sets``).
+
+        Returns
+        -------
+        ndarray of shape (n_sets,)
+            :func:`node_pvalues` of each set (a set tested before keeps its
+            p-value); 1 for a set whose reduced fit did not converge, and
+            for every set when :attr:`problem` is set (it is set here when
+            the full regression cannot be fitted).
+        """
+        keys = [tuple(sorted(int(j) for j in s)) for s in sets]
+        out = np.ones(len(keys))
+        if self.problem is not None:
+            return out
+        todo = list(dict.fromkeys(k for k in keys if k not in self._raw))
+        if todo:
+            self._estimate_factors({len(k) for k in todo}, pool or todo)
+            p, problem = node_pvalues(
+                self.distribution,
+                self.second,
+                self.covariates,
+                self.outcome,
+                todo,
+                factors=self.factors,
+                penalized=self.penalized,
+            )
+            if problem is not None:
+                self.problem = problem
+                return out
+            self._raw.update(zip(todo, np.where(np.isnan(p), 1.0, p), strict=True))
+        return np.array([self._raw[k] for k in keys])
+
+    @property
+    def n_tested(self) -> int:
+        """Number of distinct clusters tested so far."""
+        return len(self._raw)
+
+    def _estimate_factors(self, sizes: set[int], pool: Sequence[Sequence[int]]) -> None:
+        """Estimate the likelihood-ratio factors of the sizes not seen yet."""
+        needed = sizes - set(self.factors)
+        if not needed or self.exact_f:
+            return
+        fit = _test_for(self.distribution, self.penalized)
+        if self._null is None:
+            self._null = _permuted(
+                fit,
+                self.second,
+                self.covariates,
+                self.outcome,
+                N_PERMUTATIONS,
+                self._rng,
+            )
+        sample = [
+            s
+            for q in sorted(needed)
+            for s in [s for s in pool if len(s) == q][:FACTOR_NODES]
+        ]
+        self.factors.update(
+            _factors(fit, self._null, self.covariates.shape[1], self.outcome, sample)
+        )
+
+
 # ---------------------------------------------------------------- descent
 class Descent(NamedTuple):
     """The descent of one split (see :func:`descend`)."""
@@ -597,6 +748,8 @@ class Descent(NamedTuple):
     problem: str | None
     #: "F", "LR" or "Firth LR" (a logistic full model whose MLE does not exist)
     method: str = "none"
+    #: the split's tests, for further clusters (the common tree)
+    tests: SplitTests | None = None
 
 
 def descend(
@@ -640,28 +793,26 @@ def descend(
         full model cannot be fitted) and ``method``, the test used: ``"F"``,
         ``"LR"``, or ``"Firth LR"`` when the genes separate the second
         part's classes (the logistic MLE does not exist: Firth's penalized
-        likelihood-ratio test, Heinze & Schemper 2002, for every node).
+        likelihood-ratio test, Heinze & Schemper 2002, for every node);
+        ``tests``, the split's :class:`SplitTests`, which can test further
+        clusters of the same genes with the same factors.
     """
     nodes = build_tree(first, modules)
     n_sel = second.shape[1]
     raw = np.full(len(nodes), np.nan)
     hier = np.ones(len(nodes))
     ones = np.ones(n_sel)
-    problem = too_wide(distribution, outcome, n_sel + covariates.shape[1])
-    if problem is not None:
-        return Descent(nodes, raw, hier, ones, 0, problem)
+    tests = SplitTests(
+        distribution, second, covariates, outcome, random_state=random_state
+    )
+    if tests.problem is not None:
+        return Descent(nodes, raw, hier, ones, 0, tests.problem, tests=tests)
     depth = np.zeros(len(nodes), dtype=int)
     for i, node in enumerate(nodes[1:], start=1):
         depth[i] = depth[node.parent] + 1
     sizes = [len(n.members) for n in nodes]
     parents = [n.parent for n in nodes]
-    test = _test_for(distribution)
-    full = np.column_stack([covariates, second])
-    penalized = test.penalized is not None and not test.fit(full[None], outcome).ok[0]
-    method = "F" if test.exact_f else ("Firth LR" if penalized else "LR")
-    rng = np.random.default_rng(random_state)
-    factors: dict[int, float] = {}
-    null: _Permuted | None = None
+    pool = [n.members for n in nodes]
     tested = 0
     for d in range(int(depth.max()) + 1):
         level = [
@@ -671,35 +822,23 @@ def descend(
         ]
         if not level:
             break
-        needed = {sizes[i] for i in level} - set(factors)
-        if needed and not test.exact_f:  # the factors of the sizes first tested here
-            fit = _test_for(distribution, penalized)
-            if null is None:
-                null = _permuted(fit, second, covariates, outcome, N_PERMUTATIONS, rng)
-            sample = [
-                nodes[i].members
-                for q in sorted(needed)
-                for i in [j for j in range(len(nodes)) if sizes[j] == q][:FACTOR_NODES]
-            ]
-            factors.update(_factors(fit, null, covariates.shape[1], outcome, sample))
-        p, problem = node_pvalues(
-            distribution,
-            second,
-            covariates,
-            outcome,
-            [nodes[i].members for i in level],
-            factors=factors,
-            penalized=penalized,
-        )
-        if problem is not None:
+        p = tests.pvalues([nodes[i].members for i in level], pool)
+        if tests.problem is not None:
             return Descent(
-                nodes, raw, np.ones(len(nodes)), ones, tested, problem, method
+                nodes,
+                raw,
+                np.ones(len(nodes)),
+                ones,
+                tested,
+                tests.problem,
+                tests.method,
+                tests,
             )
-        raw[level] = np.where(np.isnan(p), 1.0, p)  # no convergence: p = 1
+        raw[level] = p
         tested += len(level)
         hier = hierarchical_pvalues(raw, sizes, parents, n_sel)
     genes = np.ones(n_sel)
     for i, node in enumerate(nodes):
         if len(node.members) == 1:
             genes[node.members[0]] = hier[i]
-    return Descent(nodes, raw, hier, genes, tested, None, method)
+    return Descent(nodes, raw, hier, genes, tested, None, tests.method, tests)

@@ -314,6 +314,10 @@ class Rows:
         Name of the response.
     fingerprint : Fingerprint
         Template parameters and data (see :class:`Fingerprint`).
+    clustered : ndarray of shape (n_samples, n_clustered) or None
+        The validated design's clustered columns (``fingerprint.feature_names``,
+        covariates left out) on every row, unstandardized: what a tree built
+        from ``X`` alone reads (:func:`vcpcr._common_tree.common_tree`).
     """
 
     X: Any
@@ -323,6 +327,7 @@ class Rows:
     family: Family
     yname: str
     fingerprint: Fingerprint
+    clustered: NDArray[np.float64] | None = field(default=None, repr=False)
 
     @property
     def n_samples(self) -> int:
@@ -409,6 +414,7 @@ def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> R
         family,
         resolved.yname,
         fingerprint,
+        np.asarray(d.X[:, genes], dtype=np.float64),
     )
 
 

@@ -1,0 +1,347 @@
+r"""Multi-split hierarchical testing over one tree built from ``X`` alone.
+
+The per-split descent of :mod:`vcpcr._hierarchy` tests clusters of a tree
+that each split builds for itself, so only single genes mean the same thing
+in every split and only they can be aggregated. Mandozzi & Bühlmann (2016)
+test the clusters of **one** tree in every split instead, a tree built from
+``X`` alone (R ``hierinf``, Renaux et al. 2020): it does not look at ``y``,
+so it may be built on all the rows and shared by every split.
+
+* The tree (:func:`common_tree`): average-linkage hierarchical clustering of
+  the clustered genes (never the covariates) on the distance
+  ``1 - |correlation|`` over all rows, binary, from the root (every gene)
+  down to single genes; or a tree the user passes as a scipy linkage matrix
+  (:func:`tree_from_linkage`). The distance matrix needs ``p^2`` numbers, so
+  :func:`common_tree` refuses more than :data:`TREE_MAX_FEATURES` genes.
+* Per split ``b`` with selected genes :math:`S_b` and a node ``C``: the
+  p-value of :math:`H_{C \cap S_b}: \beta_{C \cap S_b} = 0` in the split's
+  second-part regression of ``y`` on :math:`S_b` and the covariates, by the
+  split's own :class:`~vcpcr._hierarchy.SplitTests` (partial F, likelihood
+  ratio with its Bartlett-type factor, Firth's under separation), weighted
+  as Mandozzi & Bühlmann do:
+
+  .. math::
+
+      p_{C,b} = \min\bigl(1,\ p^{\text{raw}}_{C \cap S_b}\,
+      |S_b| / |C \cap S_b|\bigr),
+
+  and :math:`p_{C,b} = 1` when :math:`C \cap S_b` is empty, when the split
+  failed, or when its tests cannot run (the width rule, a full regression
+  that cannot be fitted): such a split counts, it is never dropped.
+* Per node, the splits' p-values are aggregated by the quantile rule
+  (``aggregate``, :func:`vcpcr.inference.aggregate_pvalues`) into
+  :math:`P_C`; top-down, a node is examined only when its parent is
+  rejected, its adjusted p-value is :math:`\max(P_C, P^{adj}_{parent})`,
+  and it is rejected when that is at most ``alpha`` (:func:`descend_tree`).
+  Only the examined nodes are tested, so under the null the cost is one
+  test per split (the root, which the descent has tested already).
+
+Under the screening property (every split's selection keeps every gene that
+acts on ``y``), rejecting the nodes with adjusted p-value at most ``alpha``
+controls the family-wise error over the clusters that hold no active gene
+(Mandozzi & Bühlmann 2016; the weighting and the aggregation are their
+equations 2-4, p. 333).
+
+References: Mandozzi, J., Bühlmann, P. (2016). Hierarchical testing in the
+high-dimensional setting with correlated variables. JASA 111(513), 331-343.
+Renaux, C., Buzdugan, L., Kalisch, M., Bühlmann, P. (2020). Hierarchical
+inference for genome-wide association studies: a view on methodology with
+software. Computational Statistics 35, 1-40.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.cluster.hierarchy import is_valid_linkage, linkage
+from scipy.spatial.distance import squareform
+
+from vcpcr._hierarchy import SplitTests
+
+__all__ = [
+    "TREE_MAX_FEATURES",
+    "CommonTree",
+    "SplitSelection",
+    "TreeTest",
+    "common_tree",
+    "descend_tree",
+    "tree_from_linkage",
+]
+
+_Float = NDArray[np.float64]
+_Int = NDArray[np.intp]
+
+#: Most genes :func:`common_tree` clusters: its correlation and distance
+#: matrices hold about ``1.5 p^2`` float64 numbers (300 MB at 5,000 genes,
+#: built in about 3 s; 4.8 GB at 20,000).
+TREE_MAX_FEATURES = 5000
+
+
+class CommonTree(NamedTuple):
+    """A binary tree over ``p`` genes, nodes in pre-order (parents first).
+
+    Every node's genes are a contiguous run of the leaf order:
+    ``order[start[i]:stop[i]]`` (:meth:`members`), so the tree takes
+    ``O(p)`` memory whatever its shape. Node 0 is the root (every gene),
+    ``parent`` is -1 there, ``children`` is -1 at the leaves.
+    """
+
+    order: _Int
+    start: _Int
+    stop: _Int
+    parent: _Int
+    children: _Int  # shape (n_nodes, 2)
+
+    @property
+    def n_nodes(self) -> int:
+        """Number of nodes, ``2 p - 1``."""
+        return int(self.start.size)
+
+    def members(self, node: int) -> _Int:
+        """Return the genes (column positions) of ``node``."""
+        return self.order[self.start[node] : self.stop[node]]
+
+
+def tree_from_linkage(Z: ArrayLike, n_features: int) -> CommonTree:
+    """Turn a scipy linkage matrix over ``n_features`` genes into a tree.
+
+    Parameters
+    ----------
+    Z : array-like of shape (n_features - 1, 4)
+        A linkage matrix as ``scipy.cluster.hierarchy.linkage`` returns it
+        (any method, any distance, computed from ``X`` alone), its leaves the
+        clustered genes in the order of the data's columns (covariates
+        left out).
+    n_features : int
+        Number of clustered genes.
+
+    Returns
+    -------
+    CommonTree
+        The tree, root first.
+
+    Raises
+    ------
+    ValueError
+        If ``Z`` is not a valid linkage matrix of ``n_features`` leaves.
+    """
+    p = int(n_features)
+    if p == 1:
+        return _single_gene_tree()
+    Z = np.asarray(Z, dtype=np.float64)
+    if Z.shape != (p - 1, 4) or not is_valid_linkage(Z):
+        raise ValueError(
+            f"The common tree must be a scipy linkage matrix of shape "
+            f"({p - 1}, 4) over the {p} clustered genes (columns in the data's "
+            f"order, covariates left out), e.g. scipy.cluster.hierarchy."
+            f"linkage(...); got an array of shape {Z.shape}"
+            + ("" if Z.shape != (p - 1, 4) else " that is not a valid linkage")
+            + "."
+        )
+    merged = Z[:, :2].astype(np.intp)
+    count = np.concatenate([np.ones(p, dtype=np.intp), Z[:, 3].astype(np.intp)])
+    n_nodes = 2 * p - 1
+    order = np.empty(p, dtype=np.intp)
+    start = np.empty(n_nodes, dtype=np.intp)
+    stop = np.empty(n_nodes, dtype=np.intp)
+    parent = np.full(n_nodes, -1, dtype=np.intp)
+    children = np.full((n_nodes, 2), -1, dtype=np.intp)
+    # pre-order walk from the linkage root (id 2p - 2): (linkage id, parent, start)
+    stack = [(2 * p - 2, -1, 0)]
+    i = 0
+    while stack:
+        cid, up, at = stack.pop()
+        start[i], stop[i], parent[i] = at, at + count[cid], up
+        if up >= 0:
+            children[up, int(children[up, 0] >= 0)] = i
+        if cid < p:
+            order[at] = cid
+        else:
+            left, right = merged[cid - p]
+            stack.append((int(right), i, at + count[left]))
+            stack.append((int(left), i, at))
+        i += 1
+    return CommonTree(order, start, stop, parent, children)
+
+
+def _single_gene_tree() -> CommonTree:
+    one = np.zeros(1, dtype=np.intp)
+    return CommonTree(one, one.copy(), one + 1, one - 1, np.full((1, 2), -1))
+
+
+def common_tree(X: ArrayLike, *, max_features: int = TREE_MAX_FEATURES) -> CommonTree:
+    """Average-linkage tree of the columns of ``X`` on ``1 - |correlation|``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The clustered genes on all the rows (covariates left out; the
+        correlation does not depend on the standardization). ``y`` is never
+        read, so the tree may be shared by every split.
+    max_features : int, default=TREE_MAX_FEATURES
+        Most columns clustered.
+
+    Returns
+    -------
+    CommonTree
+        The tree, root first; a constant column has correlation 0 with every
+        other column (distance 1).
+
+    Raises
+    ------
+    ValueError
+        If ``X`` has more than ``max_features`` columns: pass a linkage of
+        your own to :func:`tree_from_linkage` (``multi_split(...,
+        common_tree=Z)``), or no common tree.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    p = X.shape[1]
+    if p > max_features:
+        raise ValueError(
+            f"The common tree clusters at most {max_features} genes (its "
+            f"distance matrix needs about {1.5 * 8 * p * p / 1e9:.1f} GB for "
+            f"{p} genes). Pass your own scipy linkage matrix over the genes as "
+            f"common_tree=Z (e.g. from a cheaper clustering), or "
+            f"common_tree=None to skip it."
+        )
+    if p == 1:
+        return _single_gene_tree()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        dist = np.corrcoef(X, rowvar=False)
+    np.nan_to_num(dist, copy=False, nan=0.0)  # a constant column: correlation 0
+    np.abs(dist, out=dist)
+    np.subtract(1.0, dist, out=dist)
+    np.fill_diagonal(dist, 0.0)
+    condensed = squareform(dist, checks=False)
+    del dist
+    np.clip(condensed, 0.0, None, out=condensed)
+    return tree_from_linkage(linkage(condensed, method="average"), p)
+
+
+class SplitSelection(NamedTuple):
+    """One split, as the common tree reads it.
+
+    ``selected`` holds the positions (in the tree's genes) of the genes the
+    split selected, in the order of the columns its ``tests`` were built
+    on; ``tests`` is None for a split that failed (every node gets p = 1).
+    """
+
+    selected: _Int
+    tests: SplitTests | None
+
+
+class TreeTest(NamedTuple):
+    """The top-down test of a common tree (see :func:`descend_tree`).
+
+    ``aggregated`` (:math:`P_C`) and ``adjusted`` (the hierarchical
+    p-value) hold NaN at the nodes never examined; ``rejected`` marks the
+    nodes with ``adjusted <= alpha``; ``minimal`` the rejected nodes none of
+    whose children is rejected; ``split_pvalues`` maps each examined node to
+    its splits' weighted p-values :math:`p_{C,b}`; ``n_examined`` counts
+    the examined nodes.
+    """
+
+    aggregated: _Float
+    adjusted: _Float
+    rejected: NDArray[np.bool_]
+    minimal: NDArray[np.bool_]
+    split_pvalues: dict[int, _Float]
+    n_examined: int
+
+
+def _node_pvalues(
+    tree: CommonTree,
+    nodes: Sequence[int],
+    splits: Sequence[SplitSelection],
+    n_genes: int,
+) -> _Float:
+    """Weighted per-split p-values :math:`p_{C,b}`, shape (n_splits, n_nodes)."""
+    P = np.ones((len(splits), len(nodes)))
+    masks = np.zeros((len(nodes), n_genes), dtype=bool)
+    for k, node in enumerate(nodes):
+        masks[k, tree.members(node)] = True
+    for b, split in enumerate(splits):
+        if split.tests is None or split.tests.problem is not None:
+            continue
+        inside = masks[:, split.selected]  # (n_nodes, |S_b|)
+        sets = [np.flatnonzero(row) for row in inside]
+        live = [k for k, s in enumerate(sets) if s.size]
+        if not live:
+            continue
+        raw = split.tests.pvalues([sets[k].tolist() for k in live])
+        sizes = np.array([sets[k].size for k in live], dtype=np.float64)
+        P[b, live] = np.minimum(1.0, raw * split.selected.size / sizes)
+    return P
+
+
+def descend_tree(
+    tree: CommonTree,
+    splits: Sequence[SplitSelection],
+    aggregate: Callable[[_Float], _Float],
+    alpha: float,
+) -> TreeTest:
+    r"""Test the common tree top-down over the splits (Mandozzi & Bühlmann).
+
+    Parameters
+    ----------
+    tree : CommonTree
+        The tree over the clustered genes (:func:`common_tree`).
+    splits : sequence of SplitSelection
+        Every split drawn, failed ones included (``tests=None``).
+    aggregate : callable
+        Maps the ``(n_splits, n_nodes)`` matrix of :math:`p_{C,b}` to one
+        p-value per node (the quantile rule).
+    alpha : float
+        Level: a node is examined when its parent's adjusted p-value is at
+        most ``alpha``.
+
+    Returns
+    -------
+    TreeTest
+        Aggregated and adjusted p-values of the examined nodes (NaN
+        elsewhere), the rejected and the minimal rejected nodes.
+
+    Notes
+    -----
+    Level by level from the root: the nodes whose parent is rejected get
+    :math:`P_C = \text{aggregate}(\{p_{C,b}\}_b)` and
+    :math:`P^{adj}_C = \max(P_C, P^{adj}_{parent})`. The p-values of one
+    level of one split are computed in one call of its tests (clusters of
+    the same size share one batched fit), and a cluster :math:`C \cap S_b`
+    that split tested before (an ancestor with the same selected genes, the
+    descent's root) is not tested again.
+    """
+    n_genes = tree.order.size
+    aggregated = np.full(tree.n_nodes, np.nan)
+    adjusted = np.full(tree.n_nodes, np.nan)
+    split_pvalues: dict[int, _Float] = {}
+    frontier = [0]
+    while frontier:
+        P = _node_pvalues(tree, frontier, splits, n_genes)
+        agg = np.asarray(aggregate(P), dtype=np.float64)
+        nxt: list[int] = []
+        for k, node in enumerate(frontier):
+            up = tree.parent[node]
+            above = adjusted[up] if up >= 0 else 0.0
+            aggregated[node] = agg[k]
+            adjusted[node] = max(float(agg[k]), float(above))
+            split_pvalues[node] = P[:, k]
+            if adjusted[node] <= alpha:
+                nxt.extend(int(c) for c in tree.children[node] if c >= 0)
+        frontier = nxt
+    rejected = np.nan_to_num(adjusted, nan=np.inf) <= alpha
+    has_rejected_child = np.zeros(tree.n_nodes, dtype=bool)
+    up = tree.parent[rejected]
+    has_rejected_child[up[up >= 0]] = True
+    minimal = rejected & ~has_rejected_child
+    return TreeTest(
+        aggregated,
+        adjusted,
+        rejected,
+        minimal,
+        split_pvalues,
+        int(np.isfinite(adjusted).sum()),
+    )
