@@ -153,6 +153,34 @@ def signal_data(
     return data.X, outcome(data, family)
 
 
+def corrnoise_data(family: str, seed: int) -> tuple[np.ndarray, Any]:
+    """Configuration 1 with its 150 noise genes in 15 blocks of 10 at rho 0.6.
+
+    The second signal design of #26: the noise genes are correlated among
+    themselves (never with an active gene), so that a cluster of noise genes
+    is a real candidate for a false rejection. The genes keep their places:
+    ``NULL_GENES`` are still independent of ``y`` and of every active gene.
+    """
+    extra: dict[str, Any] = {"snr": 2.0} if family == "gaussian" else {}
+    n_blocks = PAPER["n_noise"] // 10
+    data = make_block_data(
+        N,
+        [*PAPER["block_sizes"], *[10] * n_blocks],
+        [*(SCALE[family] * c for c in PAPER["coefs"]), *[0.0] * n_blocks],
+        corr_groups=[*PAPER["corr_groups"], *range(100, 100 + n_blocks)],
+        rho=0.6,
+        family=family,
+        random_state=seed,
+        **extra,
+    )
+    return data.X, outcome(data, family)
+
+
+#: The designs of the gene-level and common-tree studies (``--designs``).
+STUDY_DESIGNS = {"null": null_data, "signal": signal_data, "corrnoise": corrnoise_data}
+DESIGNS_RUN = ["null", "signal"]
+
+
 def naive_rejections(
     X: np.ndarray, y: Any, family: str, seed: int, lam_ratio: float = 0.3
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -297,8 +325,7 @@ LEVELS = ("selected", "module", "sub-module", "gene")
 
 def study_result(family: str, design: str, seed: int) -> tuple[Any, float]:
     """``multi_split`` of one data set of the gene-level studies, and its time."""
-    data = null_data if design == "null" else signal_data
-    X, y = data(family, seed)
+    X, y = STUDY_DESIGNS[design](family, seed)
     t0 = time.perf_counter()
     res = multi_split(
         template(family, N_INIT, GENES_LAM_RATIO),
@@ -401,7 +428,7 @@ def run_resumable(out: str, n_sets: int, make_row: Any) -> pd.DataFrame:
     )
     for seed in range(n_sets):
         for family in GENES_FAMILIES:
-            for design in ("null", "signal"):
+            for design in DESIGNS_RUN:
                 key = (family, design, 1000 * FAMILIES.index(family) + seed)
                 if (
                     not done.empty
@@ -663,7 +690,15 @@ def main() -> None:
     parser.add_argument(
         "--n-rows", type=int, default=N, help="rows per data set (use another --out)"
     )
+    parser.add_argument(
+        "--designs",
+        nargs="+",
+        default=DESIGNS_RUN,
+        choices=tuple(STUDY_DESIGNS),
+        help="designs (--part genes, --part tree; use another --out)",
+    )
     args = parser.parse_args()
+    DESIGNS_RUN[:] = args.designs
     N_GENES, GENES_LAM_RATIO = args.n_genes, args.lam_ratio
     GENES_OUT = args.out or GENES_OUT
     TREE_OUT = args.out or TREE_OUT
