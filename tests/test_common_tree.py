@@ -316,3 +316,13 @@ def test_summary_shows_the_common_tree_and_its_guarantee(strong):
     assert "minimal: {g" in flat
     assert "clusters that contain no active gene" in flat
     assert max(len(line) for line in text.splitlines()) <= 80
+
+
+def test_model_summary_with_inference_shows_the_common_tree(strong):
+    """model.summary(inference=result) carries the tree's findings as a note."""
+    X, y, result = strong
+    model = VCPCR(n_clusters=3, n_init=2).fit(X, y)
+    flat = " ".join(str(model.summary(inference=result)).split())
+    assert "Common tree (average linkage on 1 - |corr| of X" in flat
+    assert "minimal: {g" in flat
+    assert "clusters that contain no active gene" in flat

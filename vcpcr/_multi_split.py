@@ -520,8 +520,15 @@ class MultiSplitResult:
         )
 
     # ------------------------------------------------- the summary protocol
-    #: What the numbers guarantee (a note of the summaries).
-    guarantee = GUARANTEE
+    @property
+    def guarantee(self) -> str:
+        """What the p-values guarantee and what the common tree found.
+
+        The note ``model.summary(inference=result)`` shows: the gene-level
+        and module-membership guarantees, then the common tree's minimal
+        rejected clusters with its guarantee.
+        """
+        return f"{GUARANTEE} {self._tree_note()}"
 
     def check_matches(self, model: Any) -> None:
         """Raise unless ``model`` is the template's specification fitted on the data.

@@ -65,8 +65,9 @@ class Evidence(Protocol):
     beside a model fitted on all of that data.
     """
 
-    #: What the numbers guarantee; a note of the summary.
-    guarantee: str
+    @property
+    def guarantee(self) -> str:
+        """What the numbers guarantee; a note of the summary."""
 
     def check_matches(self, model: Any) -> None:
         """Raise a ValueError unless ``model`` is the result's estimator and data."""
