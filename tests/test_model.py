@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
-from conftest import make_blocks
+from conftest import make_blocks, needs_survival
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.metrics import accuracy_score, adjusted_rand_score
 
@@ -213,7 +213,9 @@ def _family_outcome(y, family):
     return y
 
 
-@pytest.mark.parametrize("family", ["gaussian", "binomial", "cox"])
+@pytest.mark.parametrize(
+    "family", ["gaussian", "binomial", pytest.param("cox", marks=needs_survival)]
+)
 def test_signed_latent_is_equivariant_to_flipping_columns(blocks, family):
     """latent="signed": flipping a column's sign flips its weight and its
     coefficient and changes no prediction; the paper's M = X V does not
