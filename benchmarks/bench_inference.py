@@ -320,6 +320,10 @@ GENES_OUT = os.path.join(os.path.dirname(__file__), "results", "inference_genes.
 N_GENES = 20
 GENES_LAM_RATIO = 0.3  # the template's lam_ratio in the gene-level study
 GENES_FAMILIES = list(FAMILIES)  # the families of the gene-level study
+#: The gene-level and common-tree studies' template: ``"vcpcr"`` (``VCPCR(
+#: n_clusters=5, lam_ratio=--lam-ratio, n_init=3)``) or ``"cv"`` (``VCPCRCV(
+#: family=...)`` defaults, tuned by 5-fold CV in every split; ``--template``).
+STUDY_TEMPLATE = "vcpcr"
 LEVELS = ("selected", "module", "sub-module", "gene")
 
 
@@ -328,7 +332,9 @@ def study_result(family: str, design: str, seed: int) -> tuple[Any, float]:
     X, y = STUDY_DESIGNS[design](family, seed)
     t0 = time.perf_counter()
     res = multi_split(
-        template(family, N_INIT, GENES_LAM_RATIO),
+        VCPCRCV(family=family, random_state=0)
+        if STUDY_TEMPLATE == "cv"
+        else template(family, N_INIT, GENES_LAM_RATIO),
         X,
         y,
         n_splits=N_SPLITS,
@@ -618,9 +624,13 @@ def tables() -> dict[str, tuple[str, list[str], Any]]:
             lambda: run_genes(GENES_OUT, N_GENES),
         ),
         "tree": (
-            f"Common tree (#26 item 2): multi_split(VCPCR(n_clusters=5, "
-            f"lam_ratio={GENES_LAM_RATIO})), {N_SPLITS} splits, per family and "
-            f"design",
+            "Common tree (#26 item 2): multi_split("
+            + (
+                "VCPCRCV()"
+                if STUDY_TEMPLATE == "cv"
+                else f"VCPCR(n_clusters=5, lam_ratio={GENES_LAM_RATIO})"
+            )
+            + f"), {N_SPLITS} splits, per family and design",
             [
                 "family",
                 "design",
@@ -646,7 +656,7 @@ def tables() -> dict[str, tuple[str, list[str], Any]]:
 
 def main() -> None:
     global N_NULL, N_SIGNAL, N_SPLITS, N_INIT, N_CV, N_GENES, GENES_OUT
-    global GENES_LAM_RATIO, N, TREE_OUT
+    global GENES_LAM_RATIO, N, TREE_OUT, STUDY_TEMPLATE
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a few data sets only")
     parser.add_argument(
@@ -691,6 +701,13 @@ def main() -> None:
         "--n-rows", type=int, default=N, help="rows per data set (use another --out)"
     )
     parser.add_argument(
+        "--template",
+        choices=("vcpcr", "cv"),
+        default=STUDY_TEMPLATE,
+        help="--part genes or tree: VCPCR(n_clusters=5, lam_ratio=--lam-ratio) "
+        "or VCPCRCV() defaults (use another --out)",
+    )
+    parser.add_argument(
         "--designs",
         nargs="+",
         default=DESIGNS_RUN,
@@ -704,6 +721,7 @@ def main() -> None:
     TREE_OUT = args.out or TREE_OUT
     GENES_FAMILIES[:] = args.families
     N = args.n_rows
+    STUDY_TEMPLATE = args.template
     CV_TEMPLATE.update(scoring=args.cv_scoring, selection=args.cv_selection)
     N_CV = args.n_cv
     N_SPLITS, N_SIGNAL = args.n_splits, args.n_signal
