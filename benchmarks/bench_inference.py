@@ -75,7 +75,15 @@ Prints markdown tables (issue #16):
    more than 10 genes, 2-10 genes, a single gene); and the gene-level P of
    the same result (``pvalues``) for comparison.
 
-``--part null|signal|cv|cost|genes|tree`` prints one table only.
+7. **Peers** (``--part peers --families gaussian``, issue #26; resumable,
+   ``results/inference_peers.csv``): on the common-tree study's data sets,
+   hidimstat's ``EnCluDL`` as above (it controls the delta-FWER: no
+   rejected *null* gene) and hidimstat's ``DesparsifiedLasso`` on the genes
+   with Bonferroni over all of them (``fwer_selection(0.05, n_tests=p)``,
+   two-sided: it targets the usual FWER, no rejected inactive gene, the
+   error the common tree controls under screening).
+
+``--part null|signal|cv|cost|genes|tree|peers`` prints one table only.
 """
 
 from __future__ import annotations
@@ -226,6 +234,52 @@ def encludl_rejections(X: np.ndarray, y: np.ndarray, seed: int) -> np.ndarray:
     model.importance()
     selected = model.fwer_selection(0.05, n_tests=ENCLUDL_CLUSTERS)
     return np.asarray(selected) != 0
+
+
+def desparsified_rejections(X: np.ndarray, y: np.ndarray, seed: int) -> np.ndarray:
+    """Genes a desparsified lasso rejects at FWER 0.05 (Bonferroni over genes)."""
+    from hidimstat import DesparsifiedLasso
+
+    model = DesparsifiedLasso(random_state=seed)
+    model.fit(X, y)
+    model.importance()
+    selected = model.fwer_selection(0.05, n_tests=X.shape[1], two_tailed_test=True)
+    return np.asarray(selected) != 0
+
+
+def peer_row(family: str, design: str, seed: int) -> dict[str, Any]:
+    """One gaussian data set of the peer study: EnCluDL and a desparsified lasso."""
+    X, y = STUDY_DESIGNS[design](family, seed)
+    row: dict[str, Any] = {"family": family, "design": design, "seed": seed}
+    noactive = np.setdiff1d(np.arange(X.shape[1]), np.concatenate(ACTIVE))
+    t0 = time.perf_counter()
+    for name, rejected in (
+        ("encludl", encludl_rejections(X, y, seed)),
+        ("dlasso", desparsified_rejections(X, y, seed)),
+    ):
+        row[f"{name}_null_any"] = bool(rejected[NULL_GENES].any())
+        row[f"{name}_noactive_any"] = bool(rejected[noactive].any())
+        row[f"{name}_corr_share"] = float(rejected[CORRELATED].mean())
+        row[f"{name}_power"] = float(np.mean([rejected[b].any() for b in ACTIVE]))
+        row[f"{name}_rejected"] = int(rejected.sum())
+    row["seconds"] = time.perf_counter() - t0
+    return row
+
+
+def peer_table(frame: pd.DataFrame) -> list[str]:
+    rows = []
+    for (family, design), g in frame.groupby(["family", "design"], sort=False):
+        n = len(g)
+        for name, label in (("encludl", "EnCluDL"), ("dlasso", "desparsified lasso")):
+            rows.append(
+                f"| {family} | {design} | {label} | {n} | "
+                f"{rate(int(g[f'{name}_null_any'].sum()), n)} | "
+                f"{rate(int(g[f'{name}_noactive_any'].sum()), n)} | "
+                f"{g[f'{name}_corr_share'].mean():.3f} | "
+                f"{g[f'{name}_power'].mean():.2f} | "
+                f"{g[f'{name}_rejected'].mean():.1f} |"
+            )
+    return rows
 
 
 def upper95(k: int, n: int) -> float:
@@ -381,6 +435,7 @@ def gene_row(family: str, design: str, seed: int) -> dict[str, Any]:
 
 
 TREE_OUT = os.path.join(os.path.dirname(__file__), "results", "inference_tree.csv")
+PEERS_OUT = os.path.join(os.path.dirname(__file__), "results", "inference_peers.csv")
 #: Power by resolution: the size classes of the smallest minimal rejected
 #: cluster holding a gene of an active block (0: none).
 RESOLUTIONS = {
@@ -646,6 +701,22 @@ def tables() -> dict[str, tuple[str, list[str], Any]]:
             ],
             lambda: run_tree(TREE_OUT, N_GENES),
         ),
+        "peers": (
+            "Peers of the common-tree study (#26; gaussian): hidimstat's EnCluDL "
+            "(delta-FWER) and a desparsified lasso (gene-level FWER, Bonferroni)",
+            [
+                "family",
+                "design",
+                "method",
+                "data sets",
+                "FWER, null genes (= delta-FWER)",
+                "any rejected gene without an active gene (FWER over inactive genes)",
+                "correlated inactive: share rejected",
+                "power per active block",
+                "genes rejected",
+            ],
+            lambda: peer_table(run_resumable(PEERS_OUT, N_GENES, peer_row)),
+        ),
         "cost": (
             "Cost (one process unless said; wall-clock seconds of one run)",
             ["what", "wall time", "per split"],
@@ -656,12 +727,12 @@ def tables() -> dict[str, tuple[str, list[str], Any]]:
 
 def main() -> None:
     global N_NULL, N_SIGNAL, N_SPLITS, N_INIT, N_CV, N_GENES, GENES_OUT
-    global GENES_LAM_RATIO, N, TREE_OUT, STUDY_TEMPLATE
+    global GENES_LAM_RATIO, N, TREE_OUT, STUDY_TEMPLATE, PEERS_OUT
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a few data sets only")
     parser.add_argument(
         "--part",
-        choices=("all", "null", "signal", "cv", "cost", "genes", "tree"),
+        choices=("all", "null", "signal", "cv", "cost", "genes", "tree", "peers"),
         default="all",
         help="which table(s) to print",
     )
@@ -719,6 +790,7 @@ def main() -> None:
     N_GENES, GENES_LAM_RATIO = args.n_genes, args.lam_ratio
     GENES_OUT = args.out or GENES_OUT
     TREE_OUT = args.out or TREE_OUT
+    PEERS_OUT = args.out or PEERS_OUT
     GENES_FAMILIES[:] = args.families
     N = args.n_rows
     STUDY_TEMPLATE = args.template
