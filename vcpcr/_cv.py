@@ -1117,6 +1117,39 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         )
 
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
+        """Plot the CV curve (deprecated meaning: use :meth:`plot_cv`).
+
+        .. deprecated:: Unreleased
+            ``VCPCRCV.plot`` draws the CV curve, while ``plot`` of a fitted
+            :class:`VCPCR` draws its Cox coefficients (lifelines' ``plot``).
+            It warns a ``FutureWarning``; in a future release it will mean
+            ``best_estimator_.plot``, as every other method of
+            :class:`VCPCR` does on a ``VCPCRCV``. Call :meth:`plot_cv` for
+            the CV curve.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Axes to draw on.
+        **kwargs
+            Passed to :func:`vcpcr.plotting.plot_cv`.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes.
+        """
+        check_is_fitted(self, "cv_results_")
+        warnings.warn(
+            "VCPCRCV.plot() draws the CV curve; in a future release it will "
+            "draw best_estimator_'s Cox coefficients, as VCPCR.plot() (cox "
+            "family only). Call plot_cv() for the CV curve.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return self.plot_cv(ax=ax, **kwargs)
+
+    def plot_cv(self, ax: Any = None, **kwargs: Any) -> Any:
         """CV score against mean model size (see :func:`vcpcr.plotting.plot_cv`).
 
         Parameters
