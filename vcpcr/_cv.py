@@ -1129,15 +1129,13 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
 
         Parameters
         ----------
-        ax : matplotlib.axes.Axes, optional
-            Axes to draw on.
-        **kwargs
-            Passed to :func:`vcpcr.plotting.plot_cv`.
+        ax, **kwargs
+            As :meth:`plot_cv`.
 
         Returns
         -------
         matplotlib.axes.Axes
-            The axes.
+            :meth:`plot_cv`'s axes.
         """
         check_is_fitted(self, "cv_results_")
         warnings.warn(
