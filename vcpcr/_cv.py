@@ -209,6 +209,12 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
     Tunes the number of clusters ``K``, the weight penalty ``delta`` and the
     sparsity ``lam_ratio`` (and the random starts, inside the training
     folds), then refits :class:`VCPCR` on all data with the chosen values.
+    The fitted ``VCPCRCV`` then has every public method and fitted attribute
+    of :class:`VCPCR`, with the same meaning: ``best_estimator_``'s
+    (``predict``, ``transform``, ``outcome_design``, ``coef_``,
+    ``membership_``, ...), except ``score``, the CV's ``scorer_`` (as
+    scikit-learn's ``GridSearchCV``), and the deprecated ``plot`` (see
+    :meth:`plot_cv`).
 
     Parameters
     ----------

@@ -195,8 +195,8 @@ class Fingerprint:
       to the ``mean_`` / ``scale_`` that ``fit`` stores on the same data.
 
     The response itself is not compared beyond its name (a fitted model does
-    not keep it). :meth:`check` compares with a fitted ``VCPCR``, or with a
-    fitted ``VCPCRCV`` through its ``best_estimator_``.
+    not keep it). :meth:`check` compares with a fitted ``VCPCR`` or
+    ``VCPCRCV`` (whose fitted attributes are its ``best_estimator_``'s).
     """
 
     estimator: str
