@@ -285,13 +285,22 @@ def test_plot_renders(fitted_cv, tmp_path):
     mpl = pytest.importorskip("matplotlib")
     mpl.use("Agg")
     cv = fitted_cv[0]
-    ax = cv.plot()
+    ax = cv.plot_cv()
     ax.figure.savefig(tmp_path / "cv.png")
     assert (tmp_path / "cv.png").stat().st_size > 1000
     # the "min" marker sits at the chosen point's mean model size
     (line,) = [line for line in ax.lines if line.get_label() == "min"]
     best = cv.cv_results_["mean_size"].iloc[cv.best_index_]
     assert_array_equal(line.get_xdata(), [best, best])
+
+
+def test_plot_still_draws_the_cv_curve_with_a_future_warning(fitted_cv):
+    """VCPCRCV.plot's meaning will become VCPCR.plot's: the old use warns."""
+    mpl = pytest.importorskip("matplotlib")
+    mpl.use("Agg")
+    with pytest.warns(FutureWarning, match=r"Call plot_cv\(\) for the CV curve"):
+        ax = fitted_cv[0].plot()
+    assert [line.get_label() for line in ax.lines if line.get_label() == "min"]
 
 
 @pytest.mark.parametrize(

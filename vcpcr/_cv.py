@@ -14,28 +14,21 @@ import time
 import warnings
 from collections import Counter
 from collections.abc import Callable
+from functools import wraps
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import BaseEstimator
 from sklearn.model_selection import check_cv
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 from statsmodels.iolib import summary2 as sm_summary2
 
-from vcpcr._clustering import check_latent
+from vcpcr._base import FitInput, VCPCRBase
 from vcpcr._families import FAMILIES, Family, Prepared
 from vcpcr._formula import formula_outcome
-from vcpcr._input import (
-    Level,
-    check_levels,
-    check_strata,
-    resolve_input,
-    take,
-    validated_design,
-)
+from vcpcr._input import Level, check_levels, check_strata, take
 from vcpcr._model import VCPCR, cap_n_clusters, check_lam_ratios
 from vcpcr._parallel import progress_shown, run_parallel, task_seeds
 from vcpcr._pooled import (
@@ -68,7 +61,7 @@ from vcpcr._validation import (
     check_scalar,
     check_y_length,
 )
-from vcpcr._weights import check_scheme, scheme_of
+from vcpcr._weights import WeightScheme
 from vcpcr.exceptions import (
     ConvergenceWarning,
     SeparationWarning,
@@ -97,12 +90,131 @@ def _estimator_has(attr: str) -> Any:
     return check
 
 
-class VCPCRCV(BaseEstimator):
+def _delegated(name: str) -> Any:
+    """VCPCR's method ``name`` on VCPCRCV: ``best_estimator_``'s.
+
+    Available when ``best_estimator_`` has it (before ``fit``: when a VCPCR
+    of the same family has it), as ``GridSearchCV``'s delegated methods;
+    VCPCR's signature and docstring.
+    """
+    method = getattr(VCPCR, name)
+
+    @wraps(method)
+    def call(self: VCPCRCV, *args: Any, **kwargs: Any) -> Any:
+        return getattr(self._best(), name)(*args, **kwargs)
+
+    return available_if(_estimator_has(name))(call)
+
+
+def _fitted(name: str) -> Any:
+    """VCPCR's fitted attribute ``name`` on VCPCRCV: ``best_estimator_``'s."""
+
+    def get(self: VCPCRCV) -> Any:
+        return getattr(self._best(), name)
+
+    return property(get, doc=f"``best_estimator_.{name}`` (see :class:`VCPCR`).")
+
+
+def _fit_transform(
+    self: VCPCRCV, X: ArrayLike, y: ArrayLike | None = None
+) -> NDArray[np.float64]:
+    """Fit, then return the latent variables of ``best_estimator_`` on ``X``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features) or DataFrame
+        Training data.
+    y : array-like of shape (n_samples,), optional
+        Response; omitted with ``formula``.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_clusters_)
+        Latent variables.
+    """
+    return self.fit(X, y).transform(X)
+
+
+class _BestEstimator:
+    """Every public method and fitted attribute of VCPCR, on ``best_estimator_``.
+
+    The one delegation of :class:`VCPCRCV` (the parity test checks that it
+    covers VCPCR's public API), apart from its own ``fit``, ``score`` (its
+    ``scorer_``), ``summary`` / ``summary2`` (with the tuning note) and
+    ``plot`` (see :meth:`VCPCRCV.plot`). The attributes that describe the
+    data (``n_features_in_``, ``feature_names_in_``, ``model_spec_``,
+    ``yname_``, ``classes_``) are VCPCRCV's own, set by the same input
+    route as VCPCR's. Kept out of VCPCRCV's own namespace: scikit-learn's
+    ``set_output`` wraps a subclass's own ``transform`` and
+    ``fit_transform`` and would drop their ``available_if``;
+    :meth:`VCPCRCV.set_output` is passed on to ``best_estimator_`` instead.
+    """
+
+    predict = _delegated("predict")
+    predict_proba = _delegated("predict_proba")
+    decision_function = _delegated("decision_function")
+    predict_survival_function = _delegated("predict_survival_function")
+    predict_cumulative_hazard = _delegated("predict_cumulative_hazard")
+    predict_cumulative_hazard_function = _delegated(
+        "predict_cumulative_hazard_function"
+    )
+    predict_log_partial_hazard = _delegated("predict_log_partial_hazard")
+    predict_median = _delegated("predict_median")
+    get_prediction = _delegated("get_prediction")
+    transform = _delegated("transform")
+    get_feature_names_out = _delegated("get_feature_names_out")
+    outcome_design = _delegated("outcome_design")
+    standardized_design = _delegated("standardized_design")
+    signature = _delegated("signature")
+    print_summary = _delegated("print_summary")
+    path = _delegated("path")
+
+    membership_ = _fitted("membership_")
+    loadings_ = _fitted("loadings_")
+    labels_ = _fitted("labels_")
+    clusters_ = _fitted("clusters_")
+    n_clusters_ = _fitted("n_clusters_")
+    coef_ = _fitted("coef_")
+    intercept_ = _fitted("intercept_")
+    cluster_coef_ = _fitted("cluster_coef_")
+    module_sd_ = _fitted("module_sd_")
+    prognostic_index_sd_ = _fitted("prognostic_index_sd_")
+    covariate_coef_ = _fitted("covariate_coef_")
+    covariate_names_ = _fitted("covariate_names_")
+    covariate_columns_ = _fitted("covariate_columns_")
+    clustered_columns_ = _fitted("clustered_columns_")
+    strata_columns_ = _fitted("strata_columns_")
+    strata_names_ = _fitted("strata_names_")
+    weights_ = _fitted("weights_")
+    delta_ = _fitted("delta_")
+    lam_ = _fitted("lam_")
+    lam_max_ = _fitted("lam_max_")
+    n_iter_ = _fitted("n_iter_")
+    converged_ = _fitted("converged_")
+    objective_ = _fitted("objective_")
+    best_init_ = _fitted("best_init_")
+    result_ = _fitted("result_")
+    mean_ = _fitted("mean_")
+    scale_ = _fitted("scale_")
+    n_samples_fit_ = _fitted("n_samples_fit_")
+    unique_times_ = _fitted("unique_times_")
+    concordance_index_ = _fitted("concordance_index_")
+    baseline_cumulative_hazard_ = _fitted("baseline_cumulative_hazard_")
+    fit_transform = available_if(_estimator_has("transform"))(_fit_transform)
+
+
+class VCPCRCV(_BestEstimator, VCPCRBase):
     r"""VC-PCR with hyperparameters chosen by cross-validation.
 
     Tunes the number of clusters ``K``, the weight penalty ``delta`` and the
     sparsity ``lam_ratio`` (and the random starts, inside the training
     folds), then refits :class:`VCPCR` on all data with the chosen values.
+    The fitted ``VCPCRCV`` then has every public method and fitted attribute
+    of :class:`VCPCR`, with the same meaning: ``best_estimator_``'s
+    (``predict``, ``transform``, ``outcome_design``, ``coef_``,
+    ``membership_``, ...), except ``score``, the CV's ``scorer_`` (as
+    scikit-learn's ``GridSearchCV``), and the deprecated ``plot`` (see
+    :meth:`plot_cv`).
 
     Parameters
     ----------
@@ -123,7 +235,11 @@ class VCPCRCV(BaseEstimator):
         CV and the refit (see :class:`VCPCR`).
     n_init : int, default=5
         Random starts per grid point; the one with the lowest SOS-NMF
-        objective on the training fold is kept.
+        objective on the training fold is kept. Fewer than :class:`VCPCR`'s
+        10 because the CV solves every start of every grid point in every
+        fold (``n_init`` x grid points x folds problems); the refit uses the
+        same ``n_init``, so that the chosen point is refitted as it was
+        scored.
     cv : int, cross-validation generator or iterable, default=5
         As in scikit-learn (an int gives unshuffled folds, stratified on the
         class for ``family="binomial"`` and on the event indicator for
@@ -382,13 +498,13 @@ class VCPCRCV(BaseEstimator):
         self.covariates = covariates
         self.strata = strata
 
-    # ------------------------------------------------------------------ tags
-    def __sklearn_tags__(self) -> Any:
-        """Return the tags of the tuned VCPCR (same estimator type)."""
-        return VCPCR(family=self.family, formula=self.formula).__sklearn_tags__()
-
     # ------------------------------------------------------------------- fit
-    def _grid(self, Xs: NDArray[np.float64], target: NDArray[np.float64]) -> Grid:
+    def _grid(
+        self,
+        Xs: NDArray[np.float64],
+        target: NDArray[np.float64],
+        scheme: WeightScheme,
+    ) -> Grid:
         """Return the validated grid, with the defaults filled in."""
         owner = "VCPCRCV"
         raw: Any = self.n_clusters
@@ -400,7 +516,6 @@ class VCPCRCV(BaseEstimator):
         p = Xs.shape[1]
         cap_n_clusters(int(max(Ks)), p, owner)  # warns when some K > p
         Ks = tuple(dict.fromkeys(min(int(K), p) for K in Ks))
-        scheme = scheme_of(self.weights)
         delta_max = scheme.delta_max(Xs, target, self.family)
         default = default_grid(self.weights, delta_max=delta_max)
         fixed = not scheme.penalized
@@ -442,35 +557,28 @@ class VCPCRCV(BaseEstimator):
             return list(check_cv(k, labels, classifier=True).split(Xa, labels))
         return list(check_cv(self.cv, yv, classifier=classifier).split(Xa, yv))
 
-    def _check_params(self) -> None:
-        owner = "VCPCRCV"
-        check_choice(self.family, "family", tuple(FAMILIES), owner=owner)
-        check_choice(self.selection, "selection", SELECTIONS, owner=owner)
-        check_latent(self.latent, owner)
-        check_scalar(self.n_init, "n_init", numbers.Integral, owner=owner, min_val=1)
-        check_scalar(
-            self.max_iter, "max_iter", numbers.Integral, owner=owner, min_val=1
-        )
-        check_scalar(self.tol, "tol", numbers.Real, owner=owner, min_val=0.0)
+    def _check_params(self, n_features: int, *, covariates: bool) -> WeightScheme:
+        """Validate the parameters (the shared ones first); return the scheme.
 
-    def _data(
-        self, X: Any, y: Any
-    ) -> tuple[NDArray[np.float64], int, int, Any, Prepared]:
-        """Design matrix (covariates, strata, the rest), their numbers, the response."""
-        resolved = resolve_input(self, X, y, owner="VCPCRCV")
-        self.yname_ = resolved.yname
-        family = FAMILIES[self.family]
-        d = validated_design(self, resolved, family)
-        cols, strata, genes, Xa = d.covariates, d.strata, d.genes, d.X
-        prepared = d.prepared
-        self._levels = d.levels
-        if prepared.classes is not None:
-            self.classes_ = prepared.classes
-        self._strata_names = [d.names[j] for j in strata]
+        The grid (``n_clusters``, ``deltas``, ``lam_ratios``) is validated
+        by :meth:`_grid`.
+        """
+        scheme = super()._check_params(n_features, covariates=covariates)
+        check_choice(self.selection, "selection", SELECTIONS, owner="VCPCRCV")
+        return scheme
+
+    def _fold_design(self, data: FitInput) -> tuple[NDArray[np.float64], int, int]:
+        """Return the design's columns as the folds take them: covariates first.
+
+        Then the strata and the genes; returns the matrix and the numbers of
+        covariates and strata columns.
+        """
+        d = data.design
+        cols, strata = d.covariates, d.strata
         if cols.size == 0 and strata.size == 0:  # X itself when C-ordered
-            return np.ascontiguousarray(Xa), 0, 0, d.y, prepared
-        design = np.column_stack([Xa[:, cols], Xa[:, strata], Xa[:, genes]])
-        return design, cols.size, strata.size, d.y, prepared
+            return np.ascontiguousarray(d.X), 0, 0
+        design = np.column_stack([d.X[:, cols], d.X[:, strata], d.X[:, d.genes]])
+        return design, cols.size, strata.size
 
     def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> VCPCRCV:
         """Cross-validate the grid, choose a point, refit on all data.
@@ -487,28 +595,26 @@ class VCPCRCV(BaseEstimator):
         VCPCRCV
             The fitted object.
         """
-        self._check_params()
         progress = progress_shown(self.verbose, "VCPCRCV")
-        family = FAMILIES[self.family]
+        data = self._fit_input(X, y)
+        family = self._family
         self.scorer_ = get_scorer(self.scoring, family, VCPCR(family=self.family))
-        Xa, n_cov, n_strata, yv, prepared = self._data(X, y)
+        prepared, yv, levels = data.design.prepared, data.design.y, data.design.levels
+        self.yname_ = data.yname
+        if prepared.classes is not None:
+            self.classes_ = prepared.classes
+        Xa, n_cov, n_strata = self._fold_design(data)
         genes = Xa[:, n_cov + n_strata :]
-        check_scheme(
-            self.weights,
-            self.family,
-            genes.shape[1],
-            covariates=n_cov > 0,
-            owner="VCPCRCV",
-        )
-        grid = self._grid(standardize(genes)[0], prepared.weights_target)
+        grid = self._grid(standardize(genes)[0], prepared.weights_target, data.scheme)
         folds = self._folds(family, Xa, yv, prepared)
         check_fold_columns(genes, folds)
         _check_folds(family, yv, folds, max(grid.n_clusters))
         if n_strata:
+            strata_names = [data.design.names[j] for j in data.design.strata]
             _check_fold_strata(
-                Xa[:, n_cov : n_cov + n_strata], self._strata_names, prepared, folds
+                Xa[:, n_cov : n_cov + n_strata], strata_names, prepared, folds
             )
-        _check_fold_levels(Xa[:, :n_cov], self._levels, family, prepared, folds)
+        _check_fold_levels(Xa[:, :n_cov], levels, family, prepared, folds)
         self.n_splits_ = len(folds)
         self.folds_ = folds
         spec = FoldSpec(
@@ -572,7 +678,6 @@ class VCPCRCV(BaseEstimator):
                     "ignore", r"Dropped \d+ of \d+ rows", VCPCRWarning
                 )
                 self.best_estimator_ = self._refit_estimator().fit(X, y)
-            self.n_iter_ = self.best_estimator_.n_iter_
         return self
 
     def _unit_outcome(
@@ -881,203 +986,52 @@ class VCPCRCV(BaseEstimator):
         return selected_index(res, self.selection, self.n_splits_)
 
     def _refit_estimator(self) -> VCPCR:
-        return VCPCR(
-            n_clusters=self.best_params_["n_clusters"],
-            family=self.family,
-            weights=self.weights,
-            delta=self.best_params_["delta"],
-            lam_ratio=self.best_params_["lam_ratio"],
-            shrinkage=self.shrinkage_,
-            latent=self.latent,
-            n_init=self.n_init,
-            max_iter=self.max_iter,
-            tol=self.tol,
-            random_state=self.random_state,
-            formula=self.formula,
-            missing=self.missing,
-            covariates=self.covariates,
-            strata=self.strata,
-        )
+        """Return the VCPCR to refit: the shared parameters, the chosen point's."""
+        shared = set(VCPCR._get_param_names())
+        params = {k: v for k, v in self.get_params(deep=False).items() if k in shared}
+        estimator = VCPCR(**params, shrinkage=self.shrinkage_)
+        estimator.set_params(**self.best_params_)
+        config = getattr(self, "_sklearn_output_config", {}).get("transform")
+        return estimator.set_output(transform=config)
 
     # ------------------------------------------------------------ delegation
     def _best(self) -> VCPCR:
+        """Return ``best_estimator_`` (the fitted state :class:`VCPCR` reads)."""
         check_is_fitted(self, "cv_results_")
         if not self.refit:
             raise AttributeError("refit=False: no best_estimator_ to predict with.")
         return self.best_estimator_
 
-    def predict(self, X: ArrayLike) -> NDArray[Any]:
-        """Predict with ``best_estimator_`` (see :meth:`VCPCR.predict`).
+    def set_output(self, *, transform: str | None = None) -> VCPCRCV:
+        """Set the output container of ``transform`` and ``fit_transform``.
+
+        As :meth:`VCPCR.set_output`, applied to ``best_estimator_`` (now
+        and at every refit), which transforms.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features) or DataFrame
-            New data.
+        transform : {"default", "pandas", "polars"} or None, default=None
+            The output of ``transform``; None leaves it unchanged.
 
         Returns
         -------
-        ndarray of shape (n_samples,)
-            Predictions.
+        VCPCRCV
+            This estimator.
         """
-        return self._best().predict(X)
-
-    @available_if(_estimator_has("predict_proba"))
-    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
-        """Class probabilities of ``best_estimator_`` (binomial family).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features) or DataFrame
-            New data.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-            Probabilities of ``classes_``.
-        """
-        return self._best().predict_proba(X)
-
-    @available_if(_estimator_has("decision_function"))
-    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
-        """Log-odds of ``best_estimator_`` (binomial family).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features) or DataFrame
-            New data.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Linear predictor.
-        """
-        return self._best().decision_function(X)
-
-    @available_if(_estimator_has("predict_survival_function"))
-    def predict_survival_function(self, X: ArrayLike, **kwargs: Any) -> Any:
-        """Survival functions of ``best_estimator_`` (cox family).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features) or DataFrame
-            New data.
-        **kwargs
-            See :meth:`VCPCR.predict_survival_function`.
-
-        Returns
-        -------
-        ndarray or pandas.DataFrame
-            See :meth:`VCPCR.predict_survival_function`.
-        """
-        return self._best().predict_survival_function(X, **kwargs)
-
-    @available_if(_estimator_has("predict_cumulative_hazard"))
-    def predict_cumulative_hazard(self, X: ArrayLike, **kwargs: Any) -> Any:
-        """Cumulative hazards of ``best_estimator_`` (cox family).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features) or DataFrame
-            New data.
-        **kwargs
-            See :meth:`VCPCR.predict_cumulative_hazard`.
-
-        Returns
-        -------
-        ndarray or pandas.DataFrame
-            See :meth:`VCPCR.predict_cumulative_hazard`.
-        """
-        return self._best().predict_cumulative_hazard(X, **kwargs)
-
-    @available_if(_estimator_has("predict_log_partial_hazard"))
-    def predict_log_partial_hazard(self, X: ArrayLike) -> NDArray[np.float64]:
-        """Linear predictor of ``best_estimator_`` (cox family).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features) or DataFrame
-            New data.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            See :meth:`VCPCR.predict_log_partial_hazard`.
-        """
-        return self._best().predict_log_partial_hazard(X)
-
-    @available_if(_estimator_has("predict_median"))
-    def predict_median(self, X: ArrayLike) -> NDArray[np.float64]:
-        """Median survival times of ``best_estimator_`` (cox family).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features) or DataFrame
-            New data.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            See :meth:`VCPCR.predict_median`.
-        """
-        return self._best().predict_median(X)
-
-    #: scikit-survival's name of :meth:`predict_cumulative_hazard`.
-    predict_cumulative_hazard_function = predict_cumulative_hazard
-
-    @available_if(_estimator_has("get_prediction"))
-    def get_prediction(self, X: ArrayLike) -> Any:
-        """Return the statsmodels prediction results of ``best_estimator_``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features) or DataFrame
-            New data.
-
-        Returns
-        -------
-        statsmodels prediction results
-            See :meth:`VCPCR.get_prediction`.
-        """
-        return self._best().get_prediction(X)
-
-    @available_if(_estimator_has("transform"))
-    def transform(self, X: ArrayLike) -> NDArray[np.float64]:
-        """Cluster latent variables of ``best_estimator_``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features) or DataFrame
-            New data.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_clusters_)
-            Latent variables.
-        """
-        return self._best().transform(X)
-
-    @available_if(_estimator_has("transform"))
-    def fit_transform(
-        self, X: ArrayLike, y: ArrayLike | None = None
-    ) -> NDArray[np.float64]:
-        """Fit, then return the latent variables of ``best_estimator_`` on ``X``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features) or DataFrame
-            Training data.
-        y : array-like of shape (n_samples,), optional
-            Response; omitted with ``formula``.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_clusters_)
-            Latent variables.
-        """
-        return self.fit(X, y).transform(X)
+        super().set_output(transform=transform)
+        if hasattr(self, "best_estimator_"):
+            self.best_estimator_.set_output(transform=transform)
+        return self
 
     def score(self, X: ArrayLike, y: ArrayLike | None = None) -> float:
         """``scorer_`` of ``best_estimator_`` on ``(X, y)`` (higher is better).
+
+        As scikit-learn's ``GridSearchCV`` and ``LogisticRegressionCV``, the
+        score is the one the CV ranked the grid by (``scoring``), which
+        may differ from :meth:`VCPCR.score` (R^2, accuracy or concordance):
+        the one public method of :class:`VCPCR` whose meaning differs here
+        (so ``set_score_request``, which configures ``VCPCR.score``'s
+        ``sample_weight``, is VCPCR's only).
 
         Parameters
         ----------
@@ -1095,17 +1049,6 @@ class VCPCRCV(BaseEstimator):
         if y is None and self.formula is not None:
             y = formula_outcome(self.formula, X)
         return float(self.scorer_(best, X, y))
-
-    def signature(self) -> pd.DataFrame:
-        """Return the signature of ``best_estimator_`` (see :meth:`VCPCR.signature`).
-
-        Returns
-        -------
-        pandas.DataFrame
-            One row per selected gene: module, membership degree, the
-            module's effect per SD and the gene's raw-scale coefficient.
-        """
-        return self._best().signature()
 
     def summary(self, alpha: float = 0.05, inference: Any = None) -> VCPCRSummary:
         """Summary of ``best_estimator_`` plus how its parameters were chosen.
@@ -1180,6 +1123,37 @@ class VCPCRCV(BaseEstimator):
         )
 
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
+        """Plot the CV curve (deprecated meaning: use :meth:`plot_cv`).
+
+        .. deprecated:: Unreleased
+            ``VCPCRCV.plot`` draws the CV curve, while ``plot`` of a fitted
+            :class:`VCPCR` draws its Cox coefficients (lifelines' ``plot``).
+            It warns a ``FutureWarning``; in a future release it will mean
+            ``best_estimator_.plot``, as every other method of
+            :class:`VCPCR` does on a ``VCPCRCV``. Call :meth:`plot_cv` for
+            the CV curve.
+
+        Parameters
+        ----------
+        ax, **kwargs
+            As :meth:`plot_cv`.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            :meth:`plot_cv`'s axes.
+        """
+        check_is_fitted(self, "cv_results_")
+        warnings.warn(
+            "VCPCRCV.plot() draws the CV curve; in a future release it will "
+            "draw best_estimator_'s Cox coefficients, as VCPCR.plot() (cox "
+            "family only). Call plot_cv() for the CV curve.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return self.plot_cv(ax=ax, **kwargs)
+
+    def plot_cv(self, ax: Any = None, **kwargs: Any) -> Any:
         """CV score against mean model size (see :func:`vcpcr.plotting.plot_cv`).
 
         Parameters

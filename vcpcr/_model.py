@@ -10,42 +10,28 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import BaseEstimator, TransformerMixin, clone
-from sklearn.utils import Tags
+from sklearn.base import clone
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from vcpcr._clustering import (
-    BestStarts,
-    best_starts,
-    check_latent,
-    loadings,
-    order_clusters,
-)
+from vcpcr._base import VCPCRBase
+from vcpcr._clustering import BestStarts, best_starts, loadings, order_clusters
 from vcpcr._distributions import LOGISTIC
 from vcpcr._families import FAMILIES, Family, Prepared
 from vcpcr._formula import encode_new, formula_outcome, transform_new
-from vcpcr._input import (
-    ColumnLayout,
-    aligned_columns,
-    check_strata,
-    missing_as_nan,
-    resolve_input,
-    validated_design,
-)
+from vcpcr._input import ColumnLayout, aligned_columns, missing_as_nan
 from vcpcr._scaling import raw_coefficients, standardize
 from vcpcr._sos_nmf_single import initial_partitions, single_result
 from vcpcr._summary import SummaryMixin
 from vcpcr._survival import evaluate_baseline, step_functions, stratum_baselines
 from vcpcr._validation import (
     check_array,
-    check_choice,
     check_finite,
     check_scalar,
     check_times,
     feature_names,
 )
-from vcpcr._weights import check_scheme, scheme_delta, weights_for_grid
+from vcpcr._weights import WeightScheme, scheme_delta, weights_for_grid
 from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
 __all__ = ["VCPCR"]
@@ -106,7 +92,7 @@ _is_survival = _family_has(lambda f: f.survival)
 _is_not_survival = _family_has(lambda f: not f.survival)
 
 
-class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
+class VCPCR(SummaryMixin, VCPCRBase):
     r"""Variable Cluster Principal Component Regression.
 
     VC-PCR predicts ``y`` from wide, correlated data while selecting the
@@ -436,46 +422,26 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
         self.covariates = covariates
         self.strata = strata
 
-    # ------------------------------------------------------------------ tags
-    def __sklearn_tags__(self) -> Tags:
-        """Return the family's tags (its ``estimator_type`` and its own tags)."""
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = self.formula is None
-        family = FAMILIES.get(self.family)
-        if family is not None:  # an unknown family is reported by fit
-            family.update_tags(tags)
-        return tags
-
-    @property
-    def _family(self) -> Family:
-        return FAMILIES[self.family]
-
     # ------------------------------------------------------------ validation
-    def _check_params(self, n_features: int, *, covariates: bool) -> int:
-        """Validate the constructor parameters; return the number of clusters.
+    def _check_params(self, n_features: int, *, covariates: bool) -> WeightScheme:
+        """Validate the parameters (the shared ones first); return the scheme.
 
         ``covariates`` says whether the fit adjusts for covariates (which
         not every weight scheme can with every family).
         """
+        scheme = super()._check_params(n_features, covariates=covariates)
         owner = type(self).__name__
         integral, real = numbers.Integral, numbers.Real
         check_scalar(self.n_clusters, "n_clusters", integral, owner=owner, min_val=1)
-        check_scalar(self.n_init, "n_init", integral, owner=owner, min_val=1)
-        check_scalar(self.max_iter, "max_iter", integral, owner=owner, min_val=1)
-        check_scalar(self.tol, "tol", real, owner=owner, min_val=0.0)
         check_scalar(
             self.lam_ratio, "lam_ratio", real, owner=owner, min_val=0.0, max_val=1.0
         )
         check_scalar(
             self.shrinkage, "shrinkage", real, owner=owner, min_val=0.0, max_val=1.0
         )
-        check_latent(self.latent, owner)
-        scheme = check_scheme(
-            self.weights, self.family, n_features, covariates=covariates, owner=owner
-        )
         if self.delta is not None:
             scheme.check_deltas(self.delta, owner=owner)
-        return cap_n_clusters(int(self.n_clusters), n_features, owner)
+        return scheme
 
     # ------------------------------------------------------------------- fit
     def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> VCPCR:
@@ -557,36 +523,26 @@ class VCPCR(SummaryMixin, TransformerMixin, BaseEstimator):
     def _fit_data(self, X: ArrayLike, y: ArrayLike | None) -> _FitData:
         """Validate and standardize the data, compute the weights, draw the starts.
 
-        Sets the attributes that describe the data (``n_features_in_``,
-        ``feature_names_in_``, ``model_spec_``).
+        The data go through the shared input route
+        (:meth:`VCPCRBase._fit_input`), which sets the attributes that
+        describe them (``n_features_in_``, ``feature_names_in_``,
+        ``model_spec_``).
         """
-        check_choice(self.family, "family", tuple(FAMILIES), owner="VCPCR")
-        resolved = resolve_input(self, X, y, owner="VCPCR")
-        if resolved.spec is not None:
-            self.model_spec_ = resolved.spec
-        else:  # a refit without an encoding
-            self.__dict__.pop("model_spec_", None)
-        d = validated_design(self, resolved, self._family)
-        n_clusters = self._check_params(d.genes.size, covariates=d.covariates.size > 0)
-        prepared = d.prepared
-        S = d.X[:, d.strata] if d.strata.size else None
-        if S is not None:
-            strata_names = [d.names[j] for j in d.strata]
-            check_strata(S, strata_names, prepared.outcome[:, 1] > 0)
+        data = self._fit_input(X, y)
+        d, owner = data.design, type(self).__name__
+        n_clusters = cap_n_clusters(int(self.n_clusters), d.genes.size, owner)
         Xs, mean, scale = standardize(d.X[:, d.genes])
-        weights = self._compute_weights(Xs, prepared.weights_target, d.Zs)
+        weights = self._compute_weights(Xs, d.prepared.weights_target, d.Zs)
         starts = initial_partitions(
             self.init,
             n_clusters,
             self.n_init,
             Xs.shape[1],
             self.random_state,
-            owner=type(self).__name__,
+            owner=owner,
         )
-        Z = d.X[:, d.covariates]
-        layout = ColumnLayout(Z, d.covariates, d.genes, d.X.shape[1], d.strata, S)
         return _FitData(
-            resolved.yname, Xs, mean, scale, prepared, weights, starts, layout
+            data.yname, Xs, mean, scale, d.prepared, weights, starts, data.layout
         )
 
     def path(

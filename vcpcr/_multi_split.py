@@ -41,7 +41,6 @@ from vcpcr._resampling import (
     check_template,
     clone_for_split,
     draw_splits,
-    fitted_vcpcr,
     resampling_rows,
 )
 from vcpcr._summary import VCPCRSummary, evidence_table, numbered_notes
@@ -234,22 +233,18 @@ def _split(
     model = clone_for_split(estimator, seed)
     try:
         model.fit(take(rows.X, first), take(rows.y, first))
-        fitted = fitted_vcpcr(model)
-        design = fitted.outcome_design(take(rows.X, second))  # covariates, M
+        design = model.outcome_design(take(rows.X, second))  # covariates, M
     except ValueError as exc:
         return _Split(
             f"fitting the first part (or transforming the second) failed: {exc}"
         )
     params = getattr(model, "best_params_", None)
-    if (
-        tuple(str(c) for c in fitted.membership_.index)
-        != rows.fingerprint.feature_names
-    ):
+    if tuple(str(c) for c in model.membership_.index) != rows.fingerprint.feature_names:
         return _Split(
             "the first part's design has other columns than the full data's "
             "(a categorical level missing from it)"
         )
-    modules = tuple(str(c) for c in fitted.membership_.columns)
+    modules = tuple(str(c) for c in model.membership_.columns)
     if not modules:
         return _Split(None, params=params)
     try:
@@ -263,15 +258,15 @@ def _split(
     pvalues = tuple(float(by_name[m]) for m in modules)
     if not np.all(np.isfinite(pvalues)):
         return _Split("step 2 on the second part gave non-finite p-values")
-    members = tuple(tuple(fitted.clusters_[m]) for m in modules)
-    genes = _descent(fitted, rows, (first, second), design, outcome, members, seed)
+    members = tuple(tuple(model.clusters_[m]) for m in modules)
+    genes = _descent(model, rows, (first, second), design, outcome, members, seed)
     if not keep_tests:
         genes = genes._replace(tests=None)
     return _Split(None, modules, members, pvalues, params, genes)
 
 
 def _descent(
-    fitted: VCPCR,
+    fitted: VCPCR | VCPCRCV,
     rows: Rows,
     parts: tuple[NDArray[np.intp], NDArray[np.intp]],
     design: pd.DataFrame,
@@ -567,14 +562,13 @@ class MultiSplitResult:
             the splits.
         """
         self.check_matches(model)
-        fitted = fitted_vcpcr(model)
         rows = {
             cluster: [
                 float(self.pvalues[members].min()),
                 float(self.membership_pvalues[members].min()),
                 float(self.selection_frequency[members].mean()),
             ]
-            for cluster, members in fitted.clusters_.items()
+            for cluster, members in model.clusters_.items()
         }
         return pd.DataFrame.from_dict(rows, orient="index", columns=_COLUMNS)
 

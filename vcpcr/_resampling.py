@@ -55,7 +55,6 @@ __all__ = [
     "check_template",
     "clone_for_split",
     "draw_splits",
-    "fitted_vcpcr",
     "resampling_rows",
 ]
 
@@ -196,8 +195,8 @@ class Fingerprint:
       to the ``mean_`` / ``scale_`` that ``fit`` stores on the same data.
 
     The response itself is not compared beyond its name (a fitted model does
-    not keep it). :meth:`check` compares with a fitted ``VCPCR``, or with a
-    fitted ``VCPCRCV`` through its ``best_estimator_``.
+    not keep it). :meth:`check` compares with a fitted ``VCPCR`` or
+    ``VCPCRCV`` (whose fitted attributes are its ``best_estimator_``'s).
     """
 
     estimator: str
@@ -255,7 +254,7 @@ class Fingerprint:
                 f"{what} was computed with other estimator parameters than the "
                 f"model's (result vs model: {shown}). {fix}"
             )
-        self._check_data(fitted_vcpcr(model), what, fix)
+        self._check_data(model, what, fix)
 
     def _check_data(self, fitted: Any, what: str, fix: str) -> None:
         names = tuple(str(c) for c in fitted.membership_.index)
@@ -278,11 +277,6 @@ class Fingerprint:
                 f"{what} was computed on other data than the model's: the "
                 f"column means or standard deviations of X differ. {fix}"
             )
-
-
-def fitted_vcpcr(model: VCPCR | VCPCRCV) -> VCPCR:
-    """Return the fitted ``VCPCR`` of a fitted template (a ``VCPCRCV``'s best)."""
-    return model.best_estimator_ if isinstance(model, VCPCRCV) else model
 
 
 def _short(value: Any) -> str:
@@ -389,12 +383,7 @@ def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> R
     scratch = clone(estimator)  # validated_design sets feature_names_in_ on it
     d = validated_design(scratch, resolved, family)
     covs, genes = d.covariates, d.genes
-    with warnings.catch_warnings():  # each resample warns about a capped K
-        warnings.simplefilter("ignore", VCPCRWarning)
-        if isinstance(scratch, VCPCR):  # the parameters, before any resample
-            scratch._check_params(genes.size, covariates=covs.size > 0)
-        else:
-            scratch._check_params()
+    scratch._check_params(genes.size, covariates=covs.size > 0)  # before any fit
     prepared = d.prepared
     _, mean, scale = standardize(d.X[:, genes])
     fingerprint = Fingerprint(

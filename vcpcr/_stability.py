@@ -31,7 +31,6 @@ from vcpcr._resampling import (
     check_template,
     clone_for_split,
     draw_splits,
-    fitted_vcpcr,
     resampling_rows,
 )
 from vcpcr._summary import VCPCRSummary, _fmt, composition_rows, numbered_notes
@@ -492,8 +491,7 @@ class StabilityResult:
             As :meth:`check_matches`.
         """
         self.check_matches(model)
-        fitted = fitted_vcpcr(model)
-        table = self._module_table(dict(fitted.clusters_))
+        table = self._module_table(dict(model.clusters_))
         return table[["stability", "jaccard"]]
 
     def gene_evidence(self, model: Any) -> pd.DataFrame:
@@ -670,8 +668,7 @@ def _subsample_labels(
         model = clone_for_split(template, seed).fit(take(X, rows), take(y, rows))
     except ValueError as exc:  # vcpcr's errors about the data of this subsample
         return str(exc)
-    fitted = fitted_vcpcr(model)
-    return pd.Series(fitted.labels_, index=fitted.membership_.index)
+    return pd.Series(model.labels_, index=model.membership_.index)
 
 
 def _complementary_pairs(

@@ -1,0 +1,119 @@
+"""The estimator base of ``VCPCR`` and ``VCPCRCV``: shared parameters and input.
+
+Both estimators take the parameters they share (``family``, ``weights``,
+``latent``, ``n_init``, ``max_iter``, ``tol``, ``formula``, ``missing``,
+``covariates``, ``strata``), validate them in one place
+(:meth:`VCPCRBase._check_params`, which each extends with its own) and read
+their data through one route (:meth:`VCPCRBase._fit_input`), so that a
+``VCPCRCV`` sees its data exactly as the ``VCPCR`` it refits. Each class's
+``__init__`` still lists its parameters, as scikit-learn's ``get_params``
+requires.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, NamedTuple
+
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils import Tags
+
+from vcpcr._clustering import check_latent
+from vcpcr._families import FAMILIES, Family
+from vcpcr._input import (
+    ColumnLayout,
+    Design,
+    check_strata,
+    resolve_input,
+    validated_design,
+)
+from vcpcr._validation import check_choice, check_scalar
+from vcpcr._weights import WeightScheme, check_scheme
+
+__all__ = ["FitInput", "VCPCRBase"]
+
+
+class FitInput(NamedTuple):
+    """The checked data of a fit, as :meth:`VCPCRBase._fit_input` returns it."""
+
+    yname: str  # the response's name (the formula's outcome, or "y")
+    design: Design  # every column checked, and what each is for
+    layout: ColumnLayout  # covariates, clustered columns, strata
+    scheme: WeightScheme  # the ``weights`` parameter's scheme, checked
+
+
+class VCPCRBase(TransformerMixin, BaseEstimator):
+    """What ``VCPCR`` and ``VCPCRCV`` share: tags, parameters, the input route.
+
+    Subclasses store the shared parameters in their ``__init__`` and extend
+    :meth:`_check_params` with their own.
+    """
+
+    family: str
+    weights: Any
+    latent: str
+    n_init: int
+    max_iter: int
+    tol: float
+    formula: str | None
+    missing: str
+    covariates: Any
+    strata: Any
+
+    def __sklearn_tags__(self) -> Tags:
+        """Return the family's tags (its ``estimator_type`` and its own tags)."""
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = self.formula is None
+        family = FAMILIES.get(self.family)
+        if family is not None:  # an unknown family is reported by fit
+            family.update_tags(tags)
+        return tags
+
+    @property
+    def _family(self) -> Family:
+        return FAMILIES[self.family]
+
+    def _check_params(self, n_features: int, *, covariates: bool) -> WeightScheme:
+        """Validate the shared parameters; return the ``weights`` scheme.
+
+        ``n_features`` is the number of clustered columns and ``covariates``
+        whether the fit adjusts for covariates (which not every weight
+        scheme can with every family).
+        """
+        owner = type(self).__name__
+        integral = numbers.Integral
+        check_scalar(self.n_init, "n_init", integral, owner=owner, min_val=1)
+        check_scalar(self.max_iter, "max_iter", integral, owner=owner, min_val=1)
+        check_scalar(self.tol, "tol", numbers.Real, owner=owner, min_val=0.0)
+        check_latent(self.latent, owner)
+        return check_scheme(
+            self.weights, self.family, n_features, covariates=covariates, owner=owner
+        )
+
+    def _fit_input(self, X: Any, y: Any) -> FitInput:
+        """Check the parameters and the data of a fit: the one input route.
+
+        The family, then :func:`vcpcr._input.resolve_input` (the formula, or
+        without one ``missing="drop"`` and the categorical covariates' and
+        strata's dummies), :func:`vcpcr._input.validated_design` (which
+        sets ``n_features_in_`` and ``feature_names_in_``), the parameters
+        (:meth:`_check_params`) and, for a Cox model, that every stratum has
+        an event. Sets ``model_spec_`` when the data were encoded (removes a
+        previous fit's otherwise).
+        """
+        owner = type(self).__name__
+        check_choice(self.family, "family", tuple(FAMILIES), owner=owner)
+        resolved = resolve_input(self, X, y, owner=owner)
+        if resolved.spec is not None:
+            self.model_spec_ = resolved.spec
+        else:  # a refit without an encoding
+            self.__dict__.pop("model_spec_", None)
+        d = validated_design(self, resolved, self._family)
+        scheme = self._check_params(d.genes.size, covariates=d.covariates.size > 0)
+        S = d.X[:, d.strata] if d.strata.size else None
+        if S is not None:
+            strata_names = [d.names[j] for j in d.strata]
+            check_strata(S, strata_names, d.prepared.outcome[:, 1] > 0)
+        Z = d.X[:, d.covariates]
+        layout = ColumnLayout(Z, d.covariates, d.genes, d.X.shape[1], d.strata, S)
+        return FitInput(resolved.yname, d, layout, scheme)
