@@ -11,6 +11,7 @@ from sklearn.model_selection import KFold, StratifiedKFold
 
 from vcpcr import VCPCR, VCPCRCV, Surv, compute_weights
 from vcpcr._families import FAMILIES
+from vcpcr._losses import LOSSES
 
 COX = pytest.param("cox", marks=needs_survival)
 
@@ -29,11 +30,12 @@ def _outcome(family):
 
 
 def _renamed(monkeypatch, name):
-    """Register a copy of family ``name`` under another name."""
+    """Register a copy of family ``name`` (and its step-0 loss) under another name."""
     original = FAMILIES[name]
     copy = type(f"Renamed{type(original).__name__}", (type(original),), {})()
     copy.name = f"{name}_copy"
     monkeypatch.setitem(FAMILIES, copy.name, copy)
+    monkeypatch.setitem(LOSSES, copy.name, LOSSES[name])
     return copy.name
 
 

@@ -501,6 +501,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
     # ------------------------------------------------------------------- fit
     def _grid(
         self,
+        family: Family,
         Xs: NDArray[np.float64],
         target: NDArray[np.float64],
         scheme: WeightScheme,
@@ -516,7 +517,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         p = Xs.shape[1]
         cap_n_clusters(int(max(Ks)), p, owner)  # warns when some K > p
         Ks = tuple(dict.fromkeys(min(int(K), p) for K in Ks))
-        delta_max = scheme.delta_max(Xs, target, self.family)
+        delta_max = scheme.delta_max(Xs, target, family)
         default = default_grid(self.weights, delta_max=delta_max)
         fixed = not scheme.penalized
         if fixed and self.deltas is not None:
@@ -557,13 +558,15 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
             return list(check_cv(k, labels, classifier=True).split(Xa, labels))
         return list(check_cv(self.cv, yv, classifier=classifier).split(Xa, yv))
 
-    def _check_params(self, n_features: int, *, covariates: bool) -> WeightScheme:
+    def _check_params(
+        self, family: Family, n_features: int, *, covariates: bool
+    ) -> WeightScheme:
         """Validate the parameters (the shared ones first); return the scheme.
 
         The grid (``n_clusters``, ``deltas``, ``lam_ratios``) is validated
         by :meth:`_grid`.
         """
-        scheme = super()._check_params(n_features, covariates=covariates)
+        scheme = super()._check_params(family, n_features, covariates=covariates)
         check_choice(self.selection, "selection", SELECTIONS, owner="VCPCRCV")
         return scheme
 
@@ -597,7 +600,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         """
         progress = progress_shown(self.verbose, "VCPCRCV")
         data = self._fit_input(X, y)
-        family = self._family
+        family = data.family
         self.scorer_ = get_scorer(self.scoring, family, VCPCR(family=self.family))
         prepared, yv, levels = data.design.prepared, data.design.y, data.design.levels
         self.yname_ = data.yname
@@ -605,7 +608,9 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
             self.classes_ = prepared.classes
         Xa, n_cov, n_strata = self._fold_design(data)
         genes = Xa[:, n_cov + n_strata :]
-        grid = self._grid(standardize(genes)[0], prepared.weights_target, data.scheme)
+        grid = self._grid(
+            family, standardize(genes)[0], prepared.weights_target, data.scheme
+        )
         folds = self._folds(family, Xa, yv, prepared)
         check_fold_columns(genes, folds)
         _check_folds(family, yv, folds, max(grid.n_clusters))

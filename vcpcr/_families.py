@@ -23,21 +23,19 @@ from numpy.typing import NDArray
 from sklearn.utils import ClassifierTags, RegressorTags, Tags
 
 from vcpcr import _score_batch
-from vcpcr._cox import cox_lasso_delta_max, cox_lasso_path, cox_ridge_path
 from vcpcr._distributions import (
     LOGISTIC,
     NORMAL,
     PROPORTIONAL_HAZARDS,
     Distribution,
 )
-from vcpcr._enet import enet_binomial_path, enet_gaussian_path
 from vcpcr._outcome import fit_cox, fit_logit, fit_ols
 from vcpcr._outcome_batch import BatchFit, cox_batch, logit_batch, ols_batch
-from vcpcr._ridge import ridge_binomial_path, ridge_gaussian_path
 from vcpcr._scaling import standardize as standardize_columns
 from vcpcr._survival import breslow_baseline
 from vcpcr._validation import (
     check_array,
+    check_choice,
     check_finite,
     check_survival,
     check_varying,
@@ -54,6 +52,8 @@ __all__ = [
     "ParamTable",
     "Prepared",
     "check_identifiable",
+    "family_instance",
+    "known_family",
     "neg_partial_likelihood_deviance",
 ]
 
@@ -136,15 +136,15 @@ class BatchParams(NamedTuple):
 
 
 class Family(abc.ABC):
-    """An outcome family: everything that differs between outcome types.
+    """An outcome family: the response, step 2 and its CV scores.
 
     A family turns the user's ``y`` into the step-2 outcome and the step-0
-    weights target, computes its step-0 weights (its penalized path, at a
-    weight scheme's ``l1_ratio``), fits its outcome model (its own adapter of
-    :mod:`vcpcr._outcome`), fits and scores a stack of designs at once for
-    :class:`VCPCRCV`, describes the fit for ``summary()`` and sets the
-    estimator's scikit-learn tags. To add a family, subclass this and add an
-    instance to :data:`FAMILIES`.
+    weights target (:meth:`prepare`), fits its outcome model (its own
+    adapter of :mod:`vcpcr._outcome`), fits and scores a stack of designs at
+    once for :class:`VCPCRCV`, describes the fit for ``summary()`` and sets
+    the estimator's scikit-learn tags. Its step-0 loss is registered under
+    its name in :data:`vcpcr._losses.LOSSES`. To add a family, subclass this
+    and add an instance to :data:`FAMILIES`.
     """
 
     #: The value of the estimators' ``family`` parameter.
@@ -171,62 +171,6 @@ class Family(abc.ABC):
     #: Whether step 2 has no intercept and the estimator reports its linear
     #: predictor centred at the training means (lifelines' convention).
     centred: ClassVar[bool] = False
-
-    # ---------------------------------------------------------------- step 0
-    def weights_response(self, y: Any, *, standardize: bool) -> NDArray[np.float64]:
-        """Return the target of :func:`vcpcr.compute_weights`, ``y`` by :meth:`prepare`.
-
-        ``standardize`` says whether :func:`vcpcr.compute_weights` standardizes
-        its data: the weights target then (the gaussian response
-        standardized), else the step-2 outcome (the raw response).
-        """
-        prepared = self.prepare(y)
-        return prepared.weights_target if standardize else prepared.outcome
-
-    @abc.abstractmethod
-    def lasso_delta_max(self, Xs: NDArray[np.float64], target: Any) -> float:
-        """Smallest lasso penalty with all weights zero, on standardized data."""
-
-    @abc.abstractmethod
-    def penalized_path(
-        self,
-        Xs: NDArray[np.float64],
-        target: Any,
-        deltas: NDArray[np.float64],
-        l1_ratio: float,
-        covariates: NDArray[np.float64] | None = None,
-    ) -> NDArray[np.float64]:
-        """Penalized regression weights for every delta (rows).
-
-        ``l1_ratio`` is glmnet's ``alpha``: 0 is the ridge (solved exactly),
-        1 the lasso, in between the elastic net. ``covariates``
-        (standardized, shape (n_samples, c)) enter unpenalized; only where
-        :meth:`takes_covariates` says so (the callers check it first, see
-        :meth:`vcpcr._weights.WeightScheme.check_family`).
-        """
-
-    def takes_covariates(self, l1_ratio: float) -> bool:
-        """Whether :meth:`penalized_path` adjusts for covariates at ``l1_ratio``.
-
-        The elastic-net solvers carry them as an unpenalized block; the ridge
-        ones (``l1_ratio=0``) have none.
-        """
-        return l1_ratio > 0
-
-    def partial_out(
-        self,
-        Xs: NDArray[np.float64],
-        target: Any,
-        covariates: NDArray[np.float64],
-    ) -> tuple[NDArray[np.float64], Any, NDArray[np.float64] | None]:
-        """Take unpenalized covariates out of step 0 where that is exact.
-
-        Returns ``(Xs, target, covariates)`` for the weight solvers: the
-        problem unchanged (the solver then carries the covariates as an
-        unpenalized block), or (gaussian) the residuals of ``Xs`` and the
-        target after regressing them on the covariates and ``None``.
-        """
-        return Xs, target, covariates
 
     # ---------------------------------------------------------------- step 2
 
@@ -395,10 +339,6 @@ class _StatsmodelsFamily(Family):
         fit = self._fit_stack(M, outcome)
         return BatchParams(fit.params[:, 0], fit.params[:, 1:], fit.ok)
 
-    def lasso_delta_max(self, Xs: NDArray[np.float64], target: Any) -> float:
-        """``max_j |x_j'(y - ybar)| / n`` (binomial: at the null model)."""
-        return float(np.abs(Xs.T @ (target - target.mean())).max() / Xs.shape[0])
-
     def split_params(self, result: Any) -> tuple[float, NDArray[np.float64]]:
         """Return the intercept and the cluster coefficients of a fit."""
         params = np.asarray(result.params, dtype=np.float64)
@@ -430,45 +370,6 @@ class Gaussian(_StatsmodelsFamily):
         "neg_mean_absolute_error": _score_batch.neg_mean_absolute_error,
         "r2": _score_batch.r2,
     }
-
-    def penalized_path(
-        self,
-        Xs: NDArray[np.float64],
-        target: Any,
-        deltas: NDArray[np.float64],
-        l1_ratio: float,
-        covariates: NDArray[np.float64] | None = None,
-    ) -> NDArray[np.float64]:
-        """Closed-form ridge, or coordinate descent along the path of deltas.
-
-        Covariates are partialled out first (:meth:`partial_out`).
-        """
-        if covariates is not None:
-            Xs, target, _ = self.partial_out(Xs, target, covariates)
-        if l1_ratio == 0:
-            return ridge_gaussian_path(Xs, target, deltas)
-        return enet_gaussian_path(Xs, target, deltas, l1_ratio)
-
-    def takes_covariates(self, l1_ratio: float) -> bool:
-        """Return True: covariates are partialled out exactly, whatever the penalty."""
-        return True
-
-    def partial_out(
-        self,
-        Xs: NDArray[np.float64],
-        target: Any,
-        covariates: NDArray[np.float64],
-    ) -> tuple[NDArray[np.float64], Any, NDArray[np.float64] | None]:
-        """Residualize ``Xs`` and the target on ``[1, covariates]`` (exact).
-
-        Frisch-Waugh-Lovell: the penalty does not involve the covariates'
-        coefficients, so profiling them out of the least-squares loss leaves
-        the same problem in the genes on the residuals.
-        """
-        Q = np.column_stack([np.ones(Xs.shape[0]), covariates])
-        R = np.column_stack([target, Xs])
-        R = R - Q @ np.linalg.lstsq(Q, R, rcond=None)[0]
-        return R[:, 1:], R[:, 0], None
 
     def prepare(self, y: Any) -> Prepared:
         """Validate the numeric response: finite numbers, not constant."""
@@ -532,27 +433,6 @@ class Binomial(_StatsmodelsFamily):
         "roc_auc": _score_batch.roc_auc,
     }
     fold_hint = "stratified folds (StratifiedKFold)"
-
-    def penalized_path(
-        self,
-        Xs: NDArray[np.float64],
-        target: Any,
-        deltas: NDArray[np.float64],
-        l1_ratio: float,
-        covariates: NDArray[np.float64] | None = None,
-    ) -> NDArray[np.float64]:
-        """Ridge logistic regression, or proximal Newton along the path.
-
-        The ridge is Newton's method in the row space of ``Xs``; the elastic
-        net, coordinate descent on its quadratic approximations.
-        """
-        if l1_ratio == 0:
-            weights, _ = ridge_binomial_path(Xs, target, deltas)
-        else:
-            weights, _ = enet_binomial_path(
-                Xs, target, deltas, l1_ratio, covariates=covariates
-            )
-        return weights
 
     def prepare(self, y: Any) -> Prepared:
         """Map two class labels to 0/1 (``classes[1]`` is the event)."""
@@ -721,27 +601,6 @@ class Cox(Family):
     )
 
     centred = True
-
-    def lasso_delta_max(self, Xs: NDArray[np.float64], target: Any) -> float:
-        """From the gradient of the partial likelihood at zero."""
-        time, event = check_survival(target)
-        return cox_lasso_delta_max(Xs, time, event)
-
-    def penalized_path(
-        self,
-        Xs: NDArray[np.float64],
-        target: Any,
-        deltas: NDArray[np.float64],
-        l1_ratio: float,
-        covariates: NDArray[np.float64] | None = None,
-    ) -> NDArray[np.float64]:
-        """Ridge Cox (Newton in the row space), or Coxnet along the path."""
-        time, event = target[:, 0], target[:, 1] == 1
-        if l1_ratio == 0:
-            return cox_ridge_path(Xs, time, event, deltas)
-        return cox_lasso_path(
-            Xs, time, event, deltas, l1_ratio=l1_ratio, covariates=covariates
-        )
 
     def prepare(self, y: Any) -> Prepared:
         """Validate a survival outcome into ``(time, event)`` columns."""
@@ -955,3 +814,27 @@ class Cox(Family):
 FAMILIES: dict[str, Family] = {
     family.name: family for family in (Gaussian(), Binomial(), Cox())
 }
+
+
+def family_instance(family: str | Family, *, owner: str) -> Family:
+    """Return the family of a ``family`` parameter (a name in :data:`FAMILIES`, or one).
+
+    The one resolution of a family, once per fit: the callers pass the
+    object on. A name that is not registered is a ValueError naming the
+    registered ones (``owner`` is the class or function whose parameter it
+    is).
+    """
+    if isinstance(family, Family):
+        return family
+    return FAMILIES[check_choice(family, "family", tuple(FAMILIES), owner=owner)]
+
+
+def known_family(family: Any) -> Family | None:
+    """Return the family of a ``family`` parameter, or None if it is unknown.
+
+    For what may be asked before ``fit`` validates the parameter (the
+    scikit-learn tags, ``available_if``): ``fit`` reports an unknown one.
+    """
+    if isinstance(family, Family):
+        return family
+    return FAMILIES.get(family)
