@@ -19,7 +19,8 @@ instead of testing its name.
 from __future__ import annotations
 
 import abc
-from typing import Any, ClassVar, NamedTuple
+from collections.abc import Mapping
+from typing import Any, ClassVar, NamedTuple, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -57,6 +58,7 @@ __all__ = [
     "check_identifiable",
     "family_instance",
     "known_family",
+    "registered",
 ]
 
 
@@ -686,3 +688,25 @@ def known_family(family: Any) -> Family | None:
     if isinstance(family, Family):
         return family
     return FAMILIES.get(family)
+
+
+_Part = TypeVar("_Part")
+
+
+def registered(
+    registry: Mapping[str, _Part], family: Family, what: str, where: str
+) -> _Part:
+    """Return what a registry beside :data:`FAMILIES` holds for ``family``.
+
+    The step-0 losses (:data:`vcpcr._losses.LOSSES`) and the CV scorings
+    (:data:`vcpcr._scoring.SCORINGS`) are keyed by the family's name; a
+    family missing there is a ValueError saying what to register
+    (``what``, e.g. ``"a PenalizedLoss"``) and where (``where``).
+    """
+    part = registry.get(family.name)
+    if part is None:
+        raise ValueError(
+            f"family={family.name!r} has no {what}: register one under its "
+            f"name in {where}."
+        )
+    return part

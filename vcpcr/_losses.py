@@ -13,18 +13,16 @@ weight schemes (:data:`vcpcr._weights.SCHEMES`), which ask it through
 from __future__ import annotations
 
 import abc
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from vcpcr._cox import cox_lasso_delta_max, cox_lasso_path, cox_ridge_path
 from vcpcr._enet import enet_binomial_path, enet_gaussian_path
+from vcpcr._families import Family, registered
 from vcpcr._ridge import ridge_binomial_path, ridge_gaussian_path
 from vcpcr._validation import check_survival
-
-if TYPE_CHECKING:
-    from vcpcr._families import Family
 
 __all__ = [
     "LOSSES",
@@ -96,19 +94,18 @@ class PenalizedLoss(abc.ABC):
         return Xs, target, covariates
 
 
-def _null_gradient_max(Xs: NDArray[np.float64], target: Any) -> float:
-    """``max_j |x_j'(y - ybar)| / n`` (binomial: at the null model)."""
-    return float(np.abs(Xs.T @ (target - target.mean())).max() / Xs.shape[0])
+class _MeanLoss(PenalizedLoss):
+    """A loss whose gradient at the null model is ``-X'(y - ybar) / n``."""
+
+    def lasso_delta_max(self, Xs: NDArray[np.float64], target: Any) -> float:
+        """``max_j |x_j'(y - ybar)| / n`` (binomial: at the null model)."""
+        return float(np.abs(Xs.T @ (target - target.mean())).max() / Xs.shape[0])
 
 
-class GaussianLoss(PenalizedLoss):
+class GaussianLoss(_MeanLoss):
     """Least squares: closed-form ridge, coordinate descent for the l1 part."""
 
     name = "gaussian"
-
-    def lasso_delta_max(self, Xs: NDArray[np.float64], target: Any) -> float:
-        """``max_j |x_j'(y - ybar)| / n``."""
-        return _null_gradient_max(Xs, target)
 
     def penalized_path(
         self,
@@ -150,14 +147,10 @@ class GaussianLoss(PenalizedLoss):
         return R[:, 1:], R[:, 0], None
 
 
-class BinomialLoss(PenalizedLoss):
+class BinomialLoss(_MeanLoss):
     """The logistic log-likelihood with an unpenalized intercept."""
 
     name = "binomial"
-
-    def lasso_delta_max(self, Xs: NDArray[np.float64], target: Any) -> float:
-        """``max_j |x_j'(y - ybar)| / n``, the gradient at the null model."""
-        return _null_gradient_max(Xs, target)
 
     def penalized_path(
         self,
@@ -218,10 +211,6 @@ LOSSES: dict[str, PenalizedLoss] = {
 
 def loss_of(family: Family) -> PenalizedLoss:
     """Return the step-0 loss of a family (a :class:`vcpcr._families.Family`)."""
-    loss = LOSSES.get(family.name)
-    if loss is None:
-        raise ValueError(
-            f"family={family.name!r} has no step-0 loss: register a "
-            f"PenalizedLoss under its name in vcpcr._losses.LOSSES."
-        )
-    return loss
+    return registered(
+        LOSSES, family, "step-0 loss (a PenalizedLoss)", "vcpcr._losses.LOSSES"
+    )

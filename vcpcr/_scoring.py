@@ -27,7 +27,7 @@ from sklearn.metrics import check_scoring
 
 from vcpcr import _score_batch
 from vcpcr._distributions import PROPORTIONAL_HAZARDS
-from vcpcr._families import Family
+from vcpcr._families import Family, registered
 from vcpcr._pooled import POOLED
 from vcpcr._validation import check_survival
 from vcpcr.exceptions import VCPCRWarning, user_stacklevel
@@ -399,13 +399,9 @@ DEFAULT_SCORING = {name: s.default_scoring for name, s in SCORINGS.items()}
 
 def scoring_of(family: Family) -> FamilyScoring:
     """Return the CV scorings of ``family``."""
-    scoring = SCORINGS.get(family.name)
-    if scoring is None:
-        raise ValueError(
-            f"family={family.name!r} has no CV scorings: register a "
-            f"FamilyScoring under its name in vcpcr._scoring.SCORINGS."
-        )
-    return scoring
+    return registered(
+        SCORINGS, family, "CV scorings (a FamilyScoring)", "vcpcr._scoring.SCORINGS"
+    )
 
 
 def scoring_name(scoring: Any, family: Family) -> str:
