@@ -313,9 +313,9 @@ def test_cv_fold_equals_vcpcr_with_covariates(family, data, scoring):
     """A fold of VCPCRCV (batched weights, clustering, step 2, scores) scores
     what VCPCR(covariates=...) fitted on the training part scores."""
     from vcpcr._families import FAMILIES
-    from vcpcr._scoring import get_scorer
+    from vcpcr._scoring import batch_scoring, get_scorer
     from vcpcr._sos_nmf_single import random_partition
-    from vcpcr._tuning import FoldSpec, Grid, batch_scoring, fit_fold
+    from vcpcr._tuning import FoldSpec, Grid, fit_fold
 
     if family == "cox":
         pytest.importorskip("sksurv")
@@ -327,7 +327,7 @@ def test_cv_fold_equals_vcpcr_with_covariates(family, data, scoring):
     train, test = np.arange(60), np.arange(60, len(y))
     K, delta, ratio, seed = 3, 0.3, 0.4, 7
     spec = FoldSpec(
-        family,
+        FAMILIES[family],
         "enet",
         Grid((K,), [delta], np.array([ratio])),
         1,
@@ -335,7 +335,7 @@ def test_cv_fold_equals_vcpcr_with_covariates(family, data, scoring):
         1e-4,
         VCPCR(family=family),
         scorer,
-        batch_scoring(scoring, family),
+        batch_scoring(scoring, FAMILIES[family]),
         2,
     )
     out = fit_fold(A[train], y[train], A[test], y[test], spec, seed)
@@ -463,9 +463,9 @@ def _stratified_fold(scoring):
     """A training/test split of ``_stratified`` as VCPCRCV's fold data (covariates,
     then the stratum, then the genes), its FoldSpec and the fold's start."""
     from vcpcr._families import FAMILIES
-    from vcpcr._scoring import get_scorer
+    from vcpcr._scoring import batch_scoring, get_scorer
     from vcpcr._sos_nmf_single import random_partition
-    from vcpcr._tuning import FoldSpec, Grid, batch_scoring
+    from vcpcr._tuning import FoldSpec, Grid
 
     X, y = _stratified()
     order = [*COV, "center", *(c for c in X.columns if c not in [*COV, "center"])]
@@ -473,7 +473,7 @@ def _stratified_fold(scoring):
     K, delta, ratio, seed = 3, 0.3, 0.4, 7
     scorer = get_scorer(scoring, FAMILIES["cox"], VCPCR(family="cox"))
     spec = FoldSpec(
-        "cox",
+        FAMILIES["cox"],
         "enet",
         Grid((K,), [delta], np.array([ratio])),
         1,
@@ -481,7 +481,7 @@ def _stratified_fold(scoring):
         1e-4,
         VCPCR(family="cox"),
         scorer,
-        batch_scoring(scoring, "cox"),
+        batch_scoring(scoring, FAMILIES["cox"]),
         2,
         1,
     )

@@ -23,6 +23,7 @@ from vcpcr import (
     lambda_max,
     random_partition,
 )
+from vcpcr._families import FAMILIES
 from vcpcr._scaling import standardize
 from vcpcr._tuning import FoldSpec, Grid, fit_fold
 
@@ -67,7 +68,7 @@ def test_fold_matches_looped_single_fits(blocks):
     train, test = next(KF.split(X))
     grid = Grid((2, 3), [1e-3, 1.0], np.array([0.05, 0.3, 0.6, 1.0]))
     spec = FoldSpec(
-        "gaussian",
+        FAMILIES["gaussian"],
         "ridge",
         grid,
         3,
@@ -546,9 +547,9 @@ def test_cv_predicts_on_columns_in_any_order_and_unselected_nan():
 def test_score_degrees_cover_the_gaussian_batch_scorings():
     """Each gaussian score VCPCRCV rescales has its power of y's unit (the
     batched scores, and the pooled deviance, a mean squared error)."""
-    from vcpcr._cv import _SCORE_DEGREE
-    from vcpcr._families import FAMILIES
     from vcpcr._pooled import POOLED
+    from vcpcr._scoring import SCORINGS
 
-    expected = {*FAMILIES["gaussian"].batch_scorings, POOLED}
-    assert set(_SCORE_DEGREE) == expected
+    gaussian = SCORINGS["gaussian"]
+    expected = {*gaussian.batch_scorings, POOLED}
+    assert set(gaussian.unit_degrees) == expected

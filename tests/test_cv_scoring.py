@@ -40,9 +40,10 @@ from sklearn.model_selection import KFold, StratifiedKFold
 
 from vcpcr import VCPCRCV
 from vcpcr import _score_batch as sb
+from vcpcr._families import FAMILIES
 from vcpcr._outcome import detect_separation
 from vcpcr._outcome_batch import cox_batch, logit_batch, ols_batch
-from vcpcr._tuning import batch_scoring
+from vcpcr._scoring import batch_scoring
 
 REF_DIR = Path(__file__).parent / "reference"
 REFERENCE = REF_DIR / "cv_scores.json"
@@ -255,22 +256,22 @@ def test_unsupported_scoring_name_uses_the_scorer(blocks):
         refit=False,
         random_state=0,
     )
-    assert batch_scoring("explained_variance", "gaussian") is None
+    assert batch_scoring("explained_variance", FAMILIES["gaussian"]) is None
     res = cv.fit(X, y).cv_results_
     ref = clone(cv).set_params(scoring=get_scorer("explained_variance")).fit(X, y)
     assert_array_equal(res["mean_test_score"], ref.cv_results_["mean_test_score"])
 
 
 def test_batch_scoring_names():
-    assert batch_scoring(None, "gaussian") == "neg_mean_squared_error"
-    assert batch_scoring(None, "binomial") == "neg_log_loss"
-    assert batch_scoring(None, "cox") == "concordance"
-    assert batch_scoring("neg_partial_likelihood_deviance", "cox") == (
+    assert batch_scoring(None, FAMILIES["gaussian"]) == "neg_mean_squared_error"
+    assert batch_scoring(None, FAMILIES["binomial"]) == "neg_log_loss"
+    assert batch_scoring(None, FAMILIES["cox"]) == "concordance"
+    assert batch_scoring("neg_partial_likelihood_deviance", FAMILIES["cox"]) == (
         "neg_partial_likelihood_deviance"
     )
-    assert batch_scoring("roc_auc", "binomial") == "roc_auc"
-    assert batch_scoring("roc_auc", "gaussian") is None
-    assert batch_scoring(get_scorer("r2"), "gaussian") is None
+    assert batch_scoring("roc_auc", FAMILIES["binomial"]) == "roc_auc"
+    assert batch_scoring("roc_auc", FAMILIES["gaussian"]) is None
+    assert batch_scoring(get_scorer("r2"), FAMILIES["gaussian"]) is None
 
 
 # --------------------------------------------------------------------------
@@ -478,12 +479,12 @@ def test_cox_batch_trial_steps_that_underflow_are_halved_silently():
 def test_cox_batch_concordance_ranks_linear_predictors_beyond_exp_range():
     """exp(800) overflows: the batched Harrell's C ranks eta itself (it tied
     the largest risks at inf, with numpy's overflow warning)."""
-    from vcpcr._families import FAMILIES
+    from vcpcr._scoring import SCORINGS
 
     time = np.array([1.0, 2.0, 3.0, 4.0])
     y = np.column_stack([time, np.ones(4)])
     eta = np.array([[900.0, 800.0, 1.0, 0.0]])  # perfectly concordant
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        c = FAMILIES["cox"].score_batch("concordance", eta, y, None)
+        c = SCORINGS["cox"].score_batch("concordance", eta, y, None)
     assert_allclose(c, [1.0])

@@ -59,8 +59,7 @@ def test_simulator_comes_from_the_family_registry(monkeypatch):
         name = "shifted"
         distribution = Shifted()
 
-    registry = {**_families.FAMILIES, "shifted": ShiftedGaussian()}
-    monkeypatch.setattr("vcpcr.simulate.FAMILIES", registry)
+    monkeypatch.setitem(_families.FAMILIES, "shifted", ShiftedGaussian())
     shifted = make_block_data(
         40, [3], [1.0], family="shifted", noise_sd=1.0, random_state=0
     )

@@ -11,6 +11,8 @@ from sklearn.model_selection import KFold, StratifiedKFold
 
 from vcpcr import VCPCR, VCPCRCV, Surv, compute_weights
 from vcpcr._families import FAMILIES
+from vcpcr._losses import LOSSES
+from vcpcr._scoring import SCORINGS
 
 COX = pytest.param("cox", marks=needs_survival)
 
@@ -29,11 +31,13 @@ def _outcome(family):
 
 
 def _renamed(monkeypatch, name):
-    """Register a copy of family ``name`` under another name."""
+    """Register a copy of family ``name`` (its loss and scorings) under a new name."""
     original = FAMILIES[name]
     copy = type(f"Renamed{type(original).__name__}", (type(original),), {})()
     copy.name = f"{name}_copy"
     monkeypatch.setitem(FAMILIES, copy.name, copy)
+    monkeypatch.setitem(LOSSES, copy.name, LOSSES[name])
+    monkeypatch.setitem(SCORINGS, copy.name, SCORINGS[name])
     return copy.name
 
 
@@ -120,3 +124,40 @@ def test_binomial_refuses_mixed_string_and_number_labels():
     y = np.array([1, "a"] * 10, dtype=object)
     with pytest.raises(TypeError, match=r"mixes string and non-string .*'a' and 1"):
         VCPCR(family="binomial", n_clusters=2).fit(X, y)
+
+
+def test_family_instance_takes_a_registered_name_or_a_family():
+    """The one resolution of a ``family`` parameter: a name gives the
+    registered object, a family is itself, an unknown name is the error
+    every entry point gives."""
+    from vcpcr._families import family_instance
+
+    binomial = FAMILIES["binomial"]
+    assert family_instance("binomial", owner="VCPCR") is binomial
+    assert family_instance(binomial, owner="VCPCR") is binomial
+    with pytest.raises(
+        ValueError,
+        match=r"The 'family' parameter of VCPCR must be one of 'gaussian', "
+        r"'binomial', 'cox'. Got 'poisson' instead.",
+    ):
+        family_instance("poisson", owner="VCPCR")
+    X, y = _outcome("binomial")
+    target = np.asarray(y == "case", dtype=float)
+    assert_array_equal(
+        compute_weights(X, target, "enet", family=binomial),
+        compute_weights(X, target, "enet", family="binomial"),
+    )
+
+
+def test_a_family_without_a_step0_loss_or_cv_scorings_is_named(monkeypatch):
+    """A family registered in FAMILIES alone: the weights and the CV say what
+    is missing, instead of a KeyError."""
+    copy = FAMILIES["gaussian"].__class__()
+    copy.name = "bare"
+    monkeypatch.setitem(FAMILIES, "bare", copy)
+    X, y = _outcome("gaussian")
+    with pytest.raises(ValueError, match=r"family='bare' has no step-0 loss"):
+        VCPCR(family="bare", n_clusters=2, n_init=1).fit(X, y)
+    kw = {"family": "bare", "weights": "identity", "n_clusters": 2, "n_init": 1}
+    with pytest.raises(ValueError, match=r"family='bare' has no CV scorings"):
+        VCPCRCV(**kw).fit(X, y)

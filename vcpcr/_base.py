@@ -19,7 +19,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import Tags
 
 from vcpcr._clustering import check_latent
-from vcpcr._families import FAMILIES, Family
+from vcpcr._families import Family, family_instance, known_family
 from vcpcr._input import (
     ColumnLayout,
     Design,
@@ -27,7 +27,7 @@ from vcpcr._input import (
     resolve_input,
     validated_design,
 )
-from vcpcr._validation import check_choice, check_scalar
+from vcpcr._validation import check_scalar
 from vcpcr._weights import WeightScheme, check_scheme
 
 __all__ = ["FitInput", "VCPCRBase"]
@@ -37,6 +37,7 @@ class FitInput(NamedTuple):
     """The checked data of a fit, as :meth:`VCPCRBase._fit_input` returns it."""
 
     yname: str  # the response's name (the formula's outcome, or "y")
+    family: Family  # the ``family`` parameter, resolved once
     design: Design  # every column checked, and what each is for
     layout: ColumnLayout  # covariates, clustered columns, strata
     scheme: WeightScheme  # the ``weights`` parameter's scheme, checked
@@ -64,21 +65,25 @@ class VCPCRBase(TransformerMixin, BaseEstimator):
         """Return the family's tags (its ``estimator_type`` and its own tags)."""
         tags = super().__sklearn_tags__()
         tags.target_tags.required = self.formula is None
-        family = FAMILIES.get(self.family)
+        family = known_family(self.family)
         if family is not None:  # an unknown family is reported by fit
             family.update_tags(tags)
         return tags
 
     @property
     def _family(self) -> Family:
-        return FAMILIES[self.family]
+        """The ``family`` parameter's family (:func:`family_instance`)."""
+        return family_instance(self.family, owner=type(self).__name__)
 
-    def _check_params(self, n_features: int, *, covariates: bool) -> WeightScheme:
+    def _check_params(
+        self, family: Family, n_features: int, *, covariates: bool
+    ) -> WeightScheme:
         """Validate the shared parameters; return the ``weights`` scheme.
 
-        ``n_features`` is the number of clustered columns and ``covariates``
-        whether the fit adjusts for covariates (which not every weight
-        scheme can with every family).
+        ``family`` is the resolved ``family`` parameter, ``n_features`` the
+        number of clustered columns and ``covariates`` whether the fit
+        adjusts for covariates (which not every weight scheme can with every
+        family).
         """
         owner = type(self).__name__
         integral = numbers.Integral
@@ -87,7 +92,7 @@ class VCPCRBase(TransformerMixin, BaseEstimator):
         check_scalar(self.tol, "tol", numbers.Real, owner=owner, min_val=0.0)
         check_latent(self.latent, owner)
         return check_scheme(
-            self.weights, self.family, n_features, covariates=covariates, owner=owner
+            self.weights, family, n_features, covariates=covariates, owner=owner
         )
 
     def _fit_input(self, X: Any, y: Any) -> FitInput:
@@ -102,18 +107,19 @@ class VCPCRBase(TransformerMixin, BaseEstimator):
         previous fit's otherwise).
         """
         owner = type(self).__name__
-        check_choice(self.family, "family", tuple(FAMILIES), owner=owner)
+        family = family_instance(self.family, owner=owner)
         resolved = resolve_input(self, X, y, owner=owner)
         if resolved.spec is not None:
             self.model_spec_ = resolved.spec
         else:  # a refit without an encoding
             self.__dict__.pop("model_spec_", None)
-        d = validated_design(self, resolved, self._family)
-        scheme = self._check_params(d.genes.size, covariates=d.covariates.size > 0)
+        d = validated_design(self, resolved, family)
+        covariates = d.covariates.size > 0
+        scheme = self._check_params(family, d.genes.size, covariates=covariates)
         S = d.X[:, d.strata] if d.strata.size else None
         if S is not None:
             strata_names = [d.names[j] for j in d.strata]
             check_strata(S, strata_names, d.prepared.outcome[:, 1] > 0)
         Z = d.X[:, d.covariates]
         layout = ColumnLayout(Z, d.covariates, d.genes, d.X.shape[1], d.strata, S)
-        return FitInput(resolved.yname, d, layout, scheme)
+        return FitInput(resolved.yname, family, d, layout, scheme)

@@ -26,7 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 from statsmodels.iolib import summary2 as sm_summary2
 
 from vcpcr._base import FitInput, VCPCRBase
-from vcpcr._families import FAMILIES, Family, Prepared
+from vcpcr._families import Family, Prepared
 from vcpcr._formula import formula_outcome
 from vcpcr._input import Level, check_levels, check_strata, take
 from vcpcr._model import VCPCR, cap_n_clusters, check_lam_ratios
@@ -40,19 +40,17 @@ from vcpcr._pooled import (
     pooled_deviance,
 )
 from vcpcr._scaling import standardize
-from vcpcr._scoring import get_scorer
+from vcpcr._scoring import batch_scoring, get_scorer, scoring_name, scoring_of
 from vcpcr._summary import VCPCRSummary, model_summary, model_summary2
 from vcpcr._tuning import (
     SELECTIONS,
     FoldResult,
     FoldSpec,
     Grid,
-    batch_scoring,
     check_fold_columns,
     default_grid,
     fit_fold,
     fold_paired_se,
-    scoring_name,
     selected_index,
 )
 from vcpcr._validation import (
@@ -501,6 +499,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
     # ------------------------------------------------------------------- fit
     def _grid(
         self,
+        family: Family,
         Xs: NDArray[np.float64],
         target: NDArray[np.float64],
         scheme: WeightScheme,
@@ -516,7 +515,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         p = Xs.shape[1]
         cap_n_clusters(int(max(Ks)), p, owner)  # warns when some K > p
         Ks = tuple(dict.fromkeys(min(int(K), p) for K in Ks))
-        delta_max = scheme.delta_max(Xs, target, self.family)
+        delta_max = scheme.delta_max(Xs, target, family)
         default = default_grid(self.weights, delta_max=delta_max)
         fixed = not scheme.penalized
         if fixed and self.deltas is not None:
@@ -557,13 +556,15 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
             return list(check_cv(k, labels, classifier=True).split(Xa, labels))
         return list(check_cv(self.cv, yv, classifier=classifier).split(Xa, yv))
 
-    def _check_params(self, n_features: int, *, covariates: bool) -> WeightScheme:
+    def _check_params(
+        self, family: Family, n_features: int, *, covariates: bool
+    ) -> WeightScheme:
         """Validate the parameters (the shared ones first); return the scheme.
 
         The grid (``n_clusters``, ``deltas``, ``lam_ratios``) is validated
         by :meth:`_grid`.
         """
-        scheme = super()._check_params(n_features, covariates=covariates)
+        scheme = super()._check_params(family, n_features, covariates=covariates)
         check_choice(self.selection, "selection", SELECTIONS, owner="VCPCRCV")
         return scheme
 
@@ -597,7 +598,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         """
         progress = progress_shown(self.verbose, "VCPCRCV")
         data = self._fit_input(X, y)
-        family = self._family
+        family = data.family
         self.scorer_ = get_scorer(self.scoring, family, VCPCR(family=self.family))
         prepared, yv, levels = data.design.prepared, data.design.y, data.design.levels
         self.yname_ = data.yname
@@ -605,7 +606,9 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
             self.classes_ = prepared.classes
         Xa, n_cov, n_strata = self._fold_design(data)
         genes = Xa[:, n_cov + n_strata :]
-        grid = self._grid(standardize(genes)[0], prepared.weights_target, data.scheme)
+        grid = self._grid(
+            family, standardize(genes)[0], prepared.weights_target, data.scheme
+        )
         folds = self._folds(family, Xa, yv, prepared)
         check_fold_columns(genes, folds)
         _check_folds(family, yv, folds, max(grid.n_clusters))
@@ -618,7 +621,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         self.n_splits_ = len(folds)
         self.folds_ = folds
         spec = FoldSpec(
-            self.family,
+            family,
             self.weights,
             grid,
             self.n_init,
@@ -635,7 +638,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
                 strata=list(range(n_cov, n_cov + n_strata)) or None,  # then strata
             ),
             self.scorer_,
-            batch_scoring(self.scoring, self.family),
+            batch_scoring(self.scoring, family),
             n_cov,
             n_strata,
             self.latent,
@@ -653,9 +656,9 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
             )
             # the folds' outcome: a gaussian y on their unit scale (exponent)
             outcome = np.ldexp(prepared.outcome, -exponent)
-            self._pool(folds, results, outcome, strata)
+            self._pool(family, folds, results, outcome, strata)
         self._warn_fold_issues(results, len(grid.points()))
-        self.best_index_ = self._select()
+        self.best_index_ = self._select(family)
         self.cv_results_ = _scores_in_units(self.cv_results_, exponent * degree)
         row = self.cv_results_.iloc[self.best_index_]
         delta = None if pd.isna(row["delta"]) else float(row["delta"])
@@ -696,15 +699,16 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         if its scale is out of float64's reach. Returns ``(y, exponent,
         degree)``.
         """
-        if family.name != "gaussian":
+        degrees = scoring_of(family).unit_degrees
+        if not degrees:
             return y, 0, 0
         spread = float(standardize(prepared.outcome)[2])  # no under/overflow
         exponent = int(np.frexp(spread)[1])
         callable_scoring = self.scoring is not None and not isinstance(
             self.scoring, str
         )
-        name = scoring_name(self.scoring, self.family)
-        degree = None if callable_scoring else _SCORE_DEGREE.get(name)
+        name = scoring_name(self.scoring, family)
+        degree = None if callable_scoring else degrees.get(name)
         if degree is not None:
             return np.ldexp(prepared.outcome, -exponent), exponent, degree
         if abs(exponent) > _SAFE_EXPONENT:
@@ -714,7 +718,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
                 f"errors underflow or overflow in float64, so the CV scores of "
                 f"{which} may not rank the grid. Rescale y (e.g. y / "
                 f"y.std()) and scale the predictions back, or use a scoring "
-                f"among {sorted(_SCORE_DEGREE)}, which VCPCRCV rescales itself.",
+                f"among {sorted(degrees)}, which VCPCRCV rescales itself.",
                 VCPCRWarning,
                 stacklevel=user_stacklevel(),
             )
@@ -807,6 +811,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
 
     def _pool(
         self,
+        family: Family,
         folds: list[Any],
         results: list[FoldResult],
         outcome: NDArray[np.float64],
@@ -829,7 +834,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         for (_, test), r in zip(folds, results, strict=True):
             if r.eta is not None:
                 eta[:, test], genes[:, test] = r.eta, r.eta_genes
-        fam = FAMILIES[self.family].distribution
+        fam = family.distribution
         eta, res["calibration_slope"] = cross_calibrated(
             fam, eta, genes, outcome, strata, folds
         )
@@ -898,11 +903,12 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
             another shape or a different length in some fold.
         """
         check_is_fitted(self, "folds_")
+        family = self._family
         if self.scoring != POOLED:
             raise ValueError(
                 f"peer_curve needs a CV scored by the pooled deviance "
                 f"(scoring={POOLED!r}); this one was scored by "
-                f"{scoring_name(self.scoring, self.family)!r}."
+                f"{scoring_name(self.scoring, family)!r}."
             )
         Xa = check_array(X, name="X")
         n = sum(test.size for _, test in self.folds_)
@@ -912,7 +918,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
                 f"the rows fit used, in the same order."
             )
         check_y_length(n, y)
-        outcome = FAMILIES[self.family].prepare(y).outcome
+        outcome = family.prepare(y).outcome
         paths = []
         for train, _ in self.folds_:
             path = fit_path(Xa[train], take(y, train))
@@ -935,7 +941,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
             eta[:, test] = coef @ Xa[test].T + b0[:, None]
         sizes = np.array([np.count_nonzero(coef, axis=1) for coef, _ in paths])
         strata = getattr(self, "_pool_strata", None)
-        dist = FAMILIES[self.family].distribution
+        dist = family.distribution
         calibrated, slopes = cross_calibrated(
             dist, eta, genes, outcome, strata, self.folds_
         )
@@ -976,12 +982,12 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
                 stacklevel=user_stacklevel(),
             )
 
-    def _select(self) -> int:
+    def _select(self, family: Family) -> int:
         """Row of the chosen grid point (``selection``) among the complete ones."""
         res = self.cv_results_
         mean = res["mean_test_score"].to_numpy()
         if not np.any(np.isfinite(mean)):
-            scoring = scoring_name(self.scoring, self.family)
+            scoring = scoring_name(self.scoring, family)
             raise ValueError(self._failures.nothing_scored(scoring))
         return selected_index(res, self.selection, self.n_splits_)
 
@@ -1102,7 +1108,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
     def _tuning_note(self) -> str:
         p = self.best_params_
         delta = "" if p["delta"] is None else f", delta={p['delta']:.3g}"
-        scoring = scoring_name(self.scoring, self.family)
+        scoring = scoring_name(self.scoring, self._family)
         return (
             f"Tuning: n_clusters={p['n_clusters']}{delta}, "
             f"lam_ratio={p['lam_ratio']:.3g} chosen by {self.n_splits_}-fold CV "
@@ -1174,15 +1180,6 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         return plot_cv(self, ax=ax, **kwargs)
 
 
-#: The power of ``y``'s unit in each gaussian score of :attr:`Gaussian.\
-#: batch_scorings`: a score of ``c * y`` is ``c**degree`` times that of ``y``.
-_SCORE_DEGREE = {
-    "neg_mean_squared_error": 2,
-    POOLED: 2,  # the gaussian pooled deviance is a mean squared error
-    "neg_root_mean_squared_error": 1,
-    "neg_mean_absolute_error": 1,
-    "r2": 0,
-}
 #: ``y`` with a standard deviation within ``2**+-_SAFE_EXPONENT`` has squared
 #: errors (summed over up to 2**60 rows) that are normal float64 numbers.
 _SAFE_EXPONENT = 480

@@ -1,43 +1,45 @@
-"""What differs between outcome families: the response, step 2, the summary.
+"""The outcome families: the response and step 2 (and reading step 2 for the summary).
 
 Each family turns the user's ``y`` into the step-2 outcome and the step-0
-weights target, fits the outcome model on the cluster latent variables, and
-describes the fit for ``summary()``. Its response math (losses, working
-weights, partial likelihood, the response simulator) is its
-``distribution``, an object of :mod:`vcpcr._distributions`, which the
-solvers below the families use too. :data:`FAMILIES` is the registry of
-families: the estimators, the weights, the cross-validation and the
-simulator (:func:`vcpcr.simulate.make_block_data`) look a family up there
-and ask it, instead of testing its name.
+weights target, fits the outcome model on the cluster latent variables
+(one design, or a stack at once), predicts, scores as the estimator's
+``score``, and describes the fit for ``summary()``. Its response math
+(losses, working weights, partial likelihood, the response simulator) is
+its ``distribution``, an object of :mod:`vcpcr._distributions`, which the
+solvers below the families use too. Its step-0 loss
+(:data:`vcpcr._losses.LOSSES`) and its CV scorings
+(:data:`vcpcr._scoring.SCORINGS`) are registered under its name beside it.
+:data:`FAMILIES` is the registry of families; :func:`family_instance`
+resolves a ``family`` parameter once per fit, and the estimators, the
+weights, the cross-validation and the simulator
+(:func:`vcpcr.simulate.make_block_data`) pass the object on and ask it,
+instead of testing its name.
 """
 
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable
-from typing import Any, ClassVar, NamedTuple
+from collections.abc import Mapping
+from typing import Any, ClassVar, NamedTuple, TypeVar
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 from sklearn.utils import ClassifierTags, RegressorTags, Tags
 
-from vcpcr import _score_batch
-from vcpcr._cox import cox_lasso_delta_max, cox_lasso_path, cox_ridge_path
 from vcpcr._distributions import (
     LOGISTIC,
     NORMAL,
     PROPORTIONAL_HAZARDS,
     Distribution,
 )
-from vcpcr._enet import enet_binomial_path, enet_gaussian_path
 from vcpcr._outcome import fit_cox, fit_logit, fit_ols
 from vcpcr._outcome_batch import BatchFit, cox_batch, logit_batch, ols_batch
-from vcpcr._ridge import ridge_binomial_path, ridge_gaussian_path
 from vcpcr._scaling import standardize as standardize_columns
 from vcpcr._survival import breslow_baseline
 from vcpcr._validation import (
     check_array,
+    check_choice,
     check_finite,
     check_survival,
     check_varying,
@@ -54,7 +56,9 @@ __all__ = [
     "ParamTable",
     "Prepared",
     "check_identifiable",
-    "neg_partial_likelihood_deviance",
+    "family_instance",
+    "known_family",
+    "registered",
 ]
 
 
@@ -100,10 +104,6 @@ class Prepared(NamedTuple):
     classes: NDArray[Any] | None = None
 
 
-#: A vectorized score (see :mod:`vcpcr._score_batch`): None where it declines.
-_Metric = Callable[..., NDArray[np.float64] | None]
-
-
 class ParamTable(NamedTuple):
     """The coefficient estimates a family reads off its step-2 fit.
 
@@ -136,15 +136,16 @@ class BatchParams(NamedTuple):
 
 
 class Family(abc.ABC):
-    """An outcome family: everything that differs between outcome types.
+    """An outcome family: the response and step 2.
 
     A family turns the user's ``y`` into the step-2 outcome and the step-0
-    weights target, computes its step-0 weights (its penalized path, at a
-    weight scheme's ``l1_ratio``), fits its outcome model (its own adapter of
-    :mod:`vcpcr._outcome`), fits and scores a stack of designs at once for
-    :class:`VCPCRCV`, describes the fit for ``summary()`` and sets the
-    estimator's scikit-learn tags. To add a family, subclass this and add an
-    instance to :data:`FAMILIES`.
+    weights target (:meth:`prepare`), fits its outcome model (its own
+    adapter of :mod:`vcpcr._outcome`), fits a stack of designs at once for
+    :class:`VCPCRCV`, predicts, describes the fit for ``summary()`` and sets
+    the estimator's scikit-learn tags. Its step-0 loss
+    (:data:`vcpcr._losses.LOSSES`) and its CV scorings
+    (:data:`vcpcr._scoring.SCORINGS`) are registered under its name. To add
+    a family, subclass this and add an instance to :data:`FAMILIES`.
     """
 
     #: The value of the estimators' ``family`` parameter.
@@ -156,77 +157,11 @@ class Family(abc.ABC):
     #: The response math: loss, working weights or partial likelihood, and
     #: the response simulator.
     distribution: ClassVar[Distribution]
-    #: Default scoring of VCPCRCV (a scikit-learn scorer name); None: the
-    #: estimator's :meth:`score`.
-    default_scoring: ClassVar[str | None]
-    #: Display name of the default scoring.
-    scoring_name: ClassVar[str]
-    #: Scorings that :meth:`score_batch` computes (scikit-learn scorer names).
-    batch_scorings: ClassVar[dict[str, _Metric]]
-    #: Scorings of a CV fold that need its training part too (see
-    #: :meth:`score_fold`), with their scorer for :meth:`VCPCRCV.score`.
-    fold_scorings: ClassVar[dict[str, Callable[..., float]]] = {}
     #: How to build CV folds that :meth:`fold_problem` accepts.
     fold_hint: ClassVar[str] = ""
     #: Whether step 2 has no intercept and the estimator reports its linear
     #: predictor centred at the training means (lifelines' convention).
     centred: ClassVar[bool] = False
-
-    # ---------------------------------------------------------------- step 0
-    def weights_response(self, y: Any, *, standardize: bool) -> NDArray[np.float64]:
-        """Return the target of :func:`vcpcr.compute_weights`, ``y`` by :meth:`prepare`.
-
-        ``standardize`` says whether :func:`vcpcr.compute_weights` standardizes
-        its data: the weights target then (the gaussian response
-        standardized), else the step-2 outcome (the raw response).
-        """
-        prepared = self.prepare(y)
-        return prepared.weights_target if standardize else prepared.outcome
-
-    @abc.abstractmethod
-    def lasso_delta_max(self, Xs: NDArray[np.float64], target: Any) -> float:
-        """Smallest lasso penalty with all weights zero, on standardized data."""
-
-    @abc.abstractmethod
-    def penalized_path(
-        self,
-        Xs: NDArray[np.float64],
-        target: Any,
-        deltas: NDArray[np.float64],
-        l1_ratio: float,
-        covariates: NDArray[np.float64] | None = None,
-    ) -> NDArray[np.float64]:
-        """Penalized regression weights for every delta (rows).
-
-        ``l1_ratio`` is glmnet's ``alpha``: 0 is the ridge (solved exactly),
-        1 the lasso, in between the elastic net. ``covariates``
-        (standardized, shape (n_samples, c)) enter unpenalized; only where
-        :meth:`takes_covariates` says so (the callers check it first, see
-        :meth:`vcpcr._weights.WeightScheme.check_family`).
-        """
-
-    def takes_covariates(self, l1_ratio: float) -> bool:
-        """Whether :meth:`penalized_path` adjusts for covariates at ``l1_ratio``.
-
-        The elastic-net solvers carry them as an unpenalized block; the ridge
-        ones (``l1_ratio=0``) have none.
-        """
-        return l1_ratio > 0
-
-    def partial_out(
-        self,
-        Xs: NDArray[np.float64],
-        target: Any,
-        covariates: NDArray[np.float64],
-    ) -> tuple[NDArray[np.float64], Any, NDArray[np.float64] | None]:
-        """Take unpenalized covariates out of step 0 where that is exact.
-
-        Returns ``(Xs, target, covariates)`` for the weight solvers: the
-        problem unchanged (the solver then carries the covariates as an
-        unpenalized block), or (gaussian) the residuals of ``Xs`` and the
-        target after regressing them on the covariates and ``None``.
-        """
-        return Xs, target, covariates
 
     # ---------------------------------------------------------------- step 2
 
@@ -267,47 +202,6 @@ class Family(abc.ABC):
     @abc.abstractmethod
     def fit_batch(self, M: NDArray[np.float64], outcome: Any) -> BatchParams:
         """Fit step 2 on every design ``M[b]`` (B, n, k) at once."""
-
-    def score_batch(
-        self, scoring: str, eta: NDArray[np.float64], y: Any, classes: Any
-    ) -> NDArray[np.float64] | None:
-        """Scores of the linear predictors ``eta`` (B, n) on the test fold ``y``.
-
-        None when ``scoring`` is not vectorized here, or where the scorer
-        would raise or warn on this fold (the caller then scores per point).
-        """
-        metric = self.batch_scorings.get(scoring)
-        if metric is None:
-            return None
-        return self._batch_score(metric, eta, y, classes)
-
-    def score_fold(
-        self,
-        scoring: str,
-        eta_train: NDArray[np.float64],
-        train_outcome: Any,
-        eta_test: NDArray[np.float64],
-        y_test: Any,
-        strata: NDArray[np.intp] | None = None,
-    ) -> NDArray[np.float64]:
-        """Scores (B,) of a fold scoring (a name in :attr:`fold_scorings`).
-
-        ``strata`` labels the fold's rows (training rows, then test rows) by
-        stratum when the model is stratified.
-        """
-        raise ValueError(
-            f"scoring={scoring!r} is not defined for family={self.name!r}."
-        )
-
-    def fold_weight(self, y_test: Any) -> float:
-        """Weight of a fold in the mean of a fold scoring (its test rows)."""
-        return float(len(y_test))
-
-    @abc.abstractmethod
-    def _batch_score(
-        self, metric: _Metric, eta: NDArray[np.float64], y: Any, classes: Any
-    ) -> NDArray[np.float64] | None:
-        """Apply a vectorized ``metric`` to ``eta`` and the test outcome."""
 
     @abc.abstractmethod
     def table(self, result: Any, alpha: float) -> ParamTable:
@@ -395,10 +289,6 @@ class _StatsmodelsFamily(Family):
         fit = self._fit_stack(M, outcome)
         return BatchParams(fit.params[:, 0], fit.params[:, 1:], fit.ok)
 
-    def lasso_delta_max(self, Xs: NDArray[np.float64], target: Any) -> float:
-        """``max_j |x_j'(y - ybar)| / n`` (binomial: at the null model)."""
-        return float(np.abs(Xs.T @ (target - target.mean())).max() / Xs.shape[0])
-
     def split_params(self, result: Any) -> tuple[float, NDArray[np.float64]]:
         """Return the intercept and the cluster coefficients of a fit."""
         params = np.asarray(result.params, dtype=np.float64)
@@ -423,52 +313,6 @@ class Gaussian(_StatsmodelsFamily):
     name = "gaussian"
     estimator_type = "regressor"
     distribution = NORMAL
-    default_scoring = scoring_name = "neg_mean_squared_error"
-    batch_scorings: ClassVar[dict[str, _Metric]] = {
-        "neg_mean_squared_error": _score_batch.neg_mean_squared_error,
-        "neg_root_mean_squared_error": _score_batch.neg_root_mean_squared_error,
-        "neg_mean_absolute_error": _score_batch.neg_mean_absolute_error,
-        "r2": _score_batch.r2,
-    }
-
-    def penalized_path(
-        self,
-        Xs: NDArray[np.float64],
-        target: Any,
-        deltas: NDArray[np.float64],
-        l1_ratio: float,
-        covariates: NDArray[np.float64] | None = None,
-    ) -> NDArray[np.float64]:
-        """Closed-form ridge, or coordinate descent along the path of deltas.
-
-        Covariates are partialled out first (:meth:`partial_out`).
-        """
-        if covariates is not None:
-            Xs, target, _ = self.partial_out(Xs, target, covariates)
-        if l1_ratio == 0:
-            return ridge_gaussian_path(Xs, target, deltas)
-        return enet_gaussian_path(Xs, target, deltas, l1_ratio)
-
-    def takes_covariates(self, l1_ratio: float) -> bool:
-        """Return True: covariates are partialled out exactly, whatever the penalty."""
-        return True
-
-    def partial_out(
-        self,
-        Xs: NDArray[np.float64],
-        target: Any,
-        covariates: NDArray[np.float64],
-    ) -> tuple[NDArray[np.float64], Any, NDArray[np.float64] | None]:
-        """Residualize ``Xs`` and the target on ``[1, covariates]`` (exact).
-
-        Frisch-Waugh-Lovell: the penalty does not involve the covariates'
-        coefficients, so profiling them out of the least-squares loss leaves
-        the same problem in the genes on the residuals.
-        """
-        Q = np.column_stack([np.ones(Xs.shape[0]), covariates])
-        R = np.column_stack([target, Xs])
-        R = R - Q @ np.linalg.lstsq(Q, R, rcond=None)[0]
-        return R[:, 1:], R[:, 0], None
 
     def prepare(self, y: Any) -> Prepared:
         """Validate the numeric response: finite numbers, not constant."""
@@ -483,11 +327,6 @@ class Gaussian(_StatsmodelsFamily):
         return fit_ols(M, y, names=names, yname=yname)
 
     _fit_stack = staticmethod(ols_batch)
-
-    def _batch_score(
-        self, metric: _Metric, eta: NDArray[np.float64], y: Any, classes: Any
-    ) -> NDArray[np.float64] | None:
-        return metric(eta, np.asarray(y, dtype=np.float64))
 
     def describe(self, result: Any) -> str:
         """Family and outcome model."""
@@ -525,34 +364,7 @@ class Binomial(_StatsmodelsFamily):
     name = "binomial"
     estimator_type = "classifier"
     distribution = LOGISTIC
-    default_scoring = scoring_name = "neg_log_loss"
-    batch_scorings: ClassVar[dict[str, _Metric]] = {
-        "neg_log_loss": _score_batch.neg_log_loss,
-        "accuracy": _score_batch.accuracy,
-        "roc_auc": _score_batch.roc_auc,
-    }
     fold_hint = "stratified folds (StratifiedKFold)"
-
-    def penalized_path(
-        self,
-        Xs: NDArray[np.float64],
-        target: Any,
-        deltas: NDArray[np.float64],
-        l1_ratio: float,
-        covariates: NDArray[np.float64] | None = None,
-    ) -> NDArray[np.float64]:
-        """Ridge logistic regression, or proximal Newton along the path.
-
-        The ridge is Newton's method in the row space of ``Xs``; the elastic
-        net, coordinate descent on its quadratic approximations.
-        """
-        if l1_ratio == 0:
-            weights, _ = ridge_binomial_path(Xs, target, deltas)
-        else:
-            weights, _ = enet_binomial_path(
-                Xs, target, deltas, l1_ratio, covariates=covariates
-            )
-        return weights
 
     def prepare(self, y: Any) -> Prepared:
         """Map two class labels to 0/1 (``classes[1]`` is the event)."""
@@ -595,11 +407,6 @@ class Binomial(_StatsmodelsFamily):
 
     #: Separated designs are not ok: left to :meth:`fit`.
     _fit_stack = staticmethod(logit_batch)
-
-    def _batch_score(
-        self, metric: _Metric, eta: NDArray[np.float64], y: Any, classes: Any
-    ) -> NDArray[np.float64] | None:
-        return metric(eta, np.asarray(y) == classes[1])
 
     @staticmethod
     def _firth(result: Any) -> bool:
@@ -681,21 +488,6 @@ class Binomial(_StatsmodelsFamily):
         return None
 
 
-def neg_partial_likelihood_deviance(estimator: Any, X: Any, y: Any) -> float:
-    """Scorer: ``2 l(eta) / d``, minus the partial-likelihood deviance per event.
-
-    ``l`` is the Efron log partial likelihood of ``(X, y)`` at the fitted
-    model's linear predictor and ``d`` the number of events. In
-    :class:`VCPCRCV` the name ``"neg_partial_likelihood_deviance"`` scores
-    each fold by the cross-validated partial likelihood instead (see
-    :meth:`Cox.score_fold`).
-    """
-    time, event = check_survival(y)
-    eta = np.asarray(estimator.predict_log_partial_hazard(X), dtype=np.float64)
-    loglik = PROPORTIONAL_HAZARDS.log_likelihood(eta[None, :], time, event)[0]
-    return float(2.0 * loglik / event.sum())
-
-
 class Cox(Family):
     """Cox family: proportional hazards with lifelines (Efron ties)."""
 
@@ -703,45 +495,12 @@ class Cox(Family):
     estimator_type = None
     survival = True
     distribution = PROPORTIONAL_HAZARDS
-    default_scoring = None  # the estimator's score
-    scoring_name = "concordance"
-    #: The estimator's score (Harrell's concordance), the default of VCPCRCV:
-    #: the cross-validated partial likelihood (``fold_scorings``) rejects noise
-    #: better but lost 0.07 of held-out C on six real cohorts
-    #: (docs/survival.md), so it is offered, not the default.
-    batch_scorings: ClassVar[dict[str, _Metric]] = {
-        "concordance": _score_batch.concordance
-    }
-    fold_scorings: ClassVar[dict[str, Callable[..., float]]] = {
-        "neg_partial_likelihood_deviance": neg_partial_likelihood_deviance
-    }
     fold_hint = (
         "folds stratified on the event indicator, e.g. cv=list("
         "StratifiedKFold(k, shuffle=True).split(X, event))"
     )
 
     centred = True
-
-    def lasso_delta_max(self, Xs: NDArray[np.float64], target: Any) -> float:
-        """From the gradient of the partial likelihood at zero."""
-        time, event = check_survival(target)
-        return cox_lasso_delta_max(Xs, time, event)
-
-    def penalized_path(
-        self,
-        Xs: NDArray[np.float64],
-        target: Any,
-        deltas: NDArray[np.float64],
-        l1_ratio: float,
-        covariates: NDArray[np.float64] | None = None,
-    ) -> NDArray[np.float64]:
-        """Ridge Cox (Newton in the row space), or Coxnet along the path."""
-        time, event = target[:, 0], target[:, 1] == 1
-        if l1_ratio == 0:
-            return cox_ridge_path(Xs, time, event, deltas)
-        return cox_lasso_path(
-            Xs, time, event, deltas, l1_ratio=l1_ratio, covariates=covariates
-        )
 
     def prepare(self, y: Any) -> Prepared:
         """Validate a survival outcome into ``(time, event)`` columns."""
@@ -763,56 +522,6 @@ class Cox(Family):
         """Cox (Efron ties) on every design at once; no intercept."""
         fit = cox_batch(M, outcome[:, 0], outcome[:, 1] > 0)
         return BatchParams(np.zeros(M.shape[0]), fit.params, fit.ok)
-
-    def _batch_score(
-        self, metric: _Metric, eta: NDArray[np.float64], y: Any, classes: Any
-    ) -> NDArray[np.float64] | None:
-        time, event = check_survival(y)
-        # The risk ranks as exp(eta) does, without its overflow to tied infs.
-        return metric(eta, time, event)
-
-    def score_fold(
-        self,
-        scoring: str,
-        eta_train: NDArray[np.float64],
-        train_outcome: Any,
-        eta_test: NDArray[np.float64],
-        y_test: Any,
-        strata: NDArray[np.intp] | None = None,
-    ) -> NDArray[np.float64]:
-        """Cross-validated partial likelihood of a fold, per event (cv.glmnet).
-
-        ``2 (l(b) - l_train(b)) / d_k``: the Efron log partial likelihood of
-        all the fold's rows (training and test) minus that of its training
-        rows, at the coefficients fitted on the training rows (Verweij & van
-        Houwelingen, 1993), over the test part's number of events ``d_k``,
-        which is the fold's weight in the mean (cv.glmnet's ``type.measure =
-        "deviance"``, grouped, negated so that greater is better). With
-        ``strata`` (labels of the training rows, then the test rows), both
-        are stratified partial likelihoods: the sum over strata of each
-        stratum's Efron log partial likelihood.
-        """
-        if scoring not in self.fold_scorings:
-            return super().score_fold(
-                scoring, eta_train, train_outcome, eta_test, y_test, strata
-            )
-        time, event = check_survival(y_test)
-        t_train, e_train = train_outcome[:, 0], train_outcome[:, 1] > 0
-        n = t_train.size
-        full = self.distribution.log_likelihood(
-            np.hstack([eta_train, eta_test]),
-            np.concatenate([t_train, time]),
-            np.concatenate([e_train, event]),
-            strata,
-        )
-        part = self.distribution.log_likelihood(
-            eta_train, t_train, e_train, None if strata is None else strata[:n]
-        )
-        return 2.0 * (full - part) / self.fold_weight(y_test)
-
-    def fold_weight(self, y_test: Any) -> float:
-        """Return the number of events in the test part (cv.glmnet's fold weight)."""
-        return float(check_survival(y_test)[1].sum())
 
     def table(self, result: Any, alpha: float) -> ParamTable:
         """Coefficients with exp(coef), standard errors, z, p and CI."""
@@ -955,3 +664,49 @@ class Cox(Family):
 FAMILIES: dict[str, Family] = {
     family.name: family for family in (Gaussian(), Binomial(), Cox())
 }
+
+
+def family_instance(family: str | Family, *, owner: str) -> Family:
+    """Return the family of a ``family`` parameter (a name in :data:`FAMILIES`, or one).
+
+    The one resolution of a family, once per fit: the callers pass the
+    object on. A name that is not registered is a ValueError naming the
+    registered ones (``owner`` is the class or function whose parameter it
+    is).
+    """
+    if isinstance(family, Family):
+        return family
+    return FAMILIES[check_choice(family, "family", tuple(FAMILIES), owner=owner)]
+
+
+def known_family(family: Any) -> Family | None:
+    """Return the family of a ``family`` parameter, or None if it is unknown.
+
+    For what may be asked before ``fit`` validates the parameter (the
+    scikit-learn tags, ``available_if``): ``fit`` reports an unknown one.
+    """
+    if isinstance(family, Family):
+        return family
+    return FAMILIES.get(family)
+
+
+_Part = TypeVar("_Part")
+
+
+def registered(
+    registry: Mapping[str, _Part], family: Family, what: str, where: str
+) -> _Part:
+    """Return what a registry beside :data:`FAMILIES` holds for ``family``.
+
+    The step-0 losses (:data:`vcpcr._losses.LOSSES`) and the CV scorings
+    (:data:`vcpcr._scoring.SCORINGS`) are keyed by the family's name; a
+    family missing there is a ValueError saying what to register
+    (``what``, e.g. ``"a PenalizedLoss"``) and where (``where``).
+    """
+    part = registry.get(family.name)
+    if part is None:
+        raise ValueError(
+            f"family={family.name!r} has no {what}: register one under its "
+            f"name in {where}."
+        )
+    return part

@@ -183,20 +183,21 @@ def strata_columns(
     names: Sequence[str],
     covariates: NDArray[np.intp],
     *,
-    family: str,
+    family: Family,
     has_names: bool,
 ) -> NDArray[np.intp]:
     """Positions of the ``strata`` columns; checked against family and covariates.
 
-    Raises a ``ValueError`` for strata with a family other than ``"cox"`` or
+    Raises a ``ValueError`` for strata with a family that is not a survival
+    family (``"cox"``) or
     a column that is also a covariate (and what :func:`covariate_columns`
     raises for a name that is not a column).
     """
     cols = covariate_columns(strata, names, has_names=has_names, param="strata")
-    if cols.size and family != "cox":
+    if cols.size and not family.survival:
         raise ValueError(
             f"strata={strata!r} needs family='cox' (a stratified Cox model); got "
-            f"family={family!r}. Adjust for the column with covariates= instead."
+            f"family={family.name!r}. Adjust for the column with covariates= instead."
         )
     both = sorted(names[j] for j in np.intersect1d(covariates, cols))
     if both:
@@ -640,7 +641,7 @@ def validated_design(est: Any, resolved: Resolved, family: Family) -> Design:
     Zs = check_covariates(Xa[:, covs], cov_names) if covs.size else None
     strata = expand_names(resolved.strata, resolved.groups, names)
     strata_cols = strata_columns(
-        strata, names, covs, family=family.name, has_names=has_names
+        strata, names, covs, family=family, has_names=has_names
     )
     genes = np.setdiff1d(np.arange(Xa.shape[1]), np.union1d(covs, strata_cols))
     if genes.size == 0:

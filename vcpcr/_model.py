@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from vcpcr._base import VCPCRBase
 from vcpcr._clustering import BestStarts, best_starts, loadings, order_clusters
 from vcpcr._distributions import LOGISTIC
-from vcpcr._families import FAMILIES, Family, Prepared
+from vcpcr._families import Family, Prepared, known_family
 from vcpcr._formula import encode_new, formula_outcome, transform_new
 from vcpcr._input import ColumnLayout, aligned_columns, missing_as_nan
 from vcpcr._scaling import raw_coefficients, standardize
@@ -81,7 +81,7 @@ def _family_has(test: Callable[[Family], bool]) -> Callable[[VCPCR], bool]:
     """``available_if`` check: the estimator's family passes ``test``."""
 
     def check(est: VCPCR) -> bool:
-        family = FAMILIES.get(est.family)
+        family = known_family(est.family)
         return family is not None and test(family)
 
     return check
@@ -423,13 +423,15 @@ class VCPCR(SummaryMixin, VCPCRBase):
         self.strata = strata
 
     # ------------------------------------------------------------ validation
-    def _check_params(self, n_features: int, *, covariates: bool) -> WeightScheme:
+    def _check_params(
+        self, family: Family, n_features: int, *, covariates: bool
+    ) -> WeightScheme:
         """Validate the parameters (the shared ones first); return the scheme.
 
         ``covariates`` says whether the fit adjusts for covariates (which
         not every weight scheme can with every family).
         """
-        scheme = super()._check_params(n_features, covariates=covariates)
+        scheme = super()._check_params(family, n_features, covariates=covariates)
         owner = type(self).__name__
         integral, real = numbers.Integral, numbers.Real
         check_scalar(self.n_clusters, "n_clusters", integral, owner=owner, min_val=1)
@@ -532,7 +534,9 @@ class VCPCR(SummaryMixin, VCPCRBase):
         d, owner = data.design, type(self).__name__
         n_clusters = cap_n_clusters(int(self.n_clusters), d.genes.size, owner)
         Xs, mean, scale = standardize(d.X[:, d.genes])
-        weights = self._compute_weights(Xs, d.prepared.weights_target, d.Zs)
+        weights = self._compute_weights(
+            data.family, Xs, d.prepared.weights_target, d.Zs
+        )
         starts = initial_partitions(
             self.init,
             n_clusters,
@@ -684,7 +688,8 @@ class VCPCR(SummaryMixin, VCPCRBase):
         )
         M = Xs @ V
         self.yname_ = yname
-        self.result_ = self._family.fit(
+        family = self._family
+        self.result_ = family.fit(
             np.column_stack([layout.Z, M]),
             prepared.outcome,
             [*self.covariate_names_, *self.membership_.columns],
@@ -693,11 +698,11 @@ class VCPCR(SummaryMixin, VCPCRBase):
             if layout.S is None
             else pd.DataFrame(layout.S, columns=self.strata_names_),
         )
-        a0, a = self._family.split_params(self.result_)
+        a0, a = family.split_params(self.result_)
         c = layout.covariates.size
         a = np.concatenate([a[:c], self.shrinkage * a[c:]])
         coef, covariate_coef, self.intercept_ = raw_coefficients(
-            V, a0, a, mean, scale, layout.Z.mean(axis=0), centred=self._family.centred
+            V, a0, a, mean, scale, layout.Z.mean(axis=0), centred=family.centred
         )
         self.covariate_coef_ = pd.Series(covariate_coef, index=self.covariate_names_)
         self.cluster_coef_ = pd.Series(a[c:], index=self.membership_.columns)
@@ -711,7 +716,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
         self.coef_[layout.clustered] = coef
         self.coef_[layout.covariates] = covariate_coef
         train_eta = (layout.Z - layout.Z.mean(axis=0)) @ a[:c] + index
-        extra = self._family.fitted_attributes(
+        extra = family.fitted_attributes(
             prepared.outcome,
             self.result_,
             train_eta,
@@ -735,6 +740,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
 
     def _compute_weights(
         self,
+        family: Family,
         Xs: NDArray[np.float64],
         target: NDArray[np.float64],
         covariates: NDArray[np.float64] | None,
@@ -745,7 +751,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
             target,
             self.weights,
             [self.delta],
-            self.family,
+            family,
             covariates=covariates,
             stacklevel=user_stacklevel(),
         )[0]

@@ -13,7 +13,7 @@ which events tie. From it come
   partial likelihood of a stack of linear predictors, and its gradient and
   Hessian in the coefficients of a stack of designs, for the batched Newton
   fits of cross-validation (:mod:`vcpcr._outcome_batch`) and the
-  partial-likelihood deviance scorer (:mod:`vcpcr._families`).
+  partial-likelihood deviance scorer (:mod:`vcpcr._scoring`).
 
 The arrays a :class:`RiskSets` method takes are in its sorted order
 (``eta[order]``, ``Z[:, order]``); :func:`breslow` and :func:`efron_loglik`

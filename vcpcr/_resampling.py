@@ -34,12 +34,11 @@ from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.utils.validation import check_is_fitted
 
 from vcpcr._cv import VCPCRCV
-from vcpcr._families import FAMILIES, Family
+from vcpcr._families import Family, family_instance
 from vcpcr._input import resolve_input, validated_design
 from vcpcr._model import VCPCR
 from vcpcr._scaling import standardize
 from vcpcr._validation import (
-    check_choice,
     check_fraction,
     check_random_state,
     check_scalar,
@@ -360,10 +359,7 @@ def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> R
         problem that ``fit`` would report, or for a template parameter out of
         range (checked here, before any resample).
     """
-    family_name = check_choice(
-        estimator.family, "family", tuple(FAMILIES), owner=type(estimator).__name__
-    )
-    family = FAMILIES[family_name]
+    family = family_instance(estimator.family, owner=type(estimator).__name__)
     data = X
     if estimator.formula is not None and isinstance(X, pd.DataFrame):
         data = X.reset_index(drop=True)  # positions, to find the dropped rows
@@ -383,7 +379,7 @@ def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> R
     scratch = clone(estimator)  # validated_design sets feature_names_in_ on it
     d = validated_design(scratch, resolved, family)
     covs, genes = d.covariates, d.genes
-    scratch._check_params(genes.size, covariates=covs.size > 0)  # before any fit
+    scratch._check_params(family, genes.size, covariates=covs.size > 0)  # no fit yet
     prepared = d.prepared
     _, mean, scale = standardize(d.X[:, genes])
     fingerprint = Fingerprint(

@@ -5,11 +5,12 @@ deltas, one batched SOS-NMF solve of every (K, start, delta, lam_ratio)
 problem (:func:`vcpcr._clustering.best_starts`); the best start of each grid
 point is the one with the lowest objective *on the training fold*; then the
 outcome model and the score on the test fold. When the scoring is one the
-family computes vectorized (:attr:`vcpcr._families.Family.batch_scorings`),
-the outcome models of all grid points are fitted together
-(:meth:`~vcpcr._families.Family.fit_batch`, per point only where the batch
-cannot vouch for its fit) and scored together; a callable or other scorer
-scores a whole fitted VCPCR per grid point (:func:`fold_model`).
+family's CV scorings compute vectorized or per fold
+(:class:`vcpcr._scoring.FamilyScoring`), the outcome models of all grid
+points are fitted together (:meth:`~vcpcr._families.Family.fit_batch`, per
+point only where the batch cannot vouch for its fit) and scored together; a
+callable or other scorer scores a whole fitted VCPCR per grid point
+(:func:`fold_model`).
 """
 
 from __future__ import annotations
@@ -23,63 +24,35 @@ from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, clone
 
 from vcpcr._clustering import BestStarts, best_starts, loadings
-from vcpcr._families import FAMILIES, Family, Prepared
+from vcpcr._families import Family, Prepared
 from vcpcr._input import ColumnLayout
-from vcpcr._pooled import POOLED
 from vcpcr._scaling import (
     constant_columns,
     independent_columns,
     raw_coefficients,
     standardize,
 )
+from vcpcr._scoring import FamilyScoring, scoring_of
 from vcpcr._sos_nmf_single import random_partition
 from vcpcr._weights import scheme_of, weights_for_grid
 from vcpcr.exceptions import SeparationWarning
 
 __all__ = [
-    "DEFAULT_SCORING",
     "FIT_ERRORS",
     "PAIRED_N_SE",
     "SELECTIONS",
     "FoldResult",
     "FoldSpec",
     "Grid",
-    "batch_scoring",
     "check_fold_columns",
     "default_grid",
     "fit_fold",
     "fold_model",
     "fold_paired_se",
-    "scoring_name",
+    "score_se",
     "selected_index",
     "solve_grid",
 ]
-
-
-#: Default scorer per family (scikit-learn scorer names; higher is better;
-#: None: the estimator's score, e.g. Harrell's concordance index for cox).
-DEFAULT_SCORING = {name: f.default_scoring for name, f in FAMILIES.items()}
-
-
-def scoring_name(scoring: Any, family: str) -> str:
-    """Return a display name of the scoring used for ``family``."""
-    return str(scoring or FAMILIES[family].scoring_name)
-
-
-def batch_scoring(scoring: Any, family: str) -> str | None:
-    """Name of the scoring if ``family`` scores it vectorized, else None.
-
-    The pooled criterion (:data:`vcpcr._pooled.POOLED`) runs the folds with
-    the family's default batched scoring, whose step-2 fits give the
-    out-of-fold linear predictors it pools.
-    """
-    if scoring is not None and not isinstance(scoring, str):
-        return None  # a callable: the per-point estimator path
-    if scoring == POOLED:
-        scoring = None
-    name = scoring_name(scoring, family)
-    fam = FAMILIES[family]
-    return name if name in fam.batch_scorings or name in fam.fold_scorings else None
 
 
 def default_grid(weights: Any, *, delta_max: float | None = None) -> dict[str, Any]:
@@ -135,7 +108,7 @@ class Grid(NamedTuple):
 class FoldSpec(NamedTuple):
     """Everything a fold needs besides its data (picklable for joblib)."""
 
-    family: str
+    family: Family  # resolved by VCPCRCV.fit
     weights: Any
     grid: Grid
     n_init: int
@@ -445,16 +418,18 @@ def _score_grid(
     """Fit step 2 of all grid points on the training fold, score them together.
 
     ``scoring`` is one of the family's ``batch_scorings`` or
-    ``fold_scorings`` (which also need the training rows; ``data`` is the
-    test design and the test response; with strata, a fold scoring is
-    stratified: see :meth:`Family.score_fold`); a point
+    ``fold_scorings`` (:func:`vcpcr._scoring.scoring_of`; a fold scoring
+    also needs the training rows; ``data`` is the test design and the test
+    response; with strata, a fold scoring is stratified: see
+    :meth:`vcpcr._scoring.FamilyScoring.score_fold`); a point
     whose step 2 fails scores NaN. When the batched score is not defined on
     this fold, the scorer scores each point's fold model instead (and raises
     or warns as it does). Also returns the test rows' linear predictors
     ``(n_points, n_test)`` and their genes' part (the modules' terms, centred
     at the training means), NaN rows where step 2 failed.
     """
-    family = FAMILIES[spec.family]
+    family = spec.family
+    scorings = scoring_of(family)
     res, train = fold.solved, fold.train
     W = fold.weights[fold.delta_index]
     Vs = [
@@ -480,9 +455,9 @@ def _score_grid(
     eta_all[ok] = eta
     first = train.first
     genes_all[ok] = coef[:, first:] @ (Xte[:, first:] - train.mean).T
-    if scoring in family.fold_scorings:  # needs the training rows too
+    if scoring in scorings.fold_scorings:  # needs the training rows too
         eta_train = train.linear_predictor(coef, intercept)
-        out[ok] = family.score_fold(
+        out[ok] = scorings.score_fold(
             scoring,
             eta_train.T,
             fold.prepared.outcome,
@@ -493,7 +468,7 @@ def _score_grid(
         return out, eta_all, genes_all
     scores = None
     if np.all(np.isfinite(eta)):
-        scores = family.score_batch(scoring, eta, yte, fold.prepared.classes)
+        scores = scorings.score_batch(scoring, eta, yte, fold.prepared.classes)
     if scores is None:  # the scorer raises or warns on this fold: let it
         return _score_points(fold, spec, (Xte, yte), failures), eta_all, genes_all
     out[ok] = scores
@@ -524,7 +499,7 @@ def fit_fold(
     ``Xtr``'s clustered columns are standardized in place (see
     :func:`train_fold`): pass a copy to keep it.
     """
-    family: Family = FAMILIES[spec.family]
+    family = spec.family
     train = train_fold(Xtr, spec.n_covariates, spec.n_strata)
     prepared = family.prepare(ytr)
     try:
@@ -558,17 +533,17 @@ def fit_fold(
         int(np.sum(~solved.converged)),
         np.isin(np.arange(scores.size), list(failures)),
         tuple(failures[i] for i in sorted(failures)),
-        _fold_weight(family, spec, yte),
+        _fold_weight(scoring_of(family), spec, yte),
         eta,
         eta_genes,
     )
 
 
-def _fold_weight(family: Family, spec: FoldSpec, yte: Any) -> float | None:
+def _fold_weight(scorings: FamilyScoring, spec: FoldSpec, yte: Any) -> float | None:
     """Return the fold's weight in the mean score (fold scorings), else None."""
-    if spec.batch_scoring not in family.fold_scorings:
+    if spec.batch_scoring not in scorings.fold_scorings:
         return None
-    return family.fold_weight(yte)
+    return scorings.fold_weight(yte)
 
 
 #: Standard errors of the difference from the best point that
@@ -605,14 +580,24 @@ def selected_index(
         margin = np.zeros_like(mean)
     elif selection == "paired":
         margin = n_se * res["se_diff_test_score"].to_numpy()
-    elif "se_test_score" in res:
-        margin = np.full_like(mean, res["se_test_score"].to_numpy()[best])
     else:
-        sd = res["std_test_score"].to_numpy()[best]
-        margin = np.full_like(mean, sd / np.sqrt(n_splits))
+        margin = np.full_like(mean, score_se(res, n_splits).to_numpy()[best])
     ok = np.flatnonzero(finite & (mean >= mean[best] - margin))
     order = np.lexsort((-mean[ok], res["mean_size"].to_numpy()[ok]))
     return int(ok[order[0]])
+
+
+def score_se(res: pd.DataFrame, n_splits: int) -> pd.Series:
+    """Return each point's standard error of its mean score (``"1se"``'s unit).
+
+    The pooled criterion's bootstrap standard error (``se_test_score``)
+    where there is one, else the fold standard deviation over
+    ``sqrt(n_splits)``; :func:`selected_index` and the error bars of
+    :func:`vcpcr.plotting.plot_cv` read it.
+    """
+    if "se_test_score" in res:
+        return res["se_test_score"]
+    return res["std_test_score"] / np.sqrt(n_splits)
 
 
 def fold_paired_se(

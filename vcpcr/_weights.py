@@ -17,10 +17,11 @@ A weight scheme is a :class:`WeightScheme` registered in :data:`SCHEMES`
 (the values of the estimators' ``weights`` parameter): its ``l1_ratio``, its
 default ``delta`` and grid, which families it supports and, for the paper's
 early-stopped glmnet weights, its own solver. Every other scheme is solved by
-the family's penalized path (:meth:`vcpcr._families.Family.penalized_path`,
-looked up in :data:`vcpcr._families.FAMILIES`); :meth:`WeightScheme.path` is
-the one place where a scheme meets a family, and :func:`weights_for_grid`
-the one route from a ``weights`` parameter to the weights.
+the family's penalized loss (:meth:`vcpcr._losses.PenalizedLoss.penalized_path`,
+registered by family name in :data:`vcpcr._losses.LOSSES`);
+:meth:`WeightScheme.path` is the one place where a scheme meets a family's
+loss, and :func:`weights_for_grid` the one route from a ``weights``
+parameter to the weights.
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from vcpcr._families import FAMILIES
+from vcpcr._families import Family, family_instance
 from vcpcr._glmnet import glmnet_weights
+from vcpcr._losses import loss_of
 from vcpcr._scaling import relative_weights
 from vcpcr._scaling import standardize as _standardize
 from vcpcr._validation import (
@@ -68,7 +70,7 @@ Solver = Callable[
 def lasso_delta_max(
     Xs: NDArray[np.float64],
     y: NDArray[np.float64],
-    family: str = "gaussian",
+    family: str | Family = "gaussian",
     l1_ratio: float = 1.0,
 ) -> float:
     """Smallest lasso penalty with all weights zero: ``max_j |x_j'(y - ybar)|/n``.
@@ -92,8 +94,8 @@ def lasso_delta_max(
     float
         ``delta_max``.
     """
-    check_choice(family, "family", tuple(FAMILIES), owner="lasso_delta_max")
-    return FAMILIES[family].lasso_delta_max(Xs, y) / l1_ratio
+    fam = family_instance(family, owner="lasso_delta_max")
+    return loss_of(fam).lasso_delta_max(Xs, y) / l1_ratio
 
 
 @dataclass(frozen=True)
@@ -120,9 +122,9 @@ class WeightScheme:
         The scheme's own solver, ``solver(Xs, y, deltas, l1_ratio)``, for
         weights that are not a family's penalized path (the paper's
         early-stopped glmnet); it sees the problem after the family's
-        :meth:`~vcpcr._families.Family.partial_out`, so its ``families`` must
-        partial covariates out exactly. None: the family's
-        :meth:`~vcpcr._families.Family.penalized_path`.
+        :meth:`~vcpcr._losses.PenalizedLoss.partial_out`, so its ``families``
+        must partial covariates out exactly. None: the family's
+        :meth:`~vcpcr._losses.PenalizedLoss.penalized_path`.
     free_l1_ratio : bool, default=False
         Whether :func:`compute_weights`' ``l1_ratio`` replaces the scheme's
         (the elastic net's mixing; see :meth:`with_l1_ratio`).
@@ -154,15 +156,15 @@ class WeightScheme:
         """
         return replace(self, l1_ratio=l1_ratio) if self.free_l1_ratio else self
 
-    def _mismatch(self, family: str, covariates: bool, name: str) -> str | None:
+    def _mismatch(self, family: Family, covariates: bool, name: str) -> str | None:
         """Say why the scheme cannot serve ``family``, or None."""
-        if self.families is not None and family not in self.families:
+        if self.families is not None and family.name not in self.families:
             needs = " or ".join(f"family={f!r}" for f in self.families)
             return f"{name}={self.name!r} needs {needs}"
         if (
             covariates
             and self.l1_ratio is not None
-            and not FAMILIES[family].takes_covariates(self.l1_ratio)
+            and not loss_of(family).takes_covariates(self.l1_ratio)
         ):
             return (
                 f"{name}={self.name!r} with covariates needs an unpenalized "
@@ -173,7 +175,7 @@ class WeightScheme:
 
     def check_family(
         self,
-        family: str,
+        family: Family,
         *,
         covariates: bool = False,
         owner: str,
@@ -195,8 +197,9 @@ class WeightScheme:
         ]
         context = "covariates and " if covariates else ""
         raise ValueError(
-            f"The {name!r} parameter of {owner} does not fit family={family!r}: "
-            f"{problem}. Use one of {usable} with {context}family={family!r}."
+            f"The {name!r} parameter of {owner} does not fit "
+            f"family={family.name!r}: {problem}. Use one of {usable} with "
+            f"{context}family={family.name!r}."
         )
 
     def check_deltas(
@@ -238,7 +241,7 @@ class WeightScheme:
         return arr
 
     def delta_max(
-        self, Xs: NDArray[np.float64], target: Any, family: str
+        self, Xs: NDArray[np.float64], target: Any, family: Family
     ) -> float | None:
         """Return the unit of the scheme's grid on the data (None: absolute)."""
         if not self.l1_ratio:
@@ -263,25 +266,25 @@ class WeightScheme:
         target: NDArray[np.float64],
         deltas: ArrayLike,
         *,
-        family: str,
+        family: Family,
         covariates: NDArray[np.float64] | None = None,
     ) -> NDArray[np.float64]:
         """Weights for every delta (rows), on validated, standardized input.
 
         ``deltas`` are valid penalties (see :meth:`check_deltas`).
         ``covariates`` (standardized) are unpenalized: partialled out
-        (gaussian) or an unpenalized block of the family's solver (the
+        (gaussian) or an unpenalized block of the family's loss' solver (the
         pairing checked by :meth:`check_family`). A scheme without a penalty
         gives ones, one row per delta.
         """
         grid = np.asarray(deltas, dtype=np.float64)
         if self.l1_ratio is None:
             return np.ones((grid.size, Xs.shape[1]))
-        fam = FAMILIES[family]
+        loss = loss_of(family)
         if self.solver is None:
-            return fam.penalized_path(Xs, target, grid, self.l1_ratio, covariates)
+            return loss.penalized_path(Xs, target, grid, self.l1_ratio, covariates)
         if covariates is not None:
-            Xs, target, _ = fam.partial_out(Xs, target, covariates)
+            Xs, target, _ = loss.partial_out(Xs, target, covariates)
         return self.solver(Xs, target, grid, self.l1_ratio)
 
 
@@ -352,7 +355,7 @@ def scheme_of(weights: Any) -> WeightScheme:
 
 def check_scheme(
     weights: Any,
-    family: str,
+    family: Family,
     n_features: int,
     *,
     covariates: bool = False,
@@ -388,7 +391,7 @@ def compute_weights(
     method: str = "ridge",
     *,
     delta: float | ArrayLike | None = None,
-    family: str = "gaussian",
+    family: str | Family = "gaussian",
     standardize: bool = True,
     l1_ratio: float = ENET_L1_RATIO,
 ) -> NDArray[np.float64]:
@@ -506,7 +509,7 @@ def compute_weights(
     array([36, 13])
     """
     check_choice(method, "method", tuple(SCHEMES), owner="compute_weights")
-    check_choice(family, "family", tuple(FAMILIES), owner="compute_weights")
+    fam = family_instance(family, owner="compute_weights")
     check_scalar(
         l1_ratio,
         "l1_ratio",
@@ -517,9 +520,12 @@ def compute_weights(
         include_min=False,
     )
     scheme = SCHEMES[method].with_l1_ratio(float(l1_ratio))
-    scheme.check_family(family, owner="compute_weights", name="method")
+    scheme.check_family(fam, owner="compute_weights", name="method")
     Xa = check_array(X, "X", min_samples=2, allow_constant=not standardize)
-    ya = FAMILIES[family].weights_response(y, standardize=standardize)
+    # the weights target on standardized data (the gaussian response
+    # standardized), else the step-2 outcome (the raw response)
+    prepared = fam.prepare(y)
+    ya = prepared.weights_target if standardize else prepared.outcome
     check_y_length(Xa.shape[0], ya)
     scalar = delta is None or isinstance(delta, numbers.Real)
     if scheme.penalized:
@@ -530,7 +536,7 @@ def compute_weights(
     else:  # no penalty: delta only sets the number of rows
         deltas = np.zeros(1 if delta is None else np.size(delta))
     Xs = _standardize(Xa)[0] if standardize else Xa
-    W = scheme.path(Xs, ya, deltas, family=family)
+    W = scheme.path(Xs, ya, deltas, family=fam)
     return W[0] if scalar else W
 
 
@@ -539,7 +545,7 @@ def weights_for_grid(
     target: NDArray[np.float64],
     weights: Any,
     deltas: Iterable[float | None],
-    family: str,
+    family: str | Family,
     *,
     covariates: NDArray[np.float64] | None = None,
     stacklevel: int = 1,
@@ -564,6 +570,7 @@ def weights_for_grid(
     name of ``delta``; :func:`vcpcr._cox.cox_lasso_path`'s own message, its
     cause, speaks of :func:`compute_weights`' ``l1_ratio``).
     """
+    fam = family_instance(family, owner="weights_for_grid")
     p = Xs.shape[1]
     given = check_weights(weights, p, owner="weights", methods=tuple(SCHEMES))
     if not isinstance(given, str):
@@ -578,9 +585,9 @@ def weights_for_grid(
         else np.zeros(1)  # no penalty: one row
     )
     try:
-        W = scheme.path(Xs, target, grid, family=family, covariates=covariates)
+        W = scheme.path(Xs, target, grid, family=fam, covariates=covariates)
     except ValueError as exc:
-        if family != "cox" or not scheme.relative:
+        if not loss_of(fam).may_diverge or not scheme.relative:
             raise
         raise ValueError(
             _cox_path_failed(given, covariates is not None, delta_name)

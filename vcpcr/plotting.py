@@ -15,7 +15,8 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.utils.validation import check_is_fitted
 
 from vcpcr._model import VCPCR
-from vcpcr._tuning import SELECTIONS, scoring_name, selected_index
+from vcpcr._scoring import scoring_name
+from vcpcr._tuning import SELECTIONS, score_se, selected_index
 
 __all__ = [
     "plot_calibration",
@@ -113,7 +114,7 @@ def plot_cv(
         )
     check_is_fitted(cv, "cv_results_")
     res = cv.cv_results_
-    name = scoring_name(cv.scoring, cv.family)
+    name = scoring_name(cv.scoring, cv._family)
     sign, label = (-1.0, name[4:]) if name.startswith("neg_") else (1.0, name)
     ax = _axes(ax, figsize=(6, 4))
     delta = res["delta"].fillna(-1.0)
@@ -126,11 +127,7 @@ def plot_cv(
         part = part.sort_values(x)
         y = sign * part["mean_test_score"]
         if is_best:
-            se = (
-                part["se_test_score"]  # the pooled criterion's bootstrap
-                if "se_test_score" in part
-                else part["std_test_score"] / np.sqrt(cv.n_splits_)
-            )
+            se = score_se(part, cv.n_splits_)
             dtext = "" if d == -1.0 else f", delta={d:.3g}"
             ax.errorbar(
                 part[x],

@@ -16,10 +16,9 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from vcpcr._families import FAMILIES
+from vcpcr._families import family_instance
 from vcpcr._validation import (
     check_array,
-    check_choice,
     check_random_state,
     check_scalar,
 )
@@ -382,14 +381,13 @@ def make_block_data(
     check_scalar(n_samples, "n_samples", numbers.Integral, owner=owner, min_val=1)
     check_scalar(n_noise, "n_noise", numbers.Integral, owner=owner, min_val=0)
     check_scalar(rho, "rho", numbers.Real, owner=owner, min_val=0.0, max_val=1.0)
-    check_choice(family, "family", tuple(FAMILIES), owner=owner)
+    distribution = family_instance(family, owner=owner).distribution
     if not isinstance(return_cov, bool | np.bool_):
         raise TypeError(
             f"The 'return_cov' parameter of {owner} must be a bool. "
             f"Got {return_cov!r} instead."
         )
     coef, groups, labels = _block_design(block_sizes, coefs, corr_groups, n_noise)
-    distribution = FAMILIES[family].distribution
     outcome_args = {
         "snr": snr,
         "noise_sd": noise_sd,

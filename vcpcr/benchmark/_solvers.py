@@ -28,11 +28,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vcpcr._clustering import best_starts
+from vcpcr._families import family_instance
 from vcpcr._weights import SCHEMES, weights_for_grid
 from vcpcr.baselines import cen_path, cluster_variables, crl_path, srr_path
 from vcpcr.benchmark._methods import Method, Starts
 
 __all__ = ["GridFit", "ols_step", "solve"]
+
+#: The study's family (the paper's simulation has a gaussian response).
+GAUSSIAN = family_instance("gaussian", owner="vcpcr benchmark")
 
 _Floats = NDArray[np.float64]
 _Ints = NDArray[np.intp]
@@ -94,9 +98,9 @@ def _solve_vcpcr(
         uniq, d_of_t = np.unique([c[1] for c in method.tuned], return_inverse=True)
         scheme = method.options["weights"]
         relative = method.options["relative_delta"]
-        delta_max = SCHEMES[scheme].delta_max(Xs, ys, "gaussian")
+        delta_max = SCHEMES[scheme].delta_max(Xs, ys, GAUSSIAN)
         scale = delta_max if relative and delta_max is not None else 1.0
-        W = weights_for_grid(Xs, ys, scheme, uniq * scale, "gaussian")
+        W = weights_for_grid(Xs, ys, scheme, uniq * scale, GAUSSIAN)
     else:
         W, d_of_t = np.ones((1, p)), np.zeros(len(method.tuned), dtype=np.intp)
     uK, k_of_t = np.unique(Ks, return_inverse=True)

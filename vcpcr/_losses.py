@@ -1,0 +1,216 @@
+"""Step 0's penalized losses, one per outcome family, as a registry.
+
+A :class:`PenalizedLoss` is what a family's step-0 weights are the
+penalized fit of: its path of weights at a weight scheme's ``l1_ratio`` on
+the family's weights target (the standardized response, 0/1 labels or
+``(time, event)`` columns, see :meth:`vcpcr._families.Family.prepare`), the
+smallest lasso penalty with all weights zero, and how it adjusts for
+unpenalized covariates. :data:`LOSSES` holds them by family name, beside the
+weight schemes (:data:`vcpcr._weights.SCHEMES`), which ask it through
+:func:`loss_of`; the families hold the response and step 2 only.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vcpcr._cox import cox_lasso_delta_max, cox_lasso_path, cox_ridge_path
+from vcpcr._enet import enet_binomial_path, enet_gaussian_path
+from vcpcr._families import Family, registered
+from vcpcr._ridge import ridge_binomial_path, ridge_gaussian_path
+from vcpcr._validation import check_survival
+
+__all__ = [
+    "LOSSES",
+    "BinomialLoss",
+    "CoxLoss",
+    "GaussianLoss",
+    "PenalizedLoss",
+    "loss_of",
+]
+
+
+class PenalizedLoss(abc.ABC):
+    """The penalized loss of a family's step-0 weights (glmnet's parametrization).
+
+    To add a family, register its loss in :data:`LOSSES` under the family's
+    name.
+    """
+
+    #: The family's name (the key in :data:`LOSSES`).
+    name: ClassVar[str]
+    #: Whether its penalized path may diverge on data that cannot be fitted
+    #: (then :func:`vcpcr._weights.weights_for_grid` says why, in the
+    #: estimators' terms).
+    may_diverge: ClassVar[bool] = False
+
+    @abc.abstractmethod
+    def lasso_delta_max(self, Xs: NDArray[np.float64], target: Any) -> float:
+        """Smallest lasso penalty with all weights zero, on standardized data."""
+
+    @abc.abstractmethod
+    def penalized_path(
+        self,
+        Xs: NDArray[np.float64],
+        target: Any,
+        deltas: NDArray[np.float64],
+        l1_ratio: float,
+        covariates: NDArray[np.float64] | None = None,
+    ) -> NDArray[np.float64]:
+        """Penalized regression weights for every delta (rows).
+
+        ``l1_ratio`` is glmnet's ``alpha``: 0 is the ridge (solved exactly),
+        1 the lasso, in between the elastic net. ``covariates``
+        (standardized, shape (n_samples, c)) enter unpenalized; only where
+        :meth:`takes_covariates` says so (the callers check it first, see
+        :meth:`vcpcr._weights.WeightScheme.check_family`).
+        """
+
+    def takes_covariates(self, l1_ratio: float) -> bool:
+        """Whether :meth:`penalized_path` adjusts for covariates at ``l1_ratio``.
+
+        The elastic-net solvers carry them as an unpenalized block; the ridge
+        ones (``l1_ratio=0``) have none.
+        """
+        return l1_ratio > 0
+
+    def partial_out(
+        self,
+        Xs: NDArray[np.float64],
+        target: Any,
+        covariates: NDArray[np.float64],
+    ) -> tuple[NDArray[np.float64], Any, NDArray[np.float64] | None]:
+        """Take unpenalized covariates out of step 0 where that is exact.
+
+        Returns ``(Xs, target, covariates)`` for the weight solvers: the
+        problem unchanged (the solver then carries the covariates as an
+        unpenalized block), or (gaussian) the residuals of ``Xs`` and the
+        target after regressing them on the covariates and ``None``.
+        """
+        return Xs, target, covariates
+
+
+class _MeanLoss(PenalizedLoss):
+    """A loss whose gradient at the null model is ``-X'(y - ybar) / n``."""
+
+    def lasso_delta_max(self, Xs: NDArray[np.float64], target: Any) -> float:
+        """``max_j |x_j'(y - ybar)| / n`` (binomial: at the null model)."""
+        return float(np.abs(Xs.T @ (target - target.mean())).max() / Xs.shape[0])
+
+
+class GaussianLoss(_MeanLoss):
+    """Least squares: closed-form ridge, coordinate descent for the l1 part."""
+
+    name = "gaussian"
+
+    def penalized_path(
+        self,
+        Xs: NDArray[np.float64],
+        target: Any,
+        deltas: NDArray[np.float64],
+        l1_ratio: float,
+        covariates: NDArray[np.float64] | None = None,
+    ) -> NDArray[np.float64]:
+        """Closed-form ridge, or coordinate descent along the path of deltas.
+
+        Covariates are partialled out first (:meth:`partial_out`).
+        """
+        if covariates is not None:
+            Xs, target, _ = self.partial_out(Xs, target, covariates)
+        if l1_ratio == 0:
+            return ridge_gaussian_path(Xs, target, deltas)
+        return enet_gaussian_path(Xs, target, deltas, l1_ratio)
+
+    def takes_covariates(self, l1_ratio: float) -> bool:
+        """Return True: covariates are partialled out exactly, whatever the penalty."""
+        return True
+
+    def partial_out(
+        self,
+        Xs: NDArray[np.float64],
+        target: Any,
+        covariates: NDArray[np.float64],
+    ) -> tuple[NDArray[np.float64], Any, NDArray[np.float64] | None]:
+        """Residualize ``Xs`` and the target on ``[1, covariates]`` (exact).
+
+        Frisch-Waugh-Lovell: the penalty does not involve the covariates'
+        coefficients, so profiling them out of the least-squares loss leaves
+        the same problem in the genes on the residuals.
+        """
+        Q = np.column_stack([np.ones(Xs.shape[0]), covariates])
+        R = np.column_stack([target, Xs])
+        R = R - Q @ np.linalg.lstsq(Q, R, rcond=None)[0]
+        return R[:, 1:], R[:, 0], None
+
+
+class BinomialLoss(_MeanLoss):
+    """The logistic log-likelihood with an unpenalized intercept."""
+
+    name = "binomial"
+
+    def penalized_path(
+        self,
+        Xs: NDArray[np.float64],
+        target: Any,
+        deltas: NDArray[np.float64],
+        l1_ratio: float,
+        covariates: NDArray[np.float64] | None = None,
+    ) -> NDArray[np.float64]:
+        """Ridge logistic regression, or proximal Newton along the path.
+
+        The ridge is Newton's method in the row space of ``Xs``; the elastic
+        net, coordinate descent on its quadratic approximations.
+        """
+        if l1_ratio == 0:
+            weights, _ = ridge_binomial_path(Xs, target, deltas)
+        else:
+            weights, _ = enet_binomial_path(
+                Xs, target, deltas, l1_ratio, covariates=covariates
+            )
+        return weights
+
+
+class CoxLoss(PenalizedLoss):
+    """Breslow's partial likelihood: ridge Cox, or Coxnet."""
+
+    name = "cox"
+    may_diverge = True
+
+    def lasso_delta_max(self, Xs: NDArray[np.float64], target: Any) -> float:
+        """From the gradient of the partial likelihood at zero."""
+        time, event = check_survival(target)
+        return cox_lasso_delta_max(Xs, time, event)
+
+    def penalized_path(
+        self,
+        Xs: NDArray[np.float64],
+        target: Any,
+        deltas: NDArray[np.float64],
+        l1_ratio: float,
+        covariates: NDArray[np.float64] | None = None,
+    ) -> NDArray[np.float64]:
+        """Ridge Cox (Newton in the row space), or Coxnet along the path."""
+        time, event = target[:, 0], target[:, 1] == 1
+        if l1_ratio == 0:
+            return cox_ridge_path(Xs, time, event, deltas)
+        return cox_lasso_path(
+            Xs, time, event, deltas, l1_ratio=l1_ratio, covariates=covariates
+        )
+
+
+#: The step-0 losses by family name (the families' names in
+#: :data:`vcpcr._families.FAMILIES`).
+LOSSES: dict[str, PenalizedLoss] = {
+    loss.name: loss for loss in (GaussianLoss(), BinomialLoss(), CoxLoss())
+}
+
+
+def loss_of(family: Family) -> PenalizedLoss:
+    """Return the step-0 loss of a family (a :class:`vcpcr._families.Family`)."""
+    return registered(
+        LOSSES, family, "step-0 loss (a PenalizedLoss)", "vcpcr._losses.LOSSES"
+    )
