@@ -43,6 +43,11 @@ genes; ``blocks_wide``, ``single_wide``, ``--designs``): if the hypothesis
 holds, VC-PCR - Coxnet is clearly lower on the wide designs than on the
 narrow ones.
 
+**Outcome of the second run:** not supported either. At p = 2,000 today's
+default is 0.029 [0.016, 0.041] (``blocks_wide``) and 0.015 [-0.000,
+0.031] (``single_wide``) above Coxnet, more than at p = 200. Neither the
+kind of signal nor the width reproduces the cohorts' gap.
+
 **Methods**, on the same 5 stratified folds of the training rows:
 ``VCPCRCV(family="cox")`` defaults (Harrell's C, best point; the shipped
 default); the signed paired gate at ``c`` = 1, refitted shrunk (the best
