@@ -3,7 +3,7 @@
 :func:`sos_nmf` solves one weighted SOS-NMF problem, :func:`lambda_max` gives
 its penalty scale and :func:`random_partition` draws a random start; each
 validates its input once (through :mod:`vcpcr._validation`) and runs the
-batched engine (:mod:`vcpcr._sos_nmf`) on a batch of one, with
+batched engine (:mod:`vcpcr._solvers.sos_nmf`) on a batch of one, with
 ``check_input=False``. :func:`initial_partitions` (the starts of
 :class:`vcpcr.VCPCR` too), :func:`single_result` (one problem of a batch as
 an :class:`SOSNMFResult`) and :func:`warn_unconverged` (the one report of a
@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from vcpcr._scaling import standardize
-from vcpcr._sos_nmf import (
+from vcpcr._solvers.sos_nmf import (
     BatchResult,
     batched_sos_nmf,
     initial_lambda_max,

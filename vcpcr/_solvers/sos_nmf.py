@@ -821,7 +821,7 @@ def batched_sos_nmf(
 
     >>> import numpy as np
     >>> from vcpcr._scaling import standardize
-    >>> from vcpcr._sos_nmf import batched_sos_nmf
+    >>> from vcpcr._solvers.sos_nmf import batched_sos_nmf
     >>> from vcpcr.simulate import make_block_data
     >>> data = make_block_data(30, [3, 3], [1.0, -1.0], rho=0.9, random_state=0)
     >>> Xs = standardize(data.X)[0]
@@ -907,7 +907,7 @@ def initial_lambda_max(
     --------
     >>> import numpy as np
     >>> from vcpcr import lambda_max
-    >>> from vcpcr._sos_nmf import initial_lambda_max
+    >>> from vcpcr._solvers.sos_nmf import initial_lambda_max
     >>> rng = np.random.default_rng(0)
     >>> Xs, W = rng.normal(size=(20, 6)), rng.normal(size=(2, 6))
     >>> inits = [[0, 0, 0, 1, 1, 1], [0, 1, 2, 0, 1, 2]]
