@@ -314,7 +314,7 @@ def test_cv_fold_equals_vcpcr_with_covariates(family, data, scoring):
     what VCPCR(covariates=...) fitted on the training part scores."""
     from vcpcr._families import FAMILIES
     from vcpcr._scoring import batch_scoring, get_scorer
-    from vcpcr._sos_nmf_single import random_partition
+    from vcpcr._sos_nmf import random_partition
     from vcpcr._tuning import FoldSpec, Grid, fit_fold
 
     if family == "cox":
@@ -464,7 +464,7 @@ def _stratified_fold(scoring):
     then the stratum, then the genes), its FoldSpec and the fold's start."""
     from vcpcr._families import FAMILIES
     from vcpcr._scoring import batch_scoring, get_scorer
-    from vcpcr._sos_nmf_single import random_partition
+    from vcpcr._sos_nmf import random_partition
     from vcpcr._tuning import FoldSpec, Grid
 
     X, y = _stratified()

@@ -19,7 +19,7 @@ def test_solver_imports_only_numpy_and_scipy():
     foundations: docs/architecture.md) never imports pandas, statsmodels,
     lifelines or scikit-learn."""
     code = (
-        "import sys, vcpcr._solvers.sos_nmf, vcpcr._sos_nmf_single;"
+        "import sys, vcpcr._solvers.sos_nmf, vcpcr._sos_nmf;"
         "import vcpcr._solvers.partial_likelihood, vcpcr._solvers.distributions;"
         "import vcpcr._validation, vcpcr._scaling, vcpcr.exceptions;"
         "print(sorted(m for m in ('pandas', 'statsmodels', 'lifelines', 'sklearn')"

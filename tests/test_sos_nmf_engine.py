@@ -20,7 +20,7 @@ from sklearn.metrics import adjusted_rand_score
 
 from vcpcr._scaling import standardize
 from vcpcr._solvers.sos_nmf import batched_sos_nmf, initial_lambda_max
-from vcpcr._sos_nmf_single import lambda_max, random_partition
+from vcpcr._sos_nmf import lambda_max, random_partition
 
 
 def _data(seed, n=30, p=40):

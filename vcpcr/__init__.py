@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from vcpcr._sos_nmf_single import (
+from vcpcr._sos_nmf import (
     SOSNMFResult,
     lambda_max,
     random_partition,

@@ -3,7 +3,7 @@
 Above the engine (:mod:`vcpcr._solvers.sos_nmf`, which solves given problems), this
 module is the clustering step of VC-PCR: it keeps the best restart of every
 grid point (:func:`best_starts`; the starts come from
-:func:`vcpcr._sos_nmf_single.initial_partitions`) and turns the kept
+:func:`vcpcr._sos_nmf.initial_partitions`) and turns the kept
 solution into the estimators' ordered clusters (:func:`order_clusters`) and
 the loadings step 2 builds its latent variables with (:func:`loadings`).
 
@@ -25,7 +25,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from vcpcr._solvers.sos_nmf import BatchResult, batched_sos_nmf, initial_lambda_max
-from vcpcr._sos_nmf_single import SOSNMFResult, warn_unconverged
+from vcpcr._sos_nmf import SOSNMFResult, warn_unconverged
 
 __all__ = [
     "LATENTS",

@@ -18,7 +18,7 @@ run for the scores, a vectorized argmax for the assignment;
 :func:`latent_variables` the latent variables of one solution. The engine
 never warns and knows nothing of a single problem's API: the public
 :func:`vcpcr.sos_nmf`, :func:`vcpcr.lambda_max` and
-:func:`vcpcr.random_partition` (:mod:`vcpcr._sos_nmf_single`) and the
+:func:`vcpcr.random_partition` (:mod:`vcpcr._sos_nmf`) and the
 estimators' restart driver (:mod:`vcpcr._clustering`) validate their input
 once and call it with ``check_input=False``. numpy/scipy only.
 """
