@@ -14,13 +14,26 @@ from conftest import doc_examples, printed_lines
 ROOT = Path(__file__).resolve().parents[1]
 
 
+#: The kernels of vcpcr/_solvers/ that import numpy and scipy only; the
+#: weight paths (ridge, enet, cox, glmnet) reach scikit-learn through
+#: ConvergenceWarning's base class (docs/architecture.md).
+NUMPY_ONLY_KERNELS = (
+    "sos_nmf",
+    "partial_likelihood",
+    "distributions",
+    "step2_fits",
+    "metrics",
+    "pooled",
+)
+
+
 def test_solver_imports_only_numpy_and_scipy():
-    """STYLE.md: the functional core (SOS-NMF, the families' math, the
-    foundations: docs/architecture.md) never imports pandas, statsmodels,
-    lifelines or scikit-learn."""
+    """STYLE.md: the functional core (the SOS-NMF engine and its public API,
+    the numpy-only kernels, the foundations: docs/architecture.md) never
+    imports pandas, statsmodels, lifelines or scikit-learn."""
+    kernels = ", ".join(f"vcpcr._solvers.{name}" for name in NUMPY_ONLY_KERNELS)
     code = (
-        "import sys, vcpcr._solvers.sos_nmf, vcpcr._sos_nmf;"
-        "import vcpcr._solvers.partial_likelihood, vcpcr._solvers.distributions;"
+        f"import sys, vcpcr._sos_nmf, {kernels};"
         "import vcpcr._validation, vcpcr._scaling, vcpcr.exceptions;"
         "print(sorted(m for m in ('pandas', 'statsmodels', 'lifelines', 'sklearn')"
         " if m in sys.modules))"
@@ -29,6 +42,27 @@ def test_solver_imports_only_numpy_and_scipy():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_kernels_import_no_estimator_family_or_dataframe():
+    """vcpcr/_solvers/ is a level: its modules import each other, the
+    foundations and third-party numerics, never a module above them."""
+    allowed = {"vcpcr._validation", "vcpcr.exceptions"}
+    graph = vcpcr_import_graph()
+    for module, targets in graph.items():
+        if module.startswith("vcpcr._solvers"):
+            above = {t for t in targets if not t.startswith("vcpcr._solvers")}
+            assert above <= allowed, f"{module} imports {sorted(above - allowed)}"
+    for path in (ROOT / "vcpcr" / "_solvers").glob("*.py"):
+        for node in _runtime_imports(ast.parse(path.read_text())):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+            )
+            for name in names:
+                top = name.split(".")[0]
+                assert top not in {"pandas", "statsmodels", "lifelines"}, path.name
 
 
 def test_ruff_clean():
@@ -253,6 +287,8 @@ def test_imports_point_down_the_architecture_layers():
 
     for module in graph:
         rank(module)
+    stale = {name for name in layer_of if name not in graph}
+    assert not stale, f"the layer table lists modules not in vcpcr/: {sorted(stale)}"
 
     upward = {
         (a, b)
@@ -264,3 +300,41 @@ def test_imports_point_down_the_architecture_layers():
     assert not upward, "imports that point up: " + ", ".join(
         f"{a} -> {b}" for a, b in sorted(upward)
     )
+
+
+def architecture_map() -> set[str]:
+    """The modules docs/architecture.md's "Map of the package" lists: the
+    backquoted names of each table row's first cell."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    section = text.split("## Map of the package", 1)[1].split("\n## ", 1)[0]
+    names: set[str] = set()
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            names.update(re.findall(r"`([\w.]+)`", line.split("|")[1]))
+    return names
+
+
+def test_architecture_map_matches_the_tree():
+    """The module map of docs/architecture.md and the files of vcpcr/ agree,
+    both ways and into the sub-packages: every listed module exists, and every
+    module is listed, by its own row or by its package's when the map
+    describes that package whole (``baselines``: none of its modules listed)."""
+    tree = {
+        _module_name(p).removeprefix("vcpcr").removeprefix(".") or "vcpcr"
+        for p in (ROOT / "vcpcr").rglob("*.py")
+    }
+    listed = architecture_map()
+    assert not listed - tree, f"listed, not in vcpcr/: {sorted(listed - tree)}"
+
+    def covered(module: str) -> bool:
+        if module in listed:
+            return True
+        package = module.rpartition(".")[0]
+        return (
+            bool(package)
+            and package in listed
+            and not any(m.startswith(f"{package}.") for m in listed)
+        )
+
+    missing = sorted(m for m in tree if not covered(m))
+    assert not missing, f"modules of vcpcr/ the map does not list: {missing}"
