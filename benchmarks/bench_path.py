@@ -45,7 +45,7 @@ import vcpcr._tuning as tuning
 from vcpcr import VCPCRCV
 from vcpcr._clustering import BestStarts, best_starts
 from vcpcr._scaling import standardize
-from vcpcr._sos_nmf_single import random_partition
+from vcpcr._sos_nmf import random_partition
 from vcpcr._weights import weights_for_grid
 from vcpcr.simulate import make_paper_data
 

@@ -37,7 +37,7 @@ noise and keeps weak signal.
 
 **Second study** (``--calibrated``, ``sparse_default_calibrated.csv``): the
 pooled deviance of *cross-calibrated* out-of-fold predictors
-(:func:`vcpcr._pooled.cross_calibrated`: each fold's genes' part shrunk by
+(:func:`vcpcr._solvers.pooled.cross_calibrated`: each fold's genes' part shrunk by
 the calibration slope, in [0, 1], of the other folds' out-of-fold
 predictors, so that a slope is never fitted on the rows it is scored on),
 read with three selections: ``calib/min`` (best score; exact ties, as a

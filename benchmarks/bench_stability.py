@@ -43,8 +43,8 @@ import numpy as np
 from sklearn.metrics import roc_auc_score
 
 from vcpcr import VCPCR, VCPCRCV
-from vcpcr._stability import error_bound
 from vcpcr.inference import stability_selection
+from vcpcr.inference._stability import error_bound
 from vcpcr.simulate import make_block_data
 
 DESIGN = {

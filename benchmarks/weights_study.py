@@ -48,9 +48,9 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from vcpcr._glmnet import glmnet_weights
-from vcpcr._sos_nmf import batched_sos_nmf, initial_lambda_max
-from vcpcr._sos_nmf_single import random_partition
+from vcpcr._solvers.glmnet import glmnet_weights
+from vcpcr._solvers.sos_nmf import batched_sos_nmf, initial_lambda_max
+from vcpcr._sos_nmf import random_partition
 from vcpcr._weights import SCHEMES as WEIGHT_SCHEMES
 from vcpcr.metrics import mcc_clustering, mcc_support
 from vcpcr.simulate import make_paper_data

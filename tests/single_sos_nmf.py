@@ -1,8 +1,8 @@
 """The former single-problem SOS-NMF loop, kept as a test oracle (#9).
 
-Until #9 ``vcpcr._sos_nmf._sos_nmf_single`` ran one problem at a time; the
+Until #9 the engine's ``_sos_nmf_single`` ran one problem at a time; the
 package now runs every problem through the batched engine
-(:func:`vcpcr._sos_nmf.batched_sos_nmf`, a single problem being a batch of
+(:func:`vcpcr._solvers.sos_nmf.batched_sos_nmf`, a single problem being a batch of
 one). This copy of the loop is the second reference beside
 ``naive_sos_nmf.py``: same operations on a compressed ``V`` (a label and a
 membership per variable), written for one problem and read top to bottom.

@@ -10,15 +10,15 @@ from scipy.cluster.hierarchy import linkage, to_tree
 from scipy.spatial.distance import squareform
 
 from vcpcr import VCPCR
-from vcpcr._common_tree import (
+from vcpcr._solvers.distributions import NORMAL
+from vcpcr.inference import aggregate_pvalues, multi_split
+from vcpcr.inference._common_tree import (
     SplitSelection,
     common_tree,
     descend_tree,
     tree_from_linkage,
 )
-from vcpcr._distributions import NORMAL
-from vcpcr._hierarchy import SplitTests
-from vcpcr.inference import aggregate_pvalues, multi_split
+from vcpcr.inference._hierarchy import SplitTests
 from vcpcr.simulate import make_block_data
 
 #: A hand-made tree over four genes: ((0, 1), (2, 3)). Pre-order positions:
@@ -274,7 +274,7 @@ def test_a_linkage_of_ones_own_and_none(strong):
 
 
 def test_auto_skips_the_tree_above_the_size_limit(strong, monkeypatch):
-    import vcpcr._multi_split as ms
+    import vcpcr.inference._multi_split as ms
 
     X, y, _ = strong
     monkeypatch.setattr(ms, "TREE_MAX_FEATURES", 30)

@@ -94,7 +94,7 @@ def test_weights_equal_glmnet_penalty_factor_zero(name, family):
     if family != "gaussian":  # the documented mapping, as R recorded it
         assert_allclose(ref["lambda_glmnet"], np.array(ref["deltas"]) * p / (p + c))
     if family == "cox":  # Coxnet's default tol=1e-7 leaves ~6e-4 relative
-        from vcpcr._cox import cox_lasso_path
+        from vcpcr._solvers.cox import cox_lasso_path
 
         time, event = target[:, 0], target[:, 1] == 1
         W = cox_lasso_path(
@@ -314,7 +314,7 @@ def test_cv_fold_equals_vcpcr_with_covariates(family, data, scoring):
     what VCPCR(covariates=...) fitted on the training part scores."""
     from vcpcr._families import FAMILIES
     from vcpcr._scoring import batch_scoring, get_scorer
-    from vcpcr._sos_nmf_single import random_partition
+    from vcpcr._sos_nmf import random_partition
     from vcpcr._tuning import FoldSpec, Grid, fit_fold
 
     if family == "cox":
@@ -464,7 +464,7 @@ def _stratified_fold(scoring):
     then the stratum, then the genes), its FoldSpec and the fold's start."""
     from vcpcr._families import FAMILIES
     from vcpcr._scoring import batch_scoring, get_scorer
-    from vcpcr._sos_nmf_single import random_partition
+    from vcpcr._sos_nmf import random_partition
     from vcpcr._tuning import FoldSpec, Grid
 
     X, y = _stratified()
@@ -544,7 +544,7 @@ def test_cv_stratified_partial_likelihood_against_lifelines():
     full, part = loglik(np.arange(len(y))), loglik(train)
     assert_allclose(out.scores, [2 * (full - part) / y[test, 1].sum()], rtol=1e-7)
     # the unstratified partial likelihood differs: the strata matter here
-    from vcpcr._partial_likelihood import efron_loglik
+    from vcpcr._solvers.partial_likelihood import efron_loglik
 
     eta = model.predict_log_partial_hazard(A)[None, :]
     flat = efron_loglik(eta, y[:, 0], y[:, 1] > 0)[0]

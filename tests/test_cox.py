@@ -1,4 +1,4 @@
-"""Tests of the Cox pieces of step 0 (vcpcr._cox): Breslow partial likelihood,
+"""Tests of the Cox pieces of step 0 (vcpcr._solvers.cox): Breslow partial likelihood,
 penalized Cox weights (against R glmnet and independent solvers) and the
 survival-outcome validation."""
 
@@ -16,14 +16,14 @@ from conftest import needs_survival
 from numpy.testing import assert_allclose, assert_array_equal, assert_array_less
 from scipy.optimize import approx_fprime, check_grad, minimize
 
-import vcpcr._cox
-from vcpcr._cox import (
+import vcpcr._solvers.cox
+from vcpcr._scaling import standardize
+from vcpcr._solvers.cox import (
     cox_lasso_delta_max,
     cox_lasso_path,
     cox_ridge_path,
 )
-from vcpcr._partial_likelihood import breslow
-from vcpcr._scaling import standardize
+from vcpcr._solvers.partial_likelihood import breslow
 from vcpcr._validation import check_survival
 from vcpcr.exceptions import ConvergenceWarning, VCPCRWarning
 
@@ -407,14 +407,14 @@ def test_cox_lasso_path_cut_where_refining_fails_warns_once(monkeypatch):
     them. (Real divergences of this kind became rare once wandering steps
     were refined within a pass budget: a stand-in Coxnet diverges below
     0.2 x delta_max.)"""
-    real = vcpcr._cox._coxnet
+    real = vcpcr._solvers.cox._coxnet
 
     def diverging(prob, path, max_iter):
         if path[-1] < 0.2 * dmax * (1 - 1e-9):
             raise ArithmeticError("Numerical error, because weights are too large.")
         return real(prob, path, max_iter)
 
-    monkeypatch.setattr(vcpcr._cox, "_coxnet", diverging)
+    monkeypatch.setattr(vcpcr._solvers.cox, "_coxnet", diverging)
     Xs, time, event = _wide_data(seed=3, n=80, p=300)
     dmax = cox_lasso_delta_max(Xs, time, event)
     deltas = dmax * np.array([0.999, 0.5, 0.2, 0.05, 0.01])
@@ -455,7 +455,7 @@ def test_cox_lasso_step_that_wanders_is_refined_within_a_pass_budget(monkeypatch
     than 0.1: the path must be refined below it, no attempt may be given more
     than PASSES_PER_DELTA passes per delta, and the result meets the KKT
     conditions."""
-    real = vcpcr._cox._coxnet
+    real = vcpcr._solvers.cox._coxnet
     budgets = []
 
     def wandering(prob, path, max_iter):
@@ -466,7 +466,7 @@ def test_cox_lasso_step_that_wanders_is_refined_within_a_pass_budget(monkeypatch
             return fit._replace(stopped=True)
         return fit
 
-    monkeypatch.setattr(vcpcr._cox, "_coxnet", wandering)
+    monkeypatch.setattr(vcpcr._solvers.cox, "_coxnet", wandering)
     Xs, time, event = _wide_data(seed=3, n=80, p=300)
     top = cox_lasso_delta_max(Xs, time, event)
     deltas = top * 10 ** -np.array([0.34, 0.68, 1.02])
@@ -475,7 +475,7 @@ def test_cox_lasso_step_that_wanders_is_refined_within_a_pass_budget(monkeypatch
         W = cox_lasso_path(Xs, time, event, deltas)
     assert len(budgets) > 1  # refined
     for size, budget in budgets:
-        assert budget <= vcpcr._cox.PASSES_PER_DELTA * size
+        assert budget <= vcpcr._solvers.cox.PASSES_PER_DELTA * size
     _check_path_result(Xs, time, event, deltas, W, [])  # solutions (KKT)
 
 
@@ -484,13 +484,13 @@ def test_cox_lasso_path_stopped_at_the_callers_max_iter_is_returned(monkeypatch)
     """A budget equal to the caller's max_iter is the caller's own cap: the
     fit is returned with a ConvergenceWarning, not refined (bounded work)."""
     calls = []
-    real = vcpcr._cox._coxnet
+    real = vcpcr._solvers.cox._coxnet
 
     def counted(prob, path, max_iter):
         calls.append(max_iter)
         return real(prob, path, max_iter)
 
-    monkeypatch.setattr(vcpcr._cox, "_coxnet", counted)
+    monkeypatch.setattr(vcpcr._solvers.cox, "_coxnet", counted)
     Xs, time, event = _wide_data(seed=5)
     dmax = cox_lasso_delta_max(Xs, time, event)
     with pytest.warns(ConvergenceWarning, match="max_iter=3 "):
@@ -500,12 +500,12 @@ def test_cox_lasso_path_stopped_at_the_callers_max_iter_is_returned(monkeypatch)
 
 @needs_survival
 def test_cox_lasso_path_that_cannot_start_is_a_clear_error(monkeypatch):
-    from vcpcr import _cox
+    from vcpcr._solvers import cox
 
     def diverge(*args, **kwargs):
         raise ArithmeticError("Numerical error, because weights are too large.")
 
-    monkeypatch.setattr(_cox, "_coxnet", diverge)
+    monkeypatch.setattr(cox, "_coxnet", diverge)
     Xs, time, event = _wide_data(seed=3, n=80, p=300)
     dmax = cox_lasso_delta_max(Xs, time, event)
     with pytest.raises(ValueError, match=r"nothing can be fitted.*Use weights='ridge'"):
@@ -662,7 +662,7 @@ def test_warm_start_path_fills_only_the_long_gaps():
     """Steps of at most MAX_LOG_STEP stay as they are; the default grid's
     steps (0.34 decade) are halved, and one delta two decades below
     delta_max is reached through evenly spaced points."""
-    from vcpcr._cox import MAX_LOG_STEP, _warm_start_path
+    from vcpcr._solvers.cox import MAX_LOG_STEP, _warm_start_path
 
     short = 10 ** (-0.9 * MAX_LOG_STEP * np.arange(1, 6))
     assert_array_equal(_warm_start_path(short, 1.0), short)

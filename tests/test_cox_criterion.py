@@ -11,7 +11,7 @@ from numpy.testing import assert_allclose
 from sklearn.model_selection import KFold
 
 from vcpcr import VCPCR, VCPCRCV
-from vcpcr._partial_likelihood import efron_loglik
+from vcpcr._solvers.partial_likelihood import efron_loglik
 
 lifelines = pytest.importorskip("lifelines")
 

@@ -417,7 +417,7 @@ def test_screening_keeps_cv_results(monkeypatch, case):
     gives the cv_results_, warnings and refit of the engine run on all
     columns (the reference: its grouping of problems told that every weight
     vector has full support)."""
-    import vcpcr._sos_nmf as engine
+    import vcpcr._solvers.sos_nmf as engine
 
     family, weights, deltas = SCREENING[case]
     if family == "cox":
@@ -547,8 +547,8 @@ def test_cv_predicts_on_columns_in_any_order_and_unselected_nan():
 def test_score_degrees_cover_the_gaussian_batch_scorings():
     """Each gaussian score VCPCRCV rescales has its power of y's unit (the
     batched scores, and the pooled deviance, a mean squared error)."""
-    from vcpcr._pooled import POOLED
     from vcpcr._scoring import SCORINGS
+    from vcpcr._solvers.pooled import POOLED
 
     gaussian = SCORINGS["gaussian"]
     expected = {*gaussian.batch_scorings, POOLED}

@@ -39,11 +39,11 @@ from sklearn.metrics import (
 from sklearn.model_selection import KFold, StratifiedKFold
 
 from vcpcr import VCPCRCV
-from vcpcr import _score_batch as sb
 from vcpcr._families import FAMILIES
 from vcpcr._outcome import detect_separation
-from vcpcr._outcome_batch import cox_batch, logit_batch, ols_batch
 from vcpcr._scoring import batch_scoring
+from vcpcr._solvers import metrics as sb
+from vcpcr._solvers.step2_fits import cox_batch, logit_batch, ols_batch
 
 REF_DIR = Path(__file__).parent / "reference"
 REFERENCE = REF_DIR / "cv_scores.json"
@@ -442,7 +442,7 @@ def test_concordance_against_lifelines():
 
 def test_cox_batch_chunks_give_the_same_fits(monkeypatch):
     """Large stacks are fitted in chunks (memory bound); results unchanged."""
-    import vcpcr._outcome_batch as ob
+    import vcpcr._solvers.step2_fits as ob
 
     M = _designs(8, B=9, n=60)
     rng = np.random.default_rng(9)

@@ -1,4 +1,4 @@
-"""The families' response math (vcpcr._distributions) against statsmodels,
+"""The families' response math (vcpcr._solvers.distributions) against statsmodels,
 and the simulator's use of it through the family registry."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import statsmodels.api as sm
 from numpy.testing import assert_allclose, assert_array_equal
 
 from vcpcr import _families
-from vcpcr._distributions import LOGISTIC, Normal
+from vcpcr._solvers.distributions import LOGISTIC, Normal
 from vcpcr.simulate import make_block_data
 
 

@@ -1,4 +1,4 @@
-"""Tests of the paper's early-stopped glmnet weights (vcpcr._glmnet)."""
+"""Tests of the paper's early-stopped glmnet weights (vcpcr._solvers.glmnet)."""
 
 from __future__ import annotations
 
@@ -12,14 +12,14 @@ from numpy.testing import assert_allclose
 from sklearn.model_selection import KFold
 
 from vcpcr import VCPCR, VCPCRCV, compute_weights
-from vcpcr._glmnet import (
+from vcpcr._scaling import standardize
+from vcpcr._solvers.glmnet import (
     _CovarianceCD,
     _descend,
     _standardize,
     glmnet_gaussian,
     glmnet_weights,
 )
-from vcpcr._scaling import standardize
 from vcpcr.exceptions import ConvergenceWarning
 
 REF = Path(__file__).parent / "reference"

@@ -13,8 +13,10 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy import stats
 
 from vcpcr import VCPCR
-from vcpcr._distributions import LOGISTIC, NORMAL, PROPORTIONAL_HAZARDS
-from vcpcr._hierarchy import (
+from vcpcr._solvers.distributions import LOGISTIC, NORMAL, PROPORTIONAL_HAZARDS
+from vcpcr.exceptions import VCPCRWarning
+from vcpcr.inference import multi_split
+from vcpcr.inference._hierarchy import (
     MIN_RESIDUAL_DF,
     Node,
     bartlett_factors,
@@ -25,8 +27,6 @@ from vcpcr._hierarchy import (
     node_pvalues,
     too_wide,
 )
-from vcpcr.exceptions import VCPCRWarning
-from vcpcr.inference import multi_split
 
 #: Sets of columns tested on the small designs below (genes 0-5).
 SETS = [[0], [1, 2], [0, 1, 2, 3, 4, 5], [3, 4], [5]]

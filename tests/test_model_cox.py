@@ -302,12 +302,12 @@ def test_diverging_cox_weights_speak_of_the_estimators_parameters(
     """The penalized Cox path's error named compute_weights' l1_ratio, which
     VCPCR and VCPCRCV do not have; with covariates it now names the likely
     cause (a separating covariate level)."""
-    from vcpcr import _cox
+    from vcpcr._solvers import cox
 
     def diverge(*args, **kwargs):
         raise ArithmeticError("Numerical error, because weights are too large.")
 
-    monkeypatch.setattr(_cox, "_coxnet", diverge)
+    monkeypatch.setattr(cox, "_coxnet", diverge)
     data, y, _ = _copy_of_a_covariate()
     data["g0"] = np.random.default_rng(1).normal(size=len(data))
     model = VCPCR(2, family="cox", covariates=covariates, random_state=0)

@@ -18,13 +18,13 @@ from sklearn.base import clone
 from sklearn.linear_model import LinearRegression
 
 from vcpcr import VCPCR, VCPCRCV, Surv
-from vcpcr._distributions import NORMAL
-from vcpcr._hierarchy import descend
 from vcpcr._parallel import task_seeds
-from vcpcr._resampling import draw_splits
+from vcpcr._solvers.distributions import NORMAL
 from vcpcr._summary import CONDITIONAL_TITLE
 from vcpcr.exceptions import VCPCRWarning
 from vcpcr.inference import MultiSplitResult, aggregate_pvalues, multi_split
+from vcpcr.inference._hierarchy import descend
+from vcpcr.inference._resampling import draw_splits
 from vcpcr.simulate import make_block_data
 
 PENALTY = 1 - math.log(0.05)  # 3.9957...

@@ -1,4 +1,4 @@
-"""The Cox partial likelihood of vcpcr._partial_likelihood (Breslow and Efron
+"""The Cox partial likelihood of vcpcr._solvers.partial_likelihood (Breslow and Efron
 from one sort) against statsmodels' PHReg on tied data.
 
 Breslow's loss and derivatives are also checked in tests/test_cox.py (brute
@@ -13,7 +13,7 @@ import pytest
 from numpy.testing import assert_allclose
 from statsmodels.duration.hazard_regression import PHReg
 
-from vcpcr._partial_likelihood import RiskSets, breslow, efron_loglik
+from vcpcr._solvers.partial_likelihood import RiskSets, breslow, efron_loglik
 
 
 def _tied(seed, n=40, k=3):

@@ -10,8 +10,8 @@ from sklearn.metrics import log_loss, mean_squared_error
 from sklearn.model_selection import KFold
 
 from vcpcr import VCPCR, VCPCRCV
-from vcpcr._distributions import LOGISTIC, NORMAL, PROPORTIONAL_HAZARDS
-from vcpcr._pooled import (
+from vcpcr._solvers.distributions import LOGISTIC, NORMAL, PROPORTIONAL_HAZARDS
+from vcpcr._solvers.pooled import (
     SLOPES,
     calibration_slopes,
     cross_calibrated,

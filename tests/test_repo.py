@@ -14,13 +14,26 @@ from conftest import doc_examples, printed_lines
 ROOT = Path(__file__).resolve().parents[1]
 
 
+#: The kernels of vcpcr/_solvers/ that import numpy and scipy only; the
+#: weight paths (ridge, enet, cox, glmnet) reach scikit-learn through
+#: ConvergenceWarning's base class (docs/architecture.md).
+NUMPY_ONLY_KERNELS = (
+    "sos_nmf",
+    "partial_likelihood",
+    "distributions",
+    "step2_fits",
+    "metrics",
+    "pooled",
+)
+
+
 def test_solver_imports_only_numpy_and_scipy():
-    """STYLE.md: the functional core (SOS-NMF, the families' math, the
-    foundations: docs/architecture.md) never imports pandas, statsmodels,
-    lifelines or scikit-learn."""
+    """STYLE.md: the functional core (the SOS-NMF engine and its public API,
+    the numpy-only kernels, the foundations: docs/architecture.md) never
+    imports pandas, statsmodels, lifelines or scikit-learn."""
+    kernels = ", ".join(f"vcpcr._solvers.{name}" for name in NUMPY_ONLY_KERNELS)
     code = (
-        "import sys, vcpcr._sos_nmf, vcpcr._sos_nmf_single;"
-        "import vcpcr._partial_likelihood, vcpcr._distributions;"
+        f"import sys, vcpcr._sos_nmf, {kernels};"
         "import vcpcr._validation, vcpcr._scaling, vcpcr.exceptions;"
         "print(sorted(m for m in ('pandas', 'statsmodels', 'lifelines', 'sklearn')"
         " if m in sys.modules))"
@@ -29,6 +42,27 @@ def test_solver_imports_only_numpy_and_scipy():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_kernels_import_no_estimator_family_or_dataframe():
+    """vcpcr/_solvers/ is a level: its modules import each other, the
+    foundations and third-party numerics, never a module above them."""
+    allowed = {"vcpcr._validation", "vcpcr.exceptions"}
+    graph = vcpcr_import_graph()
+    for module, targets in graph.items():
+        if module.startswith("vcpcr._solvers"):
+            above = {t for t in targets if not t.startswith("vcpcr._solvers")}
+            assert above <= allowed, f"{module} imports {sorted(above - allowed)}"
+    for path in (ROOT / "vcpcr" / "_solvers").glob("*.py"):
+        for node in _runtime_imports(ast.parse(path.read_text())):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+            )
+            for name in names:
+                top = name.split(".")[0]
+                assert top not in {"pandas", "statsmodels", "lifelines"}, path.name
 
 
 def test_ruff_clean():
@@ -196,11 +230,11 @@ def test_import_graph_sees_function_local_and_lazy_imports():
     graph = vcpcr_import_graph()
     # _cv imports plotting only inside VCPCRCV.plot; cli's "from vcpcr import
     # VCPCRCV" (inside a function) goes through vcpcr/__init__.py's _LAZY;
-    # "from vcpcr import _score_batch" names a submodule; __version__ is
+    # "from vcpcr._solvers import metrics" names a submodule; __version__ is
     # defined in vcpcr/__init__.py itself
     assert "vcpcr.plotting" in graph["vcpcr._cv"]
     assert "vcpcr._cv" in graph["vcpcr.cli"]
-    assert "vcpcr._score_batch" in graph["vcpcr._scoring"]
+    assert "vcpcr._solvers.metrics" in graph["vcpcr._scoring"]
     assert "vcpcr" in graph["vcpcr.cli"]
     # names under "if TYPE_CHECKING:" never run: no edge
     assert "vcpcr._families" not in graph["vcpcr._summary"]
@@ -242,12 +276,19 @@ def test_imports_point_down_the_architecture_layers():
     graph = vcpcr_import_graph()
 
     def rank(module: str) -> int:
-        package = ".".join(module.split(".")[:2])  # vcpcr.baselines._cen
-        assert package in layer_of, f"{package} is missing from the layer table"
-        return layer_of[package]
+        # the module itself (vcpcr._solvers.sos_nmf) or the package it is
+        # part of, when the table lists that package whole (vcpcr.baselines._cen)
+        name = module
+        while name != "vcpcr" and name not in layer_of:
+            name = name.rpartition(".")[0]
+        if name in layer_of and (name != "vcpcr" or module == "vcpcr"):
+            return layer_of[name]
+        raise AssertionError(f"{module} is missing from the layer table")
 
     for module in graph:
         rank(module)
+    stale = {name for name in layer_of if name not in graph}
+    assert not stale, f"the layer table lists modules not in vcpcr/: {sorted(stale)}"
 
     upward = {
         (a, b)
@@ -259,3 +300,41 @@ def test_imports_point_down_the_architecture_layers():
     assert not upward, "imports that point up: " + ", ".join(
         f"{a} -> {b}" for a, b in sorted(upward)
     )
+
+
+def architecture_map() -> set[str]:
+    """The modules docs/architecture.md's "Map of the package" lists: the
+    backquoted names of each table row's first cell."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    section = text.split("## Map of the package", 1)[1].split("\n## ", 1)[0]
+    names: set[str] = set()
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            names.update(re.findall(r"`([\w.]+)`", line.split("|")[1]))
+    return names
+
+
+def test_architecture_map_matches_the_tree():
+    """The module map of docs/architecture.md and the files of vcpcr/ agree,
+    both ways and into the sub-packages: every listed module exists, and every
+    module is listed, by its own row or by its package's when the map
+    describes that package whole (``baselines``: none of its modules listed)."""
+    tree = {
+        _module_name(p).removeprefix("vcpcr").removeprefix(".") or "vcpcr"
+        for p in (ROOT / "vcpcr").rglob("*.py")
+    }
+    listed = architecture_map()
+    assert not listed - tree, f"listed, not in vcpcr/: {sorted(listed - tree)}"
+
+    def covered(module: str) -> bool:
+        if module in listed:
+            return True
+        package = module.rpartition(".")[0]
+        return (
+            bool(package)
+            and package in listed
+            and not any(m.startswith(f"{package}.") for m in listed)
+        )
+
+    missing = sorted(m for m in tree if not covered(m))
+    assert not missing, f"modules of vcpcr/ the map does not list: {missing}"

@@ -13,14 +13,14 @@ from tests.conftest import make_blocks, needs_survival
 from vcpcr import VCPCR, VCPCRCV, Surv
 from vcpcr._input import take
 from vcpcr._parallel import task_seeds
-from vcpcr._resampling import (
+from vcpcr.exceptions import VCPCRWarning
+from vcpcr.inference._resampling import (
     check_resampling,
     check_template,
     clone_for_split,
     draw_splits,
     resampling_rows,
 )
-from vcpcr.exceptions import VCPCRWarning
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Tests of the weighted SOS-NMF solver (vcpcr._sos_nmf)."""
+"""Tests of the weighted SOS-NMF solver (vcpcr._solvers.sos_nmf)."""
 
 from __future__ import annotations
 

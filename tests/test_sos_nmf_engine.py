@@ -1,4 +1,4 @@
-"""Tests of the SOS-NMF iteration engine (``vcpcr._sos_nmf.batched_sos_nmf``).
+"""Tests of the SOS-NMF iteration engine (``vcpcr._solvers.sos_nmf.batched_sos_nmf``).
 
 The reference is the former single-problem loop, kept in
 ``tests/single_sos_nmf.py``: called once per problem with the same data,
@@ -19,8 +19,8 @@ from single_sos_nmf import sos_nmf_single
 from sklearn.metrics import adjusted_rand_score
 
 from vcpcr._scaling import standardize
-from vcpcr._sos_nmf import batched_sos_nmf, initial_lambda_max
-from vcpcr._sos_nmf_single import lambda_max, random_partition
+from vcpcr._solvers.sos_nmf import batched_sos_nmf, initial_lambda_max
+from vcpcr._sos_nmf import lambda_max, random_partition
 
 
 def _data(seed, n=30, p=40):
@@ -143,7 +143,7 @@ def test_screening_matches_the_full_problem(monkeypatch, kind, Ks, kw):
     before the first update), a weight vector of zeros, ``max_iter=1`` (the
     first update: ``lam_max``) and ``tol=0`` (runs to a fixed point).
     """
-    import vcpcr._sos_nmf as engine
+    import vcpcr._solvers.sos_nmf as engine
 
     Xs, rng = _data(11)
     W = _weights(kind, rng, 40)
@@ -213,7 +213,7 @@ def test_cycle_rule():
     hand-made states: 20 distinct states (past the log's first allocation),
     then the third again; another problem's states do not count.
     """
-    from vcpcr._sos_nmf import _Log, _Update
+    from vcpcr._solvers.sos_nmf import _Log, _Update
 
     p = 6
     rng = np.random.default_rng(0)
@@ -363,7 +363,7 @@ def test_invalid_input_to_initial_lambda_max():
 
 def test_imports_only_numpy_and_scipy():
     code = (
-        "import sys, vcpcr._sos_nmf;"
+        "import sys, vcpcr._solvers.sos_nmf;"
         "print(sorted(m for m in ('pandas', 'statsmodels', 'lifelines', 'sklearn')"
         " if m in sys.modules))"
     )

@@ -16,7 +16,9 @@ from sklearn.linear_model import LinearRegression
 from sklearn.metrics import adjusted_rand_score
 
 from vcpcr import VCPCR, VCPCRCV
-from vcpcr._stability import (
+from vcpcr.exceptions import VCPCRWarning
+from vcpcr.inference import stability_selection
+from vcpcr.inference._stability import (
     best_match_jaccard,
     coclustering,
     consensus_modules,
@@ -24,8 +26,6 @@ from vcpcr._stability import (
     mean_coclustering,
     selection_frequency,
 )
-from vcpcr.exceptions import VCPCRWarning
-from vcpcr.inference import stability_selection
 from vcpcr.simulate import make_block_data
 
 # Four resamples, four features; worked by hand in the tests below.

@@ -29,7 +29,7 @@ from vcpcr import (
     lambda_max,
     sos_nmf,
 )
-from vcpcr._sos_nmf import batched_sos_nmf
+from vcpcr._solvers.sos_nmf import batched_sos_nmf
 
 #: The function of each concept; the count is keyed by the function and, for
 #: the NaN check, by the argument it names (X and y are two arrays).

@@ -38,7 +38,7 @@ CASES = [
 
 # Tolerance (x max|coef|) against the exact R glmnet solutions (thresh = 1e-30).
 # The ridge is solved exactly (one decomposition, Newton). The lasso and the
-# elastic net stop at a duality gap / objective change of 1e-7 (vcpcr._enet.TOL,
+# elastic net stop at a duality gap / objective change of 1e-7 (vcpcr._solvers.enet.TOL,
 # glmnet's default thresh): measured on these sets, the largest difference is
 # 5.9e-7 x max|coef| (lasso) and 1.1e-7 (elastic net), with identical supports.
 ATOL = {"ridge": 1e-8, "lasso": 5e-6, "enet": 5e-6}
@@ -166,13 +166,13 @@ def test_gaussian_enet_path_shape_and_delta_max(l1_ratio):
 
 @pytest.mark.parametrize("family", ["gaussian", "binomial"])
 def test_enet_engine_warns_when_not_converged(family, monkeypatch):
-    from vcpcr import _enet
-    from vcpcr._enet import enet_binomial_path, enet_gaussian_path
+    from vcpcr._solvers import enet
+    from vcpcr._solvers.enet import enet_binomial_path, enet_gaussian_path
 
     _, Xs, y, rng = _std_data(6, n=60, p=80)
     if family == "binomial":
         y = (rng.uniform(size=y.size) < expit(y)).astype(float)
-        monkeypatch.setattr(_enet, "MAX_NEWTON", 1)
+        monkeypatch.setattr(enet, "MAX_NEWTON", 1)
     solver = enet_gaussian_path if family == "gaussian" else enet_binomial_path
     dmax = lasso_delta_max(Xs, y, l1_ratio=0.05)
     match = r"at delta=0\.\d+ within max_iter=\d+ .*last relative change \d"
@@ -225,7 +225,7 @@ def test_binomial_lasso_kkt():
 
 def test_ridge_path_equals_single_calls_and_zero_delta():
     X, Xs, y, _ = _std_data(3, n=20, p=40)
-    from vcpcr._ridge import ridge_gaussian_path
+    from vcpcr._solvers.ridge import ridge_gaussian_path
 
     deltas = np.array([1e-2, 1.0])
     W = compute_weights(X, y, "ridge", delta=deltas)

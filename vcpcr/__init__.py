@@ -3,7 +3,7 @@
 Prediction on wide, correlated data (gene expression above all) that selects
 the variables that matter and groups them into the clusters that act together.
 
-The estimators are imported lazily, so that ``import vcpcr._sos_nmf`` (the
+The estimators are imported lazily, so that ``import vcpcr._solvers.sos_nmf`` (the
 numpy/scipy solver) does not pull in pandas, statsmodels or scikit-learn.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from vcpcr._sos_nmf_single import (
+from vcpcr._sos_nmf import (
     SOSNMFResult,
     lambda_max,
     random_partition,

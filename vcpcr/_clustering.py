@@ -1,16 +1,16 @@
 """Step 1 as the estimators run it: the best of the starts, ordered clusters.
 
-Above the engine (:mod:`vcpcr._sos_nmf`, which solves given problems), this
+Above the engine (:mod:`vcpcr._solvers.sos_nmf`, which solves given problems), this
 module is the clustering step of VC-PCR: it keeps the best restart of every
 grid point (:func:`best_starts`; the starts come from
-:func:`vcpcr._sos_nmf_single.initial_partitions`) and turns the kept
+:func:`vcpcr._sos_nmf.initial_partitions`) and turns the kept
 solution into the estimators' ordered clusters (:func:`order_clusters`) and
 the loadings step 2 builds its latent variables with (:func:`loadings`).
 
 One restart driver, :func:`best_starts`, serves :class:`vcpcr.VCPCR`,
 :class:`vcpcr.VCPCRCV` (per fold, through :mod:`vcpcr._tuning`),
 :mod:`vcpcr.plotting` and ``vcpcr benchmark``: every start of every grid
-point is one problem of a single :func:`vcpcr._sos_nmf.batched_sos_nmf` call,
+point is one problem of a single :func:`vcpcr._solvers.sos_nmf.batched_sos_nmf` call,
 the starts of a point share an absolute penalty (so that their objectives
 compare) and the start with the lowest final objective is kept.
 """
@@ -24,8 +24,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from vcpcr._sos_nmf import BatchResult, batched_sos_nmf, initial_lambda_max
-from vcpcr._sos_nmf_single import SOSNMFResult, warn_unconverged
+from vcpcr._solvers.sos_nmf import BatchResult, batched_sos_nmf, initial_lambda_max
+from vcpcr._sos_nmf import SOSNMFResult, warn_unconverged
 
 __all__ = [
     "LATENTS",

@@ -31,7 +31,9 @@ from vcpcr._formula import formula_outcome
 from vcpcr._input import Level, check_levels, check_strata, take
 from vcpcr._model import VCPCR, cap_n_clusters, check_lam_ratios
 from vcpcr._parallel import progress_shown, run_parallel, task_seeds
-from vcpcr._pooled import (
+from vcpcr._scaling import standardize
+from vcpcr._scoring import batch_scoring, get_scorer, scoring_name, scoring_of
+from vcpcr._solvers.pooled import (
     N_BOOT,
     POOLED,
     cross_calibrated,
@@ -39,8 +41,6 @@ from vcpcr._pooled import (
     pooled_bootstrap,
     pooled_deviance,
 )
-from vcpcr._scaling import standardize
-from vcpcr._scoring import batch_scoring, get_scorer, scoring_name, scoring_of
 from vcpcr._summary import VCPCRSummary, model_summary, model_summary2
 from vcpcr._tuning import (
     SELECTIONS,
@@ -817,13 +817,13 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         outcome: NDArray[np.float64],
         strata: NDArray[Any] | None,
     ) -> None:
-        """Score the grid by the pooled deviance (:mod:`vcpcr._pooled`).
+        """Score the grid by the pooled deviance (:mod:`vcpcr._solvers.pooled`).
 
         ``mean_test_score`` becomes minus the deviance per row of all rows'
         out-of-fold linear predictors, ``se_test_score`` its bootstrap
         standard error, ``se_diff_test_score`` the bootstrap standard error
         of its difference from the best point
-        (:func:`vcpcr._pooled.paired_se`), and ``split<i>_test_score`` minus
+        (:func:`vcpcr._solvers.pooled.paired_se`), and ``split<i>_test_score`` minus
         the same deviance on fold ``i``'s test rows alone (``std_test_score``
         their standard deviation). A point not fitted in some fold has no
         pooled score.
@@ -869,7 +869,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         fitted on each training fold, and every row's out-of-fold linear
         predictors are cross-calibrated and pooled exactly as the grid's
         (``scoring="neg_pooled_deviance"`` only; see
-        :mod:`vcpcr._pooled`): its linear predictors are centred at the
+        :mod:`vcpcr._solvers.pooled`): its linear predictors are centred at the
         training means and shrunk by the other folds' calibration slope.
 
         Parameters

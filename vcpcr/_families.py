@@ -5,7 +5,7 @@ weights target, fits the outcome model on the cluster latent variables
 (one design, or a stack at once), predicts, scores as the estimator's
 ``score``, and describes the fit for ``summary()``. Its response math
 (losses, working weights, partial likelihood, the response simulator) is
-its ``distribution``, an object of :mod:`vcpcr._distributions`, which the
+its ``distribution``, an object of :mod:`vcpcr._solvers.distributions`, which the
 solvers below the families use too. Its step-0 loss
 (:data:`vcpcr._losses.LOSSES`) and its CV scorings
 (:data:`vcpcr._scoring.SCORINGS`) are registered under its name beside it.
@@ -27,15 +27,15 @@ import pandas as pd
 from numpy.typing import NDArray
 from sklearn.utils import ClassifierTags, RegressorTags, Tags
 
-from vcpcr._distributions import (
+from vcpcr._outcome import fit_cox, fit_logit, fit_ols
+from vcpcr._scaling import standardize as standardize_columns
+from vcpcr._solvers.distributions import (
     LOGISTIC,
     NORMAL,
     PROPORTIONAL_HAZARDS,
     Distribution,
 )
-from vcpcr._outcome import fit_cox, fit_logit, fit_ols
-from vcpcr._outcome_batch import BatchFit, cox_batch, logit_batch, ols_batch
-from vcpcr._scaling import standardize as standardize_columns
+from vcpcr._solvers.step2_fits import BatchFit, cox_batch, logit_batch, ols_batch
 from vcpcr._survival import breslow_baseline
 from vcpcr._validation import (
     check_array,
@@ -282,7 +282,7 @@ class _StatsmodelsFamily(Family):
     @staticmethod
     @abc.abstractmethod
     def _fit_stack(M: NDArray[np.float64], y: Any) -> BatchFit:
-        """Fit ``y`` on every ``[1, M[b]]`` at once (:mod:`vcpcr._outcome_batch`)."""
+        """Fit ``y`` on every ``[1, M[b]]`` at once (``_solvers.step2_fits``)."""
 
     def fit_batch(self, M: NDArray[np.float64], outcome: Any) -> BatchParams:
         """Fit every design ``M[b]`` (B, n, k) at once; intercept first."""

@@ -29,7 +29,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import RepeatedStratifiedKFold, StratifiedKFold
 
 from vcpcr._parallel import progress_shown, run_parallel, task_seeds
-from vcpcr._partial_likelihood import efron_loglik
+from vcpcr._solvers.partial_likelihood import efron_loglik
 from vcpcr._summary import VCPCRSummary, numbered_notes
 from vcpcr._survival import evaluate_baseline, stratum_baselines
 from vcpcr._validation import check_choice, check_fraction, check_scalar, check_survival

@@ -18,10 +18,10 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from vcpcr._cox import cox_lasso_delta_max, cox_lasso_path, cox_ridge_path
-from vcpcr._enet import enet_binomial_path, enet_gaussian_path
 from vcpcr._families import Family, registered
-from vcpcr._ridge import ridge_binomial_path, ridge_gaussian_path
+from vcpcr._solvers.cox import cox_lasso_delta_max, cox_lasso_path, cox_ridge_path
+from vcpcr._solvers.enet import enet_binomial_path, enet_gaussian_path
+from vcpcr._solvers.ridge import ridge_binomial_path, ridge_gaussian_path
 from vcpcr._validation import check_survival
 
 __all__ = [

@@ -16,12 +16,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from vcpcr._base import VCPCRBase
 from vcpcr._clustering import BestStarts, best_starts, loadings, order_clusters
-from vcpcr._distributions import LOGISTIC
 from vcpcr._families import Family, Prepared, known_family
 from vcpcr._formula import encode_new, formula_outcome, transform_new
 from vcpcr._input import ColumnLayout, aligned_columns, missing_as_nan
 from vcpcr._scaling import raw_coefficients, standardize
-from vcpcr._sos_nmf_single import initial_partitions, single_result
+from vcpcr._solvers.distributions import LOGISTIC
+from vcpcr._sos_nmf import initial_partitions, single_result
 from vcpcr._summary import SummaryMixin
 from vcpcr._survival import evaluate_baseline, step_functions, stratum_baselines
 from vcpcr._validation import (

@@ -24,7 +24,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy.optimize import linprog
 
-from vcpcr._distributions import LOGISTIC
+from vcpcr._solvers.distributions import LOGISTIC
 from vcpcr.exceptions import (
     ConvergenceWarning,
     SeparationWarning,

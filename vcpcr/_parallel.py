@@ -128,7 +128,7 @@ def run_parallel(
     backend scatters once per call each argument above 1 kB that is an
     array, a DataFrame or an Index, but not a tuple or a dataclass that
     holds one (put the data itself in the task, see
-    ``vcpcr._multi_split._apart``). A warning raised in a task is recorded
+    ``vcpcr.inference._multi_split._apart``). A warning raised in a task is recorded
     there; messages that differ only in their numbers are one kind, counted
     at most ``fits_per_task`` times per task, and each kind is issued once
     at the user's line with its count and its first message, e.g. ``In

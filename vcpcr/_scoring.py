@@ -4,14 +4,14 @@ A family's CV scorings are a :class:`FamilyScoring` registered under its
 name in :data:`SCORINGS` (:func:`scoring_of`): its default scoring, the
 scorings it computes for a stack of fits at once on a test fold
 (:meth:`FamilyScoring.score_batch`, on the vectorized metrics of
-:mod:`vcpcr._score_batch`) and those that need the fold's training rows too
+:mod:`vcpcr._solvers.metrics`) and those that need the fold's training rows too
 (:meth:`FamilyScoring.score_fold`, the Cox cross-validated partial
 likelihood, with its fold weight). :func:`batch_scoring` says which route
 the folds take. ``get_scorer`` turns the ``scoring`` argument into a scorer
 ``(estimator, X, y) -> float`` (higher is better), after checking that a
 name fits the family. The survival scorers wrap ``sksurv.metrics`` on a time
 grid taken from the training data of the estimator
-(:func:`survival_time_grid`). The pooled criterion is :mod:`vcpcr._pooled`'s.
+(:func:`survival_time_grid`). The pooled criterion is :mod:`vcpcr._solvers.pooled`'s.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.metrics import check_scoring
 
-from vcpcr import _score_batch
-from vcpcr._distributions import PROPORTIONAL_HAZARDS
 from vcpcr._families import Family, registered
-from vcpcr._pooled import POOLED
+from vcpcr._solvers import metrics as batch_metrics
+from vcpcr._solvers.distributions import PROPORTIONAL_HAZARDS
+from vcpcr._solvers.pooled import POOLED
 from vcpcr._validation import check_survival
 from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
@@ -52,7 +52,7 @@ __all__ = [
 
 Scorer = Callable[[Any, Any, Any], float]
 
-#: A vectorized score (see :mod:`vcpcr._score_batch`): None where it declines.
+#: A vectorized score (see :mod:`vcpcr._solvers.metrics`): None where it declines.
 _Metric = Callable[..., NDArray[np.float64] | None]
 
 
@@ -281,10 +281,10 @@ class GaussianScoring(FamilyScoring):
     name = "gaussian"
     default_scoring = scoring_name = "neg_mean_squared_error"
     batch_scorings: ClassVar[dict[str, _Metric]] = {
-        "neg_mean_squared_error": _score_batch.neg_mean_squared_error,
-        "neg_root_mean_squared_error": _score_batch.neg_root_mean_squared_error,
-        "neg_mean_absolute_error": _score_batch.neg_mean_absolute_error,
-        "r2": _score_batch.r2,
+        "neg_mean_squared_error": batch_metrics.neg_mean_squared_error,
+        "neg_root_mean_squared_error": batch_metrics.neg_root_mean_squared_error,
+        "neg_mean_absolute_error": batch_metrics.neg_mean_absolute_error,
+        "r2": batch_metrics.r2,
     }
     unit_degrees: ClassVar[dict[str, int]] = {
         "neg_mean_squared_error": 2,
@@ -306,9 +306,9 @@ class BinomialScoring(FamilyScoring):
     name = "binomial"
     default_scoring = scoring_name = "neg_log_loss"
     batch_scorings: ClassVar[dict[str, _Metric]] = {
-        "neg_log_loss": _score_batch.neg_log_loss,
-        "accuracy": _score_batch.accuracy,
-        "roc_auc": _score_batch.roc_auc,
+        "neg_log_loss": batch_metrics.neg_log_loss,
+        "accuracy": batch_metrics.accuracy,
+        "roc_auc": batch_metrics.roc_auc,
     }
 
     def _batch_score(
@@ -328,7 +328,7 @@ class CoxScoring(FamilyScoring):
     #: better but lost 0.07 of held-out C on six real cohorts
     #: (docs/survival.md), so it is offered, not the default.
     batch_scorings: ClassVar[dict[str, _Metric]] = {
-        "concordance": _score_batch.concordance
+        "concordance": batch_metrics.concordance
     }
     fold_scorings: ClassVar[dict[str, Scorer]] = {
         "neg_partial_likelihood_deviance": neg_partial_likelihood_deviance
@@ -412,7 +412,7 @@ def scoring_name(scoring: Any, family: Family) -> str:
 def batch_scoring(scoring: Any, family: Family) -> str | None:
     """Name of the scoring if ``family`` scores it vectorized, else None.
 
-    The pooled criterion (:data:`vcpcr._pooled.POOLED`) runs the folds with
+    The pooled criterion (:data:`vcpcr._solvers.pooled.POOLED`) runs the folds with
     the family's default batched scoring, whose step-2 fits give the
     out-of-fold linear predictors it pools.
     """

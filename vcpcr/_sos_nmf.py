@@ -1,947 +1,454 @@
-"""The weighted SOS-NMF engine, the variable-clustering step of VC-PCR.
+"""SOS-NMF on one problem: the public solver and its starts.
 
-The solver alternates two closed-form updates (Marion et al., Algorithm 1):
-
-* ``U``: ``U~ = (X W) V (V'V)^-1``, each column centred and scaled to unit
-  sample variance;
-* ``V``: for each variable ``j``, ``s_jk = w_j cor(u_k, x_j)``; ``j`` joins the
-  cluster ``k*`` with the largest score, with membership ``(s_jk* - lam)_+``.
-
-Because a row of ``V`` has at most one non-zero, ``V`` is stored as a label and
-a value per variable; ``X W V`` is then a sparse product costing ``O(np)``.
-
-One engine runs every problem: :func:`batched_sos_nmf` advances a batch of
-problems (weights, initial partitions and penalties of a tuning grid) together
--- one sparse product for the latent variables, one GEMM per (weights, ``K``)
-run for the scores, a vectorized argmax for the assignment;
-:func:`initial_lambda_max` is its first half-iteration and
-:func:`latent_variables` the latent variables of one solution. The engine
-never warns and knows nothing of a single problem's API: the public
-:func:`vcpcr.sos_nmf`, :func:`vcpcr.lambda_max` and
-:func:`vcpcr.random_partition` (:mod:`vcpcr._sos_nmf_single`) and the
-estimators' restart driver (:mod:`vcpcr._clustering`) validate their input
-once and call it with ``check_input=False``. numpy/scipy only.
+:func:`sos_nmf` solves one weighted SOS-NMF problem, :func:`lambda_max` gives
+its penalty scale and :func:`random_partition` draws a random start; each
+validates its input once (through :mod:`vcpcr._validation`) and runs the
+batched engine (:mod:`vcpcr._solvers.sos_nmf`) on a batch of one, with
+``check_input=False``. :func:`initial_partitions` (the starts of
+:class:`vcpcr.VCPCR` too), :func:`single_result` (one problem of a batch as
+an :class:`SOSNMFResult`) and :func:`warn_unconverged` (the one report of a
+non-converged run) are shared with the estimators' restart driver
+(:mod:`vcpcr._clustering`). numpy/scipy only: ``vcpcr/__init__.py`` imports
+this module eagerly.
 """
 
 from __future__ import annotations
 
 import numbers
-from collections.abc import Sequence
-from dataclasses import dataclass
+import warnings
 from typing import Any, NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
-from vcpcr._validation import check_array, check_labels, check_scalar
+from vcpcr._scaling import standardize
+from vcpcr._solvers.sos_nmf import (
+    BatchResult,
+    batched_sos_nmf,
+    initial_lambda_max,
+    latent_variables,
+)
+from vcpcr._validation import (
+    check_array,
+    check_choice,
+    check_labels,
+    check_random_state,
+    check_scalar,
+    check_weight_vector,
+)
+from vcpcr.exceptions import user_stacklevel
 
 __all__ = [
-    "BatchResult",
-    "batched_sos_nmf",
-    "initial_lambda_max",
-    "latent_variables",
+    "SOSNMFResult",
+    "initial_partitions",
+    "lambda_max",
+    "random_partition",
+    "single_result",
+    "sos_nmf",
+    "warn_unconverged",
 ]
 
-_BATCH = "batched_sos_nmf"
+_OWNER = "sos_nmf"
 _Floats = NDArray[np.float64]
-_Ints = NDArray[np.intp]
 
 
-def _compact(labels: NDArray[np.intp]) -> tuple[NDArray[np.intp], int]:
-    """Relabel the non-empty clusters as ``0..K'-1`` (in order); -1 stays -1."""
-    used = np.unique(labels[labels >= 0])
-    lookup = np.full(max(int(labels.max(initial=-1)) + 1, 1), -1, dtype=np.intp)
-    lookup[used] = np.arange(used.size)
-    out = np.where(labels >= 0, lookup[np.maximum(labels, 0)], -1).astype(np.intp)
-    return out, int(used.size)
-
-
-# ---------------------------------------------------------------------------
-# The iteration engine: every problem of a batch advances together.
-# ---------------------------------------------------------------------------
-
-_REASONS = ("tol", "fixed", "cycle", "max_iter", "empty")
-# A score within this relative distance of the penalty is at the penalty: the
-# same score computed in another batch may differ in the last bits, and
-# lam_ratio = 1 (lam = lam_max) must select nothing whatever the batch.
-_AT_PENALTY = 1e-12
-_RUNNING, _TOL, _FIXED, _CYCLE, _MAX_ITER, _EMPTY = -1, 0, 1, 2, 3, 4
-
-
-class BatchResult(NamedTuple):
-    """Result of :func:`batched_sos_nmf`, one row or entry per problem.
+class SOSNMFResult(NamedTuple):
+    """Result of :func:`sos_nmf`.
 
     Attributes
     ----------
-    labels : ndarray of shape (n_problems, n_features) or (n_problems, n_kept)
-        Cluster of each variable, compacted to ``0..K'-1``; -1 = unselected.
-        With ``compact=True``, of the variables ``features`` only.
-    v : ndarray of shape (n_problems, n_features) or (n_problems, n_kept)
-        Membership of each variable (the non-zero of its row of ``V``, or 0).
-    objective : ndarray of shape (n_problems,)
-        Objective after the last update of ``V``.
-    n_iter : ndarray of shape (n_problems,)
+    V : ndarray of shape (n_features, n_clusters_active)
+        Non-negative membership degrees; a row has at most one non-zero.
+        Clusters that became empty during the iterations are dropped.
+    U : ndarray of shape (n_samples, n_clusters_active)
+        Unit-variance latent variables ``normalize((X W) V (V'V)^-1)`` of the
+        returned ``V``.
+    labels : ndarray of shape (n_features,)
+        Column of ``V`` holding variable ``j``'s non-zero, or -1 if ``j`` is
+        not selected.
+    lam : float
+        The absolute sparsity penalty used.
+    lam_max : float
+        The smallest penalty that selects no variable from the initial
+        partition (so ``lam = lam_ratio * lam_max``).
+    objective : ndarray of shape (n_iter,)
+        The objective after each update of ``V``.
+    n_iter : int
         Number of iterations run.
-    converged : ndarray of bool of shape (n_problems,)
-        Whether the problem stopped on "tol", "fixed" or "empty".
-    reason : ndarray of str of shape (n_problems,)
-        Why it stopped: "tol", "fixed", "cycle", "max_iter" or "empty".
-    rel_change : ndarray of shape (n_problems,)
-        Last relative change of the objective (NaN after one iteration).
-    lam_max : ndarray of shape (n_problems,)
-        The penalty that selects nothing from the initial partition.
-    history : ndarray of shape (n_problems, max(n_iter)) or None
-        The objective after each iteration (NaN after ``n_iter``), when
-        asked for with ``history=True``.
-    features : ndarray of int of shape (n_kept,)
-        The variables ``labels`` and ``v`` hold: all of them, or with
-        ``compact=True`` those with a non-zero weight in some row of ``W``
-        (the others are unselected in every problem).
-    n_features : int
-        The number of variables ``p``.
+    converged : bool
+        Whether a convergence criterion was met before ``max_iter``.
     """
 
+    V: NDArray[np.float64]
+    U: NDArray[np.float64]
     labels: NDArray[np.intp]
-    v: NDArray[np.float64]
+    lam: float
+    lam_max: float
     objective: NDArray[np.float64]
-    n_iter: NDArray[np.intp]
-    converged: NDArray[np.bool_]
-    reason: NDArray[Any]
-    rel_change: NDArray[np.float64]
-    lam_max: NDArray[np.float64]
-    history: NDArray[np.float64] | None
-    features: NDArray[np.intp]
-    n_features: int
-
-    def dense_labels(self, problems: ArrayLike) -> NDArray[np.intp]:
-        """Labels of the ``problems`` over all ``n_features`` variables."""
-        rows = self.labels[np.asarray(problems, dtype=np.intp)]
-        out = np.full((rows.shape[0], self.n_features), -1, dtype=np.intp)
-        out[:, self.features] = rows
-        return out
-
-    def dense_v(self, problems: ArrayLike) -> NDArray[np.float64]:
-        """Memberships of the ``problems`` over all ``n_features`` variables."""
-        rows = self.v[np.asarray(problems, dtype=np.intp)]
-        out = np.zeros((rows.shape[0], self.n_features))
-        out[:, self.features] = rows
-        return out
-
-
-class _Weighted(NamedTuple):
-    """The data times each weight vector ``W[d]``.
-
-    ``XWT[j, d]`` is column ``j`` of ``Xs * W[d]`` (shape ``p x D x n``:
-    the sparse product of the latent variables reads it as a ``pD x n``
-    matrix, the score GEMM of weight ``d`` as the ``p x n`` slice
-    ``XWT[:, d]``); ``norm2[d]`` is the squared Frobenius norm of ``Xs *
-    W[d]``, ``col_sd[j * D + d]`` the standard deviation of its column ``j``.
-    """
-
-    XWT: _Floats
-    norm2: _Floats
-    col_sd: _Floats
-
-
-def _weighted(Xs: _Floats, W: _Floats) -> _Weighted:
-    # The product written into a C-ordered array: one (p, D, n) buffer, not
-    # a differently ordered product and its contiguous copy.
-    XWT = np.empty((Xs.shape[1], W.shape[0], Xs.shape[0]))
-    np.multiply(Xs.T[:, None, :], W.T[:, :, None], out=XWT)
-    norm2 = np.einsum("jdi,jdi->d", XWT, XWT)
-    return _Weighted(XWT, norm2, XWT.std(axis=2, ddof=1).reshape(-1))
-
-
-class _Layout(NamedTuple):
-    """Rows of the latent variables of the active problems.
-
-    Problems are sorted by (weight ``d``, ``K``); ``groups`` are the runs
-    ``(start, stop, K, d, r0)`` of problems sharing both, whose latent
-    variables are rows ``r0 ..``; cluster ``k`` of problem ``b`` is row
-    ``base[b] + k * stride[b]`` (so a run's score matrix reshapes to
-    ``p x K x problems``).
-    """
-
-    groups: list[tuple[int, int, int, int, int]]
-    base: _Ints
-    stride: _Ints
-    n_rows: int
-
-
-def _layout(d: _Ints, K: _Ints) -> _Layout:
-    edges = (np.flatnonzero((np.diff(d) != 0) | (np.diff(K) != 0)) + 1).tolist()
-    base, stride = np.empty((2, K.size), dtype=np.intp)
-    groups, r0 = [], 0
-    for gs, ge in zip([0, *edges], [*edges, K.size], strict=True):
-        k, g = int(K[gs]), ge - gs
-        groups.append((gs, ge, k, int(d[gs]), r0))
-        base[gs:ge] = r0 + np.arange(g)
-        stride[gs:ge] = g
-        r0 += k * g
-    return _Layout(groups, base, stride, r0)
-
-
-def _latent(
-    data: _Weighted,
-    d: _Ints,
-    lab: _Ints,
-    v: _Floats,
-    lay: _Layout,
-    ss: _Floats | None = None,
-) -> _Floats:
-    """Unit-variance latent variables ``normalize(XW V (V'V)^-1)``, one per row.
-
-    ``lab`` and ``v`` are ``p x problems``; every cluster must hold a
-    selected variable. ``ss`` overrides the diagonal of ``V'V`` (per row; the
-    first update of a screened chunk counts the zero-weight members too, so
-    that it rounds as the full problem does). A latent variable whose
-    variables cancel out (sd at rounding level of the triangle-inequality
-    bound) is returned as zeros.
-    """
-    p, D, n = data.XWT.shape
-    jj, bb = np.nonzero(lab >= 0)
-    rows = lab[jj, bb] * lay.stride[bb] + lay.base[bb]
-    # entries come by variable, then problem, and problems are sorted by d:
-    # the columns j * D + d are sorted, so the CSC array needs no sorting
-    cols = jj * D + d[bb]
-    vals = v[jj, bb]
-    indptr = np.zeros(p * D + 1, dtype=np.intp)
-    np.cumsum(np.bincount(cols, minlength=p * D), out=indptr[1:])
-    G = sp.csc_array((vals, rows, indptr), shape=(lay.n_rows, p * D))
-    Ut = np.asarray(G @ data.XWT.reshape(p * D, n))
-    if ss is None:
-        ss = np.bincount(rows, vals**2, minlength=lay.n_rows).astype(np.float64)
-    Ut /= ss[:, None]
-    Ut -= Ut.mean(axis=1, keepdims=True)
-    sd = Ut.std(axis=1, ddof=1)
-    # Triangle inequality: sd(sum_j a_j xw_j) <= sum_j |a_j| sd(xw_j).
-    bound = np.bincount(rows, vals * data.col_sd[cols], minlength=lay.n_rows) / ss
-    zero = sd <= 1e-10 * bound
-    Ut[zero] = 0.0
-    sd[zero] = 1.0
-    Ut /= sd[:, None]
-    return Ut
-
-
-def _best_scores(
-    data: _Weighted, d: _Ints, Ut: _Floats, lay: _Layout
-) -> tuple[_Ints, _Floats]:
-    """Best cluster and score ``max_k w_j cor(u_k, x_j)`` of every variable."""
-    p, B = data.XWT.shape[0], d.size
-    best, s_best = np.empty((p, B), dtype=np.intp), np.empty((p, B))
-    for gs, ge, K, dd, r0 in lay.groups:
-        S = data.XWT[:, dd] @ Ut[r0 : r0 + K * (ge - gs)].T
-        S3 = S.reshape(p, K, ge - gs)
-        top = s_best[:, gs:ge]
-        np.maximum.reduce(S3, axis=1, out=top)
-        # first maximum: count the leading clusters whose score is below it
-        below = S3[:, 0, :] != top
-        best[:, gs:ge] = below
-        for k in range(1, K - 1):
-            below &= S3[:, k, :] != top
-            best[:, gs:ge] += below
-    s_best /= Ut.shape[1] - 1  # monotone: the maximum of the scaled scores
-    return best, s_best
-
-
-@dataclass
-class _State:
-    """The active problems, sorted by (``d``, ``K``); ``lab``/``v`` are p x B.
-
-    ``pid`` is a problem's position in the chunk; ``J`` its last objective;
-    ``rel`` the last relative change of ``J``; ``size0[b, k]`` the number of
-    variables (of all, screened or not) in initial cluster ``k`` of ``b``
-    (0 past its ``K``).
-    """
-
-    pid: _Ints
-    d: _Ints
-    lam: _Floats
-    K: _Ints
-    lab: _Ints
-    v: _Floats
-    J: _Floats
-    rel: _Floats
-    lam_max: _Floats
-    size0: _Floats
-
-
-class _Update(NamedTuple):
-    """The state after one iteration; ``fixed``: labels and memberships kept."""
-
-    lab: _Ints
-    v: _Floats
-    K: _Ints
-    J: _Floats
-    fixed: NDArray[np.bool_]
-
-
-def _compact_batch(
-    raw: _Ints, sel: NDArray[np.bool_], rows: _Ints, lay: _Layout
-) -> tuple[_Ints, _Ints]:
-    """Drop the clusters that lost every variable; return labels and ``K``."""
-    alive = np.zeros(lay.n_rows, dtype=bool)
-    alive[rows[sel]] = True
-    K = np.empty(lay.base.size, dtype=np.intp)
-    lab = raw
-    for gs, ge, k, _, r0 in lay.groups:
-        live = alive[r0 : r0 + k * (ge - gs)].reshape(k, ge - gs)
-        K[gs:ge] = live.sum(axis=0)
-        for i in np.flatnonzero(K[gs:ge] < k).tolist():
-            rank = np.append(np.cumsum(live[:, i]) - 1, -1)  # rank[-1] == -1
-            lab = raw.copy() if lab is raw else lab
-            lab[:, gs + i] = rank[raw[:, gs + i]]
-    return lab, K
-
-
-def _first_scores(
-    data: _Weighted, st: _State, first: tuple[_Ints, _Ints]
-) -> tuple[_Ints, _Floats, _Floats]:
-    """Best clusters and scores of the first update, once per distinct start.
-
-    ``first = (rep, inv)``: the problems ``rep`` (sorted by ``d``, ``K``)
-    stand for every distinct (weights, initial partition) pair, ``inv[b]`` is
-    problem ``b``'s; the first update of ``U`` and the scores do not depend
-    on the penalty, so the problems of a pair differ only from the first
-    ``V`` on. ``V'V`` counts every member of an initial cluster (screened
-    or not). Returns ``best``, ``s_best`` and the squared norm of each
-    variable's best latent variable (all ``p x problems``).
-    """
-    rep, inv = first
-    d, K, size0 = st.d[rep], st.K[rep], st.size0[rep]
-    lay = _layout(d, K)
-    bb, kk = np.nonzero(size0 > 0)
-    ss = np.empty(lay.n_rows)
-    ss[lay.base[bb] + kk * lay.stride[bb]] = size0[bb, kk]
-    Ut = _latent(data, d, st.lab[:, rep], st.v[:, rep], lay, ss)
-    best, s_best = _best_scores(data, d, Ut, lay)
-    u_norm2 = np.einsum("ri,ri->r", Ut, Ut)
-    rows = best * lay.stride + lay.base
-    return best[:, inv], s_best[:, inv], u_norm2[rows][:, inv]
-
-
-def _step(data: _Weighted, st: _State, first: tuple[_Ints, _Ints] | None) -> _Update:
-    """One update of ``U`` then ``V`` of every active problem.
-
-    ``first`` is given for the first update (see :func:`_first_scores`).
-    """
-    lay = _layout(st.d, st.K)
-    if first is not None:
-        best, s_best, u_best = _first_scores(data, st, first)
-        st.lam_max = np.maximum(s_best.max(axis=0), 0.0)
-    else:
-        Ut = _latent(data, st.d, st.lab, st.v, lay)
-        best, s_best = _best_scores(data, st.d, Ut, lay)
-        u_best = np.einsum("ri,ri->r", Ut, Ut)[best * lay.stride + lay.base]
-    v = s_best - st.lam
-    sel = v > _AT_PENALTY * st.lam
-    v[~sel] = 0.0
-    raw = np.where(sel, best, -1)
-    rows = best * lay.stride + lay.base
-    h = 2.0 * (data.XWT.shape[2] - 1)
-    J = (
-        data.norm2[st.d] / h
-        - np.einsum("jb,jb->b", v, s_best)
-        + np.einsum("jb,jb,jb->b", v, v, u_best) / h
-        + st.lam * v.sum(axis=0)
-    )
-    fixed = np.all(raw == st.lab, axis=0)
-    i = np.flatnonzero(fixed)
-    fixed[i] = np.all(np.abs(v[:, i] - st.v[:, i]) <= 1e-12 * np.abs(st.v[:, i]), 0)
-    lab, K = _compact_batch(raw, sel, rows, lay)
-    return _Update(lab, v, K, J, fixed)
-
-
-class _Log:
-    """Per-iteration records of a chunk's problems (rows: iterations).
-
-    ``keys`` hash a state exactly: the fingerprint of ``(labels, v)`` is a
-    wrapping integer sum of their bits times fixed random odd keys, the same
-    whatever order numpy sums in; a state whose fingerprint occurred before
-    is a revisited state (a cycle; collisions have probability ``2**-63``).
-    """
-
-    def __init__(self, n_problems: int, p: int, history: bool) -> None:
-        keys = np.random.default_rng(0).integers(0, 2**63, size=(2, p), dtype=np.uint64)
-        self.keys = keys | np.uint64(1)
-        self.seen = np.zeros((8, n_problems), dtype=np.uint64)
-        self.J = np.full((8, n_problems), np.nan) if history else None
-
-    def _grow(self, it: int) -> None:
-        if it == self.seen.shape[0]:
-            self.seen = np.vstack([self.seen, np.zeros_like(self.seen)])
-            if self.J is not None:
-                self.J = np.vstack([self.J, np.full_like(self.J, np.nan)])
-
-    def revisited(self, pid: _Ints, up: _Update, it: int) -> NDArray[np.bool_]:
-        """Record the new states; return which were seen before."""
-        self._grow(it)
-        fp = (up.lab.view(np.uint64) * self.keys[0][:, None]).sum(axis=0)
-        fp += (up.v.view(np.uint64) * self.keys[1][:, None]).sum(axis=0)
-        again = np.any(self.seen[:it, pid] == fp, axis=0)
-        self.seen[it, pid] = fp
-        if self.J is not None:
-            self.J[it, pid] = up.J
-        return again
-
-
-def _decide(
-    st: _State, up: _Update, log: _Log, it: int, max_iter: int, tol: float
-) -> _Ints:
-    """Return the stopping reason of each active problem after iteration ``it``."""
-    reason = np.full(st.K.size, _RUNNING, dtype=np.intp)
-    if it > 0:
-        st.rel = np.abs(st.J - up.J) / np.maximum(np.abs(st.J), np.finfo(float).tiny)
-        reason[st.rel < tol] = _TOL
-        reason[(reason == _RUNNING) & up.fixed] = _FIXED
-    again = log.revisited(st.pid, up, it)
-    reason[(reason == _RUNNING) & again] = _CYCLE
-    if it + 1 < max_iter:
-        empty = (reason == _RUNNING) & (up.K == 0)
-        reason[empty] = _EMPTY
-        st.rel[empty] = 0.0
-    else:
-        reason[reason == _RUNNING] = _MAX_ITER
-    return reason
-
-
-def _advance(
-    st: _State,
-    up: _Update,
-    reason: _Ints,
-    out: BatchResult,
-    at: tuple[_Ints, _Ints],
-    it: int,
-) -> _State:
-    """Record the problems that stopped; return the others, sorted by (d, K).
-
-    ``at = (ids, cols)``: the chunk's problems and variables in ``out``.
-    """
-    ids, cols = at
-    done = np.flatnonzero(reason != _RUNNING)
-    if done.size:
-        pid = ids[st.pid[done]]
-        out.labels[np.ix_(pid, cols)] = up.lab[:, done].T
-        out.v[np.ix_(pid, cols)] = up.v[:, done].T
-        out.objective[pid] = up.J[done]
-        out.n_iter[pid] = it + 1
-        out.reason[pid] = reason[done]
-        out.rel_change[pid] = st.rel[done]
-        out.lam_max[pid] = st.lam_max[done]
-    keep = np.flatnonzero(reason == _RUNNING)
-    order = keep[np.lexsort((up.K[keep], st.d[keep]))]
-    kept = order.size == reason.size and bool(np.all(order[1:] > order[:-1]))
-    return _State(
-        st.pid[order],
-        st.d[order],
-        st.lam[order],
-        up.K[order],
-        up.lab if kept else up.lab[:, order],  # no copy while nothing moves
-        up.v if kept else up.v[:, order],
-        up.J[order],
-        st.rel[order],
-        st.lam_max[order],
-        st.size0,  # only read by the first update
-    )
-
-
-def _solve_chunk(
-    data: _Weighted,
-    lab0: _Ints,
-    size0: _Floats,
-    start: _Ints,
-    d: _Ints,
-    lam: _Floats,
-    at: tuple[_Ints, _Ints],
-    out: BatchResult,
-    max_iter: int,
-    tol: float,
-) -> NDArray[np.float64] | None:
-    """Solve the problems of a chunk; ``lab0`` is (chunk variables, problems).
-
-    ``size0`` (problems x clusters) are the sizes of the initial clusters
-    over all variables (see :func:`_restrict`); ``start`` identifies the
-    initial partition of each problem (the first update is computed once per
-    distinct weights and start).
-
-    ``at = (ids, cols)`` places the chunk's problems and variables in ``out``
-    (``cols``: columns of ``out.labels``); when the chunk leaves variables
-    out (screened: zero weight), no problem is
-    "fixed" after the first update, as the full problem's is not (its
-    zero-weight variables leave their clusters then).
-
-    Returns the objective history (iterations x problems) when recorded.
-    """
-    screened = at[1].size < out.n_features
-    K0 = np.count_nonzero(size0, axis=1)
-    B = K0.size
-    order = np.lexsort((K0, d))
-    nan = np.full(B, np.nan)
-    st = _State(
-        np.arange(B)[order],
-        d[order],
-        lam[order],
-        K0[order],
-        lab0[:, order],
-        np.ones(lab0.shape),
-        nan,
-        nan.copy(),
-        nan.copy(),
-        size0[order],
-    )
-    # one first update per distinct (weights, start), sorted by (d, K)
-    _, rep, inv = np.unique(
-        st.d * (int(start.max()) + 1) + start[order],
-        return_index=True,
-        return_inverse=True,
-    )
-    by_dk = np.lexsort((st.K[rep], st.d[rep]))
-    pos = np.empty_like(by_dk)
-    pos[by_dk] = np.arange(by_dk.size)
-    first: tuple[_Ints, _Ints] | None = (rep[by_dk], pos[inv.ravel()])
-    log = _Log(B, lab0.shape[0], out.history is not None)
-    for it in range(max_iter):
-        if st.K.size == 0:
-            break
-        up = _step(data, st, first)
-        first = None
-        if it == 0 and screened:
-            up.fixed[:] = False
-        st = _advance(st, up, _decide(st, up, log, it, max_iter, tol), out, at, it)
-    return log.J
-
-
-def _chunks(
-    W: _Floats, weight_idx: _Ints, K0: _Ints, n: int, budget: int
-) -> list[tuple[_Ints, _Ints]]:
-    """Group the problems by the support of their weights; bound the memory.
-
-    Exact screening: a variable with ``w_j = 0`` scores ``s_jk = 0`` in every
-    cluster, so it is never selected and, being a zero column of ``X W``,
-    never moves a latent variable. The problems whose weight vectors have the
-    same non-zero entries ``cols`` form a group that runs on those columns
-    only; a group is split, by weight vector, into chunks of bounded memory.
-    Returns ``(cols, problems)`` pairs. Cost of a chunk on ``p = cols.size``
-    variables: ``K (p + 3n) + 25 p`` floats per problem, ``2 n p`` per weight
-    vector.
-    """
-    supports: list[_Ints] = []
-    group = np.full(W.shape[0], -1, dtype=np.intp)
-    for d in np.unique(weight_idx).tolist():
-        cols = np.flatnonzero(W[d])
-        same = [g for g, c in enumerate(supports) if np.array_equal(c, cols)]
-        group[d] = same[0] if same else len(supports)
-        if not same:
-            supports.append(cols)
-    budget = max(budget - 16 * n * W.shape[1], 1)
-    chunks = []
-    for g, cols in enumerate(supports):
-        p = cols.size
-        mine = np.flatnonzero(group[weight_idx] == g)
-        order = mine[np.argsort(weight_idx[mine], kind="stable")]
-        first = np.ones(order.size, dtype=bool)
-        first[1:] = np.diff(weight_idx[order]) != 0
-        cum = np.cumsum(8 * (K0[order] * (p + 3 * n) + 25 * p + first * 2 * n * p))
-        start = 0
-        while start < order.size:
-            before = cum[start - 1] if start else 0
-            stop = int(np.searchsorted(cum, before + budget, side="right"))
-            chunks.append((cols, order[start : max(stop, start + 1)]))
-            start = max(stop, start + 1)
-    return chunks
-
-
-def _restrict(labels0: _Ints, init_idx: _Ints, cols: _Ints) -> tuple[_Ints, _Floats]:
-    """Restrict the initial partitions to ``cols`` (labels: cols x problems).
-
-    A partition drawn over all variables, restricted to ``cols``: a cluster
-    left without members is dropped (having only zero-weight members, it
-    would empty after one update), the others keep their order. Also returns
-    the sizes of the kept clusters over all variables (problems x clusters,
-    0-padded): the first ``V'V``, which counts the zero-weight members.
-    """
-    inits, inv = np.unique(init_idx, return_inverse=True)
-    lab = np.empty((inits.size, cols.size), dtype=np.intp)
-    sizes = []
-    for r, i in enumerate(inits.tolist()):
-        lab[r] = _compact(labels0[i, cols])[0]
-        full = np.bincount(labels0[i])
-        sizes.append(full[np.unique(labels0[i, cols])])
-    size0 = np.zeros((inits.size, max(s.size for s in sizes)))
-    for r, s in enumerate(sizes):
-        size0[r, : s.size] = s
-    return lab[inv.ravel()].T, size0[inv.ravel()]
-
-
-def _no_support(out: BatchResult, ids: _Ints, max_iter: int) -> None:
-    """Record problems whose weights are all zero: nothing selected at once.
-
-    As the full problem's first update: every score is 0, so ``V = 0``,
-    ``lam_max = 0`` and the objective is 0; it stops as "empty" (or on
-    ``max_iter=1``).
-    """
-    out.objective[ids] = 0.0
-    out.n_iter[ids] = 1
-    out.lam_max[ids] = 0.0
-    out.reason[ids] = _EMPTY if max_iter > 1 else _MAX_ITER
-    out.rel_change[ids] = 0.0 if max_iter > 1 else np.nan
-
-
-def _solve(
-    Xs: _Floats,
-    W: _Floats,
-    labels0: _Ints,
-    K0: _Ints,
-    widx: _Ints,
-    iidx: _Ints,
-    lam: _Floats,
-    *,
-    max_iter: int,
-    tol: float,
-    max_memory: int = 2**30,
-    history: bool = False,
-    compact: bool = False,
-) -> BatchResult:
-    """Run the engine on validated input; ``labels0`` are compacted (inits x p)."""
-    (n, p), B = Xs.shape, lam.size
-    chunks = _chunks(W, widx, K0[iidx], n, max_memory)
-    features = np.arange(p)
-    if compact:
-        features = np.unique(np.concatenate([cols for cols, _ in chunks] + [[]]))
-        features = features.astype(np.intp)
-    hist = np.full((B, max_iter), np.nan) if history else None
-    out = BatchResult(
-        np.full((B, features.size), -1, dtype=np.intp),
-        np.zeros((B, features.size)),
-        np.full(B, np.nan),
-        np.zeros(B, dtype=np.intp),
-        np.zeros(B, dtype=bool),
-        np.full(B, _MAX_ITER),
-        np.full(B, np.nan),
-        np.full(B, np.nan),
-        hist,
-        features,
-        p,
-    )
-    for cols, chunk in chunks:
-        if cols.size == 0:
-            _no_support(out, chunk, max_iter)
-            if hist is not None:
-                hist[chunk, 0] = 0.0
-            continue
-        used, d = np.unique(widx[chunk], return_inverse=True)
-        lab0, size0 = _restrict(labels0, iidx[chunk], cols)
-        Xc, Wc = (Xs, W[used]) if cols.size == p else (Xs[:, cols], W[used][:, cols])
-        J = _solve_chunk(
-            _weighted(Xc, Wc),
-            lab0,
-            size0,
-            iidx[chunk],
-            d,
-            lam[chunk],
-            (chunk, np.searchsorted(features, cols)),
-            out,
-            max_iter,
-            tol,
-        )
-        if hist is not None and J is not None:
-            rows = min(J.shape[0], max_iter)
-            hist[chunk, :rows] = J[:rows].T
-    if hist is not None:
-        hist = hist[:, : int(out.n_iter.max(initial=0))]
-    return out._replace(
-        converged=np.isin(out.reason, (_TOL, _FIXED, _EMPTY)),
-        reason=np.asarray(_REASONS)[out.reason],
-        history=hist,
-    )
-
-
-def _inputs(
-    Xs: ArrayLike,
-    W: ArrayLike,
-    inits: Sequence[ArrayLike] | ArrayLike,
-    check_input: bool,
-) -> tuple[_Floats, _Floats, _Ints, _Ints]:
-    """Return the data, the weights, the compacted initial labels and their K.
-
-    The labels are an ``(n_inits, p)`` array. With ``check_input`` the data,
-    the weights and every initial partition are validated; without, the
-    caller vouches for them (it validated them once, as the restart driver's
-    callers and :func:`vcpcr.sos_nmf` do).
-    """
-    if check_input:
-        Xs, W = _check_data(Xs, W)
-        p = Xs.shape[1]
-        inits = [
-            check_labels(init, p, f"inits[{i}]")
-            for i, init in enumerate(inits)  # type: ignore[arg-type]
-        ]
-    X = np.asarray(Xs, dtype=np.float64)
-    Wa = np.atleast_2d(np.asarray(W, dtype=np.float64))
-    rows = [np.asarray(init, dtype=np.intp) for init in inits]  # type: ignore[union-attr]
-    compacted = [_compact(row) for row in rows]
-    labels = np.empty((len(compacted), X.shape[1]), dtype=np.intp)
-    K = np.empty(len(compacted), dtype=np.intp)
-    for i, (lab, k) in enumerate(compacted):
-        labels[i], K[i] = lab, k
-    return X, Wa, labels, K
-
-
-def _check_problems(
-    weight_idx: ArrayLike,
-    init_idx: ArrayLike,
-    lams: ArrayLike,
-    n_weights: int,
-    n_inits: int,
-) -> None:
-    """Validate the problems: indices in range, one entry each, penalties >= 0."""
-    lam = check_array(lams, "lams", ensure_2d=False, min_samples=0)
-    widx = _check_index(weight_idx, "weight_idx", n_weights, "W")
-    iidx = _check_index(init_idx, "init_idx", n_inits, "inits")
-    if not widx.size == iidx.size == lam.size:
-        raise ValueError(
-            f"weight_idx, init_idx and lams must have one entry per problem; got "
-            f"lengths {widx.size}, {iidx.size} and {lam.size}."
-        )
-    if lam.size and lam.min() < 0:
-        raise ValueError(f"lams must be >= 0; got minimum {lam.min()!r}.")
-
-
-def _check_index(idx: ArrayLike, name: str, size: int, what: str) -> _Ints:
-    """Validate a 1-d integer index array with values in ``0..size-1``."""
-    arr = np.asarray(idx)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-d; got an array of shape {arr.shape}.")
-    if arr.size and arr.dtype.kind not in "iu":
-        raise TypeError(f"{name} must hold integers; got dtype {arr.dtype}.")
-    if arr.size and (arr.min() < 0 or arr.max() >= size):
-        raise ValueError(
-            f"{name} must lie in 0..{size - 1} ({what} has {size} entries); got "
-            f"values in {arr.min()}..{arr.max()}."
-        )
-    return arr.astype(np.intp)
-
-
-def _check_data(Xs: ArrayLike, W: ArrayLike) -> tuple[_Floats, _Floats]:
-    """Validate the standardized data and the weight matrix."""
-    X = check_array(Xs, "Xs", min_samples=2)
-    Wa = check_array(np.atleast_2d(W), "W")
-    if Wa.shape[1] != X.shape[1]:
-        raise ValueError(
-            f"W has {Wa.shape[1]} columns but Xs has {X.shape[1]}; W must have "
-            f"shape (n_weights, n_features), one weight vector per row."
-        )
-    return X, Wa
-
-
-def batched_sos_nmf(
-    Xs: ArrayLike,
-    W: ArrayLike,
-    inits: Sequence[ArrayLike] | ArrayLike,
-    weight_idx: ArrayLike,
-    init_idx: ArrayLike,
-    lams: ArrayLike,
-    *,
-    max_iter: int = 500,
-    tol: float = 1e-4,
-    max_memory: int = 2**30,
-    history: bool = False,
-    compact: bool = False,
-    check_input: bool = True,
-) -> BatchResult:
-    r"""Solve many weighted SOS-NMF problems on the same data at once.
-
-    Problem ``b`` is :func:`vcpcr.sos_nmf` on ``Xs`` with weights
-    ``w = W[weight_idx[b]]``, initial partition ``inits[init_idx[b]]`` and
-    absolute penalty ``lams[b]``; all problems advance together.
+    n_iter: int
+    converged: bool
+
+
+def random_partition(
+    n_features: int, n_clusters: int, random_state: Any = None
+) -> NDArray[np.intp]:
+    """Draw a random partition of the variables into ``n_clusters`` labels.
+
+    Labels are drawn uniformly and redrawn until every label occurs (the
+    reference behaviour), which gives the uniform distribution over partitions
+    with no empty cluster. When that is unlikely to happen within 100 draws
+    (``n_clusters`` close to ``n_features``), each label is instead placed once
+    at a random position and the remaining variables drawn uniformly; when a
+    draw covers every label with probability below ``1e-12``, this is done
+    without the 100 draws.
 
     Parameters
     ----------
-    Xs : array-like of shape (n_samples, n_features)
-        Standardized data (the caller standardizes once per fold).
-    W : array-like of shape (n_weights, n_features)
-        Weight vectors, one per row (a 1-d array is one weight vector).
-    inits : sequence of array-like of shape (n_features,)
-        Initial partitions: integer labels ``0..K_i-1`` (``K_i`` may differ;
-        see :func:`vcpcr._validation.check_labels`).
-    weight_idx, init_idx : array-like of int of shape (n_problems,)
-        Row of ``W`` and initial partition of each problem.
-    lams : array-like of shape (n_problems,)
-        Absolute penalty ``lambda >= 0`` of each problem.
-    max_iter : int, default=500
-        Maximum number of iterations of each problem.
-    tol : float, default=1e-4
-        Stop a problem when its objective's relative change is below ``tol``.
-    max_memory : int, default=2**30
-        Bytes for the working arrays (solved in chunks that fit), not outputs.
-    history : bool, default=False
-        Also return the objective after every iteration of every problem.
-    compact : bool, default=False
-        Return ``labels`` and ``v`` only of the variables with a non-zero
-        weight in some row of ``W`` (``BatchResult.features``; the others are
-        never selected); ``BatchResult.dense_labels`` / ``dense_v`` give
-        chosen problems over all variables.
-    check_input : bool, default=True
-        Validate the input. ``False`` skips every check (as scikit-learn's
-        ``check_input``): for callers that validated the data, the weights
-        and the initial partitions once already (the restart driver,
-        :func:`vcpcr.sos_nmf`).
+    n_features : int
+        Number of variables ``p``.
+    n_clusters : int
+        Number of clusters ``K <= p``.
+    random_state : int, numpy.random.Generator or None, default=None
+        Source of randomness.
 
     Returns
     -------
-    BatchResult
-        ``labels``, ``v``, ``objective``, ``n_iter``, ``converged``,
-        ``reason``, ``rel_change``, ``lam_max`` and ``history`` (None unless
-        asked for) of every problem.
-
-    Raises
-    ------
-    ValueError
-        For non-finite data, mismatched shapes or lengths, negative labels,
-        indices out of range or negative penalties.
-    TypeError
-        For non-integer labels or indices.
-
-    See Also
-    --------
-    initial_lambda_max : The penalties that select nothing.
-    vcpcr.sos_nmf : One problem, with restarts and warnings.
-
-    Notes
-    -----
-    Problem ``b`` minimizes :math:`\frac{1}{2(n-1)} \lVert X W_b - U V^\top
-    \rVert_F^2 + \lambda_b \sum_j \lVert v_j \rVert_1` with ``lams[b]`` =
-    :math:`\lambda_b` and ``W[weight_idx[b]]`` the diagonal of :math:`W_b`.
-    Never warns: ``reason`` tells which problems hit ``max_iter`` or a cycle.
+    ndarray of shape (n_features,)
+        Labels in ``0..n_clusters-1``, each occurring at least once.
 
     Examples
     --------
-    Two blocks of three variables, one start, two penalties:
-
-    >>> import numpy as np
-    >>> from vcpcr._scaling import standardize
-    >>> from vcpcr._sos_nmf import batched_sos_nmf
-    >>> from vcpcr.simulate import make_block_data
-    >>> data = make_block_data(30, [3, 3], [1.0, -1.0], rho=0.9, random_state=0)
-    >>> Xs = standardize(data.X)[0]
-    >>> res = batched_sos_nmf(Xs, np.ones(6), [[0, 1, 0, 1, 0, 1]],
-    ...                       [0, 0], [0, 0], [0.1, 2.0])
-    >>> res.labels.tolist()
-    [[0, 0, 0, 1, 1, 1], [-1, -1, -1, -1, -1, -1]]
-    >>> res.reason.tolist()
-    ['tol', 'empty']
+    >>> from vcpcr import random_partition
+    >>> labels = random_partition(10, 3, random_state=0)
+    >>> sorted(set(labels.tolist()))
+    [0, 1, 2]
     """
-    X, Wa, labels0, K0 = _inputs(Xs, W, inits, check_input)
-    if check_input:
-        _check_problems(weight_idx, init_idx, lams, Wa.shape[0], K0.size)
-        check_scalar(max_iter, "max_iter", numbers.Integral, owner=_BATCH, min_val=1)
-        check_scalar(tol, "tol", numbers.Real, owner=_BATCH, min_val=0.0)
-        check_scalar(
-            max_memory, "max_memory", numbers.Integral, owner=_BATCH, min_val=1
+    owner = "random_partition"
+    check_scalar(n_features, "n_features", numbers.Integral, owner=owner, min_val=1)
+    check_scalar(n_clusters, "n_clusters", numbers.Integral, owner=owner, min_val=1)
+    if n_clusters > n_features:
+        raise ValueError(
+            f"n_features={n_features} must be >= n_clusters={n_clusters}: every "
+            f"cluster needs at least one variable."
         )
-    return _solve(
-        X,
-        Wa,
-        labels0,
-        K0,
-        np.asarray(weight_idx).astype(np.intp),
-        np.asarray(init_idx).astype(np.intp),
-        np.asarray(lams, dtype=np.float64),
-        max_iter=int(max_iter),
-        tol=float(tol),
-        max_memory=int(max_memory),
-        history=bool(history),
-        compact=bool(compact),
+    rng = check_random_state(random_state)
+    # P(a draw covers every label) <= (1 - (1 - 1/K)^p)^K (the counts are
+    # negatively associated); below 1e-12 the redraws are skipped: they would
+    # all fail (p = K = 10**6 took 48 s). Wherever one can succeed, they run.
+    missed = np.exp(n_features * np.log1p(-1.0 / n_clusters)) if n_clusters > 1 else 0.0
+    redraws = 100 if n_clusters * np.log1p(-missed) > np.log(1e-12) else 0
+    for _ in range(redraws):
+        labels = rng.integers(0, n_clusters, size=n_features)
+        if np.unique(labels).size == n_clusters:
+            return labels.astype(np.intp)
+    labels = rng.integers(0, n_clusters, size=n_features)
+    labels[rng.permutation(n_features)[:n_clusters]] = np.arange(n_clusters)
+    return labels.astype(np.intp)
+
+
+def initial_partitions(
+    init: Any,
+    n_clusters: int | None,
+    n_init: int,
+    n_features: int,
+    random_state: Any,
+    *,
+    owner: str,
+) -> list[NDArray[np.intp]]:
+    """Return ``n_init`` random partitions, or the given labels as one start.
+
+    ``init`` is ``"random"`` (which needs ``n_clusters``) or one label per
+    variable (:func:`vcpcr._validation.check_labels`); ``owner`` names the
+    class or function in the messages.
+    """
+    if not isinstance(init, str):
+        return [check_labels(init, n_features, n_clusters=n_clusters)]
+    check_choice(init, "init", ("random",), owner=owner)
+    if n_clusters is None:
+        raise ValueError(
+            f"n_clusters is required with init='random' in {owner}; give the "
+            f"number of clusters or an array of initial labels."
+        )
+    rng = check_random_state(random_state)
+    return [random_partition(n_features, n_clusters, rng) for _ in range(n_init)]
+
+
+def warn_unconverged(reason: str, rel_change: float, max_iter: int, tol: float) -> None:
+    """Warn (ConvergenceWarning) if a kept run stopped without converging.
+
+    The one place the package reports a non-converged SOS-NMF run:
+    :func:`sos_nmf` and the best start of :class:`vcpcr.VCPCR`. The warning
+    points at the user's line (:func:`vcpcr.exceptions.user_stacklevel`).
+    """
+    # Imported here: the class derives from scikit-learn's (see vcpcr.exceptions).
+    from vcpcr.exceptions import ConvergenceWarning
+
+    if reason == "max_iter":
+        warnings.warn(
+            f"SOS-NMF did not converge within max_iter={max_iter} iterations: the "
+            f"last relative change of the objective was {rel_change:.3g} "
+            f"(tol={tol:g}). Increase max_iter or tol.",
+            ConvergenceWarning,
+            stacklevel=user_stacklevel(),
+        )
+    elif reason == "cycle":
+        warnings.warn(
+            f"SOS-NMF entered a cycle of cluster assignments (last relative "
+            f"change of the objective {rel_change:.3g}, tol={tol:g}); "
+            f"the last iterate is returned. Use tol > 0 to stop on the objective.",
+            ConvergenceWarning,
+            stacklevel=user_stacklevel(),
+        )
+
+
+def single_result(
+    Xs: _Floats, w: _Floats, res: BatchResult, b: int, lam: float, lam_max: float
+) -> SOSNMFResult:
+    """Problem ``b`` of a batch as an SOSNMFResult.
+
+    ``objective`` is the history of the objective when the batch was solved
+    with ``history=True``, else its final value only.
+    """
+    labels, v = res.dense_labels([b])[0], res.dense_v([b])[0]
+    sel = np.flatnonzero(labels >= 0)
+    V = np.zeros((labels.size, int(labels.max(initial=-1)) + 1))
+    V[sel, labels[sel]] = v[sel]
+    n_iter = int(res.n_iter[b])
+    objective = (
+        res.objective[b : b + 1] if res.history is None else res.history[b, :n_iter]
+    )
+    return SOSNMFResult(
+        V=V,
+        U=latent_variables(Xs, w, labels, v),
+        labels=labels,
+        lam=float(lam),
+        lam_max=float(lam_max),
+        objective=objective.copy(),
+        n_iter=n_iter,
+        converged=bool(res.converged[b]),
     )
 
 
-def initial_lambda_max(
-    Xs: ArrayLike,
-    W: ArrayLike,
-    inits: Sequence[ArrayLike] | ArrayLike,
-    *,
-    max_memory: int = 2**30,
-    check_input: bool = True,
-) -> NDArray[np.float64]:
-    r"""Penalty that selects nothing, for every weight vector and partition.
+def _check_weights(weights: ArrayLike | None, p: int) -> NDArray[np.float64]:
+    """Return the weight vector (ones when None), validated against ``p``."""
+    if weights is None:
+        return np.ones(p)
+    w = check_weight_vector(weights, p)
+    top = float(np.abs(w).max())
+    if top > 0 and not 1e-100 <= top <= 1e100:
+        raise ValueError(
+            f"weights reach max|w| = {top:.3g}: products of such weights overflow "
+            f"or underflow. Only their ratios matter; pass weights / max|w|."
+        )
+    return w
 
-    ``lam_max[d, i]`` is :func:`vcpcr.lambda_max` with weights ``W[d]`` and
-    initial partition ``inits[i]``, for all pairs at once (the sparse product
-    and the GEMMs of one batched iteration).
+
+def _prepare(
+    X: ArrayLike,
+    n_clusters: int | None,
+    weights: ArrayLike | None,
+    do_standardize: bool,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Validate and standardize ``X``; return ``(Xs, w)``."""
+    Xa = check_array(X, "X", min_samples=2, allow_constant=not do_standardize)
+    if n_clusters is not None:
+        check_scalar(
+            n_clusters, "n_clusters", numbers.Integral, owner=_OWNER, min_val=1
+        )
+        if n_clusters > Xa.shape[1]:
+            raise ValueError(
+                f"n_features={Xa.shape[1]} must be >= n_clusters={n_clusters}."
+            )
+    Xs = standardize(Xa)[0] if do_standardize else Xa
+    return Xs, _check_weights(weights, Xa.shape[1])
+
+
+def lambda_max(
+    X: ArrayLike,
+    init: ArrayLike,
+    *,
+    weights: ArrayLike | None = None,
+    standardize: bool = True,
+) -> float:
+    """Smallest sparsity penalty for which SOS-NMF selects no variable.
+
+    ``lam_max = max_{j,k} w_j cor(u_k, x_j)``, where ``u_k`` are the latent
+    variables of the initial partition: with ``lam >= lam_max`` the first
+    update of ``V`` is zero.
 
     Parameters
     ----------
-    Xs : array-like of shape (n_samples, n_features)
-        Standardized data.
-    W : array-like of shape (n_weights, n_features)
-        Weight vectors, one per row (a 1-d array is one weight vector).
-    inits : sequence of array-like of shape (n_features,)
-        Initial partitions (integer labels ``0..K_i-1``).
-    max_memory : int, default=2**30
-        Bytes the working arrays may use.
-    check_input : bool, default=True
-        Validate the input (see :func:`batched_sos_nmf`).
+    X : array-like of shape (n_samples, n_features)
+        The data.
+    init : array-like of shape (n_features,)
+        Initial partition: integer labels ``0..K-1``.
+    weights : array-like of shape (n_features,), default=None
+        Variable weights ``w`` (``None``: all ones), as in :func:`sos_nmf`.
+    standardize : bool, default=True
+        Standardize ``X`` first, as :func:`sos_nmf` does.
 
     Returns
     -------
-    ndarray of shape (n_weights, n_inits)
-        The penalties ``lam_max >= 0``.
-
-    Raises
-    ------
-    ValueError
-        For non-finite data, mismatched shapes or negative labels.
-    TypeError
-        For non-integer labels.
+    float
+        The penalty ``lam_max >= 0``.
 
     See Also
     --------
-    batched_sos_nmf : The batched solver.
-
-    Notes
-    -----
-    Tuning uses ``lam = lam_ratio * lam_max`` (max over one ``K``'s starts).
+    sos_nmf : The solver, which takes the penalty as a fraction of ``lam_max``.
 
     Examples
     --------
     >>> import numpy as np
     >>> from vcpcr import lambda_max
-    >>> from vcpcr._sos_nmf import initial_lambda_max
-    >>> rng = np.random.default_rng(0)
-    >>> Xs, W = rng.normal(size=(20, 6)), rng.normal(size=(2, 6))
-    >>> inits = [[0, 0, 0, 1, 1, 1], [0, 1, 2, 0, 1, 2]]
-    >>> lm = initial_lambda_max(Xs, W, inits)
-    >>> one = lambda_max(Xs, inits[0], weights=W[1], standardize=False)
-    >>> lm.shape, bool(np.isclose(lm[1, 0], one, rtol=1e-12, atol=0))
-    ((2, 2), True)
+    >>> X = np.random.default_rng(0).normal(size=(20, 6))
+    >>> lam = lambda_max(X, [0, 0, 0, 1, 1, 1])
+    >>> 0 < lam <= 1
+    True
     """
-    X, Wa, labels0, K0 = _inputs(Xs, W, inits, check_input)
-    widx, iidx = np.divmod(np.arange(Wa.shape[0] * K0.size), K0.size)
-    res = _solve(
-        X,
-        Wa,
-        labels0,
-        K0,
-        widx,
-        iidx,
-        np.zeros(widx.size),
-        max_iter=1,
-        tol=0.0,
-        max_memory=int(max_memory),
-        compact=True,
+    Xs, w = _prepare(X, None, weights, standardize)
+    labels = check_labels(init, Xs.shape[1])
+    return float(initial_lambda_max(Xs, w, [labels], check_input=False)[0, 0])
+
+
+def sos_nmf(
+    X: ArrayLike,
+    n_clusters: int | None = None,
+    *,
+    weights: ArrayLike | None = None,
+    init: str | ArrayLike = "random",
+    lam_ratio: float | None = None,
+    lam: float | None = None,
+    max_iter: int = 500,
+    tol: float = 1e-4,
+    random_state: Any = None,
+    standardize: bool = True,
+) -> SOSNMFResult:
+    r"""Cluster and select variables with weighted SOS-NMF.
+
+    Solves
+
+    .. math::
+
+        \min_{U, V} \frac{1}{2(n-1)} \lVert X W - U V^\top \rVert_F^2
+        + \lambda \sum_{j=1}^p \lVert v_j \rVert_1
+        \quad \text{s.t. } V \ge 0,\ \operatorname{var}(u_k) = 1,\
+        V \text{ has orthogonal columns}
+
+    by alternating the closed-form updates of ``U`` and ``V`` from an initial
+    partition of the variables. Each variable ends up in at most one cluster;
+    variables with zero membership are not selected.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The data.
+    n_clusters : int, optional
+        Number of clusters ``K`` of the initial partition. Required with
+        ``init="random"``; inferred from the labels otherwise.
+    weights : array-like of shape (n_features,), default=None
+        Signed variable weights ``w`` (the diagonal of ``W``); ``None`` means
+        all ones (unsupervised SOS-NMF).
+    init : "random" or array-like of shape (n_features,), default="random"
+        ``"random"``: a random partition into ``n_clusters`` non-empty
+        clusters. An array: integer labels ``0..K-1``.
+    lam_ratio : float, optional
+        Penalty as a fraction of :func:`lambda_max` (default 0.5 when neither
+        ``lam_ratio`` nor ``lam`` is given). ``lam_ratio >= 1`` selects
+        nothing.
+    lam : float, optional
+        Absolute penalty ``lambda >= 0``. Mutually exclusive with
+        ``lam_ratio``.
+    max_iter : int, default=500
+        Maximum number of iterations.
+    tol : float, default=1e-4
+        Stop when the relative change of the objective falls below ``tol``.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the random initial partition.
+    standardize : bool, default=True
+        Centre and scale ``X`` (``ddof=1``) first. With ``False``, ``X`` must
+        already be standardized.
+
+    Returns
+    -------
+    SOSNMFResult
+        ``V``, ``U``, ``labels``, ``lam``, ``lam_max``, ``objective``,
+        ``n_iter`` and ``converged``.
+
+    Raises
+    ------
+    ValueError
+        For invalid data (NaN, infinite, constant columns, fewer than 2 rows),
+        ``n_clusters > n_features``, both ``lam`` and ``lam_ratio`` given, or
+        invalid labels.
+
+    Warns
+    -----
+    ConvergenceWarning
+        When ``max_iter`` is reached or the assignments cycle.
+
+    See Also
+    --------
+    lambda_max : The penalty that selects nothing.
+    VCPCR : The full method (weights, clustering and outcome model).
+
+    Notes
+    -----
+    The iteration also stops when the cluster assignments and memberships no
+    longer change. Empty clusters are dropped for good, so the result may have
+    fewer than ``n_clusters`` columns. Names map to the paper's symbols as
+    ``lam`` = :math:`\lambda`, ``n_clusters`` = :math:`K`, ``weights`` = the
+    diagonal of :math:`W`.
+
+    References
+    ----------
+    .. [1] Marion, R. et al. "VC-PCR: A prediction method based on supervised
+       variable selection and clustering." arXiv:2202.00975, Algorithm 1
+       (weighted SOS-NMF).
+
+    Examples
+    --------
+    Two blocks of three correlated variables are found (up to the labels'
+    names):
+
+    >>> from vcpcr import sos_nmf
+    >>> from vcpcr.simulate import make_block_data
+    >>> data = make_block_data(60, [3, 3], [1.0, -1.0], rho=0.9, random_state=0)
+    >>> res = sos_nmf(data.X, 2, lam_ratio=0.3, random_state=0)
+    >>> res.labels.tolist(), data.labels.tolist()
+    ([1, 1, 1, 0, 0, 0], [0, 0, 0, 1, 1, 1])
+    >>> bool((res.V >= 0).all()) and res.converged
+    True
+    """
+    if lam is not None and lam_ratio is not None:
+        raise ValueError(
+            "Give the penalty either as lam_ratio (a fraction of lam_max) or as "
+            f"lam (absolute), not both. Got lam_ratio={lam_ratio!r}, lam={lam!r}."
+        )
+    if lam is not None:
+        check_scalar(lam, "lam", numbers.Real, owner=_OWNER, min_val=0.0)
+    else:
+        lam_ratio = 0.5 if lam_ratio is None else lam_ratio
+        check_scalar(lam_ratio, "lam_ratio", numbers.Real, owner=_OWNER, min_val=0.0)
+    check_scalar(max_iter, "max_iter", numbers.Integral, owner=_OWNER, min_val=1)
+    check_scalar(tol, "tol", numbers.Real, owner=_OWNER, min_val=0.0)
+    Xs, w = _prepare(X, n_clusters, weights, standardize)
+    p = Xs.shape[1]
+    (labels,) = initial_partitions(init, n_clusters, 1, p, random_state, owner=_OWNER)
+    if lam is None:
+        lam_max = initial_lambda_max(Xs, w, [labels], check_input=False)[0, 0]
+        lam = float(lam_ratio) * float(lam_max)  # type: ignore[arg-type]
+    first = np.zeros(1, dtype=np.intp)
+    res = batched_sos_nmf(
+        Xs,
+        w,
+        [labels],
+        first,
+        first,
+        np.array([float(lam)]),
+        max_iter=int(max_iter),
+        tol=float(tol),
+        history=True,
+        check_input=False,
     )
-    return res.lam_max.reshape(Wa.shape[0], K0.size)
-
-
-def latent_variables(Xs: _Floats, w: _Floats, labels: _Ints, v: _Floats) -> _Floats:
-    """Return the unit-variance latent variables (n x K) of one solution."""
-    K = int(labels.max(initial=-1)) + 1
-    if K == 0:
-        return np.empty((Xs.shape[0], 0))
-    lay = _layout(np.zeros(1, dtype=np.intp), np.array([K]))
-    one = np.zeros(1, dtype=np.intp)
-    # Only the selected variables enter (no n x p weighted copy of Xs).
-    sel = np.flatnonzero(labels >= 0)
-    data = _weighted(Xs[:, sel], w[None, sel])
-    return _latent(data, one, labels[sel, None], v[sel, None], lay).T
+    warn_unconverged(str(res.reason[0]), float(res.rel_change[0]), max_iter, tol)
+    return single_result(Xs, w, res, 0, float(lam), float(res.lam_max[0]))

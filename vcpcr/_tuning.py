@@ -33,7 +33,7 @@ from vcpcr._scaling import (
     standardize,
 )
 from vcpcr._scoring import FamilyScoring, scoring_of
-from vcpcr._sos_nmf_single import random_partition
+from vcpcr._sos_nmf import random_partition
 from vcpcr._weights import scheme_of, weights_for_grid
 from vcpcr.exceptions import SeparationWarning
 

@@ -10,8 +10,8 @@ with ``penalty = delta/2 ||w||^2`` (ridge), ``delta ||w||_1`` (lasso) or
 ``delta (a ||w||_1 + (1-a)/2 ||w||^2)`` (elastic net, ``a = l1_ratio``).
 Every solver takes a whole vector of ``delta`` values: the ridge costs one SVD
 for all of them (exact solution); the lasso and elastic net warm-start along
-the path at glmnet's accuracy (gaussian and binomial: :mod:`vcpcr._enet`;
-cox: scikit-survival's Coxnet, see :func:`vcpcr._cox.cox_lasso_path`).
+the path at glmnet's accuracy (gaussian and binomial: :mod:`vcpcr._solvers.enet`;
+cox: scikit-survival's Coxnet, see :func:`vcpcr._solvers.cox.cox_lasso_path`).
 
 A weight scheme is a :class:`WeightScheme` registered in :data:`SCHEMES`
 (the values of the estimators' ``weights`` parameter): its ``l1_ratio``, its
@@ -36,10 +36,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from vcpcr._families import Family, family_instance
-from vcpcr._glmnet import glmnet_weights
 from vcpcr._losses import loss_of
 from vcpcr._scaling import relative_weights
 from vcpcr._scaling import standardize as _standardize
+from vcpcr._solvers.glmnet import glmnet_weights
 from vcpcr._validation import (
     check_array,
     check_choice,
@@ -414,7 +414,7 @@ def compute_weights(
         R's ``glmnet(X, y, alpha = 0 or 1, lambda = delta, standardize =
         FALSE)`` with its default stopping rule, which for small ``delta``
         stops far from the ridge/lasso solution, at weights that depend on
-        the order of the columns (see :func:`vcpcr._glmnet.glmnet_gaussian`);
+        the order of the columns (see :func:`vcpcr._solvers.glmnet.glmnet_gaussian`);
         gaussian family only.
     delta : float or array-like of float, optional
         Penalty in glmnet's parametrization (see Notes), ``> 0``. An array
@@ -441,7 +441,7 @@ def compute_weights(
         invalid ``delta``, a scheme the family does not support (the glmnet
         ones need ``family="gaussian"``), or a Cox lasso/elastic net whose
         first step below ``delta_max`` cannot be fitted (see
-        :func:`vcpcr._cox.cox_lasso_path`).
+        :func:`vcpcr._solvers.cox.cox_lasso_path`).
 
     Warns
     -----
@@ -567,7 +567,7 @@ def weights_for_grid(
     weights of some ``delta`` are all zero: no variable can then be selected.
     A penalized Cox path that cannot be fitted raises a ValueError in the
     estimators' terms (their ``weights`` and ``delta_name``, the estimator's
-    name of ``delta``; :func:`vcpcr._cox.cox_lasso_path`'s own message, its
+    name of ``delta``; :func:`vcpcr._solvers.cox.cox_lasso_path`'s own message, its
     cause, speaks of :func:`compute_weights`' ``l1_ratio``).
     """
     fam = family_instance(family, owner="weights_for_grid")

@@ -36,9 +36,9 @@ from sklearn.base import clone
 from sklearn.model_selection import KFold, StratifiedKFold, check_cv
 from statsmodels.iolib.summary import Summary
 
-from vcpcr._outcome_batch import cox_batch, logit_batch
-from vcpcr._partial_likelihood import RiskSets
 from vcpcr._smoothers import binary_smoother, cloglog, survival_smoother
+from vcpcr._solvers.partial_likelihood import RiskSets
+from vcpcr._solvers.step2_fits import cox_batch, logit_batch
 from vcpcr._summary import evidence_table, numbered_notes
 from vcpcr._validation import check_fraction, check_scalar, check_survival
 from vcpcr.exceptions import VCPCRWarning

@@ -1,6 +1,6 @@
 ## The VC-PCR paper's "ridge" and "lasso" weights, computed exactly as the
 ## authors' experiment code computed them, for vcpcr's weights="glmnet_ridge"
-## and "glmnet_lasso" (vcpcr/_glmnet.py).
+## and "glmnet_lasso" (vcpcr/_solvers/glmnet.py).
 ##
 ## Run (after make_glmnet_paper_data.py):
 ##     Rscript tests/reference/glmnet_paper_weights.R

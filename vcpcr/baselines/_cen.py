@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from threadpoolctl import threadpool_limits
 
-from vcpcr._sos_nmf_single import random_partition
+from vcpcr._sos_nmf import random_partition
 from vcpcr._validation import check_random_state
 from vcpcr.baselines._base import BaselineRegressor
 from vcpcr.baselines._cd import cd_quadratic_lasso, lasso_path

@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import RegressorTags, Tags
 from threadpoolctl import threadpool_limits
 
-from vcpcr._sos_nmf_single import random_partition
+from vcpcr._sos_nmf import random_partition
 from vcpcr._validation import check_choice, check_labels, check_random_state
 from vcpcr.baselines._base import BaselineRegressor
 from vcpcr.baselines._cd import lasso_path

@@ -1,7 +1,7 @@
 """Cox pieces of step 0: the penalized Cox weights and their checks.
 
 Weights use glmnet's parametrization (no intercept). The loss is Breslow's
-partial likelihood from :mod:`vcpcr._partial_likelihood` (one sort by time,
+partial likelihood from :mod:`vcpcr._solvers.partial_likelihood` (one sort by time,
 risk-set sums in the log domain).
 """
 
@@ -13,8 +13,8 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from vcpcr._partial_likelihood import RiskSets
-from vcpcr._ridge import newton, spectrum
+from vcpcr._solvers.partial_likelihood import RiskSets
+from vcpcr._solvers.ridge import newton, spectrum
 from vcpcr.exceptions import ConvergenceWarning, VCPCRWarning, user_stacklevel
 
 __all__ = [
@@ -81,7 +81,7 @@ def cox_ridge_path(
     Examples
     --------
     >>> import numpy as np
-    >>> from vcpcr._cox import cox_ridge_path
+    >>> from vcpcr._solvers.cox import cox_ridge_path
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(40, 100))
     >>> time = rng.exponential(np.exp(-X[:, 0]))

@@ -14,7 +14,7 @@ scorers, which sit below the families, import the objects directly.
   and ridge weights, the batched logistic fits and Firth's estimate;
 * :data:`PROPORTIONAL_HAZARDS`: survival responses; the partial likelihood
   itself (risk sets, Breslow and Efron ties) is
-  :mod:`vcpcr._partial_likelihood`, which the Cox solvers use directly.
+  :mod:`vcpcr._solvers.partial_likelihood`, which the Cox solvers use directly.
 
 Each also draws a response from a linear predictor (:meth:`Distribution.\
 simulate`, behind :func:`vcpcr.simulate.make_block_data`) and names the
@@ -31,7 +31,7 @@ from numpy.typing import NDArray
 from scipy.optimize import brentq
 from scipy.special import expit
 
-from vcpcr._partial_likelihood import efron_loglik
+from vcpcr._solvers.partial_likelihood import efron_loglik
 
 __all__ = [
     "LOGISTIC",

@@ -1,6 +1,6 @@
 r"""Multi-split hierarchical testing over one tree built from ``X`` alone.
 
-The per-split descent of :mod:`vcpcr._hierarchy` tests clusters of a tree
+The per-split descent of :mod:`vcpcr.inference._hierarchy` tests clusters of a tree
 that each split builds for itself, so only single genes mean the same thing
 in every split and only they can be aggregated. Mandozzi & Bühlmann (2016)
 test the clusters of **one** tree in every split instead, a tree built from
@@ -16,7 +16,7 @@ so it may be built on all the rows and shared by every split.
 * Per split ``b`` with selected genes :math:`S_b` and a node ``C``: the
   p-value of :math:`H_{C \cap S_b}: \beta_{C \cap S_b} = 0` in the split's
   second-part regression of ``y`` on :math:`S_b` and the covariates, by the
-  split's own :class:`~vcpcr._hierarchy.SplitTests` (partial F, likelihood
+  split's own :class:`~vcpcr.inference._hierarchy.SplitTests` (partial F, likelihood
   ratio with its Bartlett-type factor, Firth's under separation), weighted
   as Mandozzi & Bühlmann do:
 
@@ -59,7 +59,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.cluster.hierarchy import is_valid_linkage, linkage
 from scipy.spatial.distance import squareform
 
-from vcpcr._hierarchy import SplitTests
+from vcpcr.inference._hierarchy import SplitTests
 
 __all__ = [
     "TREE_MAX_FEATURES",

@@ -6,8 +6,12 @@ that the evidence accounts for the selection. See the "Inference" page of the
 documentation for what each number guarantees.
 """
 
-from vcpcr._multi_split import MultiSplitResult, aggregate_pvalues, multi_split
-from vcpcr._stability import StabilityResult, stability_selection
+from vcpcr.inference._multi_split import (
+    MultiSplitResult,
+    aggregate_pvalues,
+    multi_split,
+)
+from vcpcr.inference._stability import StabilityResult, stability_selection
 
 __all__ = [
     "MultiSplitResult",

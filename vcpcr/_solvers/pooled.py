@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from vcpcr._distributions import Distribution
+from vcpcr._solvers.distributions import Distribution
 
 __all__ = [
     "N_BOOT",
@@ -59,7 +59,7 @@ def pooled_deviance(
 
     Parameters
     ----------
-    distribution : vcpcr._distributions.Distribution
+    distribution : vcpcr._solvers.distributions.Distribution
         The family's response math (``Family.distribution``), whose
         ``deviance`` scores each row.
     eta : ndarray of shape (n_points, n_samples)
@@ -79,8 +79,8 @@ def pooled_deviance(
     Examples
     --------
     >>> import numpy as np
-    >>> from vcpcr._distributions import NORMAL
-    >>> from vcpcr._pooled import pooled_deviance
+    >>> from vcpcr._solvers.distributions import NORMAL
+    >>> from vcpcr._solvers.pooled import pooled_deviance
     >>> y = np.array([1.0, 2.0, 3.0])
     >>> pooled_deviance(NORMAL, np.array([[1.0, 2.0, 4.0]]), y)
     array([0.33333333])
@@ -190,8 +190,8 @@ def calibration_slopes(
     Examples
     --------
     >>> import numpy as np
-    >>> from vcpcr._distributions import NORMAL
-    >>> from vcpcr._pooled import calibration_slopes
+    >>> from vcpcr._solvers.distributions import NORMAL
+    >>> from vcpcr._solvers.pooled import calibration_slopes
     >>> genes = np.array([[-2.0, -1.0, 1.0, 2.0]])
     >>> calibration_slopes(NORMAL, 0 * genes, genes, 0.5 * genes[0])
     array([0.5])

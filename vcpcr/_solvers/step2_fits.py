@@ -29,7 +29,7 @@ caller fits that design with the per-point adapter.
   predicts some sample with probability within 1e-10 of certainty goes to
   the per-point adapter, which decides by its linear program).
 * Cox: Newton on Efron's partial likelihood (lifelines' tie method; its
-  value, gradient and Hessian from :class:`vcpcr._partial_likelihood.RiskSets`,
+  value, gradient and Hessian from :class:`vcpcr._solvers.partial_likelihood.RiskSets`,
   one sort for the whole stack), with step halving, from zero; accepted when
   the step falls below ``1e-10``.
 """
@@ -41,8 +41,8 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from vcpcr._distributions import LOGISTIC
-from vcpcr._partial_likelihood import RiskSets
+from vcpcr._solvers.distributions import LOGISTIC
+from vcpcr._solvers.partial_likelihood import RiskSets
 
 __all__ = ["BatchFit", "cox_batch", "logit_batch", "ols_batch"]
 
@@ -194,7 +194,7 @@ def cox_batch(
     """Cox regressions (Efron ties) of ``(time, event)`` on every ``M[b]``.
 
     The outcome's risk sets are prepared once for the whole stack
-    (:class:`vcpcr._partial_likelihood.RiskSets`); Newton's method with step
+    (:class:`vcpcr._solvers.partial_likelihood.RiskSets`); Newton's method with step
     halving runs on all designs at once, in chunks that bound the memory.
 
     Parameters

@@ -5,7 +5,7 @@ decomposition (:func:`spectrum`, from the smaller Gram matrix) serves a
 whole vector of penalties: in closed form for the gaussian family
 (:func:`ridge_gaussian_path`), by Newton's method on ``rank(X) <= n``
 coordinates for the binomial one (:func:`ridge_binomial_path`) and the Cox
-one (:func:`vcpcr._cox.cox_ridge_path`), which share :func:`newton`.
+one (:func:`vcpcr._solvers.cox.cox_ridge_path`), which share :func:`newton`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import NDArray
 
-from vcpcr._distributions import LOGISTIC
+from vcpcr._solvers.distributions import LOGISTIC
 from vcpcr.exceptions import ConvergenceWarning, user_stacklevel
 
 __all__ = ["newton", "ridge_binomial_path", "ridge_gaussian_path", "spectrum"]

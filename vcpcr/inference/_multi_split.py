@@ -4,7 +4,7 @@ Wasserman & Roeder's sample splitting, repeated and aggregated as
 Meinshausen, Meier & Bühlmann (2009): steps 0-1 (and the tuning, with a
 ``VCPCRCV`` template) choose the genes and modules on one part of the rows;
 the other part tests the modules (step 2) and the genes themselves (the
-hierarchical descent of :mod:`vcpcr._hierarchy`); the per-split gene
+hierarchical descent of :mod:`vcpcr.inference._hierarchy`); the per-split gene
 p-values are aggregated over the splits by :func:`aggregate_pvalues`.
 """
 
@@ -20,7 +20,13 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from vcpcr._common_tree import (
+from vcpcr._cv import VCPCRCV
+from vcpcr._input import take
+from vcpcr._model import VCPCR
+from vcpcr._parallel import progress_shown, run_parallel, task_seeds
+from vcpcr._summary import VCPCRSummary, evidence_table, numbered_notes
+from vcpcr._validation import check_array, check_fraction, check_scalar
+from vcpcr.inference._common_tree import (
     TREE_MAX_FEATURES,
     CommonTree,
     SplitSelection,
@@ -28,12 +34,8 @@ from vcpcr._common_tree import (
     descend_tree,
     tree_from_linkage,
 )
-from vcpcr._cv import VCPCRCV
-from vcpcr._hierarchy import SplitTests, descend, minimal_rejections
-from vcpcr._input import take
-from vcpcr._model import VCPCR
-from vcpcr._parallel import progress_shown, run_parallel, task_seeds
-from vcpcr._resampling import (
+from vcpcr.inference._hierarchy import SplitTests, descend, minimal_rejections
+from vcpcr.inference._resampling import (
     Fingerprint,
     Rows,
     check_failures,
@@ -43,8 +45,6 @@ from vcpcr._resampling import (
     draw_splits,
     resampling_rows,
 )
-from vcpcr._summary import VCPCRSummary, evidence_table, numbered_notes
-from vcpcr._validation import check_array, check_fraction, check_scalar
 
 __all__ = [
     "ALPHA_CLUSTERS",
@@ -189,7 +189,7 @@ def aggregate_pvalues(P: ArrayLike, gamma_min: float = 0.05) -> Any:
 
 # ------------------------------------------------------------- one split
 class _Genes(NamedTuple):
-    """The gene-level descent of one split (see :mod:`vcpcr._hierarchy`)."""
+    """The gene-level descent of one split (see :mod:`vcpcr.inference._hierarchy`)."""
 
     problem: str | None = None
     genes: tuple[str, ...] = ()
@@ -223,7 +223,7 @@ def _split(
 ) -> _Split:
     """Choose the modules on ``first``, test them on ``second``.
 
-    ``keep_tests`` keeps the split's :class:`~vcpcr._hierarchy.SplitTests`
+    ``keep_tests`` keeps the split's :class:`~vcpcr.inference._hierarchy.SplitTests`
     (its second part's genes and fits) for the common tree.
     """
     family = rows.family
@@ -393,7 +393,7 @@ class MultiSplitResult:
         Aggregated gene-level p-values of the hierarchical descent (index:
         feature names), for "gene j has a non-zero coefficient in the
         regression of the outcome on the genes a split selected" (see
-        :mod:`vcpcr._hierarchy` and ``docs/inference.md``).
+        :mod:`vcpcr.inference._hierarchy` and ``docs/inference.md``).
     split_pvalues : pandas.DataFrame of shape (n_splits, n_features)
         The per-split gene-level p-values that :func:`aggregate_pvalues`
         aggregates into ``pvalues`` (index: split number): the hierarchical
@@ -447,7 +447,7 @@ class MultiSplitResult:
         adjusted p-value: the largest aggregated p-value on the path from
         the root) and ``minimal`` (no child of the cluster is rejected: the
         finest resolution of the evidence). Empty without a tree.
-    tree : vcpcr._common_tree.CommonTree or None
+    tree : vcpcr.inference._common_tree.CommonTree or None
         The common tree (nodes in pre-order: ``tree.members(node)`` are the
         column positions of a node's genes, ``tree.parent``,
         ``tree.children``); None without one.
@@ -465,7 +465,7 @@ class MultiSplitResult:
         Share of the rows in the part that chooses the modules.
     estimator : VCPCR or VCPCRCV
         The (unfitted) template.
-    fingerprint : vcpcr._resampling.Fingerprint
+    fingerprint : vcpcr.inference._resampling.Fingerprint
         Template parameters and data; :meth:`check_matches` compares a model
         with it.
     yname : str
@@ -784,7 +784,7 @@ def multi_split(
        with the first part's standardization) and the covariates, cluster by
        cluster down a tree built on the first part (all selected genes, the
        modules, average-linkage sub-modules, single genes), with Meinshausen's
-       hierarchical adjustment (see :mod:`vcpcr._hierarchy`); each selected
+       hierarchical adjustment (see :mod:`vcpcr.inference._hierarchy`); each selected
        gene gets its leaf's hierarchical p-value, the others 1;
     4. module membership: each module's p-value times the number of modules
        tested (capped at 1) goes to its members, 1 to the genes the split
@@ -833,7 +833,8 @@ default="auto"
         design that are not covariates, in their order). ``"average"``:
         average linkage on ``1 - |corr|``, which needs the ``p x p``
         distance matrix (about ``12 p^2`` bytes: 300 MB at 5,000 genes), so
-        it raises above 5,000 genes (``vcpcr._common_tree.TREE_MAX_FEATURES``);
+        it raises above 5,000 genes
+        (``vcpcr.inference._common_tree.TREE_MAX_FEATURES``);
         ``"auto"``: the same, but above that size no tree is tested and
         ``tree_info`` says so; a scipy linkage matrix (``scipy.cluster.
         hierarchy.linkage`` or any clustering of ``X`` that does not look at

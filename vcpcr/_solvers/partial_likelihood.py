@@ -5,14 +5,14 @@ evaluation of the partial likelihood needs: who is at risk at each time and
 which events tie. From it come
 
 * Breslow's ties (glmnet, Coxnet, ``coxph(ties="breslow")``), the loss of
-  the penalized Cox weights (:mod:`vcpcr._cox`): the mean negative log
+  the penalized Cox weights (:mod:`vcpcr._solvers.cox`): the mean negative log
   partial likelihood, its gradient, Hessian and the Hessian's diagonal in the
   linear predictor, for one linear predictor, in the log domain (risk-set
   sums are cumulative sums, so no ``exp(eta)`` overflows);
 * Efron's ties (lifelines, ``coxph``'s default), the step-2 model: the log
   partial likelihood of a stack of linear predictors, and its gradient and
   Hessian in the coefficients of a stack of designs, for the batched Newton
-  fits of cross-validation (:mod:`vcpcr._outcome_batch`) and the
+  fits of cross-validation (:mod:`vcpcr._solvers.step2_fits`) and the
   partial-likelihood deviance scorer (:mod:`vcpcr._scoring`).
 
 The arrays a :class:`RiskSets` method takes are in its sorted order
@@ -241,7 +241,7 @@ def breslow(
 
     Examples
     --------
-    >>> from vcpcr._partial_likelihood import breslow
+    >>> from vcpcr._solvers.partial_likelihood import breslow
     >>> loss, grad, _, _ = breslow([0.0, 0.0, 0.0], [1.0, 2.0, 3.0], [1, 1, 0])
     >>> round(loss, 6), grad.round(4).tolist()
     (0.597253, [-0.2222, -0.0556, 0.2778])
@@ -277,7 +277,7 @@ def efron_loglik(
     Examples
     --------
     >>> import numpy as np
-    >>> from vcpcr._partial_likelihood import efron_loglik
+    >>> from vcpcr._solvers.partial_likelihood import efron_loglik
     >>> ll = efron_loglik(np.zeros((1, 3)), np.array([1.0, 1.0, 2.0]),
     ...                   np.array([True, True, False]))
     >>> round(float(ll[0]), 6)  # -(log 3 + log 2)

@@ -25,7 +25,9 @@ from vcpcr._cv import VCPCRCV
 from vcpcr._input import take
 from vcpcr._model import VCPCR
 from vcpcr._parallel import progress_shown, run_parallel, task_seeds
-from vcpcr._resampling import (
+from vcpcr._summary import VCPCRSummary, _fmt, composition_rows, numbered_notes
+from vcpcr._validation import check_random_state, check_scalar
+from vcpcr.inference._resampling import (
     Fingerprint,
     check_failures,
     check_template,
@@ -33,8 +35,6 @@ from vcpcr._resampling import (
     draw_splits,
     resampling_rows,
 )
-from vcpcr._summary import VCPCRSummary, _fmt, composition_rows, numbered_notes
-from vcpcr._validation import check_random_state, check_scalar
 
 __all__ = [
     "StabilityResult",

@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.stats import rankdata
 
-from vcpcr._distributions import LOGISTIC
+from vcpcr._solvers.distributions import LOGISTIC
 
 __all__ = [
     "accuracy",

@@ -30,7 +30,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import NDArray
 
-from vcpcr._distributions import LOGISTIC
+from vcpcr._solvers.distributions import LOGISTIC
 from vcpcr.exceptions import ConvergenceWarning, user_stacklevel
 
 __all__ = ["TOL", "enet_binomial_path", "enet_gaussian_path"]

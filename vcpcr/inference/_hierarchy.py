@@ -24,7 +24,7 @@ for the clusters ``C`` of a tree built on the first part only:
   divided by a Bartlett-type factor estimated from permutations of the
   genes' rows, since on 50 rows the plain chi2 test rejects twice as often
   as it should (:func:`bartlett_factors`); the reduced models of many nodes
-  are fitted together by the batched solvers of :mod:`vcpcr._outcome_batch`
+  are fitted together by the batched solvers of :mod:`vcpcr._solvers.step2_fits`
   (:func:`node_pvalues`);
 * Meinshausen's (2008) hierarchical adjustment: ``p_adj(C) = min(1, p_C |S|
   / |C|)`` and the hierarchical p-value of ``C`` is the largest ``p_adj``
@@ -65,16 +65,16 @@ from scipy import stats
 from scipy.cluster.hierarchy import linkage
 from scipy.spatial.distance import squareform
 
-from vcpcr._distributions import (
+from vcpcr._outcome import firth_logit
+from vcpcr._solvers.distributions import (
     LOGISTIC,
     Distribution,
     Logistic,
     Normal,
     ProportionalHazards,
 )
-from vcpcr._outcome import firth_logit
-from vcpcr._outcome_batch import cox_batch, logit_batch, ols_batch
-from vcpcr._partial_likelihood import efron_loglik
+from vcpcr._solvers.partial_likelihood import efron_loglik
+from vcpcr._solvers.step2_fits import cox_batch, logit_batch, ols_batch
 from vcpcr.exceptions import ConvergenceWarning
 
 __all__ = [
@@ -598,7 +598,7 @@ class SplitTests:
     permutations of the genes' rows, drawn the first time a factor is
     needed) and the raw p-value of every cluster already tested. The descent
     of the split's own tree (:func:`descend`) and the common tree of
-    :mod:`vcpcr._common_tree` test through it, so a cluster gets one p-value
+    :mod:`vcpcr.inference._common_tree` test through it, so a cluster gets one p-value
     whichever tree asks.
 
     Parameters

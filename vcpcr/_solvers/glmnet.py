@@ -381,7 +381,7 @@ def glmnet_gaussian(
     The paper's ridge weights on one of its simulated data sets: glmnet's
     rule declares convergence after six passes, far from the ridge solution.
 
-    >>> from vcpcr._glmnet import glmnet_gaussian
+    >>> from vcpcr._solvers.glmnet import glmnet_gaussian
     >>> from vcpcr.simulate import make_paper_data
     >>> data = make_paper_data(random_state=0)
     >>> fit = glmnet_gaussian(data.X, data.y, 1e-4, alpha=0.0)

@@ -310,7 +310,7 @@ class Rows:
     clustered : ndarray of shape (n_samples, n_clustered) or None
         The validated design's clustered columns (``fingerprint.feature_names``,
         covariates left out) on every row, unstandardized: what a tree built
-        from ``X`` alone reads (:func:`vcpcr._common_tree.common_tree`).
+        from ``X`` alone reads (:func:`vcpcr.inference._common_tree.common_tree`).
     """
 
     X: Any
