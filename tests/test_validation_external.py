@@ -177,6 +177,29 @@ def test_bootstrap_is_paired_percentile_and_deterministic_with_a_seed(cohorts):
     )
 
 
+def test_bootstrap_batches_run_in_parallel_in_order(cohorts):
+    """n_jobs changes nothing; resample 95 (third batch of 50) is the 96th draw."""
+    model, X_train, y_train, X_ext, y_ext = cohorts
+    serial = _validate(model, X_train, y_train, X_ext, y_ext, n_bootstrap=120)
+    parallel = _validate(
+        model, X_train, y_train, X_ext, y_ext, n_bootstrap=120, n_jobs=2
+    )
+    pd.testing.assert_frame_equal(serial.increments, parallel.increments)
+    pd.testing.assert_frame_equal(
+        serial.resample_increments, parallel.resample_increments
+    )
+    rows = np.random.default_rng(0).integers(0, len(X_ext), size=(120, len(X_ext)))
+    one = _validate(
+        model, X_train, y_train, X_ext.iloc[rows[95]], y_ext[rows[95]], n_bootstrap=2
+    )
+    assert_allclose(
+        one.increments.loc[("VCPCR", "log PL"), "increment"],
+        parallel.resample_increments.loc[95, "log PL"],
+        rtol=1e-10,
+        atol=0,
+    )
+
+
 def test_summary_and_plot_read_as_the_cv_ones(cohorts):
     import matplotlib
 

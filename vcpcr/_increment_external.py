@@ -41,6 +41,7 @@ from vcpcr._increment import (
     _survival_rows,
     _test_scores,
 )
+from vcpcr._parallel import progress_shown, run_parallel
 from vcpcr._summary import VCPCRSummary
 from vcpcr._validation import (
     check_fraction,
@@ -266,6 +267,8 @@ def validate_increment_external(
     alpha: float = 0.05,
     tau_quantile: float = 0.8,
     random_state: Any = None,
+    n_jobs: int | None = None,
+    verbose: bool | int | None = None,
 ) -> ExternalIncrementResult:
     r"""Validate what a fitted model adds to the clinical Cox model, externally.
 
@@ -313,6 +316,13 @@ def validate_increment_external(
         Uno's C is truncated at this quantile of the training event times.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the bootstrap.
+    n_jobs : int, optional
+        Batches of resamples in parallel with joblib (any joblib backend).
+        The resamples are drawn before any is scored, so the results do not
+        depend on it.
+    verbose : bool, int or None, default=None
+        A progress bar over the batches of resamples (None: when running
+        interactively and not under CI; see :class:`vcpcr.VCPCRCV`).
 
     Returns
     -------
@@ -391,6 +401,7 @@ def validate_increment_external(
     check_scalar(n_bootstrap, "n_bootstrap", numbers.Integral, owner=_OWNER, min_val=2)
     check_fraction(alpha, "alpha", owner=_OWNER)
     check_fraction(tau_quantile, "tau_quantile", owner=_OWNER)
+    shown = progress_shown(verbose, _OWNER)
     covariates_, strata_ = _estimator_columns(model, covariates, strata, _OWNER)
     clinical_columns = covariates_ + strata_
     X_train = _check_frame(X_train, clinical_columns, _OWNER, "X_train")
@@ -433,10 +444,16 @@ def validate_increment_external(
     point = {m: p.scores(every, plan, ys_train, ys_ext) for m, p in preds.items()}
     rng = check_random_state(random_state)
     draws = rng.integers(0, n, size=(int(n_bootstrap), n))
-    boot = [
-        {m: p.scores(rows, plan, ys_train, ys_ext) for m, p in preds.items()}
-        for rows in draws
-    ]
+    batches = np.array_split(draws, -(-len(draws) // _BATCH))
+    scored = run_parallel(
+        _bootstrap_scores,
+        [(preds, rows, plan, ys_train, ys_ext) for rows in batches],
+        n_jobs=n_jobs,
+        verbose=shown,
+        desc=_OWNER,
+        unit="batches of resamples",
+    )
+    boot = [scores for batch in scored for scores in batch]
     no_gene = _n_genes(model, plan.genes) == 0
     return _result(
         point,
@@ -451,6 +468,24 @@ def validate_increment_external(
         strata_,
         cohort,
     )
+
+
+#: Bootstrap resamples per parallel task of :func:`validate_increment_external`.
+_BATCH = 50
+
+
+def _bootstrap_scores(
+    preds: dict[str, _Predictions],
+    draws: NDArray[np.intp],
+    plan: _Plan,
+    y_train: NDArray[Any],
+    y_ext: NDArray[Any],
+) -> list[dict[str, dict[str, float]]]:
+    """Every model's metrics on each resample (a row of ``draws``) of the rows."""
+    return [
+        {m: p.scores(rows, plan, y_train, y_ext) for m, p in preds.items()}
+        for rows in draws
+    ]
 
 
 def _result(
