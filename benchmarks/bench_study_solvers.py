@@ -1,4 +1,4 @@
-"""Time the paper study's grid solvers (``vcpcr.benchmark._solvers.solve``).
+"""Time the paper study's grid solvers (``vcpcr.benchmark._grid_fits.solve``).
 
 Run from the repository root::
 
@@ -22,7 +22,7 @@ import time
 import numpy as np
 
 from vcpcr.benchmark import draw_starts, get_methods
-from vcpcr.benchmark._solvers import solve
+from vcpcr.benchmark._grid_fits import solve
 from vcpcr.simulate import make_paper_data
 
 

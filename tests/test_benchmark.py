@@ -29,7 +29,7 @@ from vcpcr.benchmark import (
     standardize_fold,
     summarize,
 )
-from vcpcr.benchmark._solvers import solve
+from vcpcr.benchmark._grid_fits import solve
 from vcpcr.cli import main
 from vcpcr.exceptions import VCPCRWarning
 

@@ -8,7 +8,7 @@ from Python:
 ...                    replicates=3, n_jobs=2)  # doctest: +SKIP
 >>> print(result.summary)  # doctest: +SKIP
 
-Modules: ``_methods`` (the eight methods and their grids), ``_solvers`` (one
+Modules: ``_methods`` (the eight methods and their grids), ``_grid_fits`` (one
 training fold's grid of fits), ``_protocol`` (folds, fold scaling, tuning per
 traced value, the nested CV of one data set), ``_results`` (averaging and
 summary tables), ``_runner`` (units of work, resumable parts, joblib,

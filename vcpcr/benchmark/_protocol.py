@@ -30,8 +30,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from vcpcr._scaling import standardize
 from vcpcr._validation import check_varying
+from vcpcr.benchmark._grid_fits import solve
 from vcpcr.benchmark._methods import Method, Starts
-from vcpcr.benchmark._solvers import solve
 from vcpcr.metrics import mcc_clustering, mcc_support
 
 __all__ = [
