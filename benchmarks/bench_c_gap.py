@@ -57,6 +57,12 @@ VC-PCR's 180 grid points rewards that noise more than the best of Coxnet's
 hypothesis holds, today's default - Coxnet is clearly lower there than on
 ``blocks`` and ``single``.
 
+**Outcome of the third run:** not supported for today's default (+0.010
+[-0.006, +0.026] and +0.008 [-0.016, +0.031] with about 30 events). The
+sparse gate does lose C there: -0.015 and -0.048 [-0.081, -0.015] (2
+genes on ``single_censored``): with few events it drops weak signal, as
+on the weak cohorts.
+
 **Methods**, on the same 5 stratified folds of the training rows:
 ``VCPCRCV(family="cox")`` defaults (Harrell's C, best point; the shipped
 default); the signed paired gate at ``c`` = 1, refitted shrunk (the best
