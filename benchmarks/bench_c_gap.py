@@ -90,9 +90,7 @@ from sksurv.util import Surv
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_cohorts import coxnet
-from bench_sparse_cohorts import paired_index
-
-from vcpcr import VCPCR, VCPCRCV
+from bench_sparse_cohorts import fifth_models
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 N_TRAIN, N_TEST, BLOCK, RHO = 100, 1000, 10, 0.6
@@ -143,33 +141,17 @@ def one(design: str, seed: int) -> list[dict]:
     folds = list(
         StratifiedKFold(5, shuffle=True, random_state=seed).split(Xt, event[train])
     )
-    models = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        cv = VCPCRCV(family="cox", cv=folds, random_state=seed).fit(Xt, y2)
-        models["VC-PCR today"] = cv.best_estimator_
-        res = (
-            VCPCRCV(
-                family="cox",
-                latent="signed",
-                cv=folds,
-                scoring="neg_pooled_deviance",
-                refit=False,
-                random_state=seed,
-            )
-            .fit(Xt, y2)
-            .cv_results_
-        )
-        i = paired_index(res, 1.0)
-        models["VC-PCR signed paired-1, shrunk"] = VCPCR(
-            family="cox",
-            latent="signed",
-            random_state=seed,
-            shrinkage=float(res["calibration_slope"].iloc[i]),
-            **dict(res["params"].iloc[i]),
-        ).fit(Xt, y2)
+        fitted = fifth_models(Xt, y2, folds, seed)  # the fifth study's fits
         y = Surv.from_arrays(event[train], time_[train])
         net, alpha = coxnet(Xt, y, 0.5, folds)
+    models = {
+        "VC-PCR today": fitted["VC-PCR today"],
+        "VC-PCR signed paired-1, shrunk": fitted[
+            "VC-PCR signed calib/paired-1, shrunk"
+        ],
+    }
     rows = []
     for method, model in models.items():
         risk = model.predict(X[test])
