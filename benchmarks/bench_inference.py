@@ -378,6 +378,7 @@ GENES_FAMILIES = list(FAMILIES)  # the families of the gene-level study
 #: n_clusters=5, lam_ratio=--lam-ratio, n_init=3)``) or ``"cv"`` (``VCPCRCV(
 #: family=...)`` defaults, tuned by 5-fold CV in every split; ``--template``).
 STUDY_TEMPLATE = "vcpcr"
+INHERITANCE = False  # multi_split's inheritance (--inheritance)
 LEVELS = ("selected", "module", "sub-module", "gene")
 
 
@@ -392,6 +393,7 @@ def study_result(family: str, design: str, seed: int) -> tuple[Any, float]:
         X,
         y,
         n_splits=N_SPLITS,
+        inheritance=INHERITANCE,
         random_state=seed,
         n_jobs=1,
     )
@@ -727,7 +729,7 @@ def tables() -> dict[str, tuple[str, list[str], Any]]:
 
 def main() -> None:
     global N_NULL, N_SIGNAL, N_SPLITS, N_INIT, N_CV, N_GENES, GENES_OUT
-    global GENES_LAM_RATIO, N, TREE_OUT, STUDY_TEMPLATE, PEERS_OUT
+    global GENES_LAM_RATIO, N, TREE_OUT, STUDY_TEMPLATE, PEERS_OUT, INHERITANCE
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a few data sets only")
     parser.add_argument(
@@ -779,6 +781,11 @@ def main() -> None:
         "or VCPCRCV() defaults (use another --out)",
     )
     parser.add_argument(
+        "--inheritance",
+        action="store_true",
+        help="multi_split(inheritance=True) (--part tree; use another --out)",
+    )
+    parser.add_argument(
         "--designs",
         nargs="+",
         default=DESIGNS_RUN,
@@ -794,6 +801,7 @@ def main() -> None:
     GENES_FAMILIES[:] = args.families
     N = args.n_rows
     STUDY_TEMPLATE = args.template
+    INHERITANCE = args.inheritance
     CV_TEMPLATE.update(scoring=args.cv_scoring, selection=args.cv_selection)
     N_CV = args.n_cv
     N_SPLITS, N_SIGNAL = args.n_splits, args.n_signal

@@ -194,6 +194,40 @@ def test_a_cluster_with_no_selected_gene_gets_p_one_without_a_test():
     assert set(tests.asked) == {(0, 1), (0,), (1,)}
 
 
+def test_inheritance_passes_a_rejected_genes_weight_to_its_relatives():
+    """Goeman & Finos by hand: genes 0 and 1 are rejected, their weights go
+    up to the root and down to genes 2 and 3 (none left under {0, 1}), so
+    gene 2 (0.01 * 4/1 * 2 = 0.08 without) is rejected at weight 2: 0.04."""
+    tree = tree_from_linkage(HAND, 4)
+    table = {(0, 1, 2, 3): 0.001, (0, 1): 0.001, (2, 3): 0.009}
+    table.update({(0,): 0.001, (1,): 0.004, (2,): 0.01, (3,): 0.5})
+    split = SplitSelection(np.arange(4), _Table(table))
+    plain = descend_tree(tree, [split, split], _twice_the_smaller, 0.05)
+    assert_allclose(plain.adjusted[5], 0.08, rtol=1e-12)
+    assert plain.rejected.tolist() == [True, True, True, True, True, False, False]
+    heir = descend_tree(
+        tree, [split, split], _twice_the_smaller, 0.05, inheritance=True
+    )
+    assert heir.rejected.tolist() == [True, True, True, True, True, True, False]
+    assert_allclose(heir.adjusted[5], 0.04, rtol=1e-12)
+    # gene 3 then holds all four genes' weight: 0.5 * 4/4 * 2 = 1
+    assert_allclose(heir.adjusted[6], 1.0, rtol=1e-12)
+    # what was rejected before keeps its value (weights only grow)
+    assert_allclose(heir.adjusted[:5], plain.adjusted[:5], rtol=1e-12)
+
+
+def test_inheritance_changes_nothing_when_no_single_gene_is_rejected():
+    tree = tree_from_linkage(HAND, 4)
+    table = {(0, 1, 2, 3): 0.001, (0, 1): 0.002, (2, 3): 0.3}
+    table.update({(j,): 0.2 for j in range(4)})
+    split = SplitSelection(np.arange(4), _Table(table))
+    plain = descend_tree(tree, [split, split], _twice_the_smaller, 0.05)
+    heir = descend_tree(
+        tree, [split, split], _twice_the_smaller, 0.05, inheritance=True
+    )
+    assert_array_equal(plain.adjusted, heir.adjusted)
+
+
 # ------------------------------------------------------------- in multi_split
 @pytest.fixture(scope="module")
 def strong():
@@ -230,6 +264,24 @@ def test_common_tree_rejects_the_block_where_no_single_gene_is(strong):
         assert c.size == genes.size
         assert c.members == tuple(f"g{j}" for j in sorted(genes))
     assert "nodes examined" in result.tree_info
+
+
+def test_inheritance_in_multi_split_only_adds_rejections():
+    """Weights only grow: every cluster rejected without inheritance is
+    rejected with it, with a tree p-value no larger; the run says so."""
+    data = make_block_data(
+        120, [1, 1, 1, 4], [1.0, 0.8, 0.6, 0.0], n_noise=16, random_state=2
+    )
+    kw = dict(n_splits=10, random_state=3)
+    model = VCPCR(n_clusters=3, n_init=2)
+    plain = multi_split(model, data.X, data.y, **kw)
+    heir = multi_split(model, data.X, data.y, inheritance=True, **kw)
+    assert (plain.tree_pvalues < 0.05).sum() >= 1  # a gene is rejected
+    assert set(plain.tree_clusters["node"]) <= set(heir.tree_clusters["node"])
+    assert (heir.tree_pvalues <= plain.tree_pvalues + 1e-12).all()
+    assert "with inheritance" in heir.tree_info
+    assert "with inheritance" not in plain.tree_info
+    assert_array_equal(plain.pvalues, heir.pvalues)  # gene P is untouched
 
 
 def test_the_common_tree_does_not_depend_on_y(strong):

@@ -762,6 +762,7 @@ def multi_split(
     train_size: float = 0.5,
     gamma_min: float = 0.05,
     common_tree: str | ArrayLike | None = "auto",
+    inheritance: bool = False,
     n_jobs: int | None = None,
     random_state: Any = None,
     verbose: bool | int | None = None,
@@ -840,6 +841,14 @@ default="auto"
         hierarchy.linkage`` or any clustering of ``X`` that does not look at
         ``y``): that tree, at any size; None: no common tree (``tree_pvalues``
         is None).
+    inheritance : bool, default=False
+        In the common tree's descent, pass the weight of every rejected
+        single gene on to its nearest unrejected relatives, split by split,
+        and examine them again (Goeman & Finos's inheritance procedure;
+        :func:`vcpcr.inference._common_tree.descend_tree`): the same error
+        control, more rejections below a rejected gene. ``tree_pvalues`` and
+        the clusters' ``pvalue`` are then the values at the final weights,
+        compared with 0.05, not adjusted p-values for any level.
     n_jobs : int, optional
         Splits in parallel through joblib (any joblib backend, e.g. dask via
         ``joblib.parallel_config``). Results do not depend on it.
@@ -966,7 +975,7 @@ default="auto"
     result = _result(estimator, rows, outcomes, float(gamma_min), float(train_size))
     if tree is None:
         return replace(result, tree_info=tree_info)
-    return _tree_result(result, tree, tree_info, outcomes)
+    return _tree_result(result, tree, tree_info, outcomes, bool(inheritance))
 
 
 def _common_tree(spec: Any, rows: Rows) -> tuple[CommonTree | None, str]:
@@ -997,6 +1006,7 @@ def _tree_result(
     tree: CommonTree,
     tree_info: str,
     outcomes: list[_Split],
+    inheritance: bool,
 ) -> MultiSplitResult:
     """Test the common tree over the splits; add its p-values to ``result``."""
     names = list(result.pvalues.index)
@@ -1013,6 +1023,7 @@ def _tree_result(
         splits,
         lambda P: aggregate_pvalues(P, result.gamma_min),
         ALPHA_CLUSTERS,
+        inheritance=inheritance,
     )
     leaves = np.flatnonzero(tree.children[:, 0] < 0)
     genes = np.ones(len(names))
@@ -1035,7 +1046,8 @@ def _tree_result(
         tree=tree,
         tree_pvalues=pd.Series(genes, index=names, name="tree_pvalue"),
         tree_clusters=_tree_frame(rows),
-        tree_info=f"{tree_info}; {tested.n_examined} of {tree.n_nodes} nodes examined",
+        tree_info=f"{tree_info}; {tested.n_examined} of {tree.n_nodes} nodes "
+        f"examined" + (", with inheritance" if inheritance else ""),
     )
 
 
