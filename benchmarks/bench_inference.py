@@ -533,6 +533,37 @@ def tree_table(frame: pd.DataFrame) -> list[str]:
     return rows
 
 
+#: The plain common-tree results the inheritance study pairs with
+#: (``VCPCR(n_clusters=5, lam_ratio=0.5)``, the same seeds and splits).
+PLAIN_TREE = [
+    os.path.join(os.path.dirname(__file__), "results", name)
+    for name in ("inference_tree_lam0.5.csv", "inference_tree_corrnoise_lam0.5.csv")
+]
+
+
+def inheritance_table(out: str) -> list[str]:
+    """The common tree with and without inheritance on the same data sets.
+
+    ``out`` holds ``--inheritance`` rows; they are paired by family,
+    design and seed with :data:`PLAIN_TREE` (the same data, splits and
+    fits: only the descent differs), and only paired data sets are shown.
+    """
+    keys = ["family", "design", "seed"]
+    inh = pd.read_csv(out, keep_default_na=False, na_values=[""])
+    plain = pd.concat(
+        [pd.read_csv(f, keep_default_na=False, na_values=[""]) for f in PLAIN_TREE]
+    )
+    both = inh[keys].merge(plain[keys], on=keys)
+    rows = []
+    for label, frame in (("without", plain), ("with", inh)):
+        paired = frame.merge(both, on=keys)
+        rows += [f"| {label} {row[1:]}" for row in tree_table(paired)]
+    changed = inh.merge(plain, on=keys, suffixes=("", "_plain"))
+    n_changed = (changed.tree_rejected != changed.tree_rejected_plain).sum()
+    rows.append(f"| data sets where inheritance rejected more: {n_changed} |")
+    return rows
+
+
 def run_genes(out: str, n_sets: int) -> list[str]:
     """Gene-level study, resumable: rows already in ``out`` are not rerun."""
     return genes_table(run_resumable(out, n_sets, gene_row))
@@ -703,6 +734,25 @@ def tables() -> dict[str, tuple[str, list[str], Any]]:
             ],
             lambda: run_tree(TREE_OUT, N_GENES),
         ),
+        "inheritance": (
+            "Common tree without and with inheritance (#26; the same data sets, "
+            "splits and fits; --out: the --inheritance rows)",
+            [
+                "inheritance",
+                "family",
+                "design",
+                "data sets",
+                "tree: FWER, clusters of null genes only",
+                "tree: any rejected cluster without an active gene",
+                "tree: power per active block",
+                "by resolution: root / > 10 / 2-10 / single gene",
+                "clusters rejected",
+                "gene P: FWER, null genes",
+                "gene P: power per active block",
+                "time per data set",
+            ],
+            lambda: inheritance_table(TREE_OUT),
+        ),
         "peers": (
             "Peers of the common-tree study (#26; gaussian): hidimstat's EnCluDL "
             "(delta-FWER) and a desparsified lasso (gene-level FWER, Bonferroni)",
@@ -734,7 +784,17 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a few data sets only")
     parser.add_argument(
         "--part",
-        choices=("all", "null", "signal", "cv", "cost", "genes", "tree", "peers"),
+        choices=(
+            "all",
+            "null",
+            "signal",
+            "cv",
+            "cost",
+            "genes",
+            "tree",
+            "inheritance",
+            "peers",
+        ),
         default="all",
         help="which table(s) to print",
     )
