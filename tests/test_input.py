@@ -327,6 +327,31 @@ def test_multi_split_with_missing_drop_without_formula():
     assert result.n_splits_used == 2
 
 
+@pytest.mark.parametrize(
+    "formula",
+    [None, "y ~ .", "y ~ np.log(size) + g1 + g2", "y ~ age | ."],
+    ids=["none", "fast", "formulaic", "two-part"],
+)
+def test_input_route_reports_the_rows_kept(formula):
+    """``FitInput.rows``: positions of the rows ``missing="drop"`` kept, whatever
+    the route and the index (duplicated labels included); None when none is
+    dropped. The resampling takes its rows from it."""
+    df = _cohort().drop(columns=["er", "node", "time", "event"])
+    df.index = [f"r{i % 30}" for i in range(len(df))]  # each label three times
+    df.iloc[4, df.columns.get_loc("g1")] = np.nan
+    df.iloc[50, df.columns.get_loc("size")] = np.nan
+    X, y = (df, None) if formula else (df.drop(columns="y"), df["y"])
+    model = VCPCR(formula=formula, missing="drop", **KW)
+    with pytest.warns(VCPCRWarning, match="Dropped 2 of 90 rows"):
+        data = model._fit_input(X, y)
+    keep = np.setdiff1d(np.arange(len(df)), [4, 50])
+    np.testing.assert_array_equal(data.rows, keep)
+    assert data.design.X.shape[0] == keep.size
+    complete = df.iloc[keep]
+    Xc, yc = (complete, None) if formula else (complete.drop(columns="y"), y.iloc[keep])
+    assert VCPCR(formula=formula, missing="drop", **KW)._fit_input(Xc, yc).rows is None
+
+
 @settings(max_examples=15, deadline=None)
 @given(
     cells=st.lists(st.tuples(st.integers(0, 29), st.integers(0, 5)), max_size=6),

@@ -15,6 +15,8 @@ from __future__ import annotations
 import numbers
 from typing import Any, NamedTuple
 
+import numpy as np
+from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import Tags
 
@@ -41,6 +43,7 @@ class FitInput(NamedTuple):
     design: Design  # every column checked, and what each is for
     layout: ColumnLayout  # covariates, clustered columns, strata
     scheme: WeightScheme  # the ``weights`` parameter's scheme, checked
+    rows: NDArray[np.intp] | None = None  # rows of X kept by missing="drop"
 
 
 class VCPCRBase(TransformerMixin, BaseEstimator):
@@ -95,7 +98,7 @@ class VCPCRBase(TransformerMixin, BaseEstimator):
             self.weights, family, n_features, covariates=covariates, owner=owner
         )
 
-    def _fit_input(self, X: Any, y: Any) -> FitInput:
+    def _fit_input(self, X: Any, y: Any, *, owner: str | None = None) -> FitInput:
         """Check the parameters and the data of a fit: the one input route.
 
         The family, then :func:`vcpcr._input.resolve_input` (the formula, or
@@ -105,10 +108,16 @@ class VCPCRBase(TransformerMixin, BaseEstimator):
         (:meth:`_check_params`) and, for a Cox model, that every stratum has
         an event. Sets ``model_spec_`` when the data were encoded (removes a
         previous fit's otherwise).
+
+        ``owner`` names the caller in :func:`vcpcr._input.resolve_input`'s
+        messages (the ``missing`` parameter): the class by default, the
+        public function of a resampling (``multi_split``), which checks its
+        template's data once, on a clone. ``FitInput.rows`` says which rows
+        of ``X`` ``missing="drop"`` kept.
         """
-        owner = type(self).__name__
-        family = family_instance(self.family, owner=owner)
-        resolved = resolve_input(self, X, y, owner=owner)
+        cls = type(self).__name__
+        family = family_instance(self.family, owner=cls)
+        resolved = resolve_input(self, X, y, owner=owner or cls)
         if resolved.spec is not None:
             self.model_spec_ = resolved.spec
         else:  # a refit without an encoding
@@ -122,4 +131,4 @@ class VCPCRBase(TransformerMixin, BaseEstimator):
             check_strata(S, strata_names, d.prepared.outcome[:, 1] > 0)
         Z = d.X[:, d.covariates]
         layout = ColumnLayout(Z, d.covariates, d.genes, d.X.shape[1], d.strata, S)
-        return FitInput(resolved.yname, family, d, layout, scheme)
+        return FitInput(resolved.yname, family, d, layout, scheme, resolved.rows)

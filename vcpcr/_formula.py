@@ -306,7 +306,8 @@ class Resolved(NamedTuple):
     data columns or design columns; None without); ``groups`` each encoded
     data column's design columns (:func:`source_groups`); ``rows`` the
     positions of the rows kept when rows with missing values were dropped
-    without a formula (None if none were).
+    (None if none were; :func:`resolve_formula` leaves it None, the
+    estimators' input route fills it).
     """
 
     X: Any

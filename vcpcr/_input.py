@@ -407,14 +407,25 @@ def resolve_input(est: Any, X: Any, y: Any, *, owner: str) -> Resolved:
     categorical or string columns of a DataFrame ``X`` that
     ``est.covariates`` or ``est.strata`` name are encoded as treatment
     dummies (:func:`vcpcr._formula.encode_columns`; the spec is returned
-    for ``predict``).
+    for ``predict``). Either way, ``rows`` holds the positions of the rows
+    of ``X`` kept when ``missing="drop"`` dropped some (None otherwise).
+    ``owner`` names the caller in the messages.
     """
     missing = check_choice(est.missing, "missing", ("raise", "drop"), owner=owner)
     strata = getattr(est, "strata", None)
+    positional = (
+        est.formula is not None and missing == "drop" and isinstance(X, pd.DataFrame)
+    )
+    if positional:  # the labels of the rows the formula keeps are their positions
+        X = X.copy(deep=False)
+        X.index = pd.RangeIndex(len(X))
     resolved = resolve_formula(
         est.formula, X, y, missing=missing, owner=owner, strata=strata
     )
     if est.formula is not None:
+        kept = resolved.X.index
+        if positional and len(kept) < len(X):
+            return resolved._replace(rows=np.asarray(kept, dtype=np.intp))
         return resolved
     rows = _missing_rows(X, y) if missing == "drop" else None
     if rows is not None:

@@ -5,10 +5,11 @@ on random parts of the rows. This module holds what they share:
 
 - :func:`check_template`: the template must be an unfitted ``VCPCR`` or
   ``VCPCRCV``;
-- :func:`resampling_rows`: validates ``X`` / ``y`` once, as the estimators'
-  ``fit`` does (formula included), and returns a :class:`Rows`: the rows to
-  resample, the validated response, the stratification labels and the
-  :class:`Fingerprint` of (template parameters, data);
+- :func:`resampling_rows`: validates ``X`` / ``y`` once, through the
+  estimators' own input route (formula included), and returns a
+  :class:`Rows`: the rows to resample, the validated response, the
+  stratification labels and the :class:`Fingerprint` of (template
+  parameters, data);
 - :func:`check_resampling` and :func:`draw_splits`: seeded (stratified)
   random halves, drawn up front so that results do not depend on ``n_jobs``;
 - :func:`clone_for_split`: one clone of the template per resample, seeded
@@ -26,7 +27,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
@@ -34,8 +34,8 @@ from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.utils.validation import check_is_fitted
 
 from vcpcr._cv import VCPCRCV
-from vcpcr._families import Family, family_instance
-from vcpcr._input import resolve_input, validated_design
+from vcpcr._families import Family
+from vcpcr._input import take
 from vcpcr._model import VCPCR
 from vcpcr._scaling import standardize
 from vcpcr._validation import (
@@ -331,10 +331,13 @@ class Rows:
 def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> Rows:
     """Validate ``X`` and ``y`` as the template's ``fit`` does; return the rows.
 
-    With a formula template ``y`` must be None: the outcome comes from the
-    formula (:func:`vcpcr._formula.parse_formula`), and rows that
-    ``missing="drop"`` drops are dropped here, once (with its warning), so
-    that every resample sees complete rows.
+    The data go through the template's own input route
+    (:meth:`vcpcr._base.VCPCRBase._fit_input`, on a clone): the formula,
+    ``missing``, the covariates, the validation and the template's
+    parameters are checked there, once, before any resample. With a formula
+    template ``y`` must be None (the outcome comes from the formula), and
+    rows that ``missing="drop"`` drops are dropped here, once (with its
+    warning), so that every resample sees complete rows.
 
     Parameters
     ----------
@@ -356,48 +359,41 @@ def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> R
     ------
     ValueError
         If ``X`` and ``y`` have different numbers of rows, for any data
-        problem that ``fit`` would report, or for a template parameter out of
-        range (checked here, before any resample).
+        problem that ``fit`` would report, for a template parameter out of
+        range, or for a template with strata (each resample's outcome model
+        would ignore them).
     """
-    family = family_instance(estimator.family, owner=type(estimator).__name__)
-    data = X
-    if estimator.formula is not None and isinstance(X, pd.DataFrame):
-        data = X.reset_index(drop=True)  # positions, to find the dropped rows
-    resolved = resolve_input(estimator, data, y, owner=owner)
-    if estimator.formula is not None:
-        data = data.iloc[np.asarray(resolved.X.index, dtype=np.intp)]
-    elif resolved.rows is not None:  # missing="drop" without a formula
-        data = data.iloc[resolved.rows] if hasattr(data, "iloc") else resolved.X
-        y = resolved.y
-    if resolved.strata is not None:
+    data = clone(estimator)._fit_input(X, y, owner=owner)  # sets n_features_in_
+    d, family = data.design, data.family
+    if d.strata.size:  # named by the template's strata=, else by the design
+        strata = estimator.strata
+        if strata is None:
+            strata = [d.names[j] for j in d.strata]
         raise ValueError(
-            f"{owner}: a template with strata={resolved.strata!r} is not "
-            f"supported (each split's outcome model would ignore the strata). "
-            f"Use the template without strata, or adjust for those columns with "
-            f"covariates=."
+            f"{owner}: a template with strata={strata!r} is not supported (each "
+            f"split's outcome model would ignore the strata). Use the template "
+            f"without strata, or adjust for those columns with covariates=."
         )
-    scratch = clone(estimator)  # validated_design sets feature_names_in_ on it
-    d = validated_design(scratch, resolved, family)
-    covs, genes = d.covariates, d.genes
-    scratch._check_params(family, genes.size, covariates=covs.size > 0)  # no fit yet
-    prepared = d.prepared
+    if data.rows is not None:  # missing="drop" dropped rows
+        X, y = take(X, data.rows), take(y, data.rows)
+    genes = d.genes
     _, mean, scale = standardize(d.X[:, genes])
     fingerprint = Fingerprint(
         type(estimator).__name__,
         _params(estimator),
         int(d.X.shape[0]),
         tuple(d.names[j] for j in genes),
-        resolved.yname,
+        data.yname,
         mean,
         scale,
     )
     return Rows(
-        data,
-        None if estimator.formula is not None else y,
+        X,
+        y,
         d.y,
-        family.strata(prepared.outcome),
+        family.strata(d.prepared.outcome),
         family,
-        resolved.yname,
+        data.yname,
         fingerprint,
         np.asarray(d.X[:, genes], dtype=np.float64),
     )

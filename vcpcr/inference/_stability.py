@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numbers
 from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -246,11 +248,13 @@ def _fraction(value: float) -> str:
     return "-" if np.isnan(value) else f"{value:.3f}"
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class StabilityResult:
     r"""Selection frequencies, stable set and consensus gene modules.
 
-    Returned by :func:`vcpcr.inference.stability_selection`; every attribute
-    is computed once, when the result is made.
+    Made by :func:`vcpcr.inference.stability_selection`; plain attributes,
+    computed once from the label matrix when the result is made, nothing
+    recomputed on access.
 
     Attributes
     ----------
@@ -350,99 +354,28 @@ class StabilityResult:
        Computational Statistics & Data Analysis 52, 258-271.
     """
 
-    def __init__(
-        self,
-        labels: pd.DataFrame,
-        subsamples: NDArray[np.intp],
-        *,
-        threshold: float,
-        min_frequency: float,
-        n_samples: int,
-        stratified: bool,
-        estimator: Any,
-        fingerprint: Fingerprint,
-        failures: pd.Series | None = None,
-    ) -> None:
-        L = labels.to_numpy()
-        names = labels.columns
-        self.labels = labels
-        self.subsamples = subsamples
-        self.failures = (
-            pd.Series(None, index=labels.index, dtype=object, name="failure")
-            if failures is None
-            else failures
-        )
-        self.n_failed = int(self.failures.notna().sum())
-        self.threshold = float(threshold)
-        self.min_frequency = float(min_frequency)
-        self.n_pairs = labels.shape[0] // 2
-        self.n_samples = int(n_samples)
-        self.stratified = bool(stratified)
-        self.subsample_size = subsamples.shape[1]
-        self.n_features = labels.shape[1]
-        self.estimator = estimator
-        self.fingerprint = fingerprint
-        freq = selection_frequency(L)
-        self.selection_frequency = pd.Series(freq, index=names, name="frequency")
-        order = np.argsort(-freq, kind="stable")
-        self.stable_set = names[order[freq[order] >= self.threshold]]
-        self.mean_selected = float((L >= 0).sum(axis=1).mean())
-        self.error_bound = error_bound(
-            self.mean_selected, self.n_features, self.threshold
-        )
-        candidates = order[freq[order] >= self.min_frequency]
-        self.coclustering_features = names[candidates]
-        self.coclustering = coclustering(L, candidates)
-        self.modules = self._consensus(candidates, freq)
-        self.module_table = self._module_table(self.modules)
-        self.guarantee = (
-            f"Stability selection ({2 * self.n_pairs} fits on halves of "
-            f"{self.subsample_size} rows): stab. freq. is the share of fits "
-            f"selecting a gene; stability, the share of fits placing two members "
-            f"of a cluster together when both are selected (mean over pairs); "
-            f"jaccard, the cluster's best-match Jaccard across the fits "
-            f"(fpc::clusterboot: >= 0.75 stable, < 0.6 not to be trusted). The "
-            f"{self.stable_set.size} genes with stab. freq. >= {self.threshold:g} "
-            f"hold at most {self.error_bound:.3g} false selections in expectation "
-            f"if noise genes are selected exchangeably and no better than at "
-            f"random (Meinshausen & Buhlmann 2010). These numbers measure "
-            f"reproducibility, not significance."
-        )
-
-    def _consensus(
-        self, candidates: NDArray[np.intp], freq: NDArray[np.float64]
-    ) -> dict[str, list[str]]:
-        """Consensus modules of the stable set (a prefix of ``candidates``)."""
-        s = self.stable_set.size
-        stable = sparse.csr_array(self.coclustering[:s][:, :s])
-        module = consensus_modules(stable)
-        names = self.coclustering_features[:s]
-        groups = [names[module == k] for k in range(int(module.max(initial=-1)) + 1)]
-        ranked = sorted(
-            groups, key=lambda g: (-g.size, -self.selection_frequency[g].mean())
-        )
-        return {f"module_{i}": list(g) for i, g in enumerate(ranked, start=1)}
-
-    def _positions(self, members: list[str]) -> NDArray[np.intp]:
-        return np.asarray(self.labels.columns.get_indexer(members), dtype=np.intp)
-
-    def _module_table(self, modules: dict[str, list[str]]) -> pd.DataFrame:
-        """``size``, ``stability``, ``jaccard`` and ``frequency`` per module."""
-        L = self.labels.to_numpy()
-        rows = []
-        for members in modules.values():
-            pos = self._positions(members)
-            rows.append(
-                {
-                    "size": len(members),
-                    "stability": mean_coclustering(L, pos),
-                    "jaccard": float(best_match_jaccard(L, pos).mean()),
-                    "frequency": float(self.selection_frequency.iloc[pos].mean()),
-                }
-            )
-        columns = ["size", "stability", "jaccard", "frequency"]
-        table = pd.DataFrame(rows, index=list(modules), columns=columns)
-        return table.astype({"size": np.intp})
+    selection_frequency: pd.Series
+    stable_set: pd.Index
+    threshold: float
+    mean_selected: float
+    error_bound: float
+    labels: pd.DataFrame
+    subsamples: NDArray[np.intp]
+    failures: pd.Series
+    n_failed: int
+    min_frequency: float
+    coclustering_features: pd.Index
+    coclustering: sparse.csr_array
+    modules: dict[str, list[str]]
+    module_table: pd.DataFrame
+    n_pairs: int
+    n_samples: int
+    subsample_size: int
+    n_features: int
+    stratified: bool
+    estimator: Any
+    fingerprint: Fingerprint
+    guarantee: str
 
     # ------------------------------------------------------- the fitted model
     def check_matches(self, model: Any) -> None:
@@ -491,7 +424,8 @@ class StabilityResult:
             As :meth:`check_matches`.
         """
         self.check_matches(model)
-        table = self._module_table(dict(model.clusters_))
+        clusters = dict(model.clusters_)
+        table = _module_table(self.labels, self.selection_frequency, clusters)
         return table[["stability", "jaccard"]]
 
     def gene_evidence(self, model: Any) -> pd.DataFrame:
@@ -658,6 +592,112 @@ class StabilityResult:
         from vcpcr.plotting import plot_stability
 
         return plot_stability(self, axes=axes, top=top)
+
+
+def _stability_result(
+    labels: pd.DataFrame,
+    subsamples: NDArray[np.intp],
+    *,
+    threshold: float,
+    min_frequency: float,
+    n_samples: int,
+    stratified: bool,
+    estimator: Any,
+    fingerprint: Fingerprint,
+    failures: pd.Series,
+) -> StabilityResult:
+    """Compute every attribute of a :class:`StabilityResult` from the labels."""
+    L = labels.to_numpy()
+    names = labels.columns
+    n_pairs, n_features = labels.shape[0] // 2, labels.shape[1]
+    subsample_size = subsamples.shape[1]
+    freq = selection_frequency(L)
+    frequency = pd.Series(freq, index=names, name="frequency")
+    order = np.argsort(-freq, kind="stable")
+    stable_set = names[order[freq[order] >= threshold]]
+    mean_selected = float((L >= 0).sum(axis=1).mean())
+    bound = error_bound(mean_selected, n_features, threshold)
+    candidates = order[freq[order] >= min_frequency]
+    features = names[candidates]
+    coc = coclustering(L, candidates)
+    modules = _consensus(stable_set.size, features, coc, frequency)
+    guarantee = (
+        f"Stability selection ({2 * n_pairs} fits on halves of "
+        f"{subsample_size} rows): stab. freq. is the share of fits "
+        f"selecting a gene; stability, the share of fits placing two members "
+        f"of a cluster together when both are selected (mean over pairs); "
+        f"jaccard, the cluster's best-match Jaccard across the fits "
+        f"(fpc::clusterboot: >= 0.75 stable, < 0.6 not to be trusted). The "
+        f"{stable_set.size} genes with stab. freq. >= {threshold:g} "
+        f"hold at most {bound:.3g} false selections in expectation "
+        f"if noise genes are selected exchangeably and no better than at "
+        f"random (Meinshausen & Buhlmann 2010). These numbers measure "
+        f"reproducibility, not significance."
+    )
+    return StabilityResult(
+        selection_frequency=frequency,
+        stable_set=stable_set,
+        threshold=threshold,
+        mean_selected=mean_selected,
+        error_bound=bound,
+        labels=labels,
+        subsamples=subsamples,
+        failures=failures,
+        n_failed=int(failures.notna().sum()),
+        min_frequency=min_frequency,
+        coclustering_features=features,
+        coclustering=coc,
+        modules=modules,
+        module_table=_module_table(labels, frequency, modules),
+        n_pairs=n_pairs,
+        n_samples=n_samples,
+        subsample_size=subsample_size,
+        n_features=n_features,
+        stratified=stratified,
+        estimator=estimator,
+        fingerprint=fingerprint,
+        guarantee=guarantee,
+    )
+
+
+def _consensus(
+    n_stable: int,
+    features: pd.Index,
+    coc: sparse.csr_array,
+    frequency: pd.Series,
+) -> dict[str, list[str]]:
+    """Consensus modules of the stable set, the first ``n_stable`` ``features``.
+
+    ``features`` are the co-clustering's (most frequent first), ``coc`` its
+    matrix; modules by size, then mean ``frequency``.
+    """
+    stable = sparse.csr_array(coc[:n_stable][:, :n_stable])
+    module = consensus_modules(stable)
+    names = features[:n_stable]
+    groups = [names[module == k] for k in range(int(module.max(initial=-1)) + 1)]
+    ranked = sorted(groups, key=lambda g: (-g.size, -frequency[g].mean()))
+    return {f"module_{i}": list(g) for i, g in enumerate(ranked, start=1)}
+
+
+def _module_table(
+    labels: pd.DataFrame, frequency: pd.Series, modules: Mapping[str, Sequence[str]]
+) -> pd.DataFrame:
+    """``size``, ``stability``, ``jaccard`` and ``frequency`` per module."""
+    L = labels.to_numpy()
+    rows = []
+    for members in modules.values():
+        pos = np.asarray(labels.columns.get_indexer(members), dtype=np.intp)
+        rows.append(
+            {
+                "size": len(members),
+                "stability": mean_coclustering(L, pos),
+                "jaccard": float(best_match_jaccard(L, pos).mean()),
+                "frequency": float(frequency.iloc[pos].mean()),
+            }
+        )
+    columns = ["size", "stability", "jaccard", "frequency"]
+    table = pd.DataFrame(rows, index=list(modules), columns=columns)
+    return table.astype({"size": np.intp})
 
 
 def _subsample_labels(
@@ -857,12 +897,12 @@ def stability_selection(
         index=index,
         columns=pd.Index(names),
     )
-    return StabilityResult(
+    return _stability_result(
         labels,
         subsamples,
-        threshold=threshold,
-        min_frequency=min_frequency,
-        n_samples=n,
+        threshold=float(threshold),
+        min_frequency=float(min_frequency),
+        n_samples=int(n),
         stratified=data.strata is not None,
         estimator=estimator,
         fingerprint=data.fingerprint,
