@@ -134,6 +134,14 @@ and folded as the fifth study splits; today's default and Coxnet
 - Coxnet is clearly negative on average (the interval's upper end below
 0); if not, the gap lies in the real outcomes' relation to the genes.
 
+**Outcome of the seventh run** (``results/c_gap_cohort_x_table.txt``):
+not supported. On the cohorts' own genes with a simulated three-gene
+outcome, today's default is +0.023 [+0.009, +0.038] *above* Coxnet on
+average (from -0.009 on NSBCD to +0.040 on gse3143). The genes themselves
+(distributions, correlations, 549 to 15,528 of them) do not make VC-PCR
+trail; the gap lies in how the real outcomes relate to the genes, which
+no design here reproduced.
+
 **Methods**, on the same 5 stratified folds of the training rows:
 ``VCPCRCV(family="cox")`` defaults (Harrell's C, best point; the shipped
 default); the signed paired gate at ``c`` = 1, refitted shrunk (the best
