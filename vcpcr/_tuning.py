@@ -326,15 +326,14 @@ def fold_model(fold: SolvedFold, spec: FoldSpec, point: int) -> Any:
     """
     K, delta, ratio = spec.grid.points()[point]
     model = clone(spec.template).set_params(n_clusters=K, delta=delta, lam_ratio=ratio)
-    train = fold.train
+    train, weights = fold.train, fold.weights[fold.delta_index[point]]
     return model._set_solution(
         train.Xs,
         train.mean,
         train.scale,
         fold.prepared,
-        fold.weights[fold.delta_index[point]],
-        fold.solved,
-        point,
+        weights,
+        fold.solved.kept(point, train.Xs, weights),
         layout=train.layout,
     )
 
