@@ -219,8 +219,8 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
     n_clusters : int or sequence of int, default=(4, 5, 6)
         Candidate numbers of clusters; values above the number of features
         are capped at it (with a warning).
-    family : {"gaussian", "binomial", "cox"}, default="gaussian"
-        Outcome model (see :class:`VCPCR`).
+    family : {"gaussian", "binomial", "cox"} or Family, default="gaussian"
+        Outcome model: a name or a family object (see :class:`VCPCR`).
     weights : str or array-like, default="enet"
         Weight scheme (see :class:`VCPCR`).
     deltas : array-like of float, optional
@@ -455,7 +455,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         self,
         n_clusters: int | tuple[int, ...] = (4, 5, 6),
         *,
-        family: str = "gaussian",
+        family: str | Family = "gaussian",
         weights: Any = "enet",
         deltas: ArrayLike | None = None,
         lam_ratios: ArrayLike | None = None,

@@ -120,12 +120,15 @@ class VCPCR(SummaryMixin, VCPCRBase):
         Number of clusters ``K`` of the random initial partitions. Clusters
         that empty during the iterations are dropped, so the fit may have
         fewer. Capped (with a warning) at the number of features.
-    family : {"gaussian", "binomial", "cox"}, default="gaussian"
+    family : {"gaussian", "binomial", "cox"} or Family, default="gaussian"
         Outcome model: OLS regression, logistic regression (``y`` with two
         labels; the estimator is then a scikit-learn classifier) or Cox
         proportional hazards (``y`` a survival outcome: ``(time, event)``
         columns, :func:`vcpcr.Surv`, or scikit-survival's structured array;
-        requires lifelines).
+        requires lifelines). A name, or a family object (an instance of
+        ``vcpcr._families.Family``, such as the values of
+        ``vcpcr._families.FAMILIES``: the same fit as its name), resolved
+        once per fit.
     weights : {"enet", "ridge", "lasso", "identity", "glmnet_ridge", \
             "glmnet_lasso"} or array-like of shape (n_features,), default="enet"
         Step-0 weights: penalized regression coefficients (``"enet"``: an
@@ -395,7 +398,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
         self,
         n_clusters: int = 5,
         *,
-        family: str = "gaussian",
+        family: str | Family = "gaussian",
         weights: str | ArrayLike = "enet",
         delta: float | None = None,
         lam_ratio: float = 0.5,
@@ -474,7 +477,10 @@ class VCPCR(SummaryMixin, VCPCRBase):
         ------
         ValueError
             For NaN/infinite/constant columns, fewer than 3 samples, a constant
-            ``y``, or a ``y`` that is not binary with ``family="binomial"``.
+            ``y``, a ``y`` that is not binary with ``family="binomial"``, or
+            an unknown ``family`` name.
+        TypeError
+            For a ``family`` that is neither a name nor a family object.
 
         Warns
         -----
