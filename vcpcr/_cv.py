@@ -581,6 +581,16 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         design = np.column_stack([d.X[:, cols], d.X[:, strata], d.X[:, d.genes]])
         return design, cols.size, strata.size
 
+    @staticmethod
+    def _fold_names(data: FitInput) -> tuple[str, ...]:
+        """Names of the fold data's covariates and strata (:meth:`_fold_design`).
+
+        The input's names (``x<j>`` for an array's columns), which the
+        ``VCPCR`` fitted on all the data gives them too.
+        """
+        d = data.design
+        return tuple(d.names[j] for j in (*d.covariates, *d.strata))
+
     def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> VCPCRCV:
         """Cross-validate the grid, choose a point, refit on all data.
 
@@ -642,6 +652,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
             n_cov,
             n_strata,
             self.latent,
+            self._fold_names(data),
         )
         y_folds, exponent, degree = self._unit_outcome(family, yv, prepared)
         results = self._run_folds(Xa, y_folds, folds, spec, progress)
