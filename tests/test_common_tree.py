@@ -272,7 +272,7 @@ def test_inheritance_in_multi_split_only_adds_rejections():
     data = make_block_data(
         120, [1, 1, 1, 4], [1.0, 0.8, 0.6, 0.0], n_noise=16, random_state=2
     )
-    kw = dict(n_splits=10, random_state=3)
+    kw = {"n_splits": 10, "random_state": 3}
     model = VCPCR(n_clusters=3, n_init=2)
     plain = multi_split(model, data.X, data.y, **kw)
     heir = multi_split(model, data.X, data.y, inheritance=True, **kw)
