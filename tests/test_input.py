@@ -499,6 +499,14 @@ def test_formula_string_and_integer_strata(formula, strata):
     assert model.strata_names_ == ["center[T.b]", "batch"]
     assert_allclose(_gene_coef(model), _gene_coef(ref), rtol=1e-10, atol=1e-12)
     assert_allclose(model.predict(df), ref.predict(X), rtol=1e-10, atol=1e-12)
+    # each row's baseline is its combination's (numpy 2 printed a tuple of
+    # numpy scalars unlike lifelines' stratum labels, and this raised)
+    assert_allclose(
+        model.predict_survival_function(df, return_array=True),
+        ref.predict_survival_function(X, return_array=True),
+        rtol=1e-10,
+        atol=1e-12,
+    )
 
 
 @survival

@@ -1241,7 +1241,12 @@ class VCPCR(SummaryMixin, VCPCRBase):
 
 
 def _stratum_keys(S: NDArray[Any]) -> list[Any]:
-    """Each row's stratum: its value of one strata column, a tuple of several."""
+    """Each row's stratum: its value of one strata column, a tuple of several.
+
+    Python scalars (``tolist``), so that a tuple reads as lifelines' stratum
+    labels do (numpy 2 prints a tuple of its scalars as ``(np.float64(0.0),
+    ...)``).
+    """
     if S.shape[1] == 1:
-        return list(S[:, 0])
-    return [tuple(row) for row in S]
+        return list(S[:, 0].tolist())
+    return [tuple(row) for row in S.tolist()]
