@@ -439,12 +439,17 @@ def test_errors_say_what_and_how(call, match):
 
 
 @needs_survival
-def test_cross_val_calibration_needs_a_horizon_for_cox():
+@pytest.mark.parametrize("as_object", [False, True], ids=["name", "object"])
+def test_cross_val_calibration_needs_a_horizon_for_cox(as_object):
+    """Also with family objects, which read as their names."""
+    from vcpcr._families import FAMILIES
+
+    cox, gaussian = (FAMILIES[f] if as_object else f for f in ("cox", "gaussian"))
     X, y = _cox_data()
     with pytest.raises(ValueError, match="requires a horizon"):
-        cross_val_calibration(VCPCR(family="cox"), X, y)
-    with pytest.raises(ValueError, match="takes no horizon"):
-        cross_val_calibration(VCPCR(), X, y[:, 0], horizon=1.0)
+        cross_val_calibration(VCPCR(family=cox), X, y)
+    with pytest.raises(ValueError, match="takes no horizon for family='gaussian'"):
+        cross_val_calibration(VCPCR(family=gaussian), X, y[:, 0], horizon=1.0)
 
 
 @pytest.mark.skipif(

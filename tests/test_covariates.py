@@ -579,6 +579,46 @@ def test_vcpcrcv_with_strata():
     assert "Strata: center" in " ".join(cv.summary().as_text().split())
 
 
+def test_vcpcrcv_folds_name_step2_columns_as_vcpcr(monkeypatch):
+    """The folds' stratified step 2 (one lifelines fit per point) names the
+    covariates and the strata as VCPCR does (#25; was ``covariate_1``,
+    ``stratum_1``)."""
+    pytest.importorskip("sksurv")
+    pytest.importorskip("lifelines")
+    from sklearn.model_selection import StratifiedKFold
+
+    from vcpcr import VCPCRCV
+    from vcpcr._families import Cox
+
+    calls = []
+    fit = Cox.fit
+
+    def recording(self, M, outcome, names, yname, strata=None):
+        calls.append((names, None if strata is None else list(strata.columns)))
+        return fit(self, M, outcome, names, yname, strata)
+
+    monkeypatch.setattr(Cox, "fit", recording)
+    X, y = _stratified()
+    folds = list(StratifiedKFold(3, shuffle=True, random_state=0).split(X, y[:, 1]))
+    cv = VCPCRCV(
+        n_clusters=3,
+        family="cox",
+        deltas=[0.3],
+        lam_ratios=[0.1, 0.4],
+        n_init=1,
+        cv=folds,
+        random_state=0,
+        covariates=COV,
+        strata="center",
+    ).fit(X, y)
+    best = cv.best_estimator_
+    assert len(calls) == 3 * 2 + 1  # every fold's points, then the refit
+    assert list(best.result_.params_.index) == calls[-1][0]
+    for names, strata in calls:
+        assert names[:2] == best.covariate_names_ == COV
+        assert strata == best.strata_names_ == ["center"]
+
+
 def test_vcpcrcv_bad_strata():
     from sklearn.model_selection import KFold
 

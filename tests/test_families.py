@@ -149,6 +149,106 @@ def test_family_instance_takes_a_registered_name_or_a_family():
     )
 
 
+@pytest.mark.parametrize("name", ["gaussian", "binomial", COX])
+def test_a_family_object_fits_as_its_name(name):
+    """``family=`` takes the family object itself: the same clusters,
+    coefficients, predictions, tags and summary as its name (#25)."""
+    X, y = _outcome(name)
+    family = FAMILIES[name]
+    kw = {"n_clusters": 3, "lam_ratio": 0.3, "n_init": 3, "random_state": 0}
+    ref = VCPCR(family=name, **kw).fit(X, y)
+    new = VCPCR(family=family, **kw).fit(X, y)
+    assert new.family is family
+    assert_array_equal(new.labels_, ref.labels_)
+    assert_array_equal(new.coef_, ref.coef_)
+    assert new.intercept_ == ref.intercept_
+    assert_array_equal(new.predict(X), ref.predict(X))
+    assert new.score(X, y) == ref.score(X, y)
+    assert new.summary().as_text() == ref.summary().as_text()
+    assert new.__sklearn_tags__() == ref.__sklearn_tags__()
+    public = [m for m in dir(ref) if not m.startswith("_")]
+    assert [m for m in dir(new) if not m.startswith("_")] == public
+
+
+@pytest.mark.parametrize("name", ["gaussian", "binomial", COX])
+def test_a_family_object_is_cross_validated_as_its_name(name):
+    X, y = _outcome(name)
+    splitter = StratifiedKFold if name == "binomial" else KFold
+    kw = {
+        "n_clusters": (2, 3),
+        "deltas": [0.1, 0.3],
+        "lam_ratios": [0.2, 0.5],
+        "n_init": 2,
+        "cv": list(splitter(3, shuffle=True, random_state=0).split(X, y)),
+        "random_state": 0,
+    }
+    ref = VCPCRCV(family=name, **kw).fit(X, y)
+    new = VCPCRCV(family=FAMILIES[name], **kw).fit(X, y)
+    columns = ["mean_test_score", "std_test_score", "mean_size"]
+    assert_array_equal(new.cv_results_[columns], ref.cv_results_[columns])
+    assert new.best_params_ == ref.best_params_
+    assert_array_equal(new.coef_, ref.coef_)
+    assert_array_equal(new.predict(X), ref.predict(X))
+    assert new.summary().as_text() == ref.summary().as_text()
+
+
+def test_a_family_object_clones_pickles_and_prints():
+    """scikit-learn's ``clone`` deep-copies a family object: the copy equals
+    the original, so the clone's parameters equal the estimator's; a fitted
+    estimator with a family object pickles, and its repr shows the object."""
+    import pickle
+
+    from sklearn.base import clone, is_classifier
+
+    X, y = _outcome("binomial")
+    model = VCPCR(family=FAMILIES["binomial"], n_clusters=3, n_init=2, random_state=0)
+    copy = clone(model)
+    assert copy.family is not model.family
+    assert copy.family == model.family == FAMILIES["binomial"]
+    assert copy.family != FAMILIES["gaussian"]
+    assert hash(copy.family) == hash(model.family)
+    assert copy.get_params() == model.get_params()
+    assert repr(model) == (
+        "VCPCR(family=Binomial(), n_clusters=3, n_init=2, random_state=0)"
+    )
+    assert is_classifier(model)
+    assert hasattr(model, "predict_proba")
+    model.fit(X, y)
+    restored = pickle.loads(pickle.dumps(model))
+    assert restored.family == model.family
+    assert_array_equal(restored.predict_proba(X), model.predict_proba(X))
+    assert restored.summary().as_text() == model.summary().as_text()
+
+
+def test_a_family_object_reads_as_its_name_in_the_inference_summaries():
+    from vcpcr.inference import multi_split, stability_selection
+
+    X, y = _outcome("gaussian")
+    texts = []
+    for family in ("gaussian", FAMILIES["gaussian"]):
+        model = VCPCR(2, family=family, n_init=2, random_state=0)
+        split = multi_split(model, X, y, n_splits=3, random_state=0)
+        pairs = stability_selection(model, X, y, n_pairs=2, random_state=0)
+        texts.append((split.summary().as_text(), pairs.summary().as_text()))
+    assert texts[1] == texts[0]
+    assert "gaussian" in texts[1][1]
+
+
+@pytest.mark.parametrize("estimator", [VCPCR, VCPCRCV], ids=["VCPCR", "VCPCRCV"])
+@pytest.mark.parametrize(
+    "family", [3, None, np.str_, FAMILIES], ids=["int", "None", "type", "dict"]
+)
+def test_a_family_of_another_type_is_a_type_error_naming_the_names(estimator, family):
+    X, y = _outcome("gaussian")
+    with pytest.raises(
+        TypeError,
+        match=rf"The 'family' parameter of {estimator.__name__} must be one of "
+        r"'gaussian', 'binomial', 'cox' or a vcpcr._families.Family object. "
+        r"Got .* \(of type \w+\) instead.",
+    ):
+        estimator(family=family).fit(X, y)
+
+
 def test_a_family_without_a_step0_loss_or_cv_scorings_is_named(monkeypatch):
     """A family registered in FAMILIES alone: the weights and the CV say what
     is missing, instead of a KeyError."""

@@ -422,6 +422,66 @@ def test_two_part_columns_removed_from_dot_are_not_checked():
         parse_formula("y ~ g1 | .", df)
 
 
+# ------------------------------------ columns named like formulaic's transforms
+
+
+def make_shadowing(n=12, seed=0):
+    """``center`` (strings) and ``scale`` (numbers) are data columns and the
+    names of formulaic transforms, which its ``required_variables`` leaves out;
+    formulaic reads the data first, so the formula reads the columns."""
+    df = make_df(n, seed)[["y", "g1", "g2"]]
+    return df.assign(center=np.tile(["a", "b", "b"], n // 3), scale=df["g1"] + 1.0)
+
+
+SHADOWING = {
+    # formula: (covariates, center's design columns: source_groups()["center"])
+    "term-and-dot": ("y ~ center + .", (), ("center[T.b]",)),
+    "strata()-and-dot": ("y ~ strata(center) + .", (), ("center[T.b]",)),
+    "covariate": ("y ~ center | .", ("center[T.b]",), ("center[T.b]",)),
+    "C()-covariate": ("y ~ C(center) | .", ("C(center)[T.b]",), ("C(center)[T.b]",)),
+    "clustered": ("y ~ g1 | . + center", ("g1",), ("center[T.b]",)),
+    "dot": ("y ~ .", (), ("center[T.b]",)),
+}
+
+
+@pytest.mark.parametrize(
+    ("formula", "covariates", "dummies"), SHADOWING.values(), ids=list(SHADOWING)
+)
+def test_column_named_like_a_transform_is_read(formula, covariates, dummies):
+    """The spec names ``center`` among the columns read (its design columns
+    are found from it, as for strata(center); new data must have it), once."""
+    df = make_shadowing()
+    res = parse_formula(formula, df)
+    assert "center" in res.spec.columns
+    assert fm.source_groups(res.spec)["center"] == dummies
+    assert res.covariates == covariates
+    # once: the ``.`` (of either part) does not take ``center`` again
+    assert [name for name in res.feature_names if "center" in name] == [*dummies]
+    with pytest.raises(ValueError, match=r"data lacks 1 column\(s\) .*\['center'\]"):
+        transform_new(res.spec, df.drop(columns="center"))
+
+
+@pytest.mark.parametrize("formula", ["y ~ .", "y ~ center + g1", "y ~ g1 | ."])
+def test_missing_values_of_a_column_named_like_a_transform_are_dropped(formula):
+    df = make_shadowing()
+    df.loc[df.index[4], "center"] = None
+    with pytest.warns(VCPCRWarning, match=r"Dropped 1 of 12 .*'center': 1"):
+        res = parse_formula(formula, df, missing="drop")
+    assert res.n_dropped == 1
+    assert df.index[4] not in res.X.index
+
+
+@pytest.mark.parametrize("slow", [False, True], ids=["fast", "slow"])
+def test_outcome_named_like_a_transform_is_not_a_predictor(slow, monkeypatch):
+    """``np.log(scale) ~ .``: ``.`` leaves out the outcome's column ``scale``."""
+    df = make_shadowing().drop(columns=["y", "center"])
+    if slow:
+        force_slow(monkeypatch)
+    res = parse_formula("np.log(scale) ~ .", df)
+    assert res.feature_names == ["g1", "g2"]
+    assert_allclose(res.y, np.log(df["scale"]), rtol=1e-12)
+
+
 def test_unused_categories_are_left_out():
     """A category without rows would be an all-zero dummy (or an empty
     reference level); new data with it is an unseen level."""

@@ -421,6 +421,123 @@ def test_strata_one_part_formula_and_numeric_column():
         model.set_params(missing="drop").fit(df)
 
 
+def _centers(n=80, p=10, seed=0):
+    """Genes, a survival outcome, a string stratum and an integer one.
+
+    The string stratum is named ``center``, as is formulaic's transform
+    ``center()``, which formulaic's ``required_variables`` leaves out: its
+    design columns were not found from it. Returns the frame and the
+    same data without formula: ``center`` coded 0/1, the ``Surv`` outcome.
+    """
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame(rng.normal(size=(n, p)), columns=[f"g{j}" for j in range(p)])
+    center = rng.choice(np.array(["a", "b"], dtype=object), n)
+    batch = rng.integers(0, 2, n)
+    eta = df[["g0", "g1", "g2"]].sum(axis=1).to_numpy() + 0.5 * (center == "b")
+    df["time"] = rng.exponential(np.exp(-eta))
+    df["event"] = (rng.random(n) < 0.7).astype(float)
+    df["center"], df["batch"] = center, batch
+    plain = df.drop(columns=["time", "event"]).assign(center=(center == "b") * 1)
+    return df, plain, Surv(df["time"], df["event"])
+
+
+def _gene_coef(model, p=10):
+    return pd.Series(model.coef_, model.feature_names_in_)[[f"g{j}" for j in range(p)]]
+
+
+@survival
+@pytest.mark.parametrize("codes", [False, True], ids=["strings", "integers"])
+@pytest.mark.parametrize(
+    ("formula", "strata"),
+    [
+        ("Surv(time, event) ~ strata(center) + . - batch", None),
+        ("Surv(time, event) ~ . - batch + strata(center)", None),
+        ("Surv(time, event) ~ strata(center) | . - batch", None),
+        ("Surv(time, event) ~ . - batch", "center"),
+        ("Surv(time, event) ~ . - batch - center", ["center"]),
+    ],
+    ids=["strata()-dot", "dot-strata()", "strata()-bar", "strata=", "strata=-removed"],
+)
+def test_formula_strata_equal_integer_strata_without_formula(formula, strata, codes):
+    """A stratum column in any formula spelling fits what its integer codes
+    fit as ``strata=`` without formula: coef_, risk scores, survival."""
+    df, plain, y = _centers()
+    X = plain.drop(columns="batch")
+    if codes:
+        df = df.assign(center=X["center"])
+    ref = VCPCR(family="cox", strata=["center"], **KW).fit(X, y)
+    model = VCPCR(family="cox", formula=formula, strata=strata, **KW).fit(df)
+    assert model.strata_names_ == (["center"] if codes else ["center[T.b]"])
+    assert "center" not in model.membership_.index
+    assert model.covariate_names_ == []
+    assert_allclose(_gene_coef(model), _gene_coef(ref), rtol=1e-10, atol=1e-12)
+    assert_allclose(model.predict(df), ref.predict(X), rtol=1e-10, atol=1e-12)
+    assert_allclose(
+        model.predict_survival_function(df, return_array=True),
+        ref.predict_survival_function(X, return_array=True),
+        rtol=1e-10,
+        atol=1e-12,
+    )
+
+
+@survival
+@pytest.mark.parametrize(
+    ("formula", "strata"),
+    [
+        ("Surv(time, event) ~ strata(center, batch) + .", None),
+        ("Surv(time, event) ~ strata(center) + strata(batch) | .", None),
+        ("Surv(time, event) ~ .", ["center", "batch"]),
+    ],
+    ids=["strata(a, b)", "strata(a)+strata(b)", "strata="],
+)
+def test_formula_string_and_integer_strata(formula, strata):
+    """Two strata columns, one of strings: each row's stratum is the
+    combination, as with their integer codes without formula."""
+    df, X, y = _centers()
+    ref = VCPCR(family="cox", strata=["center", "batch"], **KW).fit(X, y)
+    model = VCPCR(family="cox", formula=formula, strata=strata, **KW).fit(df)
+    assert model.strata_names_ == ["center[T.b]", "batch"]
+    assert_allclose(_gene_coef(model), _gene_coef(ref), rtol=1e-10, atol=1e-12)
+    assert_allclose(model.predict(df), ref.predict(X), rtol=1e-10, atol=1e-12)
+    # each row's baseline is its combination's (numpy 2 printed a tuple of
+    # numpy scalars unlike lifelines' stratum labels, and this raised)
+    assert_allclose(
+        model.predict_survival_function(df, return_array=True),
+        ref.predict_survival_function(X, return_array=True),
+        rtol=1e-10,
+        atol=1e-12,
+    )
+
+
+@survival
+def test_formula_string_strata_in_cv_and_resampling():
+    """VCPCRCV with strata(center) scores what strata= on the integer codes
+    scores; the resampling refuses the stratified template by its name."""
+    from vcpcr.inference import multi_split, stability_selection
+
+    df, plain, y = _centers()
+    X = plain.drop(columns="batch")
+    grid = {"deltas": [0.3], "lam_ratios": [0.1, 0.4], "n_init": 1, "cv": 3}
+    formula = "Surv(time, event) ~ strata(center) + . - batch"
+    cv = VCPCRCV(family="cox", formula=formula, n_clusters=2, random_state=0, **grid)
+    ref = VCPCRCV(family="cox", strata="center", n_clusters=2, random_state=0, **grid)
+    cv.fit(df)
+    ref.fit(X, y)
+    assert cv.best_estimator_.strata_names_ == ["center[T.b]"]
+    assert_allclose(
+        cv.cv_results_["mean_test_score"],
+        ref.cv_results_["mean_test_score"],
+        rtol=1e-10,
+    )
+    assert_allclose(cv.predict(df), ref.predict(X), rtol=1e-10, atol=1e-12)
+    template = VCPCR(family="cox", formula=formula, **KW)
+    msg = r"strata=\['center\[T.b\]'\] is not supported"
+    with pytest.raises(ValueError, match=msg):
+        multi_split(template, df, n_splits=2)
+    with pytest.raises(ValueError, match=msg):
+        stability_selection(template, df, n_pairs=2)
+
+
 def test_strata_formula_errors():
     df = _strata_frame()
     formula = "Surv(time, event) ~ age + strata(node) | ."
@@ -434,6 +551,11 @@ def test_strata_formula_errors():
         VCPCR(family="cox", formula="Surv(time, event) ~ strata(nod) | .").fit(df)
     with pytest.raises(ValueError, match="needs family='cox'"):
         VCPCR(formula="time ~ age + strata(node) | . - event").fit(df)
+    df = _centers()[0]
+    with pytest.raises(ValueError, match=r"also uses \['center'\] as a term"):
+        VCPCR(
+            family="cox", formula="Surv(time, event) ~ C(center) | .", strata="center"
+        ).fit(df)
 
 
 @survival

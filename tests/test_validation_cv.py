@@ -236,12 +236,18 @@ def test_bad_parameters_name_the_fix(kwargs, error, match):
 
 def test_bad_estimators_and_data_name_the_fix():
     from vcpcr import VCPCR
+    from vcpcr._families import FAMILIES
 
     X, y = _cohort()
     with pytest.raises(
         ValueError, match="must be a survival model; got family='gaussian'"
     ):
         _validate(VCPCR(covariates=["age"]), X, y)
+    gaussian = FAMILIES["gaussian"]  # a family object reads as its name
+    with pytest.raises(
+        ValueError, match="must be a survival model; got family='gaussian'"
+    ):
+        _validate(VCPCR(family=gaussian, covariates=["age"]), X, y)
     with pytest.raises(ValueError, match="must not use a formula"):
         _validate(
             VCPCR(family="cox", formula="Surv(t, e) ~ ."), X, y, covariates=["age"]

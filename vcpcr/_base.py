@@ -53,7 +53,7 @@ class VCPCRBase(TransformerMixin, BaseEstimator):
     :meth:`_check_params` with their own.
     """
 
-    family: str
+    family: str | Family
     weights: Any
     latent: str
     n_init: int

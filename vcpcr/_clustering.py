@@ -3,7 +3,9 @@
 Above the engine (:mod:`vcpcr._solvers.sos_nmf`, which solves given problems), this
 module is the clustering step of VC-PCR: it keeps the best restart of every
 grid point (:func:`best_starts`; the starts come from
-:func:`vcpcr._sos_nmf.initial_partitions`) and turns the kept
+:func:`vcpcr._sos_nmf.initial_partitions`), hands one point's kept start on
+as one solution (:class:`KeptStart`: :func:`best_start` for a single
+problem, :meth:`BestStarts.kept` for a point of a grid) and turns the kept
 solution into the estimators' ordered clusters (:func:`order_clusters`) and
 the loadings step 2 builds its latent variables with (:func:`loadings`).
 
@@ -12,7 +14,8 @@ One restart driver, :func:`best_starts`, serves :class:`vcpcr.VCPCR`,
 :mod:`vcpcr.plotting` and ``vcpcr benchmark``: every start of every grid
 point is one problem of a single :func:`vcpcr._solvers.sos_nmf.batched_sos_nmf` call,
 the starts of a point share an absolute penalty (so that their objectives
-compare) and the start with the lowest final objective is kept.
+compare) and the start with the lowest final objective is kept. A single
+fit (:func:`best_start`) is a grid of one point on it.
 """
 
 from __future__ import annotations
@@ -25,12 +28,14 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from vcpcr._solvers.sos_nmf import BatchResult, batched_sos_nmf, initial_lambda_max
-from vcpcr._sos_nmf import SOSNMFResult, warn_unconverged
+from vcpcr._sos_nmf import SOSNMFResult, single_result, warn_unconverged
 
 __all__ = [
     "LATENTS",
     "BestStarts",
     "Clusters",
+    "KeptStart",
+    "best_start",
     "best_starts",
     "check_latent",
     "loadings",
@@ -40,6 +45,23 @@ __all__ = [
 #: How a selected variable enters its cluster's latent variable: ``"paper"``,
 #: ``M = X V`` (the paper's step 2); ``"signed"``, ``M = X diag(sign w) V``.
 LATENTS = ("paper", "signed")
+
+
+class KeptStart(NamedTuple):
+    """The kept start of one problem: its solution and which start it was.
+
+    Attributes
+    ----------
+    result : SOSNMFResult
+        The solution, on every clustered variable (``lam`` the point's
+        penalty, ``lam_max`` the largest over its starts; ``objective`` the
+        history when it was recorded, else the final value).
+    start : int
+        Its position among the problem's starts.
+    """
+
+    result: SOSNMFResult
+    start: int
 
 
 class BestStarts(NamedTuple):
@@ -79,6 +101,24 @@ class BestStarts(NamedTuple):
     def converged(self) -> NDArray[np.bool_]:
         """Whether the kept start of each point converged."""
         return self.batch.converged[self.problem]
+
+    def kept(
+        self, point: int, Xs: NDArray[np.float64], weights: NDArray[np.float64]
+    ) -> KeptStart:
+        """Return the kept start of grid point ``point`` as one solution.
+
+        ``Xs`` is the data the batch solved and ``weights`` the point's row
+        of its weights (they give the solution's latent variables ``U``).
+        """
+        res = single_result(
+            Xs,
+            weights,
+            self.batch,
+            int(self.problem[point]),
+            self.lam[point],
+            self.lam_max[point],
+        )
+        return KeptStart(res, int(self.start[point]))
 
 
 def best_starts(
@@ -143,6 +183,39 @@ def best_starts(
             reason, rel = str(batch.reason[b]), float(batch.rel_change[b])
             warn_unconverged(reason, rel, max_iter, tol)
     return BestStarts(kept, start[kept], lam, lam_max, batch)
+
+
+def best_start(
+    Xs: NDArray[np.float64],
+    weights: NDArray[np.float64],
+    starts: Sequence[ArrayLike],
+    lam_ratio: float,
+    *,
+    max_iter: int,
+    tol: float,
+    history: bool = False,
+    warn: bool = False,
+) -> KeptStart:
+    """Solve one problem from each of its ``starts``; return the kept start.
+
+    A grid of one point on :func:`best_starts` (the one restart driver),
+    with the weight vector ``weights`` and the penalty ``lam_ratio *
+    lam_max``, ``lam_max`` the largest over the starts; ``history`` and
+    ``warn`` as there. :meth:`vcpcr.VCPCR.fit` solves its problem so.
+    """
+    solved = best_starts(
+        Xs,
+        weights[None, :],
+        [starts],
+        [0],
+        [0],
+        [lam_ratio],
+        max_iter=max_iter,
+        tol=tol,
+        history=history,
+        warn=warn,
+    )
+    return solved.kept(0, Xs, weights)
 
 
 class Clusters(NamedTuple):

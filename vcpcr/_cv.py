@@ -219,8 +219,8 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
     n_clusters : int or sequence of int, default=(4, 5, 6)
         Candidate numbers of clusters; values above the number of features
         are capped at it (with a warning).
-    family : {"gaussian", "binomial", "cox"}, default="gaussian"
-        Outcome model (see :class:`VCPCR`).
+    family : {"gaussian", "binomial", "cox"} or Family, default="gaussian"
+        Outcome model: a name or a family object (see :class:`VCPCR`).
     weights : str or array-like, default="enet"
         Weight scheme (see :class:`VCPCR`).
     deltas : array-like of float, optional
@@ -455,7 +455,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         self,
         n_clusters: int | tuple[int, ...] = (4, 5, 6),
         *,
-        family: str = "gaussian",
+        family: str | Family = "gaussian",
         weights: Any = "enet",
         deltas: ArrayLike | None = None,
         lam_ratios: ArrayLike | None = None,
@@ -581,6 +581,16 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         design = np.column_stack([d.X[:, cols], d.X[:, strata], d.X[:, d.genes]])
         return design, cols.size, strata.size
 
+    @staticmethod
+    def _fold_names(data: FitInput) -> tuple[str, ...]:
+        """Names of the fold data's covariates and strata (:meth:`_fold_design`).
+
+        The input's names (``x<j>`` for an array's columns), which the
+        ``VCPCR`` fitted on all the data gives them too.
+        """
+        d = data.design
+        return tuple(d.names[j] for j in (*d.covariates, *d.strata))
+
     def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> VCPCRCV:
         """Cross-validate the grid, choose a point, refit on all data.
 
@@ -642,6 +652,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
             n_cov,
             n_strata,
             self.latent,
+            self._fold_names(data),
         )
         y_folds, exponent, degree = self._unit_outcome(family, yv, prepared)
         results = self._run_folds(Xa, y_folds, folds, spec, progress)

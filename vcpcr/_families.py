@@ -57,6 +57,7 @@ __all__ = [
     "Prepared",
     "check_identifiable",
     "family_instance",
+    "family_name",
     "known_family",
     "registered",
 ]
@@ -162,6 +163,27 @@ class Family(abc.ABC):
     #: Whether step 2 has no intercept and the estimator reports its linear
     #: predictor centred at the training means (lifelines' convention).
     centred: ClassVar[bool] = False
+
+    # ---------------------------------------------------------- as a parameter
+
+    def __eq__(self, other: object) -> bool:
+        """Return whether ``other`` is a family of this class with equal attributes.
+
+        So that scikit-learn's ``clone`` (which deep-copies a parameter that
+        is not an estimator) gives an estimator equal to the original.
+        """
+        if type(other) is not type(self):
+            return NotImplemented
+        return vars(self) == vars(other)
+
+    def __hash__(self) -> int:
+        """Hash by class: equal families hash equally."""
+        return hash(type(self))
+
+    def __repr__(self) -> str:
+        """Return the constructor call, e.g. ``Gaussian()`` (an estimator's repr)."""
+        args = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
+        return f"{type(self).__name__}({args})"
 
     # ---------------------------------------------------------------- step 2
 
@@ -670,13 +692,30 @@ def family_instance(family: str | Family, *, owner: str) -> Family:
     """Return the family of a ``family`` parameter (a name in :data:`FAMILIES`, or one).
 
     The one resolution of a family, once per fit: the callers pass the
-    object on. A name that is not registered is a ValueError naming the
-    registered ones (``owner`` is the class or function whose parameter it
-    is).
+    object on. A name that is not registered is a ValueError, and a value
+    that is neither a string nor a :class:`Family` a TypeError, each naming
+    the registered names (``owner`` is the class or function whose
+    parameter it is).
     """
     if isinstance(family, Family):
         return family
+    if not isinstance(family, str):
+        raise TypeError(
+            f"The 'family' parameter of {owner} must be one of "
+            f"{', '.join(repr(name) for name in FAMILIES)} or a "
+            f"vcpcr._families.Family object. Got {family!r} (of type "
+            f"{type(family).__name__}) instead."
+        )
     return FAMILIES[check_choice(family, "family", tuple(FAMILIES), owner=owner)]
+
+
+def family_name(family: Any) -> Any:
+    """Return the name of a ``family`` parameter: a Family's, or the value itself.
+
+    For the code that accepts any estimator (a VC-PCR one or not) and
+    compares its ``family`` attribute with a name.
+    """
+    return family.name if isinstance(family, Family) else family
 
 
 def known_family(family: Any) -> Family | None:

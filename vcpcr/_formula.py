@@ -290,11 +290,11 @@ def _parse_checked(formula: str, data: pd.DataFrame, missing: str) -> FormulaRes
     bar = _top_level_bar(rhs_tokens)
     if bar is not None:
         return _parse_two_part(formula, data, lhs_tokens, rhs_tokens, bar, missing)
-    lhs_vars = {v for token in lhs_tokens for v in token.required_variables}
+    lhs_vars = _read_columns(lhs_tokens, data)
     fast = _fast_path_columns(rhs_tokens, lhs_vars, data)
     if fast is not None:
         return _parse_fast(formula, data, fast, lhs_vars, missing)
-    return _parse_slow(formula, data, missing)
+    return _parse_slow(formula, data, lhs_vars, missing)
 
 
 class Resolved(NamedTuple):
@@ -415,7 +415,7 @@ def _read_strata(formula: str, data: pd.DataFrame, strata: Any) -> tuple[str, An
     names = [s for s in as_list(strata) if isinstance(s, str) and s in data.columns]
     if not names:
         return formula, strata
-    used = {v for t in rhs for v in t.required_variables} - _removed_names(rhs)
+    used = _read_columns(rhs, data) - _removed_names(rhs)
     if both := [n for n in names if n in used]:
         raise ValueError(
             f"strata={strata!r}: the formula {formula!r} also uses {both} as a "
@@ -886,8 +886,7 @@ def _parse_two_part(
         )
 
     def columns(tokens: list[Token]) -> set[str]:
-        names = {v for token in tokens for v in token.required_variables}
-        return (names - _removed_names(tokens)) & set(data.columns)
+        return _read_columns(tokens, data) - _removed_names(tokens)
 
     lhs_vars, cov_vars = columns(lhs_tokens), columns(cov_tokens)
     both = sorted(cov_vars & columns(gene_tokens))
@@ -941,22 +940,46 @@ def _named_columns(formula: str, data: pd.DataFrame) -> pd.DataFrame:
     return data[[c for c in data.columns if c in names]]
 
 
-def _token_names(tokens: list[Token]) -> set[str] | None:
-    """Return every name the terms use, or None if one cannot be parsed.
+def _read_columns(terms: Sequence[Token | Factor], data: pd.DataFrame) -> set[str]:
+    """Return the columns of ``data`` that formula tokens or factors read.
+
+    Every name they use that is a column: formulaic looks names up in the
+    data first, so a column named like one of its transforms (``center``,
+    ``scale``, ``log``, ``C``...) is read, although formulaic's
+    ``required_variables`` leaves such a name out. The parsers, the
+    two-part split and ``strata=`` ask here which columns a part reads.
+    """
+    names = _token_names(terms)
+    if names is None:  # code Python cannot parse: formulaic's names
+        names = {str(v) for term in terms for v in term.required_variables}
+    return {name for name in names if name in data.columns}
+
+
+def _token_names(tokens: Sequence[Token | Factor]) -> set[str] | None:
+    """Return every name the tokens (or factors) use, or None if one cannot be parsed.
 
     formulaic leaves a stateful transform's argument out of
-    ``required_variables`` (``center(age)``: none); Python's parser finds it.
+    ``required_variables`` (``center(age)``: none), and the names of its
+    transforms (``C``, ``center``); Python's parser finds them.
     """
     names: set[str] = set()
     for token in tokens:
-        names |= token.required_variables
-        if token.kind is Token.Kind.PYTHON:
+        names |= {str(v) for v in token.required_variables}
+        code = _python_code(token)
+        if code is not None:
             try:
-                tree = ast.parse(token.token, mode="eval")
+                tree = ast.parse(code, mode="eval")
             except SyntaxError:  # e.g. a backquoted name inside a call
                 return None
             names |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     return names
+
+
+def _python_code(token: Token | Factor) -> str | None:
+    """Return the Python code of a token or factor (None for a plain name)."""
+    if isinstance(token, Token):
+        return token.token if token.kind is Token.Kind.PYTHON else None
+    return token.expr if token.eval_method is Factor.EvalMethod.PYTHON else None
 
 
 def _has_dot(tokens: list[Token]) -> bool:
@@ -1061,10 +1084,13 @@ def _parse_fast(
     return FormulaResult(y, X, list(columns), spec, yname, n_dropped)
 
 
-def _parse_slow(formula: str, data: pd.DataFrame, missing: str) -> FormulaResult:
-    """Build y and X with formulaic."""
-    parsed = _parse(formula, list(data.columns))
-    rhs_vars, used = set(parsed.rhs.required_variables), set(parsed.required_variables)
+def _parse_slow(
+    formula: str, data: pd.DataFrame, lhs_vars: set[str], missing: str
+) -> FormulaResult:
+    """Build y and X with formulaic; ``.`` leaves out ``lhs_vars`` (the outcome's)."""
+    parsed = _parse(formula, [c for c in data.columns if c not in lhs_vars])
+    rhs_vars = _read_columns([f for term in parsed.rhs for f in term.factors], data)
+    used = rhs_vars | lhs_vars
     rhs_columns = [c for c in data.columns if c in rhs_vars]
     dtypes = data.dtypes[rhs_columns]
     bad = {c: str(t) for c, t in dtypes.items() if t.kind not in "biufO"}

@@ -28,6 +28,7 @@ from scipy import stats
 from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import RepeatedStratifiedKFold, StratifiedKFold
 
+from vcpcr._families import family_name
 from vcpcr._parallel import progress_shown, run_parallel, task_seeds
 from vcpcr._solvers.partial_likelihood import efron_loglik
 from vcpcr._summary import VCPCRSummary, numbered_notes
@@ -901,7 +902,7 @@ def _check_design(
             f"survival estimator with fit and predict (a risk score). Got "
             f"{type(estimator).__name__} instead."
         )
-    family = getattr(estimator, "family", "cox")
+    family = family_name(getattr(estimator, "family", "cox"))
     if family != "cox":
         raise ValueError(
             f"The 'estimator' parameter of {_OWNER} must be a survival model; "

@@ -24,6 +24,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from sklearn.utils.validation import check_is_fitted
 
+from vcpcr._families import family_name
 from vcpcr._increment import (
     _LOWER_BETTER,
     CLINICAL,
@@ -213,7 +214,7 @@ def _check_model(model: Any) -> Any:
             f"{type(model).__name__} instead."
         )
     check_is_fitted(model)
-    family = getattr(model, "family", "cox")
+    family = family_name(getattr(model, "family", "cox"))
     if family != "cox":
         raise ValueError(
             f"The 'model' parameter of {_OWNER} must be a survival model; got "

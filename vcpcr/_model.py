@@ -15,13 +15,19 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from vcpcr._base import VCPCRBase
-from vcpcr._clustering import BestStarts, best_starts, loadings, order_clusters
+from vcpcr._clustering import (
+    KeptStart,
+    best_start,
+    best_starts,
+    loadings,
+    order_clusters,
+)
 from vcpcr._families import Family, Prepared, known_family
 from vcpcr._formula import encode_new, formula_outcome, transform_new
 from vcpcr._input import ColumnLayout, aligned_columns, missing_as_nan
 from vcpcr._scaling import raw_coefficients, standardize
 from vcpcr._solvers.distributions import LOGISTIC
-from vcpcr._sos_nmf import initial_partitions, single_result
+from vcpcr._sos_nmf import initial_partitions
 from vcpcr._summary import SummaryMixin
 from vcpcr._survival import evaluate_baseline, step_functions, stratum_baselines
 from vcpcr._validation import (
@@ -114,12 +120,15 @@ class VCPCR(SummaryMixin, VCPCRBase):
         Number of clusters ``K`` of the random initial partitions. Clusters
         that empty during the iterations are dropped, so the fit may have
         fewer. Capped (with a warning) at the number of features.
-    family : {"gaussian", "binomial", "cox"}, default="gaussian"
+    family : {"gaussian", "binomial", "cox"} or Family, default="gaussian"
         Outcome model: OLS regression, logistic regression (``y`` with two
         labels; the estimator is then a scikit-learn classifier) or Cox
         proportional hazards (``y`` a survival outcome: ``(time, event)``
         columns, :func:`vcpcr.Surv`, or scikit-survival's structured array;
-        requires lifelines).
+        requires lifelines). A name, or a family object (an instance of
+        ``vcpcr._families.Family``, such as the values of
+        ``vcpcr._families.FAMILIES``: the same fit as its name), resolved
+        once per fit.
     weights : {"enet", "ridge", "lasso", "identity", "glmnet_ridge", \
             "glmnet_lasso"} or array-like of shape (n_features,), default="enet"
         Step-0 weights: penalized regression coefficients (``"enet"``: an
@@ -389,7 +398,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
         self,
         n_clusters: int = 5,
         *,
-        family: str = "gaussian",
+        family: str | Family = "gaussian",
         weights: str | ArrayLike = "enet",
         delta: float | None = None,
         lam_ratio: float = 0.5,
@@ -468,7 +477,10 @@ class VCPCR(SummaryMixin, VCPCRBase):
         ------
         ValueError
             For NaN/infinite/constant columns, fewer than 3 samples, a constant
-            ``y``, or a ``y`` that is not binary with ``family="binomial"``.
+            ``y``, a ``y`` that is not binary with ``family="binomial"``, or
+            an unknown ``family`` name.
+        TypeError
+            For a ``family`` that is neither a name nor a family object.
 
         Warns
         -----
@@ -476,13 +488,11 @@ class VCPCR(SummaryMixin, VCPCRBase):
             When ``n_clusters > n_features``: ``n_features`` clusters are used.
         """
         data = self._fit_data(X, y)
-        solved = best_starts(
+        solution = best_start(
             data.Xs,
-            data.weights[None, :],
-            [data.starts],
-            [0],
-            [0],
-            [float(self.lam_ratio)],
+            data.weights,
+            data.starts,
+            float(self.lam_ratio),
             max_iter=self.max_iter,
             tol=self.tol,
             history=True,
@@ -494,8 +504,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
             data.scale,
             data.prepared,
             data.weights,
-            solved,
-            0,
+            solution,
             yname=data.yname,
             layout=data.layout,
         )
@@ -630,24 +639,24 @@ class VCPCR(SummaryMixin, VCPCRBase):
         scale: NDArray[np.float64],
         prepared: Prepared,
         weights: NDArray[np.float64],
-        solved: BestStarts,
-        point: int,
+        solution: KeptStart,
         *,
         yname: str = "y",
         layout: ColumnLayout,
     ) -> VCPCR:
-        """Set the complete fitted state from a solved grid point; return self.
+        """Set the complete fitted state from a solved problem; return self.
 
         The one place that writes a fitted VCPCR's state: ``fit`` calls it,
         and so do VCPCRCV's folds on a clone of an unfitted VCPCR with the
         point's parameters (:func:`vcpcr._tuning.fold_model`), so that a
         scorer may call any method of a fold model. The inputs are the
         standardized training design ``Xs`` with its ``mean`` and ``scale``,
-        the prepared response (named ``yname`` in the summary), the point's
-        step-0 ``weights`` and the kept start ``point`` of ``solved``
-        (:func:`vcpcr._clustering.best_starts`). It orders the clusters,
+        the prepared response (named ``yname`` in the summary), the step-0
+        ``weights`` and the kept start ``solution``
+        (:func:`vcpcr._clustering.best_start`, or a grid point's
+        :meth:`vcpcr._clustering.BestStarts.kept`). It orders the clusters,
         fits step 2 (``result_``) and maps its coefficients back to raw
-        units. ``objective_`` is the objective history when ``solved``
+        units. ``objective_`` is the objective history when the solver
         recorded it (``fit``), else its final value (the folds).
         ``n_features_in_`` is set here; ``feature_names_in_``, which names
         the membership rows, only by ``fit``'s data validation (fold models
@@ -655,14 +664,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
         (their raw training values enter step 2 first) and which were
         clustered (``Xs``).
         """
-        res = single_result(
-            Xs,
-            weights,
-            solved.batch,
-            int(solved.problem[point]),
-            solved.lam[point],
-            solved.lam_max[point],
-        )
+        res = solution.result
         self.n_features_in_, self.n_samples_fit_ = layout.n_features, Xs.shape[0]
         self.covariate_columns_ = layout.covariates
         self.clustered_columns_ = layout.clustered
@@ -671,7 +673,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
         self.delta_ = scheme_delta(self.weights, self.delta)
         if prepared.classes is not None:
             self.classes_ = prepared.classes
-        self.best_init_ = int(solved.start[point])
+        self.best_init_ = solution.start
         self.lam_max_, self.lam_ = res.lam_max, res.lam
         self.n_iter_, self.converged_, self.objective_ = (
             res.n_iter,
@@ -1239,7 +1241,12 @@ class VCPCR(SummaryMixin, VCPCRBase):
 
 
 def _stratum_keys(S: NDArray[Any]) -> list[Any]:
-    """Each row's stratum: its value of one strata column, a tuple of several."""
+    """Each row's stratum: its value of one strata column, a tuple of several.
+
+    Python scalars (``tolist``), so that a tuple reads as lifelines' stratum
+    labels do (numpy 2 prints a tuple of its scalars as ``(np.float64(0.0),
+    ...)``).
+    """
     if S.shape[1] == 1:
-        return list(S[:, 0])
-    return [tuple(row) for row in S]
+        return list(S[:, 0].tolist())
+    return [tuple(row) for row in S.tolist()]

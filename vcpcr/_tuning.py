@@ -16,6 +16,7 @@ callable or other scorer scores a whole fitted VCPCR per grid point
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -120,6 +121,10 @@ class FoldSpec(NamedTuple):
     n_covariates: int = 0  # the first columns of the fold data are covariates
     n_strata: int = 0  # the next columns are a Cox model's strata
     latent: str = "paper"  # step 2's loadings (vcpcr._clustering.loadings)
+    #: the names of the covariates and strata columns, in the fold data's
+    #: order, as VCPCR names them (its ``covariate_names_``,
+    #: ``strata_names_``); empty: ``x<j>``, as VCPCR names an array's columns
+    names: tuple[str, ...] = ()
 
 
 class TrainFold(NamedTuple):
@@ -133,13 +138,15 @@ class TrainFold(NamedTuple):
     ``layout.covariates`` their positions: a covariate constant or collinear
     within the training fold (e.g. the dummy of a rare level that no
     training row has) is left out of this fold's fit, so its coefficient
-    there is 0.
+    there is 0. ``names`` names the covariates and strata columns (the fold
+    data's first columns) in step 2's design, as ``VCPCR`` names them.
     """
 
     Xs: NDArray[np.float64]
     mean: NDArray[np.float64]
     scale: NDArray[np.float64]
     layout: ColumnLayout
+    names: list[str]
 
     @property
     def first(self) -> int:
@@ -157,11 +164,11 @@ class TrainFold(NamedTuple):
         S = self.layout.S
         if S is None:
             return None
-        return pd.DataFrame(S, columns=[f"stratum_{j + 1}" for j in range(S.shape[1])])
+        return pd.DataFrame(S, columns=[self.names[j] for j in self.layout.strata])
 
-    def names(self, k: int) -> list[str]:
-        """Column names of a step-2 design with ``k`` clusters."""
-        covs = [f"covariate_{j + 1}" for j in range(self.layout.Z.shape[1])]
+    def design_names(self, k: int) -> list[str]:
+        """Column names of a step-2 design with ``k`` clusters (as ``VCPCR``'s)."""
+        covs = [self.names[j] for j in self.layout.covariates]
         return covs + [f"cluster_{j + 1}" for j in range(k)]
 
     def coefficients(
@@ -198,12 +205,16 @@ class TrainFold(NamedTuple):
 
 
 def train_fold(
-    Xtr: NDArray[np.float64], n_covariates: int, n_strata: int = 0
+    Xtr: NDArray[np.float64],
+    n_covariates: int,
+    n_strata: int = 0,
+    names: Sequence[str] = (),
 ) -> TrainFold:
     """Split fold data into covariates, strata and clustered variables.
 
     The covariates are the first ``n_covariates`` columns, the strata (a
-    stratified Cox model's) the next ``n_strata``.
+    stratified Cox model's) the next ``n_strata``; ``names`` names these
+    columns (empty: ``x<j>``, as ``VCPCR`` names an array's columns).
 
     The clustered columns of ``Xtr`` are standardized in place when ``Xtr``
     is a writable float64 array (the fold's own copy: no n x p copy).
@@ -214,6 +225,8 @@ def train_fold(
     S = Xtr[:, n_covariates:first].copy() if n_strata else None
     Xs, mean, scale = standardize(Xtr[:, first:], copy=False)
     n_features = Xtr.shape[1]
+    if not names:
+        names = [f"x{j}" for j in range(first)]
     layout = ColumnLayout(
         Z[:, keep],
         keep,
@@ -222,7 +235,7 @@ def train_fold(
         np.arange(n_covariates, first),
         S,
     )
-    return TrainFold(Xs, mean, scale, layout)
+    return TrainFold(Xs, mean, scale, layout, list(names))
 
 
 class FoldResult(NamedTuple):
@@ -326,15 +339,14 @@ def fold_model(fold: SolvedFold, spec: FoldSpec, point: int) -> Any:
     """
     K, delta, ratio = spec.grid.points()[point]
     model = clone(spec.template).set_params(n_clusters=K, delta=delta, lam_ratio=ratio)
-    train = fold.train
+    train, weights = fold.train, fold.weights[fold.delta_index[point]]
     return model._set_solution(
         train.Xs,
         train.mean,
         train.scale,
         fold.prepared,
-        fold.weights[fold.delta_index[point]],
-        fold.solved,
-        point,
+        weights,
+        fold.solved.kept(point, train.Xs, weights),
         layout=train.layout,
     )
 
@@ -394,7 +406,7 @@ def _fit_grid(
         M = M.reshape(Xs.shape[0], idx.size, k).transpose(1, 0, 2)
         M = fold.design(M)
         fit = None if strata is not None else family.fit_batch(M, prepared.outcome)
-        names = fold.names(k)
+        names = fold.design_names(k)
         for j, i in enumerate(idx):
             if fit is not None and fit.ok[j]:
                 out[i] = (float(fit.intercept[j]), fit.coef[j])
@@ -500,7 +512,7 @@ def fit_fold(
     :func:`train_fold`): pass a copy to keep it.
     """
     family = spec.family
-    train = train_fold(Xtr, spec.n_covariates, spec.n_strata)
+    train = train_fold(Xtr, spec.n_covariates, spec.n_strata, spec.names)
     prepared = family.prepare(ytr)
     try:
         W = _fold_weights(train, prepared, spec)

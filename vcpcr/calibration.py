@@ -36,6 +36,7 @@ from sklearn.base import clone
 from sklearn.model_selection import KFold, StratifiedKFold, check_cv
 from statsmodels.iolib.summary import Summary
 
+from vcpcr._families import family_name
 from vcpcr._smoothers import binary_smoother, cloglog, survival_smoother
 from vcpcr._solvers.partial_likelihood import RiskSets
 from vcpcr._solvers.step2_fits import cox_batch, logit_batch
@@ -867,7 +868,7 @@ def _rows(X: Any, idx: NDArray[np.intp]) -> Any:
 
 
 def _family(model: Any, owner: str) -> str:
-    family = getattr(model, "family", None)
+    family = family_name(getattr(model, "family", None))
     if family not in ("gaussian", "binomial", "cox"):
         raise ValueError(
             f"The 'model' parameter of {owner} must be a VCPCR or VCPCRCV (an "
@@ -966,10 +967,9 @@ def cross_val_predict_survival(
     survival_calibration : Calibration of these predictions.
     """
     owner = "cross_val_predict_survival"
-    if _family(model, owner) != "cox":
-        raise ValueError(
-            f"{owner} needs a model with family='cox'; got {model.family!r}."
-        )
+    family = _family(model, owner)
+    if family != "cox":
+        raise ValueError(f"{owner} needs a model with family='cox'; got {family!r}.")
     check_scalar(
         horizon, "horizon", numbers.Real, owner=owner, min_val=0.0, include_min=False
     )

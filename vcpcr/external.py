@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from sklearn.utils.validation import check_is_fitted
 from statsmodels.iolib.summary import Summary
 
+from vcpcr._families import family_name
 from vcpcr._formula import source_groups
 from vcpcr._summary import evidence_table, numbered_notes
 from vcpcr._survival import breslow_baseline, evaluate_baseline
@@ -290,7 +291,7 @@ def _other_calibration(
     fitted: Any, data: pd.DataFrame, y: Any, groups: int, alpha: float
 ) -> CalibrationResult:
     """Calibration of a binomial or gaussian model's predictions on ``data``."""
-    if fitted.family == "binomial":
+    if family_name(fitted.family) == "binomial":
         p = fitted.predict_proba(data)[:, 1]
         labels = np.asarray(y) == fitted.classes_[1]
         return binary_calibration(labels, p, n_groups=groups, alpha=alpha)
@@ -466,7 +467,7 @@ def validate_external(
         model, X, missing_genes=missing_genes, standardize=standardize
     )
     fitted, _ = _model_frame(model, owner)
-    family = fitted.family
+    family = family_name(fitted.family)
     if y is None:
         if fitted.formula is None:
             raise ValueError(

@@ -21,6 +21,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from vcpcr._cv import VCPCRCV
+from vcpcr._families import family_name
 from vcpcr._input import take
 from vcpcr._model import VCPCR
 from vcpcr._parallel import progress_shown, run_parallel, task_seeds
@@ -636,7 +637,7 @@ class MultiSplitResult:
         left = [
             ("Dep. Variable:", fp.yname),
             ("Estimator:", fp.estimator),
-            ("Family:", str(self.estimator.family)),
+            ("Family:", str(family_name(self.estimator.family))),
             ("No. Observations:", fp.n_samples),
             ("No. Variables:", len(fp.feature_names)),
             ("Gamma min:", f"{self.gamma_min:g}"),

@@ -24,6 +24,7 @@ from scipy.spatial.distance import squareform
 from statsmodels.iolib.table import SimpleTable
 
 from vcpcr._cv import VCPCRCV
+from vcpcr._families import family_name
 from vcpcr._input import take
 from vcpcr._model import VCPCR
 from vcpcr._parallel import progress_shown, run_parallel, task_seeds
@@ -487,7 +488,7 @@ class StabilityResult:
     def _header_left(self) -> list[tuple[str, Any]]:
         return [
             ("Estimator:", type(self.estimator).__name__),
-            ("Family:", self.estimator.family),
+            ("Family:", family_name(self.estimator.family)),
             ("No. Observations:", self.n_samples),
             ("Subsample size:", self.subsample_size),
             ("No. Pairs:", self.n_pairs),
