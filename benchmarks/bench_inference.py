@@ -730,7 +730,8 @@ def tables() -> dict[str, tuple[str, list[str], Any]]:
             + (
                 "VCPCRCV()"
                 if STUDY_TEMPLATE == "cv"
-                else f"VCPCR(n_clusters=5, lam_ratio={GENES_LAM_RATIO})"
+                else f"VCPCR(n_clusters=5, lam_ratio={GENES_LAM_RATIO}, "
+                f"n_init={N_INIT})"
             )
             + f"), {N_SPLITS} splits, per family and design",
             [
@@ -855,6 +856,13 @@ def main() -> None:
         "or VCPCRCV() defaults (use another --out)",
     )
     parser.add_argument(
+        "--n-init",
+        type=int,
+        default=N_INIT,
+        help="the template's n_init (--part genes or tree; 10 with --lam-ratio "
+        "0.5 is VCPCR()'s defaults; use another --out)",
+    )
+    parser.add_argument(
         "--inheritance",
         action="store_true",
         help="multi_split(inheritance=True) (--part tree; use another --out)",
@@ -876,6 +884,7 @@ def main() -> None:
     N = args.n_rows
     STUDY_TEMPLATE = args.template
     INHERITANCE = args.inheritance
+    N_INIT = args.n_init
     CV_TEMPLATE.update(scoring=args.cv_scoring, selection=args.cv_selection)
     N_CV = args.n_cv
     N_SPLITS, N_SIGNAL = args.n_splits, args.n_signal
