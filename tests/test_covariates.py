@@ -551,17 +551,15 @@ def test_cv_stratified_partial_likelihood_against_lifelines():
     assert abs(flat - full) > 1.0
 
 
-def test_vcpcrcv_with_strata():
-    """End to end: a stratified best_estimator_, finite scores."""
-    pytest.importorskip("sksurv")
-    pytest.importorskip("lifelines")
+def _stratified_cv():
+    """A stratified VCPCRCV with covariates on 3 stratified folds, fitted."""
     from sklearn.model_selection import StratifiedKFold
 
     from vcpcr import VCPCRCV
 
     X, y = _stratified()
     folds = list(StratifiedKFold(3, shuffle=True, random_state=0).split(X, y[:, 1]))
-    cv = VCPCRCV(
+    return VCPCRCV(
         n_clusters=3,
         family="cox",
         deltas=[0.3],
@@ -572,6 +570,13 @@ def test_vcpcrcv_with_strata():
         covariates=COV,
         strata="center",
     ).fit(X, y)
+
+
+def test_vcpcrcv_with_strata():
+    """End to end: a stratified best_estimator_, finite scores."""
+    pytest.importorskip("sksurv")
+    pytest.importorskip("lifelines")
+    cv = _stratified_cv()
     assert np.isfinite(cv.cv_results_["mean_test_score"]).all()
     best = cv.best_estimator_
     assert best.strata_names_ == ["center"]
@@ -585,9 +590,6 @@ def test_vcpcrcv_folds_name_step2_columns_as_vcpcr(monkeypatch):
     ``stratum_1``)."""
     pytest.importorskip("sksurv")
     pytest.importorskip("lifelines")
-    from sklearn.model_selection import StratifiedKFold
-
-    from vcpcr import VCPCRCV
     from vcpcr._families import Cox
 
     calls = []
@@ -598,19 +600,7 @@ def test_vcpcrcv_folds_name_step2_columns_as_vcpcr(monkeypatch):
         return fit(self, M, outcome, names, yname, strata)
 
     monkeypatch.setattr(Cox, "fit", recording)
-    X, y = _stratified()
-    folds = list(StratifiedKFold(3, shuffle=True, random_state=0).split(X, y[:, 1]))
-    cv = VCPCRCV(
-        n_clusters=3,
-        family="cox",
-        deltas=[0.3],
-        lam_ratios=[0.1, 0.4],
-        n_init=1,
-        cv=folds,
-        random_state=0,
-        covariates=COV,
-        strata="center",
-    ).fit(X, y)
+    cv = _stratified_cv()
     best = cv.best_estimator_
     assert len(calls) == 3 * 2 + 1  # every fold's points, then the refit
     assert list(best.result_.params_.index) == calls[-1][0]
