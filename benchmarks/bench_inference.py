@@ -513,6 +513,22 @@ def run_tree(out: str, n_sets: int) -> list[str]:
     return tree_table(run_resumable(out, n_sets, tree_row))
 
 
+#: The columns of :func:`tree_table`.
+TREE_HEADER = [
+    "family",
+    "design",
+    "data sets",
+    "tree: FWER, clusters of null genes only",
+    "tree: any rejected cluster without an active gene",
+    "tree: power per active block",
+    "by resolution: root / > 10 / 2-10 / single gene",
+    "clusters rejected",
+    "gene P: FWER, null genes",
+    "gene P: power per active block",
+    "time per data set",
+]
+
+
 def tree_table(frame: pd.DataFrame) -> list[str]:
     rows = []
     for (family, design), g in frame.groupby(["family", "design"], sort=False):
@@ -734,38 +750,13 @@ def tables() -> dict[str, tuple[str, list[str], Any]]:
                 f"n_init={N_INIT})"
             )
             + f"), {N_SPLITS} splits, per family and design",
-            [
-                "family",
-                "design",
-                "data sets",
-                "tree: FWER, clusters of null genes only",
-                "tree: any rejected cluster without an active gene",
-                "tree: power per active block",
-                "by resolution: root / > 10 / 2-10 / single gene",
-                "clusters rejected",
-                "gene P: FWER, null genes",
-                "gene P: power per active block",
-                "time per data set",
-            ],
+            TREE_HEADER,
             lambda: run_tree(TREE_OUT, N_GENES),
         ),
         "inheritance": (
             "Common tree without and with inheritance (#26; the same data sets, "
             "splits and fits; --out: the --inheritance rows)",
-            [
-                "inheritance",
-                "family",
-                "design",
-                "data sets",
-                "tree: FWER, clusters of null genes only",
-                "tree: any rejected cluster without an active gene",
-                "tree: power per active block",
-                "by resolution: root / > 10 / 2-10 / single gene",
-                "clusters rejected",
-                "gene P: FWER, null genes",
-                "gene P: power per active block",
-                "time per data set",
-            ],
+            ["inheritance", *TREE_HEADER],
             lambda: inheritance_table(TREE_OUT),
         ),
         "peers": (
