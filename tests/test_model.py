@@ -417,7 +417,7 @@ def test_numpy_input_gets_default_names(blocks):
         ({"tol": "small"}, TypeError, "'tol' parameter"),
         ({"init": "kmeans"}, ValueError, "'init' parameter"),
         ({"latent": "abs"}, ValueError, "'latent' parameter of VCPCR"),
-        ({"init": np.zeros(3, dtype=int)}, ValueError, "one label per variable"),
+        ({"init": np.zeros(3, dtype=int)}, ValueError, "one label per feature"),
         ({"weights": np.ones(3)}, ValueError, "weights has 3 entries but X has 40"),
     ],
     ids=lambda v: str(v)[:25],
