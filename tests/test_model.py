@@ -275,7 +275,7 @@ def test_nothing_selected_predicts_mean(blocks):
     X, y, _, _ = blocks
     # lam_ratio=1.0 (lam = lam_max) selects nothing whatever the rounding:
     # the engine counts a score within _AT_PENALTY of the penalty as at it.
-    with pytest.warns(VCPCRWarning, match="No variable was selected.*a constant"):
+    with pytest.warns(VCPCRWarning, match="No feature was selected.*a constant"):
         model = VCPCR(lam_ratio=1.0, n_init=2, random_state=0).fit(X, y)
     assert model.n_clusters_ == 0
     assert_allclose(model.predict(X), y.mean())
