@@ -95,7 +95,7 @@ def test_common_tree_with_a_constant_column_and_a_single_gene():
 @pytest.mark.parametrize(
     ("call", "match"),
     [
-        (lambda: common_tree(np.ones((5, 4)), max_features=3), "at most 3 genes"),
+        (lambda: common_tree(np.ones((5, 4)), max_features=3), "at most 3 features"),
         (lambda: tree_from_linkage(np.zeros((2, 4)), 4), r"shape \(3, 4\)"),
         (lambda: tree_from_linkage(HAND[:, :3], 4), r"got an array of shape \(3, 3\)"),
         (
@@ -332,8 +332,8 @@ def test_auto_skips_the_tree_above_the_size_limit(strong, monkeypatch):
     monkeypatch.setattr(ms, "TREE_MAX_FEATURES", 30)
     auto = multi_split(VCPCR(n_clusters=3, n_init=2), X, y, n_splits=4, random_state=0)
     assert auto.tree_pvalues is None
-    assert "40 clustered genes is more than 30" in auto.tree_info
-    with pytest.raises(ValueError, match="at most 30 genes"):
+    assert "40 clustered features is more than 30" in auto.tree_info
+    with pytest.raises(ValueError, match="at most 30 features"):
         multi_split(
             VCPCR(n_clusters=3, n_init=2),
             X,
@@ -348,7 +348,7 @@ def test_auto_skips_the_tree_above_the_size_limit(strong, monkeypatch):
     ("common_tree_", "match"),
     [
         ("ward", "must be 'auto', 'average', a scipy linkage matrix or None"),
-        (np.zeros((3, 4)), r"shape \(39, 4\) over the 40 clustered genes"),
+        (np.zeros((3, 4)), r"shape \(39, 4\) over the 40 clustered features"),
     ],
     ids=["unknown-name", "wrong-linkage"],
 )

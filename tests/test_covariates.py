@@ -240,7 +240,7 @@ def test_bad_covariate_data():
         VCPCR(covariates=["one"]).fit(X.assign(one=1.0), y)
     with pytest.raises(ValueError, match="'cluster_1' is reserved"):
         VCPCR(covariates=["cluster_1"]).fit(X.rename(columns={"age": "cluster_1"}), y)
-    with pytest.raises(ValueError, match="no variable is left to cluster"):
+    with pytest.raises(ValueError, match="no feature is left to cluster"):
         VCPCR(covariates=COV).fit(X[COV], y)
     Xb, yb = _binomial()
     with pytest.raises(ValueError, match="weights='ridge' with covariates"):

@@ -365,7 +365,7 @@ def test_all_zero_weights_warned_from_the_folds(n_jobs):
     # each fold warns; VCPCRCV re-issues the folds' warning once, with its count
     assert zero == [
         "In cross-validation (3 of 6 fold x grid fits): All lasso weights are "
-        "zero at delta=10: no variable can be selected and the model predicts a "
+        "zero at delta=10: no feature can be selected and the model predicts a "
         "constant. Lower delta."
     ]
 

@@ -131,7 +131,7 @@ def test_separated_classes_use_firths_penalized_test():
     assert firth[4] > 0.01  # an unrelated one
     result = descend(LOGISTIC, genes, genes, covariates, y, [[0, 1, 2], [3, 4, 5]])
     assert result.method == "Firth LR"
-    assert result.genes[0] < 0.05
+    assert result.feature_pvalues[0] < 0.05
 
 
 # ---------------------------------------------------------------- the tree
@@ -186,8 +186,8 @@ def test_descent_stops_below_a_node_with_p_one():
     result = descend(NORMAL, X1, X2, np.empty((50, 0)), y, [[0, 1, 2], [3, 4, 5]])
     assert result.problem is None
     assert result.method == "F"
-    assert result.genes[0] < 1e-6
-    assert (result.genes[3:] == 1).all()
+    assert result.feature_pvalues[0] < 1e-6
+    assert (result.feature_pvalues[3:] == 1).all()
     untested = np.isnan(result.raw)
     assert untested.any()  # the noise module's genes were not fitted
     assert result.n_tested == (~untested).sum()
@@ -210,7 +210,7 @@ def test_too_wide_splits_give_p_one_and_say_why():
     )
     assert result.problem is not None
     assert result.n_tested == 0
-    assert_array_equal(result.genes, np.ones(width))
+    assert_array_equal(result.feature_pvalues, np.ones(width))
 
 
 def test_multi_split_counts_the_splits_too_wide_for_the_gene_test():

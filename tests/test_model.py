@@ -275,7 +275,7 @@ def test_nothing_selected_predicts_mean(blocks):
     X, y, _, _ = blocks
     # lam_ratio=1.0 (lam = lam_max) selects nothing whatever the rounding:
     # the engine counts a score within _AT_PENALTY of the penalty as at it.
-    with pytest.warns(VCPCRWarning, match="No variable was selected.*a constant"):
+    with pytest.warns(VCPCRWarning, match="No feature was selected.*a constant"):
         model = VCPCR(lam_ratio=1.0, n_init=2, random_state=0).fit(X, y)
     assert model.n_clusters_ == 0
     assert_allclose(model.predict(X), y.mean())
@@ -417,7 +417,7 @@ def test_numpy_input_gets_default_names(blocks):
         ({"tol": "small"}, TypeError, "'tol' parameter"),
         ({"init": "kmeans"}, ValueError, "'init' parameter"),
         ({"latent": "abs"}, ValueError, "'latent' parameter of VCPCR"),
-        ({"init": np.zeros(3, dtype=int)}, ValueError, "one label per variable"),
+        ({"init": np.zeros(3, dtype=int)}, ValueError, "one label per feature"),
         ({"weights": np.ones(3)}, ValueError, "weights has 3 entries but X has 40"),
     ],
     ids=lambda v: str(v)[:25],

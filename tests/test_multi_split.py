@@ -208,7 +208,9 @@ def test_split_gene_pvalues_are_the_descent_on_the_other_half(signal, result):
     modules = [[position[g] for g in m] for m in model.clusters_.values()]
     y2 = y.iloc[second].to_numpy()
     ours = descend(NORMAL, X1, X2, np.empty((40, 0)), y2, modules, random_state=seed)
-    assert_allclose(result.split_pvalues.loc[3, genes], ours.genes, rtol=1e-10)
+    assert_allclose(
+        result.split_pvalues.loc[3, genes], ours.feature_pvalues, rtol=1e-10
+    )
     full = sm.OLS(y2, sm.add_constant(X2)).fit()
     assert_allclose(ours.raw[0], full.f_pvalue, rtol=1e-8)
 

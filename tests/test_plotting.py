@@ -115,9 +115,9 @@ def test_plot_clusters(models, tmp_path):
 def test_plot_clusters_nothing_selected(models):
     _, X, y = models
     model = VCPCR(lam_ratio=1.0, n_init=1, random_state=0)
-    with pytest.warns(VCPCRWarning, match="No variable was selected"):
+    with pytest.warns(VCPCRWarning, match="No feature was selected"):
         model.fit(X, y)
-    with pytest.raises(ValueError, match="selected no variable"):
+    with pytest.raises(ValueError, match="selected no feature"):
         plot_clusters(model, X)
 
 

@@ -203,7 +203,7 @@ def test_pooled_one_se_rule_chooses_the_empty_model_on_noise(family):
     )
     assert chosen.best_params_["lam_ratio"] == 1.0
     assert np.count_nonzero(chosen.best_estimator_.coef_) == 0
-    assert "chose a model without genes" in str(chosen.summary())
+    assert "chose a model without clusters" in str(chosen.summary())
     res = chosen.cv_results_
     best = res["mean_test_score"].idxmax()
     within = res.loc[best, "mean_test_score"] - res.loc[best, "se_test_score"]

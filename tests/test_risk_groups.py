@@ -141,7 +141,7 @@ def test_bad_models(fitted):
     gaussian = VCPCR(2, weights="ridge", n_init=1).fit(X, y[:, 0])
     with pytest.raises(ValueError, match=r"need a fitted Cox model.*'gaussian'"):
         plot_risk_groups(gaussian, X, y)
-    with pytest.warns(VCPCRWarning, match="No variable was selected"):
+    with pytest.warns(VCPCRWarning, match="No feature was selected"):
         empty = clone(model).set_params(lam_ratio=1.0).fit(X, y)
     with pytest.raises(ValueError, match="1 distinct value"):
         plot_risk_groups(empty, X, y, cv=None)

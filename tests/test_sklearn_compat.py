@@ -45,7 +45,7 @@ def expected_failed_checks(estimator):
 @pytest.mark.filterwarnings("ignore::vcpcr.exceptions.SeparationWarning")
 @pytest.mark.filterwarnings("ignore:.*is larger than the number of features")
 # On the checks' pure-noise data, CV may rightly choose to select nothing.
-@pytest.mark.filterwarnings("ignore:No variable was selected")
+@pytest.mark.filterwarnings("ignore:No feature was selected")
 # The default delta grid is relative to the whole data's delta_max; on noise,
 # a training fold's own delta_max can be lower, so its top delta zeroes the
 # weights there, and VCPCRCV says so.

@@ -209,7 +209,7 @@ def test_empty_initial_cluster_is_dropped():
         ({"tol": -1.0}, ValueError, "'tol' parameter"),
         ({"n_clusters": None}, ValueError, "n_clusters is required"),
         ({"init": "kmeans++"}, ValueError, "'init' parameter"),
-        ({"init": np.zeros(5, dtype=int)}, ValueError, "one label per variable"),
+        ({"init": np.zeros(5, dtype=int)}, ValueError, "one label per feature"),
         ({"init": np.arange(20) - 1}, ValueError, "labels must lie in"),
         ({"weights": np.ones(3)}, ValueError, "weights has 3 entries but X has 20"),
         ({"weights": np.full(20, np.nan)}, ValueError, "weights contains NaN"),

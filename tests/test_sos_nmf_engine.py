@@ -327,7 +327,7 @@ def _bad(**override):
 BAD = {
     "W-columns": ({"W": np.ones((2, 7))}, ValueError, "W has 7 columns but Xs has 6"),
     "init-length": ({"inits": [[0, 1, 0, 1, 0, 1], [0, 1]]}, ValueError,
-                    r"inits\[1\] must hold one label per variable"),
+                    r"inits\[1\] must hold one label per feature"),
     "init-float": ({"inits": [np.full(6, 0.5), np.zeros(6)]}, TypeError,
                    r"inits\[0\] labels must be integers"),
     "init-negative": ({"inits": [[0, 0, 1, 1, -1, 2], [0] * 6]}, ValueError,

@@ -237,5 +237,5 @@ def test_the_entry_points_check_the_design_alike(entry):
         run(Xc)
     with pytest.raises(ValueError, match=r"'x2'.*'x0', 'x1'"):
         run(X3, covariates=[0, 1, 2])
-    with pytest.raises(ValueError, match="no variable is left to cluster"):
+    with pytest.raises(ValueError, match="no feature is left to cluster"):
         run(X, covariates=list(range(12)))

@@ -1,7 +1,7 @@
 """vcpcr: Variable Cluster Principal Component Regression (VC-PCR).
 
 Prediction on wide, correlated data (gene expression above all) that selects
-the variables that matter and groups them into the clusters that act together.
+the features that matter and groups them into the clusters that act together.
 
 The estimators are imported lazily, so that ``import vcpcr._solvers.sos_nmf`` (the
 numpy/scipy solver) does not pull in pandas, statsmodels or scikit-learn.

@@ -124,11 +124,11 @@ class VCPCRBase(TransformerMixin, BaseEstimator):
             self.__dict__.pop("model_spec_", None)
         d = validated_design(self, resolved, family)
         covariates = d.covariates.size > 0
-        scheme = self._check_params(family, d.genes.size, covariates=covariates)
+        scheme = self._check_params(family, d.clustered.size, covariates=covariates)
         S = d.X[:, d.strata] if d.strata.size else None
         if S is not None:
             strata_names = [d.names[j] for j in d.strata]
             check_strata(S, strata_names, d.prepared.outcome[:, 1] > 0)
         Z = d.X[:, d.covariates]
-        layout = ColumnLayout(Z, d.covariates, d.genes, d.X.shape[1], d.strata, S)
+        layout = ColumnLayout(Z, d.covariates, d.clustered, d.X.shape[1], d.strata, S)
         return FitInput(resolved.yname, family, d, layout, scheme, resolved.rows)

@@ -42,7 +42,7 @@ __all__ = [
     "order_clusters",
 ]
 
-#: How a selected variable enters its cluster's latent variable: ``"paper"``,
+#: How a selected feature enters its cluster's latent variable: ``"paper"``,
 #: ``M = X V`` (the paper's step 2); ``"signed"``, ``M = X diag(sign w) V``.
 LATENTS = ("paper", "signed")
 
@@ -53,7 +53,7 @@ class KeptStart(NamedTuple):
     Attributes
     ----------
     result : SOSNMFResult
-        The solution, on every clustered variable (``lam`` the point's
+        The solution, on every clustered feature (``lam`` the point's
         penalty, ``lam_max`` the largest over its starts; ``objective`` the
         history when it was recorded, else the final value).
     start : int
@@ -77,7 +77,7 @@ class BestStarts(NamedTuple):
         The absolute penalty of the point and the ``lam_max`` it is a
         fraction of (the largest over the group's starts).
     batch : BatchResult
-        Every problem solved (all starts of all points), on the variables
+        Every problem solved (all starts of all points), on the features
         with a non-zero weight (``compact=True``).
     """
 
@@ -261,15 +261,15 @@ def loadings(
 ) -> NDArray[np.float64]:
     """Step 2's loadings ``L``, the latent variables being ``M = X L``.
 
-    ``V`` (variables x clusters) holds the non-negative membership degrees
-    and ``weights`` the step-0 weights of the same variables. With
-    ``latent="paper"``, ``L = V``: every selected variable enters its
+    ``V`` (features x clusters) holds the non-negative membership degrees
+    and ``weights`` the step-0 weights of the same features. With
+    ``latent="paper"``, ``L = V``: every selected feature enters its
     cluster's latent variable with a positive sign. With ``"signed"``, ``L =
-    diag(sign w) V``: a variable enters with the sign of its weight, as it
-    entered ``X W`` when step 1 clustered it. A variable with a negative
+    diag(sign w) V``: a feature enters with the sign of its weight, as it
+    entered ``X W`` when step 1 clustered it. A feature with a negative
     weight joins a cluster of positively weighted ones when it is
     anti-correlated with them; the paper's ``M = X V`` then adds it with the
-    wrong sign, so that it cancels its cluster's other variables. Signed
+    wrong sign, so that it cancels its cluster's other features. Signed
     loadings make VC-PCR equivariant to flipping the sign of a column (the
     flip changes the sign of its weight and of its coefficient, and nothing
     else), as the lasso and ridge are.

@@ -229,7 +229,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
     lam_ratios : array-like of float, optional
         Candidate sparsity ratios in ``[0, 1]``; default :func:`default_grid`.
     latent : {"paper", "signed"}, default="paper"
-        How a selected variable enters its cluster's latent variable, in the
+        How a selected feature enters its cluster's latent variable, in the
         CV and the refit (see :class:`VCPCR`).
     n_init : int, default=5
         Random starts per grid point; the one with the lowest SOS-NMF
@@ -266,7 +266,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         ``"neg_pooled_deviance"`` (every family): the pooled cross-validated
         deviance (van Houwelingen et al. 2006; Dai & Breheny 2024; R
         ``ncvreg::cv.ncvsurv``): every row's out-of-fold linear predictor, on
-        the raw scale, its genes' part shrunk by the calibration slope of the
+        the raw scale, its features' part shrunk by the calibration slope of the
         *other* folds' out-of-fold predictors (cross-calibrated: a step 2
         fitted on a few dozen events is over-confident, and a noise model's
         slope is near 0), then one deviance per row over all rows (mean
@@ -284,7 +284,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         error that lists the valid choices.
     selection : {"min", "1se", "paired"}, default="min"
         ``"min"``: the best mean score. ``"1se"``: the sparsest model (fewest
-        selected variables on average) within one standard error of the
+        selected features on average) within one standard error of the
         best point's *score*, as ``cv.glmnet``'s ``lambda.1se`` (with the
         pooled criterion, whose score's standard error carries the
         resampling noise all points share, it is far sparser: empty on every
@@ -294,7 +294,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         with the pooled criterion, over the folds with a fold-averaged
         scoring), so that the noise all points share does not count. 1.5 was
         chosen by a rule stated before it ran: the smallest of 1, 1.5 and 2
-        with at most 3 genes on at least 85 % of null data sets of every
+        with at most 3 features on at least 85 % of null data sets of every
         family, with the pooled criterion (``benchmarks/
         bench_sparse_default.py``; the tuning guide has the numbers, and
         those of real cohorts).
@@ -355,7 +355,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         minus the best point's; 0 at the best), ``n_failed_folds`` (folds
         where the point could not be fitted or scored, or scored non-finite:
         then its ``split<i>_test_score`` is NaN), ``mean_size`` (selected
-        variables), ``mean_n_clusters``,
+        features), ``mean_n_clusters``,
         ``rank_test_score``, ``params`` (dicts, as ``GridSearchCV``),
         ``mean_fit_time`` and ``std_fit_time`` (seconds per grid point and
         fold: a fold solves all grid points at once, so each is charged an
@@ -374,7 +374,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         shrinkage_``.
     shrinkage_ : float
         The chosen point's calibration slope with the pooled criterion
-        (``cv_results_["calibration_slope"]``: the genes' part of the
+        (``cv_results_["calibration_slope"]``: the features' part of the
         out-of-fold predictors that fits them best, in [0, 1]), which the
         refit's predictions use (see :class:`VCPCR`'s ``shrinkage``); 1
         with any other scoring.
@@ -571,14 +571,14 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
     def _fold_design(self, data: FitInput) -> tuple[NDArray[np.float64], int, int]:
         """Return the design's columns as the folds take them: covariates first.
 
-        Then the strata and the genes; returns the matrix and the numbers of
+        Then the strata and the features; returns the matrix and the numbers of
         covariates and strata columns.
         """
         d = data.design
         cols, strata = d.covariates, d.strata
         if cols.size == 0 and strata.size == 0:  # X itself when C-ordered
             return np.ascontiguousarray(d.X), 0, 0
-        design = np.column_stack([d.X[:, cols], d.X[:, strata], d.X[:, d.genes]])
+        design = np.column_stack([d.X[:, cols], d.X[:, strata], d.X[:, d.clustered]])
         return design, cols.size, strata.size
 
     @staticmethod
@@ -615,12 +615,12 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         if prepared.classes is not None:
             self.classes_ = prepared.classes
         Xa, n_cov, n_strata = self._fold_design(data)
-        genes = Xa[:, n_cov + n_strata :]
+        clustered = Xa[:, n_cov + n_strata :]
         grid = self._grid(
-            family, standardize(genes)[0], prepared.weights_target, data.scheme
+            family, standardize(clustered)[0], prepared.weights_target, data.scheme
         )
         folds = self._folds(family, Xa, yv, prepared)
-        check_fold_columns(genes, folds)
+        check_fold_columns(clustered, folds)
         _check_folds(family, yv, folds, max(grid.n_clusters))
         if n_strata:
             strata_names = [data.design.names[j] for j in data.design.strata]
@@ -687,7 +687,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
                 # An empty model chosen by the CV is an answer, not a mistake
                 # to warn about (the summary's tuning note says it), and the
                 # rows dropped above are not announced once more.
-                warnings.filterwarnings("ignore", "No variable was selected")
+                warnings.filterwarnings("ignore", "No feature was selected")
                 warnings.filterwarnings(
                     "ignore", r"Dropped \d+ of \d+ rows", VCPCRWarning
                 )
@@ -841,13 +841,13 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         """
         res = self.cv_results_
         eta = np.full((len(res), outcome.shape[0]), np.nan)
-        genes = eta.copy()
+        clustered = eta.copy()
         for (_, test), r in zip(folds, results, strict=True):
             if r.eta is not None:
-                eta[:, test], genes[:, test] = r.eta, r.eta_genes
+                eta[:, test], clustered[:, test] = r.eta, r.eta_clustered
         fam = family.distribution
         eta, res["calibration_slope"] = cross_calibrated(
-            fam, eta, genes, outcome, strata, folds
+            fam, eta, clustered, outcome, strata, folds
         )
         self._pool_strata = strata
         for i, (_, test) in enumerate(folds):
@@ -946,15 +946,15 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
                     f"{shape} and {shape[:1]} (the same path in every fold, "
                     f"one column per column of X)."
                 )
-        eta, genes = np.full((2, shape[0], n), np.nan)
+        eta, clustered = np.full((2, shape[0], n), np.nan)
         for (train, test), (coef, b0) in zip(self.folds_, paths, strict=True):
-            genes[:, test] = coef @ (Xa[test] - Xa[train].mean(axis=0)).T
+            clustered[:, test] = coef @ (Xa[test] - Xa[train].mean(axis=0)).T
             eta[:, test] = coef @ Xa[test].T + b0[:, None]
         sizes = np.array([np.count_nonzero(coef, axis=1) for coef, _ in paths])
         strata = getattr(self, "_pool_strata", None)
         dist = family.distribution
         calibrated, slopes = cross_calibrated(
-            dist, eta, genes, outcome, strata, self.folds_
+            dist, eta, clustered, outcome, strata, self.folds_
         )
         rng = np.random.default_rng(task_seeds(self.random_state, 1)[0])
         draws = pooled_bootstrap(dist, calibrated, outcome, strata, N_BOOT, rng)
@@ -1132,8 +1132,8 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
                 else ""
             )
             + (
-                " The CV chose a model without genes: on these data they add "
-                "nothing the CV can detect."
+                " The CV chose a model without clusters: on these data the features "
+                "add nothing the CV can detect."
                 if self.refit and self.best_estimator_.n_clusters_ == 0
                 else ""
             )

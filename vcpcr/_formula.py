@@ -4,7 +4,7 @@ A leaf service on formulaic that knows nothing about the estimator. The rules:
 
 - X has no intercept column (VC-PCR fits its own). Categoricals (object, string,
   category, ``C(x)``) become reduced-rank treatment dummies (``sex[T.m]``), also
-  for ``y ~ . - 1``; SOS-NMF clusters or drops each dummy as a separate variable.
+  for ``y ~ . - 1``; SOS-NMF clusters or drops each dummy as a separate feature.
 - A numeric outcome is a Series (``I(s == "a")`` gives 0/1); a string or
   categorical one is a categorical Series of its labels (formulaic's one-hot
   encoding is decoded); ``Surv(time, event)`` gives float columns time, event.
@@ -14,7 +14,7 @@ A leaf service on formulaic that knows nothing about the estimator. The rules:
   expansion and build the identical design directly from the DataFrame.
 
 Formulas see formulaic's transforms, numpy as ``np`` and :func:`Surv`; backquote
-names with spaces or special characters: ``y ~ `my gene` + age``.
+names with spaces or special characters: ``y ~ `my feature` + age``.
 """
 
 from __future__ import annotations
@@ -166,7 +166,7 @@ class DesignSpec:
         formulaic's right-hand-side spec (categorical levels, transform state);
         ``None`` on the fast path, whose design is ``data[columns]`` as floats.
     parts : tuple of DesignSpec
-        A two-part formula's specs (covariates, clustered variables), whose
+        A two-part formula's specs (covariates, clustered features), whose
         designs are side by side; empty otherwise.
     """
 
@@ -221,7 +221,7 @@ def parse_formula(
         ``"np.log(y) ~ g1 + np.log(g2)"``, ``"I(status == 'dead') ~ ."`` or
         ``"Surv(time, event) ~ ."``. ``.`` stands for every column not used on
         the left-hand side. A two-part formula ``"y ~ age + C(stage) | ."``
-        puts covariates left of ``|`` and the clustered variables right of it,
+        puts covariates left of ``|`` and the clustered features right of it,
         where ``.`` also leaves out the covariates' columns. A term
         ``strata(a, b)`` reads as ``a + b`` (the estimators make those
         columns Cox strata, :func:`resolve_formula`).
@@ -253,7 +253,7 @@ def parse_formula(
     Notes
     -----
     X has no intercept column; categorical predictors become reduced-rank
-    dummies, each a separate variable for SOS-NMF (module docstring).
+    dummies, each a separate feature for SOS-NMF (module docstring).
     Categorical covariates are coded as statsmodels codes them (treatment
     coding, the first level the reference, ``C(stage)[T.II]``). With
     ``missing="drop"``, a row missing in either part is dropped from both.
@@ -687,7 +687,7 @@ def transform_new(spec: DesignSpec, data: pd.DataFrame) -> pd.DataFrame:
     -----
     The numeric columns of a ``y ~ .`` design (or of the ``.`` right of a
     two-part formula's ``|``), which are copied rather than encoded, keep
-    their missing values as NaN: a model needs only the variables it
+    their missing values as NaN: a model needs only the features it
     selected, and checks those.
 
     Examples
@@ -777,7 +777,7 @@ def _check_known_names(formula: str, tokens: list[Token], data: pd.DataFrame) ->
         raise ValueError(
             f"The formula {formula!r} uses {unknown}, which are not columns of "
             "data. Check the spelling, and put names with spaces or special "
-            "characters in backquotes, e.g. `my gene`."
+            "characters in backquotes, e.g. `my feature`."
         )
 
 
@@ -848,7 +848,7 @@ def _split_tokens(formula: str) -> tuple[list[Token], list[Token]]:
 
 
 def _top_level_bar(rhs_tokens: list[Token]) -> Token | None:
-    """Return the ``|`` separating covariates from clustered variables, if any."""
+    """Return the ``|`` separating covariates from clustered features, if any."""
     depth = 0
     for token in rhs_tokens:
         if token.kind is Token.Kind.CONTEXT:
@@ -873,52 +873,52 @@ def _parse_two_part(
     both.
     """
     i = rhs_tokens.index(bar)
-    cov_tokens, gene_tokens = rhs_tokens[:i], rhs_tokens[i + 1 :]
-    if not cov_tokens or not gene_tokens:
+    cov_tokens, clustered_tokens = rhs_tokens[:i], rhs_tokens[i + 1 :]
+    if not cov_tokens or not clustered_tokens:
         raise ValueError(
             f"The formula {formula!r} needs terms on both sides of '|': "
-            "'y ~ covariates | clustered variables', e.g. 'y ~ age + C(stage) | .'."
+            "'y ~ covariates | clustered features', e.g. 'y ~ age + C(stage) | .'."
         )
-    if _top_level_bar(gene_tokens) is not None:
+    if _top_level_bar(clustered_tokens) is not None:
         raise ValueError(
             f"The formula {formula!r} has more than one '|'; write "
-            "'y ~ covariates | clustered variables'."
+            "'y ~ covariates | clustered features'."
         )
 
     def columns(tokens: list[Token]) -> set[str]:
         return _read_columns(tokens, data) - _removed_names(tokens)
 
     lhs_vars, cov_vars = columns(lhs_tokens), columns(cov_tokens)
-    both = sorted(cov_vars & columns(gene_tokens))
+    both = sorted(cov_vars & columns(clustered_tokens))
     if both:
         raise ValueError(
             f"The formula {formula!r} uses {both} both as covariates (left of '|') "
-            "and as clustered variables (right of it). A covariate is adjusted "
+            "and as clustered features (right of it). A covariate is adjusted "
             "for and never clustered: remove it from the right of '|'."
         )
-    gene_vars = columns(gene_tokens)
-    if _has_dot(gene_tokens):
-        removed = _removed_names(gene_tokens)
-        gene_vars |= set(data.columns) - lhs_vars - cov_vars - removed
-    used_vars = lhs_vars | cov_vars | gene_vars  # once, not per column
+    clustered_vars = columns(clustered_tokens)
+    if _has_dot(clustered_tokens):
+        removed = _removed_names(clustered_tokens)
+        clustered_vars |= set(data.columns) - lhs_vars - cov_vars - removed
+    used_vars = lhs_vars | cov_vars | clustered_vars  # once, not per column
     used = [c for c in data.columns if c in used_vars]
     data, n_dropped = _drop_missing(data, used, missing)
     lhs_text = formula[: rhs_tokens[0].source_start]
     cov_formula = formula[: bar.source_start]
     cov = _parse_checked(cov_formula, _named_columns(cov_formula, data), "raise")
-    genes = _parse_checked(
-        lhs_text + _without_removals(formula, gene_tokens, cov_vars),
+    clustered = _parse_checked(
+        lhs_text + _without_removals(formula, clustered_tokens, cov_vars),
         data.drop(columns=sorted(cov_vars)),
         "raise",
     )
-    X = pd.concat([cov.X, genes.X], axis=1)
+    X = pd.concat([cov.X, clustered.X], axis=1)
     names = list(X.columns)
     spec = DesignSpec(
         formula,
-        cov.spec.columns + genes.spec.columns,
+        cov.spec.columns + clustered.spec.columns,
         tuple(names),
         None,
-        (cov.spec, genes.spec),
+        (cov.spec, clustered.spec),
     )
     covariates = tuple(cov.feature_names)
     return FormulaResult(cov.y, X, names, spec, cov.yname, n_dropped, covariates)
@@ -929,7 +929,7 @@ def _named_columns(formula: str, data: pd.DataFrame) -> pd.DataFrame:
 
     formulaic walks every column of the data it evaluates a formula on, at a
     cost growing with them: a two-part formula's covariates, encoded by
-    formulaic, are evaluated on their own columns, not beside 15,000 genes.
+    formulaic, are evaluated on their own columns, not beside 15,000 features.
     """
     if "~" not in formula:  # encode_columns' terms: its own columns already
         return data
@@ -1029,7 +1029,7 @@ def _fast_path_columns(
     Matches ``+ .`` once plus ``- name``, ``+ 0``, ``- 1`` or ``+ 1`` in any order,
     when every remaining column is numeric or boolean; ``None`` leaves the
     formula to formulaic. The columns are those formulaic's ``.`` keeps: data
-    order, without the left-hand side's variables and the removed names.
+    order, without the left-hand side's features and the removed names.
     """
     toks = [(t.kind, t.token) for t in rhs_tokens]
     if not toks or toks[0] not in _SIGNS:
@@ -1073,7 +1073,7 @@ def _parse_fast(
     formula: str, data: pd.DataFrame, columns: list[str], lhs: set[str], missing: str
 ) -> FormulaResult:
     """Build X as ``data[columns]``; formulaic evaluates only the outcome."""
-    # With no variables available '.' expands to nothing, so formulaic parses
+    # With no features available '.' expands to nothing, so formulaic parses
     # and evaluates just the left-hand side (and an intercept).
     lhs_only = _parse(formula, [])
     lhs_columns = [c for c in data.columns if c in lhs]

@@ -2,7 +2,7 @@
 
 :func:`validate_increment` runs the same repeated stratified CV folds for the
 clinical-only Cox model (:class:`ClinicalCox`, lifelines), the estimator
-(genes and the clinical covariates; a ``VCPCRCV`` re-tunes inside each
+(features and the clinical covariates; a ``VCPCRCV`` re-tunes inside each
 training fold) and optionally a Coxnet with unpenalized clinical columns,
 scores each fold with scikit-survival's metrics, and returns the paired
 increments over the clinical model with intervals (:class:`IncrementResult`).
@@ -82,7 +82,7 @@ class ClinicalCox(BaseEstimator):  # type: ignore[misc]
     treatment dummies of its training levels (the first level is the
     reference); ``strata`` columns get their own baseline hazard. Every
     other column of ``X`` is ignored, so the model can be fitted on the same
-    ``X`` as a gene signature.
+    ``X`` as a signature.
 
     Parameters
     ----------
@@ -239,7 +239,7 @@ class _ClinicalCoxnet(BaseEstimator):  # type: ignore[misc]
 
     The clinical columns (numeric, or dummies of a non-numeric column, the
     strata columns included: Coxnet has no strata) have ``penalty_factor``
-    0, the genes 1; all are standardized on the training rows. ``alpha`` is
+    0, the features 1; all are standardized on the training rows. ``alpha`` is
     the one of a 30-point path that maximizes Harrell's C summed over an
     inner ``inner_cv``-fold CV (stratified by event).
     """
@@ -258,8 +258,8 @@ class _ClinicalCoxnet(BaseEstimator):  # type: ignore[misc]
 
     def _matrix(self, X: pd.DataFrame) -> NDArray[np.float64]:
         clinical = self.clinical_.transform(X).to_numpy()
-        genes = X.drop(columns=_as_list(self.clinical)).to_numpy(dtype=np.float64)
-        Z = np.column_stack([clinical, genes])
+        features = X.drop(columns=_as_list(self.clinical)).to_numpy(dtype=np.float64)
+        Z = np.column_stack([clinical, features])
         return np.asarray((Z - self.mean_) / self.scale_)
 
     def fit(self, X: pd.DataFrame, y: NDArray[Any]) -> _ClinicalCoxnet:
@@ -268,14 +268,14 @@ class _ClinicalCoxnet(BaseEstimator):  # type: ignore[misc]
 
         self.clinical_ = _Dummies(self.clinical).fit(X)
         clinical = self.clinical_.transform(X).to_numpy()
-        genes = X.drop(columns=_as_list(self.clinical)).to_numpy(dtype=np.float64)
-        Z = np.column_stack([clinical, genes])
+        features = X.drop(columns=_as_list(self.clinical)).to_numpy(dtype=np.float64)
+        Z = np.column_stack([clinical, features])
         self.mean_ = Z.mean(axis=0)
         scale = Z.std(axis=0)
         self.scale_ = np.where(scale > 0, scale, 1.0)
         Z = (Z - self.mean_) / self.scale_
         self.n_clinical_ = clinical.shape[1]
-        penalty = np.r_[np.zeros(self.n_clinical_), np.ones(genes.shape[1])]
+        penalty = np.r_[np.zeros(self.n_clinical_), np.ones(features.shape[1])]
         kw = {"l1_ratio": self.l1_ratio, "alpha_min_ratio": 0.01}
         alphas = (
             CoxnetSurvivalAnalysis(n_alphas=30, penalty_factor=penalty, **kw)
@@ -359,7 +359,7 @@ class _Plan:
     brier_range: tuple[float, float]
     tau_quantile: float
     strata: NDArray[Any] | None
-    genes: NDArray[np.intp]
+    features: NDArray[np.intp]
 
 
 def _metric_names(horizons: NDArray[np.float64], likelihood: str = "CVPL") -> list[str]:
@@ -370,7 +370,7 @@ def _metric_names(horizons: NDArray[np.float64], likelihood: str = "CVPL") -> li
 
 #: Metrics for which lower is better (the others: higher).
 _LOWER_BETTER = frozenset({"IBS"})
-#: The increment tables' status of a model that used no gene (no interval).
+#: The increment tables' status of a model that used no feature (no interval).
 _NO_GENE = ("no gene in any fold", "no gene")
 
 
@@ -390,10 +390,10 @@ def _linear_predictor(model: Any, X: pd.DataFrame) -> NDArray[np.float64]:
     return np.asarray(predict(X), dtype=np.float64).reshape(-1)
 
 
-def _n_genes(model: Any, genes: NDArray[np.intp]) -> float:
-    """Genes the model uses (NaN when it does not say).
+def _n_genes(model: Any, features: NDArray[np.intp]) -> float:
+    """Features the model uses (NaN when it does not say).
 
-    A VCPCR's selected variables (``labels_ != -1``), otherwise the genes
+    A VCPCR's selected features (``labels_ != -1``), otherwise the features
     with a non-zero coefficient.
     """
     if hasattr(model, "n_genes_"):
@@ -402,7 +402,7 @@ def _n_genes(model: Any, genes: NDArray[np.intp]) -> float:
         return 0.0
     fitted = getattr(model, "best_estimator_", model)
     labels = getattr(fitted, "labels_", None)
-    if labels is not None:  # a VCPCR: its selected (clustered) variables
+    if labels is not None:  # a VCPCR: its selected (clustered) features
         return float(np.count_nonzero(np.asarray(labels) != -1))
     coef = getattr(fitted, "coef_", None)
     if coef is None:
@@ -411,7 +411,7 @@ def _n_genes(model: Any, genes: NDArray[np.intp]) -> float:
     n_features = getattr(fitted, "n_features_in_", coef.size)
     if coef.size != n_features:
         return float("nan")
-    return float(np.count_nonzero(coef[genes]))
+    return float(np.count_nonzero(coef[features]))
 
 
 def _follow_up(y_train: NDArray[Any], y_test: NDArray[Any]) -> NDArray[Any]:
@@ -539,7 +539,7 @@ def _score_model(
     has_surv = hasattr(model, "predict_survival_function")
     out = _test_scores(eta[test], surv if has_surv else None, plan, y[train], y[test])
     out["CVPL"] = _cvpl(eta, y, train, plan)
-    out["n_genes"] = _n_genes(model, plan.genes)
+    out["n_genes"] = _n_genes(model, plan.features)
     return out
 
 
@@ -649,8 +649,8 @@ class IncrementResult:
     Attributes
     ----------
     folds : pandas.DataFrame
-        One row per repeat, fold and model: every metric, ``n_genes`` (genes
-        the fit uses: a VCPCR's selected genes, otherwise those with a
+        One row per repeat, fold and model: every metric, ``n_genes`` (features
+        the fit uses: a VCPCR's selected features, otherwise those with a
         non-zero coefficient; NaN when the model does not say) and
         ``error`` (why a model failed on the fold, else None).
     metrics : pandas.DataFrame
@@ -663,7 +663,7 @@ class IncrementResult:
         Per model and metric: the mean increment, ``se``, the interval
         (``ci_low``, ``ci_high``), the one-sided p-value (of no improvement:
         an increment ``<= 0``, or ``>= 0`` for IBS), the number of folds and
-        ``status`` (``"no gene in any fold"`` when the model chose no gene
+        ``status`` (``"no gene in any fold"`` when the model chose no feature
         in every fold: then its increment is 0 by construction and no
         interval or p-value is given).
     horizons : ndarray
@@ -928,11 +928,11 @@ def _plan(
     if strata:
         labels = X[strata].astype(str).agg("|".join, axis=1).to_numpy()
     clinical = set(covariates) | set(strata)
-    genes = np.array(
+    features = np.array(
         [j for j, c in enumerate(X.columns) if c not in clinical], dtype=np.intp
     )
     lo, hi = np.quantile(events, [0.1, 0.8])
-    return _Plan(horizons, (float(lo), float(hi)), tau_quantile, labels, genes)
+    return _Plan(horizons, (float(lo), float(hi)), tau_quantile, labels, features)
 
 
 def validate_increment(
@@ -968,7 +968,7 @@ def validate_increment(
         scikit-learn-compatible survival estimator whose ``predict`` is a
         risk score (higher: earlier events). Fitted on all columns of ``X``.
     X : DataFrame of shape (n_samples, n_features)
-        Genes and clinical columns (an array: the clinical columns are
+        Features and clinical columns (an array: the clinical columns are
         positions). No missing value in the clinical columns.
     y : array-like of shape (n_samples, 2) or structured array
         ``(time, event)``.
@@ -1151,11 +1151,11 @@ def _result(
     n_test = float(np.mean([len(te) for _, te in splits]))
     others = [m for m in models if m != CLINICAL]
     diffs, rows = {}, []
-    genes = folds.set_index(["repeat", "fold", "model"])["n_genes"].unstack("model")
+    n_used = folds.set_index(["repeat", "fold", "model"])["n_genes"].unstack("model")
     for model in others:
         d = wide.xs(model, axis=1, level=1) - wide.xs(CLINICAL, axis=1, level=1)
         diffs[model] = d
-        none_chosen = bool((genes[model].fillna(np.inf) == 0).all())
+        none_chosen = bool((n_used[model].fillna(np.inf) == 0).all())
         for metric in metrics:
             rows.append(
                 _increment_row(
@@ -1277,11 +1277,11 @@ def _notes(
                 f"its increments are 0 (up to the fits' tolerance), and no "
                 f"interval or test is given."
             )
-    genes = folds.groupby("model", sort=False)["n_genes"].mean()
+    n_used = folds.groupby("model", sort=False)["n_genes"].mean()
     chosen = [
-        f"{m}: {genes[m]:.3g}"
+        f"{m}: {n_used[m]:.3g}"
         for m in models
-        if m != CLINICAL and np.isfinite(genes[m])
+        if m != CLINICAL and np.isfinite(n_used[m])
     ]
     if chosen:
         notes.append(

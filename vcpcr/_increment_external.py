@@ -455,7 +455,7 @@ def validate_increment_external(
         unit="batches of resamples",
     )
     boot = [scores for batch in scored for scores in batch]
-    no_gene = _n_genes(model, plan.genes) == 0
+    no_gene = _n_genes(model, plan.features) == 0
     return _result(
         point,
         boot,

@@ -129,8 +129,8 @@ def covariate_columns(
             )
     if len(positions) == len(names):
         raise ValueError(
-            f"{param}={covariates!r} takes every column of X: no variable is "
-            f"left to cluster. Keep the clustered variables out of covariates."
+            f"{param}={covariates!r} takes every column of X: no feature is "
+            f"left to cluster. Keep the clustered features out of covariates."
         )
     return np.asarray(positions, dtype=np.intp)
 
@@ -273,7 +273,7 @@ def check_unique_columns(X: Any) -> None:
     """Raise a ValueError naming the duplicated column names of a DataFrame ``X``.
 
     scikit-learn's feature-name check fails on them inside narwhals, and a
-    name (a covariate, a selected variable) must say which column it means.
+    name (a covariate, a selected feature) must say which column it means.
     """
     columns = getattr(X, "columns", None)
     if not isinstance(columns, pd.Index) or columns.is_unique:
@@ -623,13 +623,13 @@ class Design(NamedTuple):
     covariates: NDArray[np.intp]  # positions of the covariates
     Zs: NDArray[np.float64] | None  # the covariates, standardized
     strata: NDArray[np.intp]  # positions of the strata columns (cox)
-    genes: NDArray[np.intp]  # positions of the clustered columns
+    clustered: NDArray[np.intp]  # positions of the clustered columns
     prepared: Prepared  # the response, as the family prepares it
     levels: list[Level]  # the discrete covariates (positions among them)
 
 
 def validated_design(est: Any, resolved: Resolved, family: Family) -> Design:
-    """Check ``X`` and ``y`` and sort ``X``'s columns into covariates, strata, genes.
+    """Check ``X`` and ``y`` and sort ``X``'s columns into covariates, strata, features.
 
     ``resolved`` is :func:`resolve_input`'s output; the covariates are
     ``est.covariates`` or the formula's (:func:`merge_covariates`), the
@@ -654,15 +654,15 @@ def validated_design(est: Any, resolved: Resolved, family: Family) -> Design:
     strata_cols = strata_columns(
         strata, names, covs, family=family, has_names=has_names
     )
-    genes = np.setdiff1d(np.arange(Xa.shape[1]), np.union1d(covs, strata_cols))
-    if genes.size == 0:
+    clustered = np.setdiff1d(np.arange(Xa.shape[1]), np.union1d(covs, strata_cols))
+    if clustered.size == 0:
         raise ValueError(
-            "covariates and strata take every column of X: no variable is "
+            "covariates and strata take every column of X: no feature is "
             "left to cluster."
         )
     prepared = family.prepare(yv)
     levels = _levels(Xa[:, covs], cov_names, resolved)
     check_levels(Xa[:, covs], levels, family, prepared.outcome)
     return Design(
-        Xa, yv, names, has_names, covs, Zs, strata_cols, genes, prepared, levels
+        Xa, yv, names, has_names, covs, Zs, strata_cols, clustered, prepared, levels
     )

@@ -139,7 +139,7 @@ class GaussianLoss(_MeanLoss):
 
         Frisch-Waugh-Lovell: the penalty does not involve the covariates'
         coefficients, so profiling them out of the least-squares loss leaves
-        the same problem in the genes on the residuals.
+        the same problem in the features on the residuals.
         """
         Q = np.column_stack([np.ones(Xs.shape[0]), covariates])
         R = np.column_stack([target, Xs])

@@ -102,12 +102,12 @@ class VCPCR(SummaryMixin, VCPCRBase):
     r"""Variable Cluster Principal Component Regression.
 
     VC-PCR predicts ``y`` from wide, correlated data while selecting the
-    variables that matter and grouping them into clusters that act together:
+    features that matter and grouping them into clusters that act together:
 
     0. weights ``w``: penalized (elastic net, ridge or lasso) coefficients of
        ``y`` on ``X`` (or ones);
-    1. weighted SOS-NMF clusters and selects the variables of the
-       standardized ``X W`` (each variable in at most one cluster, with a
+    1. weighted SOS-NMF clusters and selects the features of the
+       standardized ``X W`` (each feature in at most one cluster, with a
        non-negative membership degree);
     2. the latent variables ``M = X V`` (one per cluster; see ``latent``)
        enter an OLS
@@ -147,7 +147,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
         ``"identity"`` and given weights.
     lam_ratio : float in [0, 1], default=0.5
         SOS-NMF sparsity penalty as a fraction of ``lam_max``, the smallest
-        penalty that selects nothing; larger values select fewer variables
+        penalty that selects nothing; larger values select fewer features
         (1 selects none).
     shrinkage : float in [0, 1], default=1.0
         Factor applied to step 2's coefficients of the latent variables
@@ -162,12 +162,12 @@ class VCPCR(SummaryMixin, VCPCRBase):
         ``result_`` and the summary's table stay the unshrunk fit (its
         standard errors and p-values are those of that fit).
     latent : {"paper", "signed"}, default="paper"
-        How a selected variable enters its cluster's latent variable.
+        How a selected feature enters its cluster's latent variable.
         ``"paper"``: ``M = X V``, the paper's step 2, every member with a
         positive sign. ``"signed"``: ``M = X diag(sign w) V``, each member
         with the sign of its step-0 weight, as step 1 clustered it (in ``X
-        W``). Step 1 puts a gene with a negative weight into a cluster of
-        positively weighted genes when it is *anti*-correlated with them;
+        W``). Step 1 puts a feature with a negative weight into a cluster of
+        positively weighted features when it is *anti*-correlated with them;
         ``"paper"`` then adds it with the wrong sign, so that it cancels the
         others and its coefficient has the opposite sign of its weight.
         ``"signed"`` makes the fit equivariant to flipping the sign of a
@@ -192,7 +192,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
         or ``"I(status == 'dead') ~ ."``, or a two-part formula
         ``"Surv(time, event) ~ age + C(stage) | ."`` with the covariates left
         of ``|`` (categorical ones coded as statsmodels codes them) and the
-        clustered variables right of it (``.``: every column but the outcome
+        clustered features right of it (``.``: every column but the outcome
         and the covariates); then ``fit`` takes one DataFrame
         (no ``y``) and ``predict``/``transform``/``score`` take DataFrames
         that are encoded identically (``model_spec_``). Categorical columns
@@ -247,9 +247,9 @@ class VCPCR(SummaryMixin, VCPCRBase):
     loadings_ : pandas.DataFrame of shape (n_features, n_clusters_)
         Step 2's loadings ``L`` (the latent variables are ``M = X L`` on the
         standardized scale): ``membership_``, its rows times the sign of
-        the variables' weights with ``latent="signed"``.
+        the features' weights with ``latent="signed"``.
     labels_ : ndarray of shape (n_features,)
-        Cluster of each variable (column of ``membership_``), -1 if not
+        Cluster of each feature (column of ``membership_``), -1 if not
         selected.
     clusters_ : dict of str to list of str
         Cluster name -> member names, strongest membership first.
@@ -257,7 +257,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
         Number of non-empty clusters.
     coef_ : ndarray of shape (n_features,)
         Coefficients on the original scale of ``X``, one per input column
-        (zero for unselected variables; a covariate's column holds its
+        (zero for unselected features; a covariate's column holds its
         step-2 coefficient), so that ``predict`` uses
         ``X @ coef_ + intercept_`` with or without covariates.
     intercept_ : float
@@ -266,12 +266,12 @@ class VCPCR(SummaryMixin, VCPCRBase):
         Step-2 coefficients of the latent variables (without intercept),
         times ``shrinkage``.
     module_sd_ : pandas.Series
-        Standard deviation (``ddof=1``) of each latent variable (module
+        Standard deviation (``ddof=1``) of each latent variable (cluster
         score) on the training data: ``cluster_coef_ * module_sd_`` is a
-        module's effect per standard deviation (the summary's hazard or odds
+        cluster's effect per standard deviation (the summary's hazard or odds
         ratios per SD).
     prognostic_index_sd_ : float
-        Standard deviation on the training data of the genes' part of the
+        Standard deviation on the training data of the features' part of the
         linear predictor, ``M @ cluster_coef_`` (without the covariates).
     covariate_coef_ : pandas.Series
         Step-2 coefficients of the covariates, per unit of each (empty
@@ -281,10 +281,10 @@ class VCPCR(SummaryMixin, VCPCRBase):
     covariate_columns_ : ndarray of int
         Positions of the covariates among the input columns.
     clustered_columns_ : ndarray of int
-        Positions of the clustered variables (``membership_.index``) among
+        Positions of the clustered features (``membership_.index``) among
         the input columns: all but the covariates.
     weights_ : ndarray of shape (n_clustered,)
-        Step-0 weights of the clustered variables.
+        Step-0 weights of the clustered features.
     lam_ : float
         Absolute SOS-NMF penalty, ``lam_ratio * lam_max_``.
     lam_max_ : float
@@ -305,7 +305,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
         :data:`DEFAULT_DELTA`); None for ``"identity"`` or given weights.
     mean_, scale_ : ndarray of shape (n_clustered,)
         Means and standard deviations (``ddof=1``) used to standardize the
-        clustered variables.
+        clustered features.
     classes_ : ndarray of shape (2,)
         Class labels (binomial); ``classes_[1]`` is the "event".
     unique_times_ : ndarray
@@ -344,7 +344,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
 
     Step 2 fits ``y ~ 1 + M a`` with ``M = X L``, the loadings ``L`` being
     ``V`` (``latent="paper"``) or ``diag(sign w) V`` (``"signed"``); the
-    variable-level coefficients are ``b = L a`` on the standardized scale.
+    feature-level coefficients are ``b = L a`` on the standardized scale.
     Symbols:
     ``lam_`` = :math:`\lambda`, ``n_clusters`` = :math:`K`, ``delta`` =
     :math:`\delta`, ``membership_`` = :math:`V`, ``cluster_coef_`` = :math:`a`.
@@ -361,18 +361,18 @@ class VCPCR(SummaryMixin, VCPCRBase):
 
     Covariates ``Z`` (``covariates=``) are adjusted for without penalty. In
     step 0, on the standardized ``Z``: gaussian weights are those of the
-    residuals of ``y`` and of the standardized clustered variables after
+    residuals of ``y`` and of the standardized clustered features after
     least squares on ``[1, Z]`` (Frisch-Waugh-Lovell, exact); binomial
     weights carry ``Z`` as an unpenalized block of each Newton step; Cox
     weights use Coxnet's ``penalty_factor = 0``. ``delta`` stays the penalty
-    of the clustered variables: R's ``glmnet(cbind(Z, X), y, penalty.factor
+    of the clustered features: R's ``glmnet(cbind(Z, X), y, penalty.factor
     = c(rep(0, c), rep(1, p)))``, which rescales the penalty factors to sum
     to ``p + c``, gives the same weights at ``lambda = delta * p / (p + c)``.
     The ridge weights with covariates are available for the gaussian family
-    only. Step 1 clusters the clustered variables alone. Step 2 fits ``y ~
+    only. Step 1 clusters the clustered features alone. Step 2 fits ``y ~
     1 + Z c + M a`` with ``Z`` on its raw scale (``result_`` and the summary
     list the covariates first). ``transform`` returns the latent variables
-    ``M`` only: it is VC-PCR's reduction of the clustered variables, and the
+    ``M`` only: it is VC-PCR's reduction of the clustered features, and the
     covariates are the user's own columns, unchanged.
 
     References
@@ -513,7 +513,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
         return self
 
     def _warn_nothing_selected(self) -> None:
-        """Warn that no variable was selected, saying what the model predicts from."""
+        """Warn that no feature was selected, saying what the model predicts from."""
         covariates = self.covariate_names_
         if covariates:
             predicts = f"predicts from the covariates {covariates} alone"
@@ -525,8 +525,8 @@ class VCPCR(SummaryMixin, VCPCRBase):
         else:
             predicts = "predicts a constant"
         warnings.warn(
-            f"No variable was selected (lam_ratio={self.lam_ratio}); the model "
-            f"{predicts}. Lower lam_ratio to select variables.",
+            f"No feature was selected (lam_ratio={self.lam_ratio}); the model "
+            f"{predicts}. Lower lam_ratio to select features.",
             VCPCRWarning,
             stacklevel=user_stacklevel(),
         )
@@ -541,8 +541,8 @@ class VCPCR(SummaryMixin, VCPCRBase):
         """
         data = self._fit_input(X, y)
         d, owner = data.design, type(self).__name__
-        n_clusters = cap_n_clusters(int(self.n_clusters), d.genes.size, owner)
-        Xs, mean, scale = standardize(d.X[:, d.genes])
+        n_clusters = cap_n_clusters(int(self.n_clusters), d.clustered.size, owner)
+        Xs, mean, scale = standardize(d.X[:, d.clustered])
         weights = self._compute_weights(
             data.family, Xs, d.prepared.weights_target, d.Zs
         )
@@ -586,7 +586,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
         -------
         pandas.DataFrame
             One row per ratio: ``lam_ratio``, ``lam`` (the absolute penalty),
-            ``size`` (selected variables) and ``n_clusters`` (non-empty
+            ``size`` (selected features) and ``n_clusters`` (non-empty
             clusters).
 
         See Also
@@ -595,8 +595,8 @@ class VCPCR(SummaryMixin, VCPCRBase):
 
         Examples
         --------
-        An active block of four variables and an inactive one: the active
-        block stays selected until the penalty removes every variable.
+        An active block of four features and an inactive one: the active
+        block stays selected until the penalty removes every feature.
 
         >>> from vcpcr import VCPCR
         >>> from vcpcr.simulate import make_block_data
@@ -710,7 +710,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
         self.cluster_coef_ = pd.Series(a[c:], index=self.membership_.columns)
         sd = M.std(axis=0, ddof=1) if M.shape[0] > 1 else np.zeros(M.shape[1])
         self.module_sd_ = pd.Series(sd, index=self.membership_.columns)
-        index = M @ a[c:]  # the genes' part of the linear predictor
+        index = M @ a[c:]  # the features' part of the linear predictor
         self.prognostic_index_sd_ = (  # without overflow in y's units (1e300)
             float(standardize(index)[2]) if np.ptp(index) > 0 else 0.0
         )
@@ -767,7 +767,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
         A DataFrame's columns are matched to the training ones by name
         (:func:`vcpcr._input.aligned_columns`). Only the columns a prediction
         reads (:attr:`_used_columns`) must be finite, unless ``every_column``:
-        the variables the model did not select may hold NaN, and stay NaN.
+        the features the model did not select may hold NaN, and stay NaN.
         """
         check_is_fitted(self)
         if self.formula is not None:
@@ -786,7 +786,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
         why = (
             ""
             if every_column
-            else " (the model uses these columns; the variables it did not "
+            else " (the model uses these columns; the features it did not "
             "select may be missing)"
         )
         fix = f"impute them before predicting{why}"
@@ -795,7 +795,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
 
     @property
     def _used_columns(self) -> NDArray[np.intp]:
-        """Input columns a prediction reads: covariates, strata, selected variables."""
+        """Input columns a prediction reads: covariates, strata, selected features."""
         selected = self.clustered_columns_[self.labels_ >= 0]
         kept = np.union1d(self.covariate_columns_, self.strata_columns_)
         return np.union1d(kept, selected).astype(np.intp)
@@ -806,7 +806,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
         return Xa[:, used] @ self.coef_[used] + self.intercept_
 
     def _latent(self, Xa: NDArray[np.float64]) -> NDArray[np.float64]:
-        """Latent variables ``M`` of checked data, from the selected variables."""
+        """Latent variables ``M`` of checked data, from the selected features."""
         selected = self.labels_ >= 0
         Zs = (Xa[:, self.clustered_columns_[selected]] - self.mean_[selected]) / (
             self.scale_[selected]
@@ -1125,7 +1125,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
         Returns
         -------
         ndarray of shape (n_samples, n_clustered)
-            The clustered variables (all columns but the covariates)
+            The clustered features (all columns but the covariates)
             standardized with the training means and standard deviations.
         """
         Xa = self._check_input(X, every_column=True)
@@ -1166,19 +1166,20 @@ class VCPCR(SummaryMixin, VCPCRBase):
         return np.asarray(self.membership_.columns, dtype=object)
 
     def signature(self) -> pd.DataFrame:
-        """Return the signature as a table: one row per selected gene, ready for CSV.
+        """Return the signature as a table: one row per selected feature, ready for CSV.
 
         Returns
         -------
         pandas.DataFrame
-            Columns ``gene``, ``module``, ``membership`` (the gene's entry of
-            ``membership_``, its weight in the module score), ``module_sd``
-            (the module score's standard deviation on the training data),
+            Columns ``gene`` (the feature), ``module`` (its cluster),
+            ``membership`` (the feature's entry of ``membership_``, its weight
+            in the cluster score), ``module_sd`` (the cluster score's standard
+            deviation on the training data),
             ``module_effect_per_sd`` (hazard ratio for cox, odds ratio for
-            binomial, coefficient for gaussian, per SD of the module score:
-            the summary's), and ``coef`` (the gene's coefficient on its raw
-            scale, ``coef_``); modules in order, strongest members first.
-            Covariates are not genes: see ``covariate_coef_``.
+            binomial, coefficient for gaussian, per SD of the cluster score:
+            the summary's), and ``coef`` (the feature's coefficient on its raw
+            scale, ``coef_``); clusters in order, strongest members first.
+            Covariates are not listed: see ``covariate_coef_``.
 
         Examples
         --------
@@ -1199,15 +1200,15 @@ class VCPCR(SummaryMixin, VCPCRBase):
         )[2]
         rows = [
             (
-                gene,
-                module,
-                float(self.membership_.at[gene, module]),
-                float(self.module_sd_[module]),
+                feature,
+                cluster,
+                float(self.membership_.at[feature, cluster]),
+                float(self.module_sd_[cluster]),
                 float(effect[k]),
-                float(coef[gene]),
+                float(coef[feature]),
             )
-            for k, module in enumerate(self.membership_.columns)
-            for gene in self.clusters_[module]
+            for k, cluster in enumerate(self.membership_.columns)
+            for feature in self.clusters_[cluster]
         ]
         columns = ["gene", "module", "membership", "module_sd", "module_effect_per_sd"]
         return pd.DataFrame(rows, columns=[*columns, "coef"])

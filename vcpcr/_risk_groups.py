@@ -138,7 +138,7 @@ def risk_groups(
             f"The linear predictor takes {np.unique(eta).size} distinct value(s), "
             f"too few for {q.size + 1} groups at quantiles {q.tolist()} (group "
             f"sizes {counts.tolist()}); a model without clusters predicts one "
-            f"risk. Use fewer quantiles or a model that selects variables."
+            f"risk. Use fewer quantiles or a model that selects features."
         )
     edges = np.r_[0.0, q, 1.0]
     labels = [f"{100 * lo:.0f}-{100 * hi:.0f}%" for lo, hi in pairwise(edges)]

@@ -133,7 +133,7 @@ def raw_coefficients(
     *,
     centred: bool = False,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
-    """Step 2's coefficients on the raw scale of X: variables, covariates, intercept.
+    """Step 2's coefficients on the raw scale of X: features, covariates, intercept.
 
     The model ``a0 + ((X - mean) / scale) V a`` is ``X @ coef + intercept``
     with ``coef = V a / scale`` and ``intercept = a0 - sum(mean * coef)``;
@@ -172,7 +172,7 @@ def raw_coefficients(
 
 
 def relative_weights(w: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Rescale variable weights to ``max|w| = 1`` (they act through their ratios).
+    """Rescale feature weights to ``max|w| = 1`` (they act through their ratios).
 
     SOS-NMF's clusters depend on the weights only through their ratios
     (scaling every weight by ``c`` scales the scores, the penalty and the

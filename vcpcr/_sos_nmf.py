@@ -64,12 +64,12 @@ class SOSNMFResult(NamedTuple):
         Unit-variance latent variables ``normalize((X W) V (V'V)^-1)`` of the
         returned ``V``.
     labels : ndarray of shape (n_features,)
-        Column of ``V`` holding variable ``j``'s non-zero, or -1 if ``j`` is
+        Column of ``V`` holding feature ``j``'s non-zero, or -1 if ``j`` is
         not selected.
     lam : float
         The absolute sparsity penalty used.
     lam_max : float
-        The smallest penalty that selects no variable from the initial
+        The smallest penalty that selects no feature from the initial
         partition (so ``lam = lam_ratio * lam_max``).
     objective : ndarray of shape (n_iter,)
         The objective after each update of ``V``.
@@ -92,20 +92,20 @@ class SOSNMFResult(NamedTuple):
 def random_partition(
     n_features: int, n_clusters: int, random_state: Any = None
 ) -> NDArray[np.intp]:
-    """Draw a random partition of the variables into ``n_clusters`` labels.
+    """Draw a random partition of the features into ``n_clusters`` labels.
 
     Labels are drawn uniformly and redrawn until every label occurs (the
     reference behaviour), which gives the uniform distribution over partitions
     with no empty cluster. When that is unlikely to happen within 100 draws
     (``n_clusters`` close to ``n_features``), each label is instead placed once
-    at a random position and the remaining variables drawn uniformly; when a
+    at a random position and the remaining features drawn uniformly; when a
     draw covers every label with probability below ``1e-12``, this is done
     without the 100 draws.
 
     Parameters
     ----------
     n_features : int
-        Number of variables ``p``.
+        Number of features ``p``.
     n_clusters : int
         Number of clusters ``K <= p``.
     random_state : int, numpy.random.Generator or None, default=None
@@ -129,7 +129,7 @@ def random_partition(
     if n_clusters > n_features:
         raise ValueError(
             f"n_features={n_features} must be >= n_clusters={n_clusters}: every "
-            f"cluster needs at least one variable."
+            f"cluster needs at least one feature."
         )
     rng = check_random_state(random_state)
     # P(a draw covers every label) <= (1 - (1 - 1/K)^p)^K (the counts are
@@ -158,7 +158,7 @@ def initial_partitions(
     """Return ``n_init`` random partitions, or the given labels as one start.
 
     ``init`` is ``"random"`` (which needs ``n_clusters``) or one label per
-    variable (:func:`vcpcr._validation.check_labels`); ``owner`` names the
+    feature (:func:`vcpcr._validation.check_labels`); ``owner`` names the
     class or function in the messages.
     """
     if not isinstance(init, str):
@@ -270,7 +270,7 @@ def lambda_max(
     weights: ArrayLike | None = None,
     standardize: bool = True,
 ) -> float:
-    """Smallest sparsity penalty for which SOS-NMF selects no variable.
+    """Smallest sparsity penalty for which SOS-NMF selects no feature.
 
     ``lam_max = max_{j,k} w_j cor(u_k, x_j)``, where ``u_k`` are the latent
     variables of the initial partition: with ``lam >= lam_max`` the first
@@ -283,7 +283,7 @@ def lambda_max(
     init : array-like of shape (n_features,)
         Initial partition: integer labels ``0..K-1``.
     weights : array-like of shape (n_features,), default=None
-        Variable weights ``w`` (``None``: all ones), as in :func:`sos_nmf`.
+        Feature weights ``w`` (``None``: all ones), as in :func:`sos_nmf`.
     standardize : bool, default=True
         Standardize ``X`` first, as :func:`sos_nmf` does.
 
@@ -323,7 +323,7 @@ def sos_nmf(
     random_state: Any = None,
     standardize: bool = True,
 ) -> SOSNMFResult:
-    r"""Cluster and select variables with weighted SOS-NMF.
+    r"""Cluster and select features with weighted SOS-NMF.
 
     Solves
 
@@ -335,8 +335,8 @@ def sos_nmf(
         V \text{ has orthogonal columns}
 
     by alternating the closed-form updates of ``U`` and ``V`` from an initial
-    partition of the variables. Each variable ends up in at most one cluster;
-    variables with zero membership are not selected.
+    partition of the features. Each feature ends up in at most one cluster;
+    features with zero membership are not selected.
 
     Parameters
     ----------
@@ -346,7 +346,7 @@ def sos_nmf(
         Number of clusters ``K`` of the initial partition. Required with
         ``init="random"``; inferred from the labels otherwise.
     weights : array-like of shape (n_features,), default=None
-        Signed variable weights ``w`` (the diagonal of ``W``); ``None`` means
+        Signed feature weights ``w`` (the diagonal of ``W``); ``None`` means
         all ones (unsupervised SOS-NMF).
     init : "random" or array-like of shape (n_features,), default="random"
         ``"random"``: a random partition into ``n_clusters`` non-empty
@@ -407,7 +407,7 @@ def sos_nmf(
 
     Examples
     --------
-    Two blocks of three correlated variables are found (up to the labels'
+    Two blocks of three correlated features are found (up to the labels'
     names):
 
     >>> from vcpcr import sos_nmf

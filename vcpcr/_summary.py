@@ -248,7 +248,7 @@ def build_summary(
         Level of the confidence intervals.
     cluster_evidence, gene_evidence : SimpleTable, optional
         Evidence after selection per cluster (placed after the coefficients)
-        and per gene (after the composition).
+        and per feature (after the composition).
     effects : SimpleTable, optional
         Effects per standard deviation (placed right after the coefficients).
 
@@ -462,9 +462,9 @@ class FittedModel(Protocol):
     covariate_names_: list[str]
     #: Names of the Cox strata columns.
     strata_names_: list[str]
-    #: SD of each module score on the training data.
+    #: SD of each cluster score on the training data.
     module_sd_: pd.Series
-    #: SD of the genes' part of the linear predictor on the training data.
+    #: SD of the features' part of the linear predictor on the training data.
     prognostic_index_sd_: float
 
 
@@ -491,7 +491,7 @@ class SummaryMixin:
             Resampling results for this estimator's parameters and data (e.g.
             :class:`vcpcr.inference.MultiSplitResult`). Each cluster's
             evidence is shown beside its coefficient, with a table of the
-            genes with the most evidence, and the guarantee in the notes.
+            features with the most evidence, and the guarantee in the notes.
 
         Returns
         -------
@@ -520,7 +520,7 @@ class SummaryMixin:
         statsmodels.iolib.summary2.Summary
             ``tables[0]``: header, ``tables[1]``: coefficients (``Coef.``,
             ``Std.Err.``, ``t`` or ``z``, p-value, confidence bounds),
-            ``tables[2]``: module effects per SD of the module score, as in
+            ``tables[2]``: cluster effects per SD of the cluster score, as in
             :meth:`summary` (``SD``, the effect per SD, its interval; the
             prognostic index last), ``tables[3]``: cluster composition
             (``tables[2:]`` only with clusters); printable as well.
@@ -620,9 +620,9 @@ def _table_and_notes(
 def _effects_per_sd(
     model: FittedModel, params: ParamTable, alpha: float
 ) -> tuple[pd.DataFrame | None, list[str]]:
-    """Each module's effect per SD of its score, and the prognostic index's.
+    """Each cluster's effect per SD of its score, and the prognostic index's.
 
-    The table (None without modules; ``summary()`` shows it as a titled
+    The table (None without clusters; ``summary()`` shows it as a titled
     text table, ``summary2()`` as the DataFrame) and its note. The step-2 fit is not
     refitted: ``coef * sd`` and its interval ``conf_int * sd``, through the
     family's ``per_sd`` (exponentiated for hazard and odds ratios).
@@ -719,7 +719,7 @@ def _cluster_evidence(
 def _gene_evidence(
     model: FittedModel, results: list[Evidence], target: Any, top: int = 10
 ) -> SimpleTable:
-    """Return the genes with the most evidence in each result, and clusters."""
+    """Return the features with the most evidence in each result, and clusters."""
     frames = [r.gene_evidence(target) for r in results]
     shown = list(dict.fromkeys(g for f in frames for g in f.index[:top]))
     names = np.asarray(model.membership_.index)

@@ -130,10 +130,10 @@ class FoldSpec(NamedTuple):
 class TrainFold(NamedTuple):
     """A training fold as steps 0-2 see it.
 
-    ``Xs`` (standardized clustered variables, with ``mean``, ``scale``) and
+    ``Xs`` (standardized clustered features, with ``mean``, ``scale``) and
     the fold data's columns as a fold model sees them (``layout``): the
     covariates first, then the strata of a stratified Cox model
-    (``layout.S``, None without strata), then the clustered variables.
+    (``layout.S``, None without strata), then the clustered features.
     ``layout.Z`` holds the covariates kept in this fold (raw) and
     ``layout.covariates`` their positions: a covariate constant or collinear
     within the training fold (e.g. the dummy of a rare level that no
@@ -179,11 +179,11 @@ class TrainFold(NamedTuple):
         The strata columns' coefficients are 0 (they enter no linear predictor).
         """
         Z, keep = self.layout.Z, self.layout.covariates
-        genes, covs, intercept = raw_coefficients(
+        clustered, covs, intercept = raw_coefficients(
             V, a0, a, self.mean, self.scale, Z.mean(axis=0), centred=family.centred
         )
         coef = np.zeros(self.layout.n_features)
-        coef[keep], coef[self.first :] = covs, genes
+        coef[keep], coef[self.first :] = covs, clustered
         return coef, intercept
 
     def linear_predictor(
@@ -194,11 +194,11 @@ class TrainFold(NamedTuple):
         On the raw scale, as ``X_train @ coef.T + intercept`` (the clustered
         columns are only kept standardized: ``Xs * scale + mean``).
         """
-        genes = coef[:, self.first :]
+        clustered = coef[:, self.first :]
         covs = coef[:, self.layout.covariates]
         return (
-            self.Xs @ (genes * self.scale).T
-            + genes @ self.mean
+            self.Xs @ (clustered * self.scale).T
+            + clustered @ self.mean
             + self.layout.Z @ covs.T
             + intercept
         )
@@ -210,7 +210,7 @@ def train_fold(
     n_strata: int = 0,
     names: Sequence[str] = (),
 ) -> TrainFold:
-    """Split fold data into covariates, strata and clustered variables.
+    """Split fold data into covariates, strata and clustered features.
 
     The covariates are the first ``n_covariates`` columns, the strata (a
     stratified Cox model's) the next ``n_strata``; ``names`` names these
@@ -253,9 +253,9 @@ class FoldResult(NamedTuple):
     #: out-of-fold linear predictors (n_points, n_test) of the batched step 2
     #: (NaN rows: points not fitted), for the pooled criterion; else None
     eta: NDArray[np.float64] | None = None
-    #: the genes' part of ``eta``: the modules' terms, centred at the training
+    #: the features' part of ``eta``: the clusters' terms, centred at the training
     #: means (what a calibration slope scales); None with ``eta``
-    eta_genes: NDArray[np.float64] | None = None
+    eta_clustered: NDArray[np.float64] | None = None
 
 
 #: What a fit that cannot be done raises (lifelines' ConvergenceError is a
@@ -398,7 +398,7 @@ def _fit_grid(
     for k in np.unique(ks):
         idx = np.flatnonzero(ks == k)
         # One product for the group: X [V_1 ... V_B], split into (B, n, k),
-        # over the variables some V_b selects (the other rows of V are zero).
+        # over the features some V_b selects (the other rows of V are zero).
         V = np.concatenate([Vs[i] for i in idx], axis=1)
         Xs = fold.Xs
         used = np.flatnonzero(V.any(axis=1))
@@ -437,7 +437,7 @@ def _score_grid(
     whose step 2 fails scores NaN. When the batched score is not defined on
     this fold, the scorer scores each point's fold model instead (and raises
     or warns as it does). Also returns the test rows' linear predictors
-    ``(n_points, n_test)`` and their genes' part (the modules' terms, centred
+    ``(n_points, n_test)`` and their features' part (the clusters' terms, centred
     at the training means), NaN rows where step 2 failed.
     """
     family = spec.family
@@ -452,9 +452,9 @@ def _score_grid(
     ok = np.array([par is not None for par in params])
     out = np.full(len(Vs), np.nan)
     eta_all = np.full((len(Vs), data[0].shape[0]), np.nan)
-    genes_all = eta_all.copy()
+    clustered_all = eta_all.copy()
     if not ok.any():
-        return out, eta_all, genes_all
+        return out, eta_all, clustered_all
     raw = [
         train.coefficients(family, V, par[0], par[1])
         for V, par in zip(Vs, params, strict=True)
@@ -466,7 +466,7 @@ def _score_grid(
     eta = coef @ Xte.T + intercept[:, None]
     eta_all[ok] = eta
     first = train.first
-    genes_all[ok] = coef[:, first:] @ (Xte[:, first:] - train.mean).T
+    clustered_all[ok] = coef[:, first:] @ (Xte[:, first:] - train.mean).T
     if scoring in scorings.fold_scorings:  # needs the training rows too
         eta_train = train.linear_predictor(coef, intercept)
         out[ok] = scorings.score_fold(
@@ -477,14 +477,14 @@ def _score_grid(
             yte,
             strata=_stratum_labels(train, Xte),
         )
-        return out, eta_all, genes_all
+        return out, eta_all, clustered_all
     scores = None
     if np.all(np.isfinite(eta)):
         scores = scorings.score_batch(scoring, eta, yte, fold.prepared.classes)
     if scores is None:  # the scorer raises or warns on this fold: let it
-        return _score_points(fold, spec, (Xte, yte), failures), eta_all, genes_all
+        return _score_points(fold, spec, (Xte, yte), failures), eta_all, clustered_all
     out[ok] = scores
-    return out, eta_all, genes_all
+    return out, eta_all, clustered_all
 
 
 def _stratum_labels(
@@ -523,11 +523,11 @@ def fit_fold(
     solved, delta_index = solve_grid(train.Xs, W, spec, seed)
     fold = SolvedFold(train, prepared, W, delta_index, solved)
     failures: dict[int, str] = {}
-    eta = eta_genes = None
+    eta = eta_clustered = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SeparationWarning)
         if spec.batch_scoring is not None:
-            scores, eta, eta_genes = _score_grid(
+            scores, eta, eta_clustered = _score_grid(
                 fold, spec, spec.batch_scoring, (Xte, yte), failures
             )
         else:
@@ -547,7 +547,7 @@ def fit_fold(
         tuple(failures[i] for i in sorted(failures)),
         _fold_weight(scoring_of(family), spec, yte),
         eta,
-        eta_genes,
+        eta_clustered,
     )
 
 
@@ -561,7 +561,7 @@ def _fold_weight(scorings: FamilyScoring, spec: FoldSpec, yte: Any) -> float | N
 #: Standard errors of the difference from the best point that
 #: ``selection="paired"`` gives up for sparsity. Chosen by the rule stated in
 #: ``benchmarks/bench_sparse_default.py`` (third study) before it ran: the
-#: smallest of 1, 1.5 and 2 with at most 3 genes on at least 85 % of the
+#: smallest of 1, 1.5 and 2 with at most 3 features on at least 85 % of the
 #: null data sets of every family.
 PAIRED_N_SE = 1.5
 
@@ -582,7 +582,7 @@ def selected_index(
     the sparsest point within ``n_se`` (default :data:`PAIRED_N_SE`)
     standard errors of its difference from the best
     (``se_diff_test_score``). Sizes are the mean
-    selected variables; ties in size go to the better score. Only points
+    selected features; ties in size go to the better score. Only points
     with a finite mean score are candidates.
     """
     mean = res["mean_test_score"].to_numpy()

@@ -221,14 +221,14 @@ def check_weights(
     owner: str,
     methods: Sequence[str] = (),
 ) -> str | NDArray[np.float64]:
-    """Validate a ``weights`` parameter: a method name or one weight per variable.
+    """Validate a ``weights`` parameter: a method name or one weight per feature.
 
     Parameters
     ----------
     weights : str or array-like of shape (n_features,)
-        A weight scheme among ``methods``, or the variable weights.
+        A weight scheme among ``methods``, or the feature weights.
     n_features : int
-        Number of variables.
+        Number of features.
     owner : str
         The class or function the parameter belongs to (for the message).
     methods : sequence of str, default=()
@@ -253,26 +253,26 @@ def check_weights(
         if not methods:
             raise TypeError(
                 f"The 'weights' parameter of {owner} must be an array of "
-                f"{n_features} weights (one per variable). Got {weights!r} instead."
+                f"{n_features} weights (one per feature). Got {weights!r} instead."
             )
         return check_choice(weights, "weights", methods, owner=owner)
     if weights is None or np.ndim(weights) != 1:
         raise TypeError(
             f"The 'weights' parameter of {owner} must be {wanted}an array of "
-            f"{n_features} weights (one per variable). Got {weights!r} instead."
+            f"{n_features} weights (one per feature). Got {weights!r} instead."
             + (" Use weights='identity' for equal weights." if methods else "")
         )
     w = check_weight_vector(weights, n_features)
     if not np.any(w):
         raise ValueError(
-            f"The 'weights' parameter of {owner} is all zeros: no variable could "
+            f"The 'weights' parameter of {owner} is all zeros: no feature could "
             f"be selected. Give at least one non-zero weight."
         )
     return w
 
 
 def check_weight_vector(weights: ArrayLike, n_features: int) -> NDArray[np.float64]:
-    """Return one finite float weight per variable, or raise a ValueError.
+    """Return one finite float weight per feature, or raise a ValueError.
 
     The length and values of a weight vector, for :func:`check_weights` (the
     estimators' ``weights`` parameter) and :func:`vcpcr.sos_nmf`.
@@ -281,7 +281,7 @@ def check_weight_vector(weights: ArrayLike, n_features: int) -> NDArray[np.float
     if w.shape[0] != n_features:
         raise ValueError(
             f"weights has {w.shape[0]} entries but X has {n_features} columns; give "
-            f"one weight per variable."
+            f"one weight per feature."
         )
     return w
 
@@ -357,14 +357,14 @@ def check_labels(
     *,
     n_clusters: int | None = None,
 ) -> NDArray[np.intp]:
-    """Validate an initial partition: one integer label per variable.
+    """Validate an initial partition: one integer label per feature.
 
     Parameters
     ----------
     labels : array-like of shape (n_features,)
         Cluster labels ``0..K-1``: integers, or floats with integral values.
     n_features : int
-        Number of variables.
+        Number of features.
     name : str, default="init"
         Name of the argument in error messages (e.g. ``"inits[2]"``).
     n_clusters : int, optional
@@ -386,9 +386,9 @@ def check_labels(
     arr = np.asarray(labels)
     if arr.shape != (n_features,):
         raise ValueError(
-            f"{name} must hold one label per variable: expected shape "
+            f"{name} must hold one label per feature: expected shape "
             f"({n_features},), got {arr.shape}. Give an integer label 0..K-1 for "
-            f"each of the {n_features} variables."
+            f"each of the {n_features} features."
         )
     integral = arr.dtype.kind in "iu" or (
         arr.dtype.kind == "f"
@@ -404,7 +404,7 @@ def check_labels(
     if n_clusters is None and out.min() < 0:
         raise ValueError(
             f"{name} labels must be >= 0; got {out.min()}. Number the clusters "
-            f"0..K-1 (unselected variables have no initial label)."
+            f"0..K-1 (unselected features have no initial label)."
         )
     if n_clusters is not None and (out.min() < 0 or out.max() >= n_clusters):
         raise ValueError(

@@ -1,4 +1,4 @@
-"""Step 0 of VC-PCR: the variable weights ``w`` (elastic net, ridge, lasso, ...).
+"""Step 0 of VC-PCR: the feature weights ``w`` (elastic net, ridge, lasso, ...).
 
 All penalties use glmnet's parametrization on standardized data, so that
 ``delta`` means what ``lambda`` means in R's ``glmnet``:
@@ -297,7 +297,7 @@ def _decades(start: float, stop: float, num: int) -> tuple[float, ...]:
 #: Grids (see :func:`vcpcr._tuning.default_grid`): elastic-net and lasso
 #: ``delta_max * 10**linspace(-2, log10(0.5), 6)`` (the paper's lasso grid
 #: ends at 0.2; its lower end ``1e-5 delta_max`` is an almost unpenalized fit
-#: that only saturates at ``n`` variables; the weights study chose 0.02-0.05
+#: that only saturates at ``n`` features; the weights study chose 0.02-0.05
 #: for the elastic net). Ridge ``(1e-4, 1e-2, 1)``: the paper's range
 #: ``[1e-4, 1e-2]`` extended to 1, the end of the range over which the
 #: clustering accuracy is flat (see :func:`compute_weights`); since it is
@@ -363,7 +363,7 @@ def check_scheme(
 ) -> WeightScheme:
     """Validate a ``weights`` parameter for ``family``; return its scheme.
 
-    A registered name or one weight per variable (see
+    A registered name or one weight per feature (see
     :func:`vcpcr._validation.check_weights`), whose scheme serves ``family``
     (with ``covariates``, see :meth:`WeightScheme.check_family`).
     """
@@ -395,7 +395,7 @@ def compute_weights(
     standardize: bool = True,
     l1_ratio: float = ENET_L1_RATIO,
 ) -> NDArray[np.float64]:
-    r"""Compute the VC-PCR variable weights (step 0).
+    r"""Compute the VC-PCR feature weights (step 0).
 
     Parameters
     ----------
@@ -484,7 +484,7 @@ def compute_weights(
     is on the scale of a squared correlation. The defaults were chosen on the
     paper's simulation (n=50, p=200, rho=0.6, configurations 1-3, 5 data
     draws x 5 starts, at the ``lam_ratio`` giving about 20 selected
-    variables): the clustering MCC of VC-PCR-Ridge is flat for ridge
+    features): the clustering MCC of VC-PCR-Ridge is flat for ridge
     ``delta`` between 1e-4 and 1 (e.g. 0.86-0.87 in configuration 2) and
     drops for ``delta >= 3`` (0.79 at 100, where the weights tend to the
     marginal correlations). The ridge default 0.01 is the top of the paper's
@@ -492,14 +492,14 @@ def compute_weights(
     cross-validation is no guide here: with ``p > n`` it always picks the
     smallest ``delta`` (the interpolating fit). For the lasso,
     ``delta_max = max_j |cor(x_j, y)| (n-1)/n`` zeroes every weight; the
-    default 0.05 (keeping about 30 of 200 variables on that simulation) gave
+    default 0.05 (keeping about 30 of 200 features on that simulation) gave
     the best clustering MCC among 0.005-0.2, though the differences are small.
 
     Examples
     --------
     >>> from vcpcr import compute_weights
     >>> from vcpcr.simulate import make_paper_data
-    >>> data = make_paper_data(random_state=0)  # 200 variables, 20 active
+    >>> data = make_paper_data(random_state=0)  # 200 features, 20 active
     >>> active = data.labels >= 0
     >>> w = compute_weights(data.X, data.y, "ridge")  # the default delta, 0.01
     >>> bool(abs(w[active]).mean() > 2 * abs(w[~active]).mean())
@@ -561,10 +561,10 @@ def weights_for_grid(
     response, 0/1 labels, or ``(time, event)`` columns). ``covariates``
     (standardized columns, or None) are adjusted for without penalty (see
     :meth:`WeightScheme.path`; the caller has checked the pairing with
-    :func:`check_scheme`); ``delta`` stays the genes' penalty.
+    :func:`check_scheme`); ``delta`` stays the features' penalty.
 
     Warns (VCPCRWarning, ``stacklevel`` frames above the caller) when the
-    weights of some ``delta`` are all zero: no variable can then be selected.
+    weights of some ``delta`` are all zero: no feature can then be selected.
     A penalized Cox path that cannot be fitted raises a ValueError in the
     estimators' terms (their ``weights`` and ``delta_name``, the estimator's
     name of ``delta``; :func:`vcpcr._solvers.cox.cox_lasso_path`'s own message, its
@@ -596,7 +596,7 @@ def weights_for_grid(
     if zero.any():
         at = ", ".join(f"{d:g}" for d in grid[zero])
         warnings.warn(
-            f"All {weights} weights are zero at delta={at}: no variable can be "
+            f"All {weights} weights are zero at delta={at}: no feature can be "
             f"selected and the model predicts a constant. Lower delta.",
             VCPCRWarning,
             stacklevel=stacklevel + 1,

@@ -1,9 +1,9 @@
 """The VC-PCR paper's evaluation criteria: prediction error, size, support and clusters.
 
-All clustering metrics take one label per variable. Following the paper, the
-label ``-1`` (unselected variables on the estimate side, inactive variables on
-the truth side) is an ordinary label: all ``-1`` variables form one cluster.
-Pair counts come from the contingency table, so ``p = 50,000`` variables (1.25
+All clustering metrics take one label per feature. Following the paper, the
+label ``-1`` (unselected features on the estimate side, inactive features on
+the truth side) is an ordinary label: all ``-1`` features form one cluster.
+Pair counts come from the contingency table, so ``p = 50,000`` features (1.25
 billion pairs) cost O(p log p) time and exact integer arithmetic.
 """
 
@@ -34,7 +34,7 @@ def _check_same_length(
 ) -> None:
     """Raise a ValueError unless ``a`` and ``b`` have the same length."""
     if a.shape[0] != b.shape[0]:
-        unit = "observation" if names[0] == "y_true" else "variable"
+        unit = "observation" if names[0] == "y_true" else "feature"
         raise ValueError(
             f"{names[0]} has {a.shape[0]} entries but {names[1]} has {b.shape[0]}; "
             f"pass one entry per {unit}."
@@ -60,7 +60,7 @@ def _check_labels(labels: ArrayLike, name: str) -> NDArray[Any]:
     if arr.dtype.kind not in "biufUS":
         raise TypeError(
             f"{name} must contain integer (or string) cluster labels; got dtype "
-            f"{arr.dtype}. Use -1 for unselected/inactive variables."
+            f"{arr.dtype}. Use -1 for unselected/inactive features."
         )
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(
@@ -71,7 +71,7 @@ def _check_labels(labels: ArrayLike, name: str) -> NDArray[Any]:
         if not np.isfinite(arr).all():
             raise ValueError(
                 f"{name} contains {int((~np.isfinite(arr)).sum())} NaN or infinite "
-                f"label(s); mark unselected variables with -1 instead."
+                f"label(s); mark unselected features with -1 instead."
             )
         if np.any(arr != np.round(arr)):
             raise ValueError(
@@ -84,7 +84,7 @@ def _check_labels(labels: ArrayLike, name: str) -> NDArray[Any]:
 def _check_labels_pair(
     labels_true: ArrayLike, labels_pred: ArrayLike
 ) -> tuple[NDArray[Any], NDArray[Any]]:
-    """Validate two labelings of the same variables."""
+    """Validate two labelings of the same features."""
     a = _check_labels(labels_true, "labels_true")
     b = _check_labels(labels_pred, "labels_pred")
     _check_same_length(a, b, ("labels_true", "labels_pred"))
@@ -117,7 +117,7 @@ def _pair_counts(
 ) -> tuple[int, int, int, int]:
     """Return the pair confusion counts ``(tp, fp, fn, tn)`` over unordered pairs.
 
-    A pair is positive when both variables share a cluster. With the
+    A pair is positive when both features share a cluster. With the
     contingency table ``n_ij`` and its margins ``a_i`` (true) and ``b_j``
     (estimated): ``tp = sum C(n_ij, 2)``, ``tp + fp = sum C(b_j, 2)``,
     ``tp + fn = sum C(a_i, 2)``, all pairs ``= C(p, 2)``.
@@ -177,12 +177,12 @@ def msep(y_true: ArrayLike, y_pred: ArrayLike) -> float:
 
 
 def model_size(coef: ArrayLike | Any, *, tol: float = 0.0) -> int:
-    r"""Count the variables with a non-zero coefficient, :math:`s = \|\hat b\|_0`.
+    r"""Count the features with a non-zero coefficient, :math:`s = \|\hat b\|_0`.
 
     Parameters
     ----------
     coef : array-like of shape (n_features,) or fitted estimator
-        Variable-level coefficients, or an estimator with a ``coef_``
+        Feature-level coefficients, or an estimator with a ``coef_``
         attribute (a ``(1, n_features)`` ``coef_`` is flattened).
     tol : float, default=0.0
         Coefficients with ``|b_j| <= tol`` count as zero.
@@ -205,8 +205,8 @@ def model_size(coef: ArrayLike | Any, *, tol: float = 0.0) -> int:
 
     Notes
     -----
-    For methods with one coefficient per cluster, pass the variable-level
-    coefficients :math:`b = V a` (every variable of a selected cluster counts).
+    For methods with one coefficient per cluster, pass the feature-level
+    coefficients :math:`b = V a` (every feature of a selected cluster counts).
 
     Examples
     --------
@@ -232,9 +232,9 @@ def _check_tol(tol: Any) -> None:
 def mcc_support(
     coef_true: ArrayLike | Any, coef_pred: ArrayLike | Any, *, tol: float = 0.0
 ) -> float:
-    r"""Matthews correlation of support recovery over the p variables.
+    r"""Matthews correlation of support recovery over the p features.
 
-    A variable is *positive* when its coefficient is non-zero:
+    A feature is *positive* when its coefficient is non-zero:
     ``b_hat_j != 0`` is the prediction, ``b_j != 0`` the truth.
 
     Parameters
@@ -261,7 +261,7 @@ def mcc_support(
 
     See Also
     --------
-    mcc_clustering : The same criterion for pairs of variables.
+    mcc_clustering : The same criterion for pairs of features.
 
     Notes
     -----
@@ -290,18 +290,18 @@ def mcc_support(
 
 
 def mcc_clustering(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
-    r"""Matthews correlation of cluster recovery over all pairs of variables.
+    r"""Matthews correlation of cluster recovery over all pairs of features.
 
-    A pair of variables is *positive* when both are in the same cluster. The
-    label ``-1`` is an ordinary label: all unselected variables (estimate)
-    form one cluster, as all inactive variables (truth) do.
+    A pair of features is *positive* when both are in the same cluster. The
+    label ``-1`` is an ordinary label: all unselected features (estimate)
+    form one cluster, as all inactive features (truth) do.
 
     Parameters
     ----------
     labels_true : array-like of shape (n_features,)
-        True cluster of each variable (``-1`` = inactive).
+        True cluster of each feature (``-1`` = inactive).
     labels_pred : array-like of shape (n_features,)
-        Estimated cluster of each variable (``-1`` = unselected), e.g.
+        Estimated cluster of each feature (``-1`` = unselected), e.g.
         ``VCPCR().fit(X, y).labels_``.
 
     Returns
@@ -309,7 +309,7 @@ def mcc_clustering(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     float
         MCC over the :math:`p(p-1)/2` pairs, in ``[-1, 1]``; 0 when the
         denominator is 0 (e.g. one labeling puts everything in one cluster or
-        every variable in its own cluster).
+        every feature in its own cluster).
 
     Raises
     ------
@@ -322,7 +322,7 @@ def mcc_clustering(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     See Also
     --------
     adjusted_rand_index : A chance-corrected pair-counting index.
-    mcc_support : The same criterion for single variables.
+    mcc_support : The same criterion for single features.
 
     Notes
     -----
@@ -349,7 +349,7 @@ def mcc_clustering(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
 
 
 def adjusted_rand_index(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
-    """Compute the adjusted Rand index of two clusterings of the variables.
+    """Compute the adjusted Rand index of two clusterings of the features.
 
     ``-1`` is an ordinary label, as in :func:`mcc_clustering`. This validates
     the input and calls :func:`sklearn.metrics.adjusted_rand_score`.
@@ -357,9 +357,9 @@ def adjusted_rand_index(labels_true: ArrayLike, labels_pred: ArrayLike) -> float
     Parameters
     ----------
     labels_true : array-like of shape (n_features,)
-        True cluster of each variable (``-1`` = inactive).
+        True cluster of each feature (``-1`` = inactive).
     labels_pred : array-like of shape (n_features,)
-        Estimated cluster of each variable (``-1`` = unselected).
+        Estimated cluster of each feature (``-1`` = unselected).
 
     Returns
     -------

@@ -93,7 +93,7 @@ def plot_cv(
     ax : matplotlib.axes.Axes, optional
         Axes to draw on (default: a new figure).
     x : {"mean_size", "lam_ratio"}, default="mean_size"
-        Horizontal axis: mean number of selected variables or ``lam_ratio``.
+        Horizontal axis: mean number of selected features or ``lam_ratio``.
     peer : pandas.DataFrame, optional
         A peer's curve from :meth:`VCPCRCV.peer_curve` (``x="mean_size"``
         only).
@@ -152,7 +152,7 @@ def plot_cv(
         color="k",
         ms=14,
         zorder=4,
-        label=f"chosen ({chosen['mean_size']:.3g} variables)",
+        label=f"chosen ({chosen['mean_size']:.3g} features)",
     )
     if peer is not None:
         order = np.argsort(peer["mean_size"].to_numpy(), kind="stable")
@@ -172,7 +172,7 @@ def plot_cv(
         ax.set_xscale("symlog", linthresh=1)
         ax.set_xlim(left=-0.2)  # sizes are >= 0
     ax.set_xlabel(
-        "mean number of selected variables" if x == "mean_size" else "lam_ratio"
+        "mean number of selected features" if x == "mean_size" else "lam_ratio"
     )
     ax.set_ylabel(f"CV {label}")
     ax.legend(frameon=False, fontsize="small")
@@ -187,13 +187,13 @@ def plot_clusters(
     cmap: str = "viridis",
     max_labels: int = 60,
 ) -> Any:
-    """Heatmap of the absolute correlations of the selected variables.
+    """Heatmap of the absolute correlations of the selected features.
 
-    Variables are ordered by cluster and, within a cluster, by decreasing
+    Features are ordered by cluster and, within a cluster, by decreasing
     membership degree (as the paper's Figures 1 and 3). A strip on the left
     gives the cluster (colours named in the legend, ``cluster_1..K`` as in
     ``summary()``), white lines separate the clusters, and a bar on top gives
-    the membership degree. Variable names label the rows and columns when
+    the membership degree. Feature names label the rows and columns when
     there are at most ``max_labels`` of them.
 
     Parameters
@@ -207,7 +207,7 @@ def plot_clusters(
     cmap : str, default="viridis"
         Colour map of the heatmap.
     max_labels : int, default=60
-        Largest number of selected variables whose names are written.
+        Largest number of selected features whose names are written.
 
     Returns
     -------
@@ -223,7 +223,7 @@ def plot_clusters(
     V = model.membership_.to_numpy()
     sel = np.flatnonzero(model.labels_ >= 0)
     if sel.size == 0:
-        raise ValueError("The model selected no variable: nothing to plot.")
+        raise ValueError("The model selected no feature: nothing to plot.")
     degree = V[sel, model.labels_[sel]]
     order = sel[np.lexsort((-degree, model.labels_[sel]))]
     labels = model.labels_[order]
@@ -260,7 +260,7 @@ def plot_clusters(
     else:
         left.set_yticks([])
         ax.xaxis.set_major_locator(MaxNLocator(6, integer=True))
-    ax.set_xlabel(f"{n} selected variables, by cluster ({model.n_clusters_})")
+    ax.set_xlabel(f"{n} selected features, by cluster ({model.n_clusters_})")
     ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="|correlation|")
     handles = [
         Patch(facecolor=colors[k], label=name)
@@ -329,11 +329,11 @@ def plot_path(
         path = _cv_path(model)
     ax = _axes(ax, figsize=(6, 4))
     ax.plot(
-        path["lam_ratio"], path["size"], "o-", color="C0", label="selected variables"
+        path["lam_ratio"], path["size"], "o-", color="C0", label="selected features"
     )
     ax.set_xscale("log")
     ax.set_xlabel("lam_ratio")
-    ax.set_ylabel("selected variables", color="C0")
+    ax.set_ylabel("selected features", color="C0")
     right = ax.twinx()
     right.plot(
         path["lam_ratio"], path["n_clusters"], "s--", color="C1", label="clusters"
@@ -473,10 +473,10 @@ def plot_stability(
 
     Left: the ``top`` most frequent features' selection frequencies (those
     selected at least once), coloured
-    by consensus module (grey: not stable), with the threshold as a dashed
+    by consensus cluster (grey: not stable), with the threshold as a dashed
     line. Right: the co-clustering matrix of the stable set, ordered by
-    module and, within a module, by frequency; white lines separate the
-    modules, and gene names label the rows and columns when there are at
+    cluster and, within a cluster, by frequency; white lines separate the
+    clusters, and feature names label the rows and columns when there are at
     most ``max_labels`` of them.
 
     Parameters
@@ -501,24 +501,28 @@ def plot_stability(
             2,
             figsize=(13, 5.5),
             gridspec_kw={"width_ratios": [1.2, 1]},
-            layout="constrained",  # room for the long gene labels
+            layout="constrained",  # room for the long feature labels
         )[1]
-    module_of = {g: i for i, genes in enumerate(result.modules.values()) for g in genes}
+    cluster_of = {
+        g: i for i, members in enumerate(result.modules.values()) for g in members
+    }
     colors = _cluster_colors(len(result.modules))
-    _frequency_panel(axes[0], result, module_of, colors, top)
-    _coclustering_panel(axes[1], result, module_of, max_labels)
+    _frequency_panel(axes[0], result, cluster_of, colors, top)
+    _coclustering_panel(axes[1], result, cluster_of, max_labels)
     return np.asarray(axes)
 
 
 def _frequency_panel(
-    ax: Any, result: Any, module_of: dict[str, int], colors: Any, top: int
+    ax: Any, result: Any, cluster_of: dict[str, int], colors: Any, top: int
 ) -> None:
     from matplotlib.patches import Patch
 
     freq = result.selection_frequency.sort_values(ascending=False, kind="stable")
     shown = freq[freq > 0].iloc[:top]
     grey = (0.7, 0.7, 0.7, 1.0)
-    bar_colors = [colors[module_of[g]] if g in module_of else grey for g in shown.index]
+    bar_colors = [
+        colors[cluster_of[g]] if g in cluster_of else grey for g in shown.index
+    ]
     x = np.arange(shown.size)
     ax.bar(x, shown.to_numpy(), width=0.8, color=bar_colors)
     ax.axhline(result.threshold, color="C3", ls="--", lw=1.2)
@@ -550,7 +554,7 @@ def _frequency_panel(
 
 
 def _coclustering_panel(
-    ax: Any, result: Any, module_of: dict[str, int], max_labels: int
+    ax: Any, result: Any, cluster_of: dict[str, int], max_labels: int
 ) -> None:
     stable = list(result.stable_set)
     s = len(stable)
@@ -558,11 +562,11 @@ def _coclustering_panel(
         ax.set_axis_off()
         ax.set_title("no stable feature", fontsize="medium")
         return
-    order = sorted(range(s), key=lambda i: (module_of[stable[i]], i))
+    order = sorted(range(s), key=lambda i: (cluster_of[stable[i]], i))
     coc = result.coclustering[:s][:, :s].toarray()[np.ix_(order, order)]
     image = ax.imshow(coc, cmap="viridis", vmin=0, vmax=1, interpolation="nearest")
-    modules = np.array([module_of[stable[i]] for i in order])
-    for b in np.flatnonzero(np.diff(modules)) + 0.5:
+    clusters = np.array([cluster_of[stable[i]] for i in order])
+    for b in np.flatnonzero(np.diff(clusters)) + 0.5:
         ax.axhline(b, color="white", lw=1.0)
         ax.axvline(b, color="white", lw=1.0)
     names = [str(stable[i]) for i in order]
@@ -574,7 +578,7 @@ def _coclustering_panel(
         ax.set_xticks([])
         ax.set_yticks([])
     ax.set_title(
-        f"co-clustering of the stable set ({len(result.modules)} modules)",
+        f"co-clustering of the stable set ({len(result.modules)} clusters)",
         fontsize="medium",
     )
     ax.figure.colorbar(
@@ -674,7 +678,7 @@ def plot_increments(result: Any, axes: Any = None) -> Any:
     In each panel, a model's per-fold increments (model minus the clinical
     model; jittered dots), their mean (a bar) and the interval of
     ``result.increments`` (a line); a dashed line at 0 (no gain). A model
-    that chose no gene in any fold is drawn at 0 without an interval. For an
+    that chose no feature in any fold is drawn at 0 without an interval. For an
     external cohort, the dots are the bootstrap resamples' increments and
     the bar the increment on the whole cohort.
 

@@ -34,7 +34,7 @@ __all__ = [
 
 _PAPER_BLOCK_SIZES = (5,) * 10
 _PAPER_BLOCK_COEFS = (1.0, 0.0, -1.0, 0.0, 1.0, 0.0, -1.0, 0.0, 0.0, 0.0)
-# Correlation group of each of the ten blocks of five (-1: independent variables).
+# Correlation group of each of the ten blocks of five (-1: independent features).
 _PAPER_CORR_GROUPS = {
     1: (0, 0, 1, 1, 2, 2, 3, 3, 4, 5),
     2: (0, 1, 2, 3, 4, 5, 6, 7, 8, 9),
@@ -56,10 +56,10 @@ class SimulatedData(NamedTuple):
         The true coefficients :math:`b`.
     labels : ndarray of shape (n_features,)
         The true clusters: ``0, 1, ...`` for the active blocks in order, ``-1``
-        for every inactive variable (one cluster for :mod:`vcpcr.metrics`).
+        for every inactive feature (one cluster for :mod:`vcpcr.metrics`).
     corr_groups : ndarray of shape (n_features,)
-        The correlation group of each variable (equicorrelated within a group,
-        uncorrelated across groups); ``-1`` marks independent variables.
+        The correlation group of each feature (equicorrelated within a group,
+        uncorrelated across groups); ``-1`` marks independent features.
     cov : ndarray of shape (n_features, n_features) or None
         The covariance matrix :math:`\Sigma` (None unless requested).
     noise_sd : float or None
@@ -97,7 +97,7 @@ def paper_coef() -> NDArray[np.float64]:
     Returns
     -------
     ndarray of shape (200,)
-        ``+1`` on variables 1-5 and 21-25, ``-1`` on 11-15 and 31-35
+        ``+1`` on features 1-5 and 21-25, ``-1`` on 11-15 and 31-35
         (1-based), 0 elsewhere.
 
     See Also
@@ -125,11 +125,11 @@ def paper_covariance(rho: float = 0.6, config: int = 1) -> NDArray[np.float64]:
         Correlation inside a correlated group, in ``[0, 1]`` (the paper uses
         0.3 and 0.6).
     config : {1, 2, 3}, default=1
-        1: variables 1-10, 11-20, 21-30, 31-40 (each active block with the
+        1: features 1-10, 11-20, 21-30, 31-40 (each active block with the
         inactive block after it), 41-45 and 46-50 are correlated groups;
         2: each of the ten blocks of five is a correlated group;
         3: only the four active blocks are correlated groups.
-        Variables 51-200 are always independent.
+        Features 51-200 are always independent.
 
     Returns
     -------
@@ -170,7 +170,7 @@ def make_paper_data(
 ) -> SimulatedData:
     r"""Draw one data set of the VC-PCR paper's simulation study.
 
-    ``p = 200`` variables: 1-50 form ten blocks of five, in the order
+    ``p = 200`` features: 1-50 form ten blocks of five, in the order
     active, inactive, active, inactive, active, inactive, active, inactive,
     inactive, inactive; 51-200 are independent :math:`N(0, 1)` noise.
 
@@ -192,7 +192,7 @@ def make_paper_data(
     -------
     SimulatedData
         ``X`` (n x 200), ``y``, ``coef`` (:func:`paper_coef`), ``labels``
-        (0-3 for the four active blocks, -1 for the 180 inactive variables),
+        (0-3 for the four active blocks, -1 for the 180 inactive features),
         ``corr_groups``, ``cov`` (:func:`paper_covariance`), ``noise_sd``,
         ``intercept`` (0.0) and ``event`` (None).
 
@@ -215,7 +215,7 @@ def make_paper_data(
         \sigma_\varepsilon^2 = b^\top \Sigma b / \mathrm{SNR}.
 
     The true clusters are the four active blocks plus one cluster holding all
-    180 inactive variables (labelled -1). For binary or survival outcomes on
+    180 inactive features (labelled -1). For binary or survival outcomes on
     this design, call :func:`make_block_data` with ``block_sizes=[5] * 10``,
     ``coefs=[1, 0, -1, 0, 1, 0, -1, 0, 0, 0]``, ``n_noise=150`` and config 1's
     ``corr_groups=[0, 0, 1, 1, 2, 2, 3, 3, 4, 5]``.
@@ -271,29 +271,29 @@ def make_block_data(
     return_cov: bool = False,
     random_state: Any = None,
 ) -> SimulatedData:
-    r"""Draw data whose variables come in blocks with a common coefficient.
+    r"""Draw data whose features come in blocks with a common coefficient.
 
-    The first ``sum(block_sizes)`` variables form the blocks, in order; block
-    ``k`` has ``block_sizes[k]`` variables, each with coefficient
+    The first ``sum(block_sizes)`` features form the blocks, in order; block
+    ``k`` has ``block_sizes[k]`` features, each with coefficient
     ``coefs[k]``. Blocks sharing a ``corr_groups`` id form one equicorrelated
-    group. ``n_noise`` independent :math:`N(0, 1)` variables follow.
+    group. ``n_noise`` independent :math:`N(0, 1)` features follow.
 
     Parameters
     ----------
     n_samples : int
         Number of observations.
     block_sizes : sequence of int
-        Number of variables in each block (each >= 1).
+        Number of features in each block (each >= 1).
     coefs : array-like of shape (n_blocks,)
-        The coefficient shared by the variables of each block (0 = inactive).
+        The coefficient shared by the features of each block (0 = inactive).
     corr_groups : array-like of int of shape (n_blocks,), default=None
-        Correlation group of each block: the variables of all blocks with the
+        Correlation group of each block: the features of all blocks with the
         same id are equicorrelated with correlation ``rho``; ``-1`` makes a
-        block's variables independent. None puts each block in its own group.
+        block's features independent. None puts each block in its own group.
     rho : float, default=0.6
         Correlation inside a group, in ``[0, 1]``.
     n_noise : int, default=0
-        Number of independent noise variables appended after the blocks.
+        Number of independent noise features appended after the blocks.
     family : {"gaussian", "binomial", "cox"}, default="gaussian"
         The outcome model (see Notes).
     snr : float, default=None
@@ -420,7 +420,7 @@ def _check_int_vector(values: Any, name: str, low: int) -> NDArray[np.intp]:
 def _block_design(
     block_sizes: Any, coefs: Any, corr_groups: Any, n_noise: int
 ) -> tuple[NDArray[np.float64], NDArray[np.intp], NDArray[np.intp]]:
-    """Validate the blocks; return the per-variable coef, corr group and label."""
+    """Validate the blocks; return the per-feature coef, corr group and label."""
     sizes = _check_int_vector(block_sizes, "block_sizes", 1)
     block_coefs = check_array(coefs, "coefs", ensure_2d=False)
     block_groups = (

@@ -195,7 +195,7 @@ def cox_lasso_path(
         Unpenalized columns (Coxnet's ``penalty_factor = 0``); their
         coefficients are not returned. Coxnet, like glmnet, rescales the
         penalty factors to sum to the number of columns, so it is called with
-        ``alpha = delta * p / (p + c)``: the genes' penalty stays ``delta``.
+        ``alpha = delta * p / (p + c)``: the features' penalty stays ``delta``.
         ``delta_max`` is then the largest gradient at the covariates-only
         (unpenalized) Cox fit.
     tol : float, default=1e-7
@@ -324,7 +324,7 @@ PASSES_PER_DELTA = 1000
 #: below ``delta_max`` (VCPCR.fit, the refit), is crossed through evenly
 #: spaced points, as glmnet's path does: one cold jump diverges and its
 #: refinement costs several full Coxnet fits (77 s instead of 1 s on chop).
-#: With steps of 0.35, one gse1992 half (42 rows, 15,528 genes) in 25 took
+#: With steps of 0.35, one gse1992 half (42 rows, 15,528 features) in 25 took
 #: 10 x the median fit time (a step that wandered, then was refined); with
 #: 0.18 the slowest took 3 x, and the 50 fits 20 % less in all.
 MAX_LOG_STEP = 0.18
@@ -380,7 +380,7 @@ def _coxnet(prob: _Problem, path: _Float, max_iter: int) -> _PathFit:
 
     With covariates, Coxnet fits ``[Z, X]`` with ``penalty_factor`` 0 on
     ``Z`` at ``alpha = delta * p / (p + c)`` (it rescales the factors to sum
-    to ``p + c``), so the genes' penalty is ``delta``. Raises
+    to ``p + c``), so the features' penalty is ``delta``. Raises
     ``ArithmeticError`` where a step diverges (Coxnet's guard).
     """
     from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
@@ -448,7 +448,7 @@ def _attempt(prob: _Problem, path: _Float, full: bool) -> _PathFit | _Failure:
     (at most the caller's ``max_iter``) and fails when it uses them up: a warm
     start too far from the solution makes coordinate descent wander through
     thousands of features for minutes before it overflows (66 s for one step
-    on 42 rows x 15,528 genes, against 0.05 s for the same deltas in four
+    on 42 rows x 15,528 features, against 0.05 s for the same deltas in four
     shorter steps). With ``full``, or a budget equal to ``max_iter``, a fit
     that stops at ``max_iter`` is returned, stopped.
     """

@@ -4,11 +4,11 @@ glmnet's scheme, around scikit-learn's coordinate descent
 (:func:`sklearn.linear_model.enet_path`, public API) on a small working set:
 
 * the path runs from the largest ``delta`` down, warm-started;
-* each ``delta`` works on a working set: the active variables plus the worst
+* each ``delta`` works on a working set: the active features plus the worst
   violators of the KKT conditions (:math:`|\nabla_j| > a\delta`), at most
   doubling it per round; coordinate descent runs on the working set only (on
   its Gram matrix when it has at most ``n`` columns), then the KKT conditions
-  are checked on every variable, until no variable violates them (glmnet's
+  are checked on every feature, until no feature violates them (glmnet's
   strong rule discards nothing on a coarse grid such as the estimator's six
   deltas, where each step more than halves ``delta``);
 * binomial: proximal Newton (glmnet's IRLS) on the working set, the weighted
@@ -130,7 +130,7 @@ def _working_sets(
     """Solve one ``delta`` on growing working sets, from the weights ``w``.
 
     ``g`` is the gradient of the loss at the start; ``solve(cols, delta)``
-    fits ``w[cols]`` (in place) and returns the gradient on every variable,
+    fits ``w[cols]`` (in place) and returns the gradient on every feature,
     the last relative change (or gap) and whether it reached the tolerance.
     Returns the last gradient, whether every solve converged and the largest
     change.

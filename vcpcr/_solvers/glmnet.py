@@ -4,14 +4,14 @@ The VC-PCR authors computed their "ridge" and "lasso" weights with one call
 ``glmnet(X, y, family = "gaussian", alpha = 0 or 1, lambda = delta,
 standardize = FALSE)`` on data they had already standardized (sample sd), with
 glmnet's defaults ``intercept = TRUE``, ``thresh = 1e-7``, ``maxit = 1e5`` and
-``type.gaussian = "covariance"`` (the default for fewer than 500 variables).
+``type.gaussian = "covariance"`` (the default for fewer than 500 features).
 glmnet's coordinate descent starts from zero and stops as soon as no
 coefficient moves by more than its threshold in one pass. With ``p > n`` and
 the paper's small penalties that happens far from the ridge or lasso solution:
 after 4-8 passes for ``lambda <= 5e-4`` and after a few hundred for
 ``lambda`` in ``[1e-3, 1e-2]``, 0.3 to 2.9 times the solution's norm away from
 it on the paper's simulated data (``tests/reference/glmnet_paper_weights.R``).
-The unconverged part depends on the *order of the columns*: the variables
+The unconverged part depends on the *order of the columns*: the features
 visited first keep most of the signal (see ``docs/weights-study.md``).
 :func:`glmnet_gaussian` repeats glmnet's arithmetic step by step
 (glmnet 4.1-6, the ``glmnetpp`` C++ port of the Fortran ``elnet1``), so that
@@ -22,12 +22,12 @@ the paper's weights can be reproduced without R:
    variance; ``y`` centred and scaled by ``ys = sqrt(mean((y - ybar)^2))``,
    and the penalty divided by ``ys``;
 2. the covariance algorithm: gradient ``g_j = x_j'r`` kept up to date from
-   cached inner products ``x_j'x_k`` of the active variables;
-3. a *full* pass over all variables; if not converged, *partial* passes over
+   cached inner products ``x_j'x_k`` of the active features;
+3. a *full* pass over all features; if not converged, *partial* passes over
    the active set until converged, then another full pass, and so on; a
-   variable becomes active when its coefficient first changes;
+   feature becomes active when its coefficient first changes;
 4. convergence when ``max_k xv_k * (change of b_k)^2 < thresh`` within one
-   pass (``xv_k`` is the internal variance of variable ``k``);
+   pass (``xv_k`` is the internal variance of feature ``k``);
 5. coefficients un-standardized by ``ys / xs_j``, the intercept from the means.
 
 Only ``family = "gaussian"``, a single ``lambda``, no observation weights,
@@ -120,9 +120,9 @@ def _standardize(
 class _CovarianceCD:
     """glmnet's covariance-update coordinate descent at one penalty, from 0.
 
-    ``C[l]`` caches ``x'x_k`` for the ``l``-th variable to become active
+    ``C[l]`` caches ``x'x_k`` for the ``l``-th feature to become active
     (glmnet's ``c_`` matrix, stored transposed); ``g`` is the gradient
-    ``x'r`` of every variable.
+    ``x'r`` of every feature.
     """
 
     def __init__(self, s: _Standardized, l1: float, l2: float) -> None:
@@ -153,7 +153,7 @@ class _CovarianceCD:
         self.active.append(k)
 
     def full_pass(self) -> float:
-        """One pass over every included variable; return glmnet's ``dlx``."""
+        """One pass over every included feature; return glmnet's ``dlx``."""
         self.n_passes += 1
         dlx = 0.0
         xv, a = self.s.xv, self.a
@@ -174,7 +174,7 @@ class _CovarianceCD:
     def partial_phase(self, thresh: float, maxit: int) -> bool:
         """Active-set passes until converged, then sync the other gradients.
 
-        Works on compressed copies of the active variables (same arithmetic
+        Works on compressed copies of the active features (same arithmetic
         as glmnet's, which updates only the active gradients in these passes).
         Returns False if ``maxit`` passes were reached first.
         """
@@ -217,13 +217,13 @@ def _coordinate(g: float, old: float, xv: float, l1: float, l2: float) -> float:
 class _RidgeSweeps:
     """The same coordinate descent for ``alpha = 0``, one pass per solve.
 
-    With no l1 penalty every variable with a non-zero gradient enters in the
+    With no l1 penalty every feature with a non-zero gradient enters in the
     first pass, after which full and active-set passes coincide: each pass is
     a Gauss-Seidel sweep on ``(G + l2 I) b = g``, computed as one triangular
     solve ``(L + D + l2 I) b_new = g - U b_old`` (``G = L + D + U``, with
     glmnet's ``D = xv``). Same iterates and stopping rule as
     :class:`_CovarianceCD` up to rounding, at BLAS speed. ``exact`` is False
-    when a variable did not enter in the first pass (then use the loop).
+    when a feature did not enter in the first pass (then use the loop).
     """
 
     def __init__(self, s: _Standardized, l2: float) -> None:
@@ -250,11 +250,11 @@ class _RidgeSweeps:
         return float(np.max(self.s.xv[self.inc] * d * d, initial=0.0))
 
     def full_pass(self) -> float:
-        """One pass over every variable (all are active after the first)."""
+        """One pass over every feature (all are active after the first)."""
         return self._sweep()
 
     def partial_phase(self, thresh: float, maxit: int) -> bool:
-        """Active-set passes (here: every variable) until converged."""
+        """Active-set passes (here: every feature) until converged."""
         while self._sweep() >= thresh:
             if self.n_passes > maxit:
                 return False
@@ -262,7 +262,7 @@ class _RidgeSweeps:
 
     @property
     def a(self) -> NDArray[np.float64]:
-        """Coefficients on the internal scale (all variables)."""
+        """Coefficients on the internal scale (all features)."""
         out = np.zeros(self.s.x.shape[1])
         out[self.inc] = self.b
         return out
@@ -372,7 +372,7 @@ def glmnet_gaussian(
     the identity. The stopping rule ends the iterations when, within one
     pass, :math:`\max_k x_{v,k} (\Delta \tilde b_k)^2 <` ``thresh``, on the
     internal scale. glmnet 4.1-6 selects ``type.gaussian = "covariance"`` by
-    default only for fewer than 500 variables; this function always uses
+    default only for fewer than 500 features; this function always uses
     it (for the ridge both algorithms give the same iterates, for the lasso
     R's "naive" algorithm adds strong-rule screening).
 

@@ -44,7 +44,7 @@ _Float = NDArray[np.float64]
 POOLED = "neg_pooled_deviance"
 #: Bootstrap resamples of its standard error.
 N_BOOT = 200
-#: The calibration slopes tried: a slope is a shrinkage factor of the genes'
+#: The calibration slopes tried: a slope is a shrinkage factor of the clusters'
 #: part of the linear predictor, so it never exceeds 1 nor flips its sign.
 SLOPES = np.linspace(0.0, 1.0, 51)
 
@@ -163,23 +163,23 @@ def paired_se(draws: _Float, best: int) -> _Float:
 def calibration_slopes(
     distribution: Distribution,
     offset: _Float,
-    genes: _Float,
+    clustered: _Float,
     outcome: _Float,
     strata: NDArray[Any] | None = None,
 ) -> _Float:
     """Return the slope in :data:`SLOPES` of least pooled deviance, per grid point.
 
-    The linear predictor ``offset + slope * genes`` keeps the intercept and
-    the covariates' terms (``offset``) and shrinks the modules' terms
-    (``genes``), as the van Houwelingen & le Cessie (1990, Stat Med 9:1303)
+    The linear predictor ``offset + slope * clustered`` keeps the intercept and
+    the covariates' terms (``offset``) and shrinks the clusters' terms
+    (``clustered``), as the van Houwelingen & le Cessie (1990, Stat Med 9:1303)
     calibration slope does. Every slope of the grid is scored for all points
-    at once; a point with no gene (``genes`` all 0) gets slope 0.
+    at once; a point with no cluster (``clustered`` all 0) gets slope 0.
 
     Parameters
     ----------
     distribution, outcome, strata
         As in :func:`pooled_deviance`.
-    offset, genes : ndarray of shape (n_points, n_samples)
+    offset, clustered : ndarray of shape (n_points, n_samples)
         The two parts of each point's linear predictors.
 
     Returns
@@ -192,13 +192,13 @@ def calibration_slopes(
     >>> import numpy as np
     >>> from vcpcr._solvers.distributions import NORMAL
     >>> from vcpcr._solvers.pooled import calibration_slopes
-    >>> genes = np.array([[-2.0, -1.0, 1.0, 2.0]])
-    >>> calibration_slopes(NORMAL, 0 * genes, genes, 0.5 * genes[0])
+    >>> clustered = np.array([[-2.0, -1.0, 1.0, 2.0]])
+    >>> calibration_slopes(NORMAL, 0 * clustered, clustered, 0.5 * clustered[0])
     array([0.5])
     """
     dev = np.stack(
         [
-            pooled_deviance(distribution, offset + g * genes, outcome, strata)
+            pooled_deviance(distribution, offset + g * clustered, outcome, strata)
             for g in SLOPES
         ]
     )
@@ -211,7 +211,7 @@ def calibration_slopes(
 def cross_calibrated(
     distribution: Distribution,
     eta: _Float,
-    genes: _Float,
+    clustered: _Float,
     outcome: _Float,
     strata: NDArray[Any] | None,
     folds: list[Any],
@@ -220,7 +220,7 @@ def cross_calibrated(
 
     A fitted step 2 on a few dozen events is over-confident: its out-of-fold
     linear predictors need a calibration slope well below 1, and a deviance
-    of the raw predictors punishes every model with genes for its scale. Each
+    of the raw predictors punishes every model with clusters for its scale. Each
     fold's predictors are therefore shrunk by the slope estimated on the
     *other* folds' out-of-fold predictors (:func:`calibration_slopes`), so
     that the slope is never fitted on the rows it is scored on: a noise model
@@ -231,8 +231,8 @@ def cross_calibrated(
     ----------
     distribution, outcome, strata
         As in :func:`pooled_deviance`.
-    eta, genes : ndarray of shape (n_points, n_samples)
-        Every row's out-of-fold linear predictor and its genes' part.
+    eta, clustered : ndarray of shape (n_points, n_samples)
+        Every row's out-of-fold linear predictor and its clusters' part.
     folds : list of (train, test) index arrays
         The CV folds that produced them.
 
@@ -244,7 +244,7 @@ def cross_calibrated(
         The calibration slope of all rows' out-of-fold predictors, the
         shrinkage of a model refitted on all rows.
     """
-    offset = eta - genes
+    offset = eta - clustered
     out = np.full_like(eta, np.nan)
     for _, test in folds:
         rest = np.ones(eta.shape[1], dtype=bool)
@@ -252,9 +252,9 @@ def cross_calibrated(
         slope = calibration_slopes(
             distribution,
             offset[:, rest],
-            genes[:, rest],
+            clustered[:, rest],
             outcome[rest],
             None if strata is None else strata[rest],
         )
-        out[:, test] = offset[:, test] + slope[:, None] * genes[:, test]
-    return out, calibration_slopes(distribution, offset, genes, outcome, strata)
+        out[:, test] = offset[:, test] + slope[:, None] * clustered[:, test]
+    return out, calibration_slopes(distribution, offset, clustered, outcome, strata)

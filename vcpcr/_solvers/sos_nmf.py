@@ -1,14 +1,14 @@
-"""The weighted SOS-NMF engine, the variable-clustering step of VC-PCR.
+"""The weighted SOS-NMF engine, the feature-clustering step of VC-PCR.
 
 The solver alternates two closed-form updates (Marion et al., Algorithm 1):
 
 * ``U``: ``U~ = (X W) V (V'V)^-1``, each column centred and scaled to unit
   sample variance;
-* ``V``: for each variable ``j``, ``s_jk = w_j cor(u_k, x_j)``; ``j`` joins the
+* ``V``: for each feature ``j``, ``s_jk = w_j cor(u_k, x_j)``; ``j`` joins the
   cluster ``k*`` with the largest score, with membership ``(s_jk* - lam)_+``.
 
 Because a row of ``V`` has at most one non-zero, ``V`` is stored as a label and
-a value per variable; ``X W V`` is then a sparse product costing ``O(np)``.
+a value per feature; ``X W V`` is then a sparse product costing ``O(np)``.
 
 One engine runs every problem: :func:`batched_sos_nmf` advances a batch of
 problems (weights, initial partitions and penalties of a tuning grid) together
@@ -75,10 +75,10 @@ class BatchResult(NamedTuple):
     Attributes
     ----------
     labels : ndarray of shape (n_problems, n_features) or (n_problems, n_kept)
-        Cluster of each variable, compacted to ``0..K'-1``; -1 = unselected.
-        With ``compact=True``, of the variables ``features`` only.
+        Cluster of each feature, compacted to ``0..K'-1``; -1 = unselected.
+        With ``compact=True``, of the features listed in ``features`` only.
     v : ndarray of shape (n_problems, n_features) or (n_problems, n_kept)
-        Membership of each variable (the non-zero of its row of ``V``, or 0).
+        Membership of each feature (the non-zero of its row of ``V``, or 0).
     objective : ndarray of shape (n_problems,)
         Objective after the last update of ``V``.
     n_iter : ndarray of shape (n_problems,)
@@ -95,11 +95,11 @@ class BatchResult(NamedTuple):
         The objective after each iteration (NaN after ``n_iter``), when
         asked for with ``history=True``.
     features : ndarray of int of shape (n_kept,)
-        The variables ``labels`` and ``v`` hold: all of them, or with
+        The features ``labels`` and ``v`` hold: all of them, or with
         ``compact=True`` those with a non-zero weight in some row of ``W``
         (the others are unselected in every problem).
     n_features : int
-        The number of variables ``p``.
+        The number of features ``p``.
     """
 
     labels: NDArray[np.intp]
@@ -115,14 +115,14 @@ class BatchResult(NamedTuple):
     n_features: int
 
     def dense_labels(self, problems: ArrayLike) -> NDArray[np.intp]:
-        """Labels of the ``problems`` over all ``n_features`` variables."""
+        """Labels of the ``problems`` over all ``n_features`` features."""
         rows = self.labels[np.asarray(problems, dtype=np.intp)]
         out = np.full((rows.shape[0], self.n_features), -1, dtype=np.intp)
         out[:, self.features] = rows
         return out
 
     def dense_v(self, problems: ArrayLike) -> NDArray[np.float64]:
-        """Memberships of the ``problems`` over all ``n_features`` variables."""
+        """Memberships of the ``problems`` over all ``n_features`` features."""
         rows = self.v[np.asarray(problems, dtype=np.intp)]
         out = np.zeros((rows.shape[0], self.n_features))
         out[:, self.features] = rows
@@ -193,16 +193,16 @@ def _latent(
     """Unit-variance latent variables ``normalize(XW V (V'V)^-1)``, one per row.
 
     ``lab`` and ``v`` are ``p x problems``; every cluster must hold a
-    selected variable. ``ss`` overrides the diagonal of ``V'V`` (per row; the
+    selected feature. ``ss`` overrides the diagonal of ``V'V`` (per row; the
     first update of a screened chunk counts the zero-weight members too, so
     that it rounds as the full problem does). A latent variable whose
-    variables cancel out (sd at rounding level of the triangle-inequality
+    features cancel out (sd at rounding level of the triangle-inequality
     bound) is returned as zeros.
     """
     p, D, n = data.XWT.shape
     jj, bb = np.nonzero(lab >= 0)
     rows = lab[jj, bb] * lay.stride[bb] + lay.base[bb]
-    # entries come by variable, then problem, and problems are sorted by d:
+    # entries come by feature, then problem, and problems are sorted by d:
     # the columns j * D + d are sorted, so the CSC array needs no sorting
     cols = jj * D + d[bb]
     vals = v[jj, bb]
@@ -227,7 +227,7 @@ def _latent(
 def _best_scores(
     data: _Weighted, d: _Ints, Ut: _Floats, lay: _Layout
 ) -> tuple[_Ints, _Floats]:
-    """Best cluster and score ``max_k w_j cor(u_k, x_j)`` of every variable."""
+    """Best cluster and score ``max_k w_j cor(u_k, x_j)`` of every feature."""
     p, B = data.XWT.shape[0], d.size
     best, s_best = np.empty((p, B), dtype=np.intp), np.empty((p, B))
     for gs, ge, K, dd, r0 in lay.groups:
@@ -251,7 +251,7 @@ class _State:
 
     ``pid`` is a problem's position in the chunk; ``J`` its last objective;
     ``rel`` the last relative change of ``J``; ``size0[b, k]`` the number of
-    variables (of all, screened or not) in initial cluster ``k`` of ``b``
+    features (of all, screened or not) in initial cluster ``k`` of ``b``
     (0 past its ``K``).
     """
 
@@ -280,7 +280,7 @@ class _Update(NamedTuple):
 def _compact_batch(
     raw: _Ints, sel: NDArray[np.bool_], rows: _Ints, lay: _Layout
 ) -> tuple[_Ints, _Ints]:
-    """Drop the clusters that lost every variable; return labels and ``K``."""
+    """Drop the clusters that lost every feature; return labels and ``K``."""
     alive = np.zeros(lay.n_rows, dtype=bool)
     alive[rows[sel]] = True
     K = np.empty(lay.base.size, dtype=np.intp)
@@ -306,7 +306,7 @@ def _first_scores(
     on the penalty, so the problems of a pair differ only from the first
     ``V`` on. ``V'V`` counts every member of an initial cluster (screened
     or not). Returns ``best``, ``s_best`` and the squared norm of each
-    variable's best latent variable (all ``p x problems``).
+    feature's best latent variable (all ``p x problems``).
     """
     rep, inv = first
     d, K, size0 = st.d[rep], st.K[rep], st.size0[rep]
@@ -416,7 +416,7 @@ def _advance(
 ) -> _State:
     """Record the problems that stopped; return the others, sorted by (d, K).
 
-    ``at = (ids, cols)``: the chunk's problems and variables in ``out``.
+    ``at = (ids, cols)``: the chunk's problems and features in ``out``.
     """
     ids, cols = at
     done = np.flatnonzero(reason != _RUNNING)
@@ -458,18 +458,18 @@ def _solve_chunk(
     max_iter: int,
     tol: float,
 ) -> NDArray[np.float64] | None:
-    """Solve the problems of a chunk; ``lab0`` is (chunk variables, problems).
+    """Solve the problems of a chunk; ``lab0`` is (chunk features, problems).
 
     ``size0`` (problems x clusters) are the sizes of the initial clusters
-    over all variables (see :func:`_restrict`); ``start`` identifies the
+    over all features (see :func:`_restrict`); ``start`` identifies the
     initial partition of each problem (the first update is computed once per
     distinct weights and start).
 
-    ``at = (ids, cols)`` places the chunk's problems and variables in ``out``
-    (``cols``: columns of ``out.labels``); when the chunk leaves variables
+    ``at = (ids, cols)`` places the chunk's problems and features in ``out``
+    (``cols``: columns of ``out.labels``); when the chunk leaves features
     out (screened: zero weight), no problem is
     "fixed" after the first update, as the full problem's is not (its
-    zero-weight variables leave their clusters then).
+    zero-weight features leave their clusters then).
 
     Returns the objective history (iterations x problems) when recorded.
     """
@@ -517,13 +517,13 @@ def _chunks(
 ) -> list[tuple[_Ints, _Ints]]:
     """Group the problems by the support of their weights; bound the memory.
 
-    Exact screening: a variable with ``w_j = 0`` scores ``s_jk = 0`` in every
+    Exact screening: a feature with ``w_j = 0`` scores ``s_jk = 0`` in every
     cluster, so it is never selected and, being a zero column of ``X W``,
     never moves a latent variable. The problems whose weight vectors have the
     same non-zero entries ``cols`` form a group that runs on those columns
     only; a group is split, by weight vector, into chunks of bounded memory.
     Returns ``(cols, problems)`` pairs. Cost of a chunk on ``p = cols.size``
-    variables: ``K (p + 3n) + 25 p`` floats per problem, ``2 n p`` per weight
+    features: ``K (p + 3n) + 25 p`` floats per problem, ``2 n p`` per weight
     vector.
     """
     supports: list[_Ints] = []
@@ -555,10 +555,10 @@ def _chunks(
 def _restrict(labels0: _Ints, init_idx: _Ints, cols: _Ints) -> tuple[_Ints, _Floats]:
     """Restrict the initial partitions to ``cols`` (labels: cols x problems).
 
-    A partition drawn over all variables, restricted to ``cols``: a cluster
+    A partition drawn over all features, restricted to ``cols``: a cluster
     left without members is dropped (having only zero-weight members, it
     would empty after one update), the others keep their order. Also returns
-    the sizes of the kept clusters over all variables (problems x clusters,
+    the sizes of the kept clusters over all features (problems x clusters,
     0-padded): the first ``V'V``, which counts the zero-weight members.
     """
     inits, inv = np.unique(init_idx, return_inverse=True)
@@ -778,10 +778,10 @@ def batched_sos_nmf(
     history : bool, default=False
         Also return the objective after every iteration of every problem.
     compact : bool, default=False
-        Return ``labels`` and ``v`` only of the variables with a non-zero
+        Return ``labels`` and ``v`` only of the features with a non-zero
         weight in some row of ``W`` (``BatchResult.features``; the others are
         never selected); ``BatchResult.dense_labels`` / ``dense_v`` give
-        chosen problems over all variables.
+        chosen problems over all features.
     check_input : bool, default=True
         Validate the input. ``False`` skips every check (as scikit-learn's
         ``check_input``): for callers that validated the data, the weights
@@ -817,7 +817,7 @@ def batched_sos_nmf(
 
     Examples
     --------
-    Two blocks of three variables, one start, two penalties:
+    Two blocks of three features, one start, two penalties:
 
     >>> import numpy as np
     >>> from vcpcr._scaling import standardize
@@ -941,7 +941,7 @@ def latent_variables(Xs: _Floats, w: _Floats, labels: _Ints, v: _Floats) -> _Flo
         return np.empty((Xs.shape[0], 0))
     lay = _layout(np.zeros(1, dtype=np.intp), np.array([K]))
     one = np.zeros(1, dtype=np.intp)
-    # Only the selected variables enter (no n x p weighted copy of Xs).
+    # Only the selected features enter (no n x p weighted copy of Xs).
     sel = np.flatnonzero(labels >= 0)
     data = _weighted(Xs[:, sel], w[None, sel])
     return _latent(data, one, labels[sel, None], v[sel, None], lay).T

@@ -6,23 +6,23 @@ metrics applies to all methods:
 
 * ``coef_`` (n_features,) and ``intercept_`` on the raw scale of ``X``
   (``predict`` is ``X @ coef_ + intercept_``);
-* ``labels_`` (n_features,): the cluster of each selected variable, -1 for
+* ``labels_`` (n_features,): the cluster of each selected feature, -1 for
   the unselected ones.
 
 Estimators
 ----------
 CRL
     Cluster representative lasso (Buhlmann et al. 2013): unsupervised
-    clustering of the variables (k-means, Ward, or ClustOfVar's homogeneity
+    clustering of the features (k-means, Ward, or ClustOfVar's homogeneity
     criterion), then a lasso on the cluster averages.
 CEN
     Cluster elastic net (Witten, Shojaie & Zhang 2014): lasso plus a k-means
-    penalty on the coefficient-weighted variables.
+    penalty on the coefficient-weighted features.
 SRR
     Split regularized regression (Christidis et al. 2020): several sparse
-    models made diverse by a penalty on shared variables, averaged.
+    models made diverse by a penalty on shared features, averaged.
 hclustvar
-    Hierarchical clustering of variables as ``ClustOfVar::hclustvar``.
+    Hierarchical clustering of features as ``ClustOfVar::hclustvar``.
 
 Path functions
 --------------
@@ -35,7 +35,7 @@ crl_path, cen_path, srr_path
     :class:`SRR` use): a coordinate descent stopped on coefficient changes,
     which a duality-gap stop cannot certify below about ``1e-8``.
 cluster_variables
-    CRL's step-1 clustering of the variables.
+    CRL's step-1 clustering of the features.
 """
 
 from __future__ import annotations

@@ -207,9 +207,9 @@ def cen_path(
 class CEN(BaselineRegressor):
     r"""Cluster Elastic Net: lasso plus a k-means penalty on ``x_j b_j``.
 
-    CEN estimates the coefficients and a partition of the variables at once:
-    the k-means criterion of the coefficient-weighted variables
-    :math:`x_j b_j` pulls the absolute coefficients of correlated variables
+    CEN estimates the coefficients and a partition of the features at once:
+    the k-means criterion of the coefficient-weighted features
+    :math:`x_j b_j` pulls the absolute coefficients of correlated features
     in the same cluster towards each other. The fit alternates (a) the
     coefficients for a fixed partition, by coordinate descent with the
     update of the VC-PCR paper's CEN equation, and (b) the partition for
@@ -246,11 +246,11 @@ class CEN(BaselineRegressor):
     intercept_ : float
         Intercept on the raw scale.
     labels_ : ndarray of shape (n_features,)
-        Cluster (column of the final partition) of each variable with a
+        Cluster (column of the final partition) of each feature with a
         non-zero coefficient, -1 for the others.
     cluster_labels_ : ndarray of shape (n_features,)
-        The final k-means partition of all variables (zero-coefficient
-        variables included, as in the objective).
+        The final k-means partition of all features (zero-coefficient
+        features included, as in the objective).
     objective_ : ndarray
         Objective of the kept start after each coefficient step and each
         k-means step, alternately (non-increasing).
@@ -320,7 +320,7 @@ class CEN(BaselineRegressor):
     descent to convergence (active set and KKT checks, as glmnet); the
     k-means step runs Lloyd's algorithm from the current partition, so the
     objective never increases, and clusters that empty stay empty.
-    Zero-coefficient variables are points at the origin and count in the
+    Zero-coefficient features are points at the origin and count in the
     k-means term, as the objective says. Coordinate descent needs the
     :math:`p \times p` Gram matrix.
 
@@ -335,7 +335,7 @@ class CEN(BaselineRegressor):
 
     Examples
     --------
-    Three blocks of four correlated variables, the middle one inactive:
+    Three blocks of four correlated features, the middle one inactive:
 
     >>> import numpy as np
     >>> from vcpcr.baselines import CEN

@@ -35,7 +35,7 @@ def cluster_variables(
     """CRL's step 1: labels ``0..K-1`` of the columns of standardized ``Xs``.
 
     ``clustering`` and ``init`` are those of :class:`CRL`; ``init`` may also
-    be a partition of the variables (labels ``0..K-1``), whose centroids
+    be a partition of the features (labels ``0..K-1``), whose centroids
     start one run of Lloyd's algorithm.
     """
     p = Xs.shape[1]
@@ -101,7 +101,7 @@ def crl_path(
     Xs, ys : ndarray
         Standardized data.
     groups : ndarray of int of shape (n_features,)
-        Clusters of the variables.
+        Clusters of the features.
     alphas : array-like of shape (n_alphas,)
         Lasso penalties (glmnet's parametrization), ``>= 0``.
 
@@ -110,7 +110,7 @@ def crl_path(
     coef : ndarray of shape (n_alphas, n_features)
         ``b_j = a_k / |C_k|`` for ``j`` in cluster ``k``.
     labels : ndarray of int of shape (n_alphas, n_features)
-        The cluster of the variables of selected clusters, -1 otherwise.
+        The cluster of the features of selected clusters, -1 otherwise.
     """
     from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 
@@ -141,12 +141,12 @@ def crl_path(
 
 
 class CRL(BaselineRegressor):
-    r"""Cluster Representative Lasso: cluster the variables, then lasso.
+    r"""Cluster Representative Lasso: cluster the features, then lasso.
 
-    A two-step method: (1) partition the variables into ``n_clusters``
+    A two-step method: (1) partition the features into ``n_clusters``
     clusters without looking at ``y``; (2) average each cluster's
-    standardized variables into a representative and fit a lasso of ``y`` on
-    the representatives. A cluster's variables are selected together, when
+    standardized features into a representative and fit a lasso of ``y`` on
+    the representatives. A cluster's features are selected together, when
     its representative has a non-zero coefficient, and share its coefficient
     (divided by the cluster size).
 
@@ -156,8 +156,8 @@ class CRL(BaselineRegressor):
         Number of clusters :math:`K`.
     clustering : {"kmeans", "ward", "hclustcc"}, default="kmeans"
         Step-1 clustering of the standardized columns: k-means with the
-        variables as points (CRL-kmeans); Ward's agglomerative clustering of
-        the variables (CRL-hclust); agglomeration by loss of homogeneity as
+        features as points (CRL-kmeans); Ward's agglomerative clustering of
+        the features (CRL-hclust); agglomeration by loss of homogeneity as
         R's ``ClustOfVar::hclustvar`` (CRL-hclustCC, see :func:`hclustvar`).
     alpha : float, default=0.1
         Lasso penalty :math:`\delta` in glmnet's parametrization (see Notes);
@@ -184,8 +184,8 @@ default="k-means++"
     intercept_ : float
         Intercept on the raw scale.
     labels_ : ndarray of shape (n_features,)
-        Cluster of each selected variable (an index into ``cluster_coef_``),
-        -1 for the variables of unselected clusters.
+        Cluster of each selected feature (an index into ``cluster_coef_``),
+        -1 for the features of unselected clusters.
     cluster_labels_ : ndarray of shape (n_features,)
         The unsupervised step-1 partition (labels ``0..n_clusters-1``).
     cluster_coef_ : ndarray of shape (n_clusters,)
@@ -220,14 +220,14 @@ default="k-means++"
         + \delta \lVert a\rVert_1, \qquad
         z_k = \frac{1}{|C_k|}\sum_{j \in C_k} x_j,
 
-    and the variable-level coefficients are :math:`b_j = \hat a_k / |C_k|`
+    and the feature-level coefficients are :math:`b_j = \hat a_k / |C_k|`
     for :math:`j \in C_k` (standardized scale); ``coef_`` divides them by the
     column standard deviations (times ``y_scale_``). ``alpha`` =
     :math:`\delta`, ``n_clusters`` = :math:`K` in the VC-PCR paper [2]_.
 
     Conventions (the paper does not pin them): the representatives are the
     plain averages of [1]_ and are not re-standardized before the lasso (R's
-    ``glmnet`` would, by default), so a cluster of unrelated variables, whose
+    ``glmnet`` would, by default), so a cluster of unrelated features, whose
     average has a small variance, is penalized more. ``"ward"`` clusters the
     standardized columns under Euclidean distance, i.e. R's
     ``hclust(dist(t(X)), "ward.D2")``, where :math:`\lVert x_j - x_l\rVert^2
@@ -247,7 +247,7 @@ default="k-means++"
 
     Examples
     --------
-    Three blocks of four correlated variables, the middle one inactive:
+    Three blocks of four correlated features, the middle one inactive:
 
     >>> import numpy as np
     >>> from vcpcr.baselines import CRL
@@ -283,14 +283,14 @@ default="k-means++"
     def __sklearn_tags__(self) -> Tags:
         """Regressor tags, with ``poor_score`` (see the comment)."""
         tags = super().__sklearn_tags__()
-        # Averaging a cluster forces equal coefficients on its variables: on
+        # Averaging a cluster forces equal coefficients on its features: on
         # scikit-learn's generic check data (10 independent features, 2
         # clusters) the fit cannot reach the R^2 = 0.5 the check expects.
         tags.regressor_tags = RegressorTags(poor_score=True)
         return tags
 
     def _check_init(self, K: int, p: int) -> str | NDArray[np.intp]:
-        """``init`` as a choice of :data:`INITS` or a partition of the variables."""
+        """``init`` as a choice of :data:`INITS` or a partition of the features."""
         if isinstance(self.init, str):
             return check_choice(self.init, "init", INITS, owner="CRL")
         labels = check_labels(self.init, p, "init", n_clusters=K)
@@ -305,7 +305,7 @@ default="k-means++"
     def _fit_standardized(
         self, Xs: NDArray[np.float64], ys: NDArray[np.float64]
     ) -> NDArray[np.float64]:
-        """Cluster the variables, then fit the lasso on the representatives."""
+        """Cluster the features, then fit the lasso on the representatives."""
         n, p = Xs.shape
         K = self._check_n_clusters("n_clusters", p)
         check_choice(self.clustering, "clustering", CLUSTERINGS, owner="CRL")

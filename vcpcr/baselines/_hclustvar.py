@@ -1,14 +1,14 @@
-r"""Hierarchical clustering of variables by loss of homogeneity (ClustOfVar).
+r"""Hierarchical clustering of features by loss of homogeneity (ClustOfVar).
 
-The homogeneity of a cluster ``C`` of standardized variables is the largest
+The homogeneity of a cluster ``C`` of standardized features is the largest
 eigenvalue ``lambda_1(C)`` of their correlation matrix, which equals the sum of
-the squared correlations of the variables with the cluster's first principal
+the squared correlations of the features with the cluster's first principal
 component. Starting from singletons, the agglomeration merges at each step the
 pair of clusters whose merge loses the least homogeneity,
 
 .. math:: d(A, B) = \lambda_1(A) + \lambda_1(B) - \lambda_1(A \cup B) \ge 0,
 
-exactly as ``ClustOfVar::hclustvar`` does for quantitative variables, and is
+exactly as ``ClustOfVar::hclustvar`` does for quantitative features, and is
 stopped (cut) when ``n_clusters`` clusters remain.
 
 Efficiency. Each live cluster ``k`` keeps a factor ``F_k`` (``n x r_k``, with
@@ -172,14 +172,14 @@ class _Agglomeration:
 def hclustvar(X: ArrayLike, n_clusters: int) -> NDArray[np.intp]:
     r"""Cluster the columns of ``X`` as ``ClustOfVar::hclustvar`` + ``cutreevar``.
 
-    Agglomerative clustering of variables: starting from singletons, merge
+    Agglomerative clustering of features: starting from singletons, merge
     the two clusters whose union loses the least homogeneity until
     ``n_clusters`` clusters remain.
 
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
-        Data; the columns (variables) are clustered. They are standardized
+        Data; the columns (features) are clustered. They are standardized
         internally, so only their correlations matter.
     n_clusters : int
         Number of clusters at which the hierarchy is cut (``1..n_features``).
@@ -187,7 +187,7 @@ def hclustvar(X: ArrayLike, n_clusters: int) -> NDArray[np.intp]:
     Returns
     -------
     ndarray of shape (n_features,)
-        Cluster labels ``0..n_clusters-1``, numbered by the first variable of
+        Cluster labels ``0..n_clusters-1``, numbered by the first feature of
         each cluster.
 
     Raises
@@ -203,7 +203,7 @@ def hclustvar(X: ArrayLike, n_clusters: int) -> NDArray[np.intp]:
     Notes
     -----
     The homogeneity of a cluster :math:`C` is :math:`H(C) = \lambda_1(R_C)`,
-    the largest eigenvalue of the correlation matrix of its variables,
+    the largest eigenvalue of the correlation matrix of its features,
     equivalently :math:`\sum_{j \in C} r^2(x_j, f_C)` with :math:`f_C` the
     first principal component of the cluster. Each step merges
 
@@ -213,12 +213,12 @@ def hclustvar(X: ArrayLike, n_clusters: int) -> NDArray[np.intp]:
         - \lambda_1(R_{A \cup B}),
 
     taking, on exact ties, the pair whose smaller cluster label (the first
-    variable of the cluster) comes first, then the smaller partner, as
+    feature of the cluster) comes first, then the smaller partner, as
     ClustOfVar does. ClustOfVar skips pairs whose cost is exactly zero (two
-    perfectly correlated variables); here they merge first. The cost of a
+    perfectly correlated features); here they merge first. The cost of a
     merge with a singleton is found from the secular equation of an
     arrowhead matrix, other costs by small eigenvalue problems; only costs
-    involving the newest cluster are recomputed, so ``p = 200`` variables take
+    involving the newest cluster are recomputed, so ``p = 200`` features take
     a few tens of milliseconds.
 
     References
@@ -229,7 +229,7 @@ def hclustvar(X: ArrayLike, n_clusters: int) -> NDArray[np.intp]:
 
     Examples
     --------
-    Two blocks of three correlated variables:
+    Two blocks of three correlated features:
 
     >>> from vcpcr.baselines import hclustvar
     >>> from vcpcr.simulate import make_block_data

@@ -172,7 +172,7 @@ class SRR(BaselineRegressor):
 
     SRR fits ``n_models`` sparse linear models at once. Besides each model's
     lasso penalty, a diversity penalty charges every pair of models for each
-    variable they share, so the models tend to split the variables among
+    feature they share, so the models tend to split the features among
     themselves. The prediction is the average of the models. The models are
     fitted by block coordinate descent: each model in turn is the exact
     solution of a weighted lasso given the others.
@@ -209,12 +209,12 @@ class SRR(BaselineRegressor):
     model_coef_ : ndarray of shape (n_models, n_features)
         Each model's coefficients on the raw scale of ``X``.
     labels_ : ndarray of shape (n_features,)
-        Model of each selected variable, -1 for the variables that no model
-        uses. A variable used by several models gets the model in which its
+        Model of each selected feature, -1 for the features that no model
+        uses. A feature used by several models gets the model in which its
         coefficient is largest in absolute value (standardized scale; the
         first such model on ties), the paper's hard clusters.
     n_shared_ : int
-        Number of variables used by more than one model.
+        Number of features used by more than one model.
     objective_ : ndarray
         Objective at ``alpha`` before the first and after every block update
         (non-increasing).
@@ -264,9 +264,9 @@ class SRR(BaselineRegressor):
     The problem is not convex: the solution depends on the order of the
     updates and on the path of ``alpha`` (``n_alphas``).
 
-    A variable used by several models is assigned to the model with its
+    A feature used by several models is assigned to the model with its
     largest absolute coefficient; ``n_shared_`` says how often that happens.
-    ``coef_`` is zero exactly when no model uses the variable (barring exact
+    ``coef_`` is zero exactly when no model uses the feature (barring exact
     cancellation of coefficients of opposite signs).
 
     References
@@ -279,7 +279,7 @@ class SRR(BaselineRegressor):
 
     Examples
     --------
-    Two active blocks of four correlated variables:
+    Two active blocks of four correlated features:
 
     >>> from vcpcr.baselines import SRR
     >>> from vcpcr.simulate import make_block_data

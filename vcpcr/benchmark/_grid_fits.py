@@ -51,7 +51,7 @@ class GridFit(NamedTuple):
     coef : ndarray of shape (n_starts, n_tuned, n_traced, n_features)
         Coefficients on the standardized scale; NaN where not requested.
     labels : ndarray of int of the same shape
-        Cluster of each variable, -1 for unselected variables.
+        Cluster of each feature, -1 for unselected features.
     n_fits : int
         Number of models fitted.
     """

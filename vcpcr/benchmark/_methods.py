@@ -424,7 +424,7 @@ def draw_starts(
     Parameters
     ----------
     n_features : int
-        Number of variables ``p``.
+        Number of features ``p``.
     n_clusters : tuple of int
         The numbers of clusters ``K`` of the grids.
     n_starts : int

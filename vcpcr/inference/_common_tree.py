@@ -1,19 +1,19 @@
 r"""Multi-split hierarchical testing over one tree built from ``X`` alone.
 
 The per-split descent of :mod:`vcpcr.inference._hierarchy` tests clusters of a tree
-that each split builds for itself, so only single genes mean the same thing
+that each split builds for itself, so only single features mean the same thing
 in every split and only they can be aggregated. Mandozzi & Bühlmann (2016)
 test the clusters of **one** tree in every split instead, a tree built from
 ``X`` alone (R ``hierinf``, Renaux et al. 2020): it does not look at ``y``,
 so it may be built on all the rows and shared by every split.
 
 * The tree (:func:`common_tree`): average-linkage hierarchical clustering of
-  the clustered genes (never the covariates) on the distance
-  ``1 - |correlation|`` over all rows, binary, from the root (every gene)
-  down to single genes; or a tree the user passes as a scipy linkage matrix
+  the clustered features (never the covariates) on the distance
+  ``1 - |correlation|`` over all rows, binary, from the root (every feature)
+  down to single features; or a tree the user passes as a scipy linkage matrix
   (:func:`tree_from_linkage`). The distance matrix needs ``p^2`` numbers, so
-  :func:`common_tree` refuses more than :data:`TREE_MAX_FEATURES` genes.
-* Per split ``b`` with selected genes :math:`S_b` and a node ``C``: the
+  :func:`common_tree` refuses more than :data:`TREE_MAX_FEATURES` features.
+* Per split ``b`` with selected features :math:`S_b` and a node ``C``: the
   p-value of :math:`H_{C \cap S_b}: \beta_{C \cap S_b} = 0` in the split's
   second-part regression of ``y`` on :math:`S_b` and the covariates, by the
   split's own :class:`~vcpcr.inference._hierarchy.SplitTests` (partial F, likelihood
@@ -36,9 +36,9 @@ so it may be built on all the rows and shared by every split.
   Only the examined nodes are tested, so under the null the cost is one
   test per split (the root, which the descent has tested already).
 
-Under the screening property (every split's selection keeps every gene that
+Under the screening property (every split's selection keeps every feature that
 acts on ``y``), rejecting the nodes with adjusted p-value at most ``alpha``
-controls the family-wise error over the clusters that hold no active gene
+controls the family-wise error over the clusters that hold no active feature
 (Mandozzi & Bühlmann 2016; the weighting and the aggregation are their
 equations 2-4, p. 333).
 
@@ -74,18 +74,18 @@ __all__ = [
 _Float = NDArray[np.float64]
 _Int = NDArray[np.intp]
 
-#: Most genes :func:`common_tree` clusters: its correlation and distance
-#: matrices hold about ``1.5 p^2`` float64 numbers (300 MB at 5,000 genes,
+#: Most features :func:`common_tree` clusters: its correlation and distance
+#: matrices hold about ``1.5 p^2`` float64 numbers (300 MB at 5,000 features,
 #: built in about 3 s; 4.8 GB at 20,000).
 TREE_MAX_FEATURES = 5000
 
 
 class CommonTree(NamedTuple):
-    """A binary tree over ``p`` genes, nodes in pre-order (parents first).
+    """A binary tree over ``p`` features, nodes in pre-order (parents first).
 
-    Every node's genes are a contiguous run of the leaf order:
+    Every node's features are a contiguous run of the leaf order:
     ``order[start[i]:stop[i]]`` (:meth:`members`), so the tree takes
-    ``O(p)`` memory whatever its shape. Node 0 is the root (every gene),
+    ``O(p)`` memory whatever its shape. Node 0 is the root (every feature),
     ``parent`` is -1 there, ``children`` is -1 at the leaves.
     """
 
@@ -101,22 +101,22 @@ class CommonTree(NamedTuple):
         return int(self.start.size)
 
     def members(self, node: int) -> _Int:
-        """Return the genes (column positions) of ``node``."""
+        """Return the features (column positions) of ``node``."""
         return self.order[self.start[node] : self.stop[node]]
 
 
 def tree_from_linkage(Z: ArrayLike, n_features: int) -> CommonTree:
-    """Turn a scipy linkage matrix over ``n_features`` genes into a tree.
+    """Turn a scipy linkage matrix over ``n_features`` features into a tree.
 
     Parameters
     ----------
     Z : array-like of shape (n_features - 1, 4)
         A linkage matrix as ``scipy.cluster.hierarchy.linkage`` returns it
         (any method, any distance, computed from ``X`` alone), its leaves the
-        clustered genes in the order of the data's columns (covariates
+        clustered features in the order of the data's columns (covariates
         left out).
     n_features : int
-        Number of clustered genes.
+        Number of clustered features.
 
     Returns
     -------
@@ -130,12 +130,12 @@ def tree_from_linkage(Z: ArrayLike, n_features: int) -> CommonTree:
     """
     p = int(n_features)
     if p == 1:
-        return _single_gene_tree()
+        return _single_feature_tree()
     Z = np.asarray(Z, dtype=np.float64)
     if Z.shape != (p - 1, 4) or not is_valid_linkage(Z):
         raise ValueError(
             f"The common tree must be a scipy linkage matrix of shape "
-            f"({p - 1}, 4) over the {p} clustered genes (columns in the data's "
+            f"({p - 1}, 4) over the {p} clustered features (columns in the data's "
             f"order, covariates left out), e.g. scipy.cluster.hierarchy."
             f"linkage(...); got an array of shape {Z.shape}"
             + ("" if Z.shape != (p - 1, 4) else " that is not a valid linkage")
@@ -167,7 +167,7 @@ def tree_from_linkage(Z: ArrayLike, n_features: int) -> CommonTree:
     return CommonTree(order, start, stop, parent, children)
 
 
-def _single_gene_tree() -> CommonTree:
+def _single_feature_tree() -> CommonTree:
     one = np.zeros(1, dtype=np.intp)
     return CommonTree(one, one.copy(), one + 1, one - 1, np.full((1, 2), -1))
 
@@ -178,7 +178,7 @@ def common_tree(X: ArrayLike, *, max_features: int = TREE_MAX_FEATURES) -> Commo
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
-        The clustered genes on all the rows (covariates left out; the
+        The clustered features on all the rows (covariates left out; the
         correlation does not depend on the standardization). ``y`` is never
         read, so the tree may be shared by every split.
     max_features : int, default=TREE_MAX_FEATURES
@@ -201,14 +201,14 @@ def common_tree(X: ArrayLike, *, max_features: int = TREE_MAX_FEATURES) -> Commo
     p = X.shape[1]
     if p > max_features:
         raise ValueError(
-            f"The common tree clusters at most {max_features} genes (its "
+            f"The common tree clusters at most {max_features} features (its "
             f"distance matrix needs about {1.5 * 8 * p * p / 1e9:.1f} GB for "
-            f"{p} genes). Pass your own scipy linkage matrix over the genes as "
+            f"{p} features). Pass your own scipy linkage matrix over the features as "
             f"common_tree=Z (e.g. from a cheaper clustering), or "
             f"common_tree=None to skip it."
         )
     if p == 1:
-        return _single_gene_tree()
+        return _single_feature_tree()
     with np.errstate(divide="ignore", invalid="ignore"):
         dist = np.corrcoef(X, rowvar=False)
     np.nan_to_num(dist, copy=False, nan=0.0)  # a constant column: correlation 0
@@ -224,7 +224,7 @@ def common_tree(X: ArrayLike, *, max_features: int = TREE_MAX_FEATURES) -> Commo
 class SplitSelection(NamedTuple):
     """One split, as the common tree reads it.
 
-    ``selected`` holds the positions (in the tree's genes) of the genes the
+    ``selected`` holds the positions (in the tree's features) of the features the
     split selected, in the order of the columns its ``tests`` were built
     on; ``tests`` is None for a split that failed (every node gets p = 1).
     """
@@ -256,14 +256,14 @@ def _raw_pvalues(
     tree: CommonTree,
     nodes: Sequence[int],
     splits: Sequence[SplitSelection],
-    n_genes: int,
+    n_features: int,
 ) -> _Float:
     r"""Raw per-split p-values of :math:`H_{C \cap S_b}`, shape (n_splits, n_nodes).
 
     1 where :math:`C \cap S_b` is empty or the split cannot test.
     """
     P = np.ones((len(splits), len(nodes)))
-    masks = np.zeros((len(nodes), n_genes), dtype=bool)
+    masks = np.zeros((len(nodes), n_features), dtype=bool)
     for k, node in enumerate(nodes):
         masks[k, tree.members(node)] = True
     for b, split in enumerate(splits):

@@ -1,10 +1,10 @@
-r"""Hierarchical tests of the genes one split selected (gene-level evidence).
+r"""Hierarchical tests of the features one split selected (feature-level evidence).
 
-A split of :func:`vcpcr.inference.multi_split` selects genes ``S`` and
-groups them into modules on its first part. Handing a module's p-value to
-every member makes a noise gene that the clustering put into an active
-module "significant". This module tests the genes themselves, on the second
-part, in the regression of ``y`` on the selected genes' columns (standardized
+A split of :func:`vcpcr.inference.multi_split` selects features ``S`` and
+groups them into clusters on its first part. Handing a cluster's p-value to
+every member makes a noise feature that the clustering put into an active
+cluster "significant". This module tests the features themselves, on the second
+part, in the regression of ``y`` on the selected features' columns (standardized
 with the first part's standardization) and the template's covariates (never
 tested):
 
@@ -14,15 +14,15 @@ tested):
 
 for the clusters ``C`` of a tree built on the first part only:
 
-* the root is ``S``; its children are the split's modules; below a module,
-  average-linkage hierarchical clustering of its genes (distance
-  ``1 - |correlation|`` on the first part's ``X``) down to single genes
+* the root is ``S``; its children are the split's clusters; below a cluster,
+  average-linkage hierarchical clustering of its features (distance
+  ``1 - |correlation|`` on the first part's ``X``) down to single features
   (:func:`build_tree`);
 * a node is tested by the partial F test (gaussian, exact) or the
   likelihood-ratio test with ``|C|`` degrees of freedom (logistic
   regression by maximum likelihood, Cox with Efron's ties), its statistic
   divided by a Bartlett-type factor estimated from permutations of the
-  genes' rows, since on 50 rows the plain chi2 test rejects twice as often
+  features' rows, since on 50 rows the plain chi2 test rejects twice as often
   as it should (:func:`bartlett_factors`); the reduced models of many nodes
   are fitted together by the batched solvers of :mod:`vcpcr._solvers.step2_fits`
   (:func:`node_pvalues`);
@@ -31,17 +31,17 @@ for the clusters ``C`` of a tree built on the first part only:
   over ``C`` and its ancestors (:func:`hierarchical_pvalues`). Rejecting
   every node with hierarchical p-value at most ``alpha`` controls the
   family-wise error over the nodes whose coefficients are all zero; a
-  leaf's hierarchical p-value is the split's gene-level p-value.
+  leaf's hierarchical p-value is the split's feature-level p-value.
 
 The full regression needs enough rows per coefficient (:data:`MIN_RESIDUAL_DF`
 for OLS, :data:`MIN_EVENTS_PER_VARIABLE` for the logistic and Cox models);
-a split that selected more genes gets no gene-level p-values (they are 1,
-which is valid), and says why (:func:`too_wide`). When the selected genes
+a split that selected more features gets no feature-level p-values (they are 1,
+which is valid), and says why (:func:`too_wide`). When the selected features
 separate the second part's classes, the logistic maximum-likelihood estimate
 does not exist; that split uses Firth's penalized likelihood-ratio test
 (Heinze & Schemper 2002) for every node, its factor included (``Descent.
 method == "Firth LR"``). A full model that cannot be fitted at all (rank
-deficient, no convergence) gives gene-level p-values of 1 and a reason.
+deficient, no convergence) gives feature-level p-values of 1 and a reason.
 Nodes are dispatched on the family's response math (``Family.distribution``),
 never on the family's name.
 
@@ -100,7 +100,7 @@ _Float = NDArray[np.float64]
 MIN_RESIDUAL_DF = 10
 #: Logistic and Cox: at least this many events (the rarer class, for the
 #: logistic model) per coefficient of the full regression (covariates and
-#: selected genes; the intercept not counted).
+#: selected features; the intercept not counted).
 MIN_EVENTS_PER_VARIABLE = 2.0
 #: Permutations that estimate the likelihood-ratio test's Bartlett-type factor.
 N_PERMUTATIONS = 20
@@ -109,7 +109,7 @@ FACTOR_NODES = 4
 
 
 class Node(NamedTuple):
-    """A cluster of the tree: its genes (positions in ``S``), parent and level.
+    """A cluster of the tree: its features (positions in ``S``), parent and level.
 
     ``level`` is ``"selected"`` (the root), ``"module"``, ``"sub-module"`` or
     ``"gene"``; ``parent`` is the position of the parent node (-1 for the
@@ -153,43 +153,43 @@ def _leaves(cid: int, children: dict[int, tuple[int, int]], m: int) -> list[int]
     return sorted(out)
 
 
-def build_tree(X: _Float, modules: Sequence[Sequence[int]]) -> list[Node]:
-    """Build the tree of one split over the selected genes, parents first.
+def build_tree(X: _Float, clusters: Sequence[Sequence[int]]) -> list[Node]:
+    """Build the tree of one split over the selected features, parents first.
 
     Parameters
     ----------
     X : ndarray of shape (n_first, n_selected)
-        The selected genes on the split's first part (never its second).
-    modules : sequence of sequences of int
-        The split's modules as positions into the columns of ``X``; together
+        The selected features on the split's first part (never its second).
+    clusters : sequence of sequences of int
+        The split's clusters as positions into the columns of ``X``; together
         they hold every column once.
 
     Returns
     -------
     list of Node
-        The root (every selected gene), the modules, the sub-modules of the
-        average-linkage tree inside each module (distance ``1 - |corr|``) and
-        the single genes. A child equal to its parent (one module; a module
-        of one gene) is not repeated.
+        The root (every selected feature), the clusters, the sub-clusters of the
+        average-linkage tree inside each cluster (distance ``1 - |corr|``) and
+        the single features. A child equal to its parent (one cluster; a cluster
+        of one feature) is not repeated.
     """
     nodes = [Node(tuple(range(X.shape[1])), -1, "selected")]
-    for module in modules:
-        genes = tuple(sorted(int(g) for g in module))
+    for cluster in clusters:
+        columns = tuple(sorted(int(j) for j in cluster))
         parent = 0
-        if genes != nodes[0].members:
-            nodes.append(Node(genes, 0, "gene" if len(genes) == 1 else "module"))
+        if columns != nodes[0].members:
+            nodes.append(Node(columns, 0, "gene" if len(columns) == 1 else "module"))
             parent = len(nodes) - 1
-        children = _linkage_children(genes, X)
+        children = _linkage_children(columns, X)
         if children is None:
             if len(nodes[parent].members) > 1:
-                nodes.append(Node(genes, parent, "gene"))
+                nodes.append(Node(columns, parent, "gene"))
             continue
-        m = len(genes)
-        stack = [(2 * m - 2, parent)]  # the linkage root is the module itself
+        m = len(columns)
+        stack = [(2 * m - 2, parent)]  # the linkage root is the cluster itself
         while stack:
             cid, at = stack.pop()
             for child in children[cid]:
-                members = tuple(genes[i] for i in _leaves(child, children, m))
+                members = tuple(columns[i] for i in _leaves(child, children, m))
                 level = "gene" if len(members) == 1 else "sub-module"
                 nodes.append(Node(members, at, level))
                 if child >= m:
@@ -208,11 +208,11 @@ def hierarchical_pvalues(
         Raw p-value of each node (NaN or anything for a node below one whose
         hierarchical p-value is 1: it is not read).
     sizes : array-like of shape (n_nodes,)
-        Number of genes in each node.
+        Number of features in each node.
     parents : array-like of shape (n_nodes,)
         Position of each node's parent (-1 for the root); parents first.
     n_selected : int
-        Number of genes at the root, ``|S|``.
+        Number of features at the root, ``|S|``.
 
     Returns
     -------
@@ -360,7 +360,7 @@ def too_wide(distribution: Distribution, outcome: _Float, n_columns: int) -> str
     outcome : ndarray
         The second part's step-2 outcome (``Family.prepare(y).outcome``).
     n_columns : int
-        Selected genes plus covariates (the intercept not counted).
+        Selected features plus covariates (the intercept not counted).
 
     Returns
     -------
@@ -392,7 +392,7 @@ def too_wide(distribution: Distribution, outcome: _Float, n_columns: int) -> str
 
 def node_pvalues(
     distribution: Distribution,
-    genes: _Float,
+    features: _Float,
     covariates: _Float,
     outcome: _Float,
     sets: Sequence[Sequence[int]],
@@ -400,26 +400,26 @@ def node_pvalues(
     factors: Mapping[int, float] | None = None,
     penalized: bool = False,
 ) -> tuple[_Float, str | None]:
-    r"""Raw p-values of ``H_C: beta_C = 0`` for each set ``C`` of gene columns.
+    r"""Raw p-values of ``H_C: beta_C = 0`` for each set ``C`` of feature columns.
 
     Parameters
     ----------
     distribution : Distribution
         The family's response math (``Family.distribution``).
-    genes : ndarray of shape (n_samples, n_selected)
-        The selected genes (standardized) on the part that tests.
+    features : ndarray of shape (n_samples, n_selected)
+        The selected features (standardized) on the part that tests.
     covariates : ndarray of shape (n_samples, n_covariates)
         Always in the model, never tested.
     outcome : ndarray
         Step-2 outcome: ``y``, 0/1 labels, or ``(time, event)`` columns.
     sets : sequence of sequences of int
-        The clusters to test, as column positions in ``genes``.
+        The clusters to test, as column positions in ``features``.
     factors : mapping of int to float, optional
         Likelihood-ratio tests only: the Bartlett-type factor of each set
         size (:func:`bartlett_factors`); the plain chi2 test without.
     penalized : bool, default=False
         Logistic only: Firth's penalized likelihood-ratio test (Heinze &
-        Schemper 2002), for a second part whose classes the genes separate.
+        Schemper 2002), for a second part whose classes the features separate.
 
     Returns
     -------
@@ -433,7 +433,7 @@ def node_pvalues(
         is NaN.
     """
     test = _test_for(distribution, penalized)
-    full = np.column_stack([covariates, genes])
+    full = np.column_stack([covariates, features])
     drops, ok, base = _drops(test, full[None], covariates.shape[1], outcome, sets)
     if not base.ok[0]:
         return np.full(len(sets), np.nan), (
@@ -453,7 +453,7 @@ def node_pvalues(
 
 def bartlett_factors(
     distribution: Distribution,
-    genes: _Float,
+    features: _Float,
     covariates: _Float,
     outcome: _Float,
     sets: Sequence[Sequence[int]],
@@ -468,10 +468,10 @@ def bartlett_factors(
     ----------
     distribution : Distribution
         The family's response math (``Family.distribution``).
-    genes, covariates, outcome, sets
+    features, covariates, outcome, sets
         As :func:`node_pvalues` takes them (``sets``: every node of the tree).
     n_permutations : int, default=N_PERMUTATIONS
-        Permutations of the genes' rows.
+        Permutations of the features' rows.
     random_state : int, numpy.random.Generator or None, default=0
         Seeds the permutations.
     penalized : bool, default=False
@@ -490,8 +490,8 @@ def bartlett_factors(
     law says (measured in ``docs/inference.md``: size 0.10 instead of 0.05
     with 10 coefficients). Its null mean is :math:`q (1 + b / n)` (Bartlett,
     1937): the mean of :math:`\Lambda^*_C / q` over the permutations of the
-    genes' rows (which make every gene independent of the outcome and the
-    covariates and keep the genes' correlations) and over the sets of size
+    features' rows (which make every feature independent of the outcome and the
+    covariates and keep the features' correlations) and over the sets of size
     :math:`q` estimates it; the test compares :math:`\Lambda_C / c_q` with
     chi2(q). The factor is never below 1, so it never makes a test more
     liberal than the plain chi2 test.
@@ -500,12 +500,12 @@ def bartlett_factors(
     if test.exact_f or n_permutations < 1:
         return {}
     rng = np.random.default_rng(random_state)
-    null = _permuted(test, genes, covariates, outcome, n_permutations, rng)
+    null = _permuted(test, features, covariates, outcome, n_permutations, rng)
     return _factors(test, null, covariates.shape[1], outcome, sets)
 
 
 class _Permuted(NamedTuple):
-    """Full designs with the genes' rows permuted, and their full fits."""
+    """Full designs with the features' rows permuted, and their full fits."""
 
     stack: _Float
     base: _Deviances
@@ -513,17 +513,17 @@ class _Permuted(NamedTuple):
 
 def _permuted(
     test: _Test,
-    genes: _Float,
+    features: _Float,
     covariates: _Float,
     outcome: _Float,
     n_permutations: int,
     rng: np.random.Generator,
 ) -> _Permuted:
     c = covariates.shape[1]
-    full = np.column_stack([covariates, genes])
+    full = np.column_stack([covariates, features])
     stack = np.repeat(full[None], n_permutations, axis=0)
     for r in range(n_permutations):
-        stack[r, :, c:] = genes[rng.permutation(full.shape[0])]
+        stack[r, :, c:] = features[rng.permutation(full.shape[0])]
     return _Permuted(stack, test.fit(stack, outcome))
 
 
@@ -588,14 +588,14 @@ def _kept(n_columns: int, n_covariates: int, tested: Sequence[int]) -> list[int]
 
 # ------------------------------------------------------------ split tests
 class SplitTests:
-    """The node tests of one split's second part, for any clusters of its genes.
+    """The node tests of one split's second part, for any clusters of its features.
 
     One object per split holds what every test of that split shares: the
-    second part's selected genes, covariates and outcome, the width rule's
+    second part's selected features, covariates and outcome, the width rule's
     verdict (:func:`too_wide`), the test (``"F"``, ``"LR"``, or ``"Firth
-    LR"`` when the genes separate the classes), the likelihood-ratio tests'
+    LR"`` when the features separate the classes), the likelihood-ratio tests'
     Bartlett-type factors per cluster size (estimated from one set of
-    permutations of the genes' rows, drawn the first time a factor is
+    permutations of the features' rows, drawn the first time a factor is
     needed) and the raw p-value of every cluster already tested. The descent
     of the split's own tree (:func:`descend`) and the common tree of
     :mod:`vcpcr.inference._common_tree` test through it, so a cluster gets one p-value
@@ -606,7 +606,7 @@ class SplitTests:
     distribution : Distribution
         The family's response math (``Family.distribution``).
     second : ndarray of shape (n_second, n_selected)
-        The selected genes on the second part (standardized with the first
+        The selected features on the second part (standardized with the first
         part's means and standard deviations).
     covariates : ndarray of shape (n_second, n_covariates)
         The template's covariates on the second part (never tested).
@@ -623,7 +623,7 @@ class SplitTests:
     method : str
         ``"F"``, ``"LR"``, ``"Firth LR"``, or ``"none"`` when too wide.
     n_selected : int
-        Number of selected genes, ``|S|``.
+        Number of selected features, ``|S|``.
     """
 
     def __init__(
@@ -670,7 +670,7 @@ class SplitTests:
         Parameters
         ----------
         sets : sequence of sequences of int
-            Non-empty clusters, as column positions in the selected genes.
+            Non-empty clusters, as column positions in the selected features.
         pool : sequence of sequences of int, optional
             Where the factor of a set size not seen before is estimated: the
             first :data:`FACTOR_NODES` sets of that size in ``pool``
@@ -743,7 +743,7 @@ class Descent(NamedTuple):
     nodes: list[Node]
     raw: _Float
     hierarchical: _Float
-    genes: _Float
+    feature_pvalues: _Float
     n_tested: int
     problem: str | None
     #: "F", "LR" or "Firth LR" (a logistic full model whose MLE does not exist)
@@ -758,7 +758,7 @@ def descend(
     second: _Float,
     covariates: _Float,
     outcome: _Float,
-    modules: Sequence[Sequence[int]],
+    clusters: Sequence[Sequence[int]],
     *,
     random_state: int | np.random.Generator | None = 0,
 ) -> Descent:
@@ -769,16 +769,16 @@ def descend(
     distribution : Distribution
         The family's response math (``Family.distribution``).
     first : ndarray of shape (n_first, n_selected)
-        The selected genes on the first part (the tree).
+        The selected features on the first part (the tree).
     second : ndarray of shape (n_second, n_selected)
-        The same genes on the second part, standardized with the first
+        The same features on the second part, standardized with the first
         part's means and standard deviations (the tests).
     covariates : ndarray of shape (n_second, n_covariates)
         The template's covariates on the second part.
     outcome : ndarray
         The second part's step-2 outcome.
-    modules : sequence of sequences of int
-        The split's modules, as positions into the selected genes.
+    clusters : sequence of sequences of int
+        The split's clusters, as positions into the selected features.
     random_state : int, numpy.random.Generator or None, default=0
         Seeds the permutations of the likelihood-ratio tests' factors
         (:func:`bartlett_factors`).
@@ -787,17 +787,17 @@ def descend(
     -------
     Descent
         The tree, each node's raw and hierarchical p-value (1, and raw NaN,
-        below a node whose hierarchical p-value is 1), each gene's
+        below a node whose hierarchical p-value is 1), each feature's
         hierarchical p-value (its leaf's), the number of nodes tested, and
-        ``problem`` (why the gene-level p-values are all 1: too wide, or the
+        ``problem`` (why the feature-level p-values are all 1: too wide, or the
         full model cannot be fitted) and ``method``, the test used: ``"F"``,
-        ``"LR"``, or ``"Firth LR"`` when the genes separate the second
+        ``"LR"``, or ``"Firth LR"`` when the features separate the second
         part's classes (the logistic MLE does not exist: Firth's penalized
         likelihood-ratio test, Heinze & Schemper 2002, for every node);
         ``tests``, the split's :class:`SplitTests`, which can test further
-        clusters of the same genes with the same factors.
+        clusters of the same features with the same factors.
     """
-    nodes = build_tree(first, modules)
+    nodes = build_tree(first, clusters)
     n_sel = second.shape[1]
     raw = np.full(len(nodes), np.nan)
     hier = np.ones(len(nodes))
@@ -837,8 +837,8 @@ def descend(
         raw[level] = p
         tested += len(level)
         hier = hierarchical_pvalues(raw, sizes, parents, n_sel)
-    genes = np.ones(n_sel)
+    feature_pvalues = np.ones(n_sel)
     for i, node in enumerate(nodes):
         if len(node.members) == 1:
-            genes[node.members[0]] = hier[i]
-    return Descent(nodes, raw, hier, genes, tested, None, tests.method, tests)
+            feature_pvalues[node.members[0]] = hier[i]
+    return Descent(nodes, raw, hier, feature_pvalues, tested, None, tests.method, tests)

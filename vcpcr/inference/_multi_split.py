@@ -1,10 +1,10 @@
-r"""Multi-split p-values: honest evidence for VC-PCR's modules and genes.
+r"""Multi-split p-values: honest evidence for VC-PCR's clusters and features.
 
 Wasserman & Roeder's sample splitting, repeated and aggregated as
 Meinshausen, Meier & Bühlmann (2009): steps 0-1 (and the tuning, with a
-``VCPCRCV`` template) choose the genes and modules on one part of the rows;
-the other part tests the modules (step 2) and the genes themselves (the
-hierarchical descent of :mod:`vcpcr.inference._hierarchy`); the per-split gene
+``VCPCRCV`` template) choose the features and clusters on one part of the rows;
+the other part tests the clusters (step 2) and the features themselves (the
+hierarchical descent of :mod:`vcpcr.inference._hierarchy`); the per-split feature
 p-values are aggregated over the splits by :func:`aggregate_pvalues`.
 """
 
@@ -58,7 +58,7 @@ __all__ = [
     "multi_split",
 ]
 
-#: What the gene-level p-values (``pvalues``) guarantee.
+#: What the feature-level p-values (``pvalues``) guarantee.
 GENE_GUARANTEE = (
     "gene P (hierarchical descent): each split tests, on its second part, "
     "clusters of the genes its first part selected (all of them, each module, "
@@ -68,7 +68,7 @@ GENE_GUARANTEE = (
     "whose coefficient in that regression is zero, provided the selection "
     "keeps every gene that acts on the outcome (the screening property)."
 )
-#: What the module-membership p-values (``membership_pvalues``) guarantee.
+#: What the cluster-membership p-values (``membership_pvalues``) guarantee.
 MODULE_GUARANTEE = (
     "member P (module test, Meinshausen, Meier & Buhlmann 2009): each "
     "split's module p-values are valid (modules chosen on the first part, "
@@ -103,7 +103,7 @@ def _gamma_grid(n_splits: int, gamma_min: float) -> NDArray[np.float64]:
 def aggregate_pvalues(P: ArrayLike, gamma_min: float = 0.05) -> Any:
     r"""Aggregate per-split p-values with the adaptive quantile rule.
 
-    For each column (gene) ``j`` of the ``(n_splits, n_features)`` matrix
+    For each column (feature) ``j`` of the ``(n_splits, n_features)`` matrix
     ``P`` of per-split p-values,
 
     .. math::
@@ -145,7 +145,7 @@ def aggregate_pvalues(P: ArrayLike, gamma_min: float = 0.05) -> Any:
     so :math:`q_\gamma / \gamma = p_{(k)} B / k`. The factor
     :math:`1 - \log\gamma_{\min}` pays for searching over the grid
     (Meinshausen, Meier & Bühlmann 2009, Theorem 3; ``hdi`` uses
-    :math:`1 - \log\min G`, which is at most as large). A gene needs small
+    :math:`1 - \log\min G`, which is at most as large). A feature needs small
     p-values in at least :math:`\lceil \gamma_{\min} B \rceil` splits: with
     ``B = 20`` and ``gamma_min = 0.05`` a single split can reject it, so use
     ``B >= 50``. When the grid holds one
@@ -189,17 +189,17 @@ def aggregate_pvalues(P: ArrayLike, gamma_min: float = 0.05) -> Any:
 
 
 # ------------------------------------------------------------- one split
-class _Genes(NamedTuple):
-    """The gene-level descent of one split (see :mod:`vcpcr.inference._hierarchy`)."""
+class _Descent(NamedTuple):
+    """One split's feature-level descent (see :mod:`vcpcr.inference._hierarchy`)."""
 
     problem: str | None = None
-    genes: tuple[str, ...] = ()
+    features: tuple[str, ...] = ()
     pvalues: tuple[float, ...] = ()
     n_tested: int = 0
     method: str = "none"
     #: minimal rejected clusters at :data:`ALPHA_CLUSTERS`: (level, members, p)
     clusters: tuple[tuple[str, tuple[str, ...], float], ...] = ()
-    #: the split's tests of clusters of ``genes`` (kept for the common tree)
+    #: the split's tests of clusters of ``features`` (kept for the common tree)
     tests: SplitTests | None = None
 
 
@@ -207,11 +207,11 @@ class _Split(NamedTuple):
     """What one split gives: a reason it was skipped, or its p-values."""
 
     skipped: str | None
-    modules: tuple[str, ...] = ()
+    clusters: tuple[str, ...] = ()
     members: tuple[tuple[str, ...], ...] = ()
     pvalues: tuple[float, ...] = ()
     params: dict[str, Any] | None = None
-    genes: _Genes = _Genes()
+    descent: _Descent = _Descent()
 
 
 def _split(
@@ -222,10 +222,10 @@ def _split(
     seed: int,
     keep_tests: bool = False,
 ) -> _Split:
-    """Choose the modules on ``first``, test them on ``second``.
+    """Choose the clusters on ``first``, test them on ``second``.
 
     ``keep_tests`` keeps the split's :class:`~vcpcr.inference._hierarchy.SplitTests`
-    (its second part's genes and fits) for the common tree.
+    (its second part's features and fits) for the common tree.
     """
     family = rows.family
     problem = family.fold_problem(rows.response, first, second)
@@ -245,8 +245,8 @@ def _split(
             "the first part's design has other columns than the full data's "
             "(a categorical level missing from it)"
         )
-    modules = tuple(str(c) for c in model.membership_.columns)
-    if not modules:
+    clusters = tuple(str(c) for c in model.membership_.columns)
+    if not clusters:
         return _Split(None, params=params)
     try:
         outcome = family.prepare(take(rows.response, second)).outcome
@@ -256,14 +256,14 @@ def _split(
         return _Split(f"step 2 on the second part failed: {exc}")
     table = family.table(result, 0.05)
     by_name = dict(zip(table.names, np.asarray(table.pvalues), strict=True))
-    pvalues = tuple(float(by_name[m]) for m in modules)
+    pvalues = tuple(float(by_name[c]) for c in clusters)
     if not np.all(np.isfinite(pvalues)):
         return _Split("step 2 on the second part gave non-finite p-values")
-    members = tuple(tuple(model.clusters_[m]) for m in modules)
-    genes = _descent(model, rows, (first, second), design, outcome, members, seed)
+    members = tuple(tuple(model.clusters_[c]) for c in clusters)
+    descent = _descent(model, rows, (first, second), design, outcome, members, seed)
     if not keep_tests:
-        genes = genes._replace(tests=None)
-    return _Split(None, modules, members, pvalues, params, genes)
+        descent = descent._replace(tests=None)
+    return _Split(None, clusters, members, pvalues, params, descent)
 
 
 def _descent(
@@ -274,19 +274,19 @@ def _descent(
     outcome: NDArray[np.float64],
     members: tuple[tuple[str, ...], ...],
     seed: int,
-) -> _Genes:
-    """Gene-level p-values of one split: the hierarchical descent on ``S``.
+) -> _Descent:
+    """Feature-level p-values of one split: the hierarchical descent on ``S``.
 
-    The tree comes from the first part's standardized genes, the tests from
+    The tree comes from the first part's standardized features, the tests from
     the second part's (standardized with the first part's means and standard
     deviations, as ``transform`` does) beside the template's covariates.
     """
     names = [str(c) for c in fitted.membership_.index]
     column = {name: j for j, name in enumerate(names)}
-    genes = tuple(g for m in members for g in m)
-    cols = [column[g] for g in genes]
-    position = {g: i for i, g in enumerate(genes)}
-    modules = [[position[g] for g in m] for m in members]
+    features = tuple(f for m in members for f in m)
+    cols = [column[f] for f in features]
+    position = {f: i for i, f in enumerate(features)}
+    clusters = [[position[f] for f in m] for m in members]
     try:
         X1 = fitted.standardized_design(take(rows.X, parts[0]))[:, cols]
         X2 = fitted.standardized_design(take(rows.X, parts[1]))[:, cols]
@@ -299,26 +299,28 @@ def _descent(
             X2,
             covariates,
             outcome,
-            modules,
+            clusters,
             random_state=seed,
         )
     except (ValueError, np.linalg.LinAlgError) as exc:
-        return _Genes(f"the gene-level test failed: {exc}", genes, (1.0,) * len(genes))
-    clusters = tuple(
+        return _Descent(
+            f"the gene-level test failed: {exc}", features, (1.0,) * len(features)
+        )
+    rejected = tuple(
         (
             result.nodes[i].level,
-            tuple(genes[j] for j in result.nodes[i].members),
+            tuple(features[j] for j in result.nodes[i].members),
             float(result.hierarchical[i]),
         )
         for i in minimal_rejections(result.nodes, result.hierarchical, ALPHA_CLUSTERS)
     )
-    return _Genes(
+    return _Descent(
         result.problem,
-        genes,
-        tuple(float(p) for p in result.genes),
+        features,
+        tuple(float(p) for p in result.feature_pvalues),
         result.n_tested,
         result.method,
-        clusters,
+        rejected,
         result.tests,
     )
 
@@ -378,7 +380,7 @@ def _tree_frame(rows: list[tuple[Any, ...]]) -> pd.DataFrame:
     return frame.astype(_TREE_COLUMNS)
 
 
-#: The evidence columns of the summaries: descent, module membership, selection.
+#: The evidence columns of the summaries: descent, cluster membership, selection.
 _COLUMNS = ["gene P", "member P", "sel. freq."]
 
 
@@ -391,32 +393,32 @@ class MultiSplitResult:
     Attributes
     ----------
     pvalues : pandas.Series
-        Aggregated gene-level p-values of the hierarchical descent (index:
-        feature names), for "gene j has a non-zero coefficient in the
-        regression of the outcome on the genes a split selected" (see
+        Aggregated feature-level p-values of the hierarchical descent (index:
+        feature names), for "feature j has a non-zero coefficient in the
+        regression of the outcome on the features a split selected" (see
         :mod:`vcpcr.inference._hierarchy` and ``docs/inference.md``).
     split_pvalues : pandas.DataFrame of shape (n_splits, n_features)
-        The per-split gene-level p-values that :func:`aggregate_pvalues`
+        The per-split feature-level p-values that :func:`aggregate_pvalues`
         aggregates into ``pvalues`` (index: split number): the hierarchical
-        p-value of the gene's leaf in the split's tree; 1 for a gene the split
-        did not select, for every gene of a split whose descent could not run
-        (too many selected genes for the second part, a full model that
-        cannot be fitted: ``splits["gene_reason"]``), and for every gene of a
+        p-value of the feature's leaf in the split's tree; 1 for a feature the split
+        did not select, for every feature of a split whose descent could not run
+        (too many selected features for the second part, a full model that
+        cannot be fitted: ``splits["gene_reason"]``), and for every feature of a
         split that was skipped (its fit or test failed): the aggregation's
         error bound counts every split drawn, so a failed split is evidence
         for nothing, never a dropped one.
     membership_pvalues : pandas.Series
-        Aggregated module-membership p-values, for "gene j belongs to a
-        module associated with the outcome" (a noise gene in an active module
+        Aggregated cluster-membership p-values, for "feature j belongs to a
+        cluster associated with the outcome" (a noise feature in an active cluster
         is rejected with it).
     split_membership_pvalues : pandas.DataFrame of shape (n_splits, n_features)
-        Their per-split values: the Bonferroni-adjusted p-value of the gene's
-        module, 1 for a gene the split did not select and for every gene of a
+        Their per-split values: the Bonferroni-adjusted p-value of the feature's
+        cluster, 1 for a feature the split did not select and for every feature of a
         skipped split.
     modules : pandas.DataFrame
-        One row per module per used split: ``split``, ``module`` (its name in
+        One row per cluster per used split: ``split``, ``module`` (its name in
         that split's model), ``size``, ``members`` (tuple of feature names),
-        ``pvalue`` (step 2 on the second part), ``n_modules`` (modules tested
+        ``pvalue`` (step 2 on the second part), ``n_modules`` (clusters tested
         in the split) and ``pvalue_adjusted`` (``min(1, pvalue *
         n_modules)``).
     clusters : pandas.DataFrame
@@ -429,16 +431,16 @@ class MultiSplitResult:
         One row per split: ``used``, ``reason`` (why it was skipped),
         ``n_modules``, ``n_selected``, ``gene_level`` (whether the descent
         ran), ``gene_reason`` (why not), ``n_nodes_tested``, ``gene_test``
-        (``"F"``, ``"LR"``, ``"Firth LR"`` when the genes separate the
+        (``"F"``, ``"LR"``, ``"Firth LR"`` when the features separate the
         second part's classes, ``"none"``) and, with a
         ``VCPCRCV`` template, the hyperparameters chosen in the split.
     selection_frequency : pandas.Series
         Share of the splits whose first part selected each feature (a
         skipped split selected nothing).
     tree_pvalues : pandas.Series or None
-        Per gene, the adjusted p-value of its single-gene node in the common
+        Per feature, the adjusted p-value of its single-feature node in the common
         tree (Mandozzi & Bühlmann 2016; see ``multi_split``'s
-        ``common_tree``): 1 for a gene whose node was never examined (an
+        ``common_tree``): 1 for a feature whose node was never examined (an
         ancestor not rejected at ``ALPHA_CLUSTERS``). None when no common
         tree was tested (``tree_info`` says why).
     tree_clusters : pandas.DataFrame
@@ -450,7 +452,7 @@ class MultiSplitResult:
         finest resolution of the evidence). Empty without a tree.
     tree : vcpcr.inference._common_tree.CommonTree or None
         The common tree (nodes in pre-order: ``tree.members(node)`` are the
-        column positions of a node's genes, ``tree.parent``,
+        column positions of a node's features, ``tree.parent``,
         ``tree.children``); None without one.
     tree_info : str
         How the common tree was built (``"average linkage on 1 - |corr| of
@@ -459,11 +461,11 @@ class MultiSplitResult:
     n_splits, n_splits_used, n_splits_skipped : int
         Splits drawn, used and skipped.
     n_splits_gene_level : int
-        Used splits whose descent ran (the others give gene-level p = 1).
+        Used splits whose descent ran (the others give feature-level p = 1).
     gamma_min : float
         Smallest quantile of the aggregation.
     train_size : float
-        Share of the rows in the part that chooses the modules.
+        Share of the rows in the part that chooses the clusters.
     estimator : VCPCR or VCPCRCV
         The (unfitted) template.
     fingerprint : vcpcr.inference._resampling.Fingerprint
@@ -520,8 +522,8 @@ class MultiSplitResult:
     def guarantee(self) -> str:
         """What the p-values guarantee and what the common tree found.
 
-        The note ``model.summary(inference=result)`` shows: the gene-level
-        and module-membership guarantees, then the common tree's minimal
+        The note ``model.summary(inference=result)`` shows: the feature-level
+        and cluster-membership guarantees, then the common tree's minimal
         rejected clusters with its guarantee.
         """
         return f"{GUARANTEE} {self._tree_note()}"
@@ -556,9 +558,9 @@ class MultiSplitResult:
         -------
         pandas.DataFrame
             One row per cluster of the model: ``gene P``, the smallest
-            aggregated gene-level p-value among its members (the cluster
-            holds a gene with a non-zero coefficient), ``member P``, the
-            smallest aggregated module-membership p-value among them, and
+            aggregated feature-level p-value among its members (the cluster
+            holds a feature with a non-zero coefficient), ``member P``, the
+            smallest aggregated cluster-membership p-value among them, and
             ``sel. freq.``, the mean selection frequency of its members over
             the splits.
         """
@@ -574,7 +576,7 @@ class MultiSplitResult:
         return pd.DataFrame.from_dict(rows, orient="index", columns=_COLUMNS)
 
     def gene_evidence(self, model: Any) -> pd.DataFrame:
-        """Gene-level evidence, strongest first.
+        """Feature-level evidence, strongest first.
 
         Parameters
         ----------
@@ -585,7 +587,7 @@ class MultiSplitResult:
         -------
         pandas.DataFrame
             One row per feature selected in at least one split, ordered by
-            gene-level p-value, then module-membership p-value, then
+            feature-level p-value, then cluster-membership p-value, then
             selection frequency: ``gene P``, ``member P`` and ``sel. freq.``.
         """
         self.check_matches(model)
@@ -609,14 +611,14 @@ class MultiSplitResult:
 
     # ---------------------------------------------------------------- summary
     def summary(self, alpha: float = 0.05, max_genes: int = 20) -> VCPCRSummary:
-        """Summary: the splits, the genes with the most evidence, the guarantee.
+        """Summary: the splits, the features with the most evidence, the guarantee.
 
         Parameters
         ----------
         alpha : float, default=0.05
-            Level at which genes are counted as significant.
+            Level at which features are counted as significant.
         max_genes : int, default=20
-            Most genes listed (those with ``P < alpha``, or the smallest
+            Most features listed (those with ``P < alpha``, or the smallest
             p-values when none is).
 
         Returns
@@ -628,10 +630,10 @@ class MultiSplitResult:
         owner = "MultiSplitResult.summary"
         check_fraction(alpha, "alpha", owner=owner)
         check_scalar(max_genes, "max_genes", numbers.Integral, owner=owner, min_val=1)
-        genes = self._gene_frame()
+        evidence = self._gene_frame()
         n_sig = int((self.pvalues < alpha).sum())
         n_member = int((self.membership_pvalues < alpha).sum())
-        shown = genes.iloc[: max(min(n_sig, int(max_genes)), min(10, len(genes)))]
+        shown = evidence.iloc[: max(min(n_sig, int(max_genes)), min(10, len(evidence)))]
         fp = self.fingerprint
         used = self.splits[self.splits["used"]]
         left = [
@@ -668,7 +670,7 @@ class MultiSplitResult:
                 title=f"Minimal rejected clusters (per split, {ALPHA_CLUSTERS:g})",
             )
         )
-        rest = len(genes) - len(shown)
+        rest = len(evidence) - len(shown)
         notes = [
             GENE_GUARANTEE,
             MODULE_GUARANTEE,
@@ -748,7 +750,7 @@ class MultiSplitResult:
 
 
 def _members_text(members: tuple[str, ...]) -> str:
-    """Return a cluster's genes, the first three named."""
+    """Return a cluster's features, the first three named."""
     shown = ", ".join(members[:3])
     return f"{{{shown}{', ...' if len(members) > 3 else ''}}}"
 
@@ -768,7 +770,7 @@ def multi_split(
     random_state: Any = None,
     verbose: bool | int | None = None,
 ) -> MultiSplitResult:
-    r"""Multi-split p-values for VC-PCR's modules and genes.
+    r"""Multi-split p-values for VC-PCR's clusters and features.
 
     For each of ``n_splits`` random splits of the rows (stratified by class
     or event):
@@ -776,39 +778,39 @@ def multi_split(
     1. a clone of ``estimator`` is fitted on the first part (``train_size``
        of the rows): weights, clustering and selection, and with a
        ``VCPCRCV`` template the tuning too, inside the split;
-    2. on the second part, the module latent variables are formed with the
+    2. on the second part, the cluster latent variables are formed with the
        first part's standardization and membership (``model.transform``) and
        the family's step-2 model (OLS, logistic regression with Firth's
        fallback, Cox), with the template's covariates beside them
-       (``model.outcome_design``), gives one p-value per module;
-    3. gene level: on the same second part, the genes the first part
+       (``model.outcome_design``), gives one p-value per cluster;
+    3. feature level: on the same second part, the features the first part
        selected are tested in the regression of ``y`` on them (standardized
        with the first part's standardization) and the covariates, cluster by
-       cluster down a tree built on the first part (all selected genes, the
-       modules, average-linkage sub-modules, single genes), with Meinshausen's
+       cluster down a tree built on the first part (all selected features, the
+       clusters, average-linkage sub-clusters, single features), with Meinshausen's
        hierarchical adjustment (see :mod:`vcpcr.inference._hierarchy`); each selected
-       gene gets its leaf's hierarchical p-value, the others 1;
-    4. module membership: each module's p-value times the number of modules
-       tested (capped at 1) goes to its members, 1 to the genes the split
+       feature gets its leaf's hierarchical p-value, the others 1;
+    4. cluster membership: each cluster's p-value times the number of clusters
+       tested (capped at 1) goes to its members, 1 to the features the split
        did not select.
 
-    Both per-split gene p-values are aggregated over the splits with
-    :func:`aggregate_pvalues`: ``pvalues`` (gene level) and
+    Both per-split feature p-values are aggregated over the splits with
+    :func:`aggregate_pvalues`: ``pvalues`` (feature level) and
     ``membership_pvalues``.
 
     5. common tree (Mandozzi & Bühlmann 2016, R ``hierinf``): the clusters
        of one tree built from ``X`` alone (average linkage on ``1 - |corr|``
-       of the clustered genes over all rows; it never sees ``y``, so every
+       of the clustered features over all rows; it never sees ``y``, so every
        split may share it) are tested top-down: per split, a cluster ``C``
-       gets the p-value of its selected genes ``C ∩ S_b`` in the regression
+       gets the p-value of its selected features ``C ∩ S_b`` in the regression
        of step 3 (the same tests) times ``|S_b| / |C ∩ S_b|`` (1 if none is
        selected or the split failed), aggregated per cluster over the splits;
        a cluster is examined when its parent is rejected, its adjusted
        p-value is the largest on its path from the root
        (``tree_clusters``, ``tree_pvalues``). Unlike the per-split trees of
-       step 3, a cluster means the same genes in every split, so evidence
-       for a block of correlated genes adds up over the splits even when no
-       single gene stands out.
+       step 3, a cluster means the same features in every split, so evidence
+       for a block of correlated features adds up over the splits even when no
+       single feature stands out.
 
     Parameters
     ----------
@@ -817,8 +819,8 @@ def multi_split(
         inside every split (its first part), the honest choice: fixing the
         hyperparameters chosen on all the data would let the second parts
         take part in the selection. Its ``refit`` must be True. CV tunes for
-        prediction and may select more genes than a split's second part can
-        test one by one; such a split gives gene-level p = 1 (counted).
+        prediction and may select more features than a split's second part can
+        test one by one; such a split gives feature-level p = 1 (counted).
     X : array-like of shape (n_samples, n_features) or DataFrame
         Predictors; with a formula template, the DataFrame.
     y : array-like of shape (n_samples,), optional
@@ -826,16 +828,16 @@ def multi_split(
     n_splits : int, default=50
         Number of random splits ``B``.
     train_size : float, default=0.5
-        Share of the rows in the part that chooses the modules.
+        Share of the rows in the part that chooses the clusters.
     gamma_min : float, default=0.05
         Smallest quantile of the aggregation (:func:`aggregate_pvalues`).
     common_tree : {"auto", "average"}, array-like of shape (n_genes - 1, 4) or None, \
 default="auto"
-        The tree of step 5, over the clustered genes (the columns of the
+        The tree of step 5, over the clustered features (the columns of the
         design that are not covariates, in their order). ``"average"``:
         average linkage on ``1 - |corr|``, which needs the ``p x p``
-        distance matrix (about ``12 p^2`` bytes: 300 MB at 5,000 genes), so
-        it raises above 5,000 genes
+        distance matrix (about ``12 p^2`` bytes: 300 MB at 5,000 features), so
+        it raises above 5,000 features
         (``vcpcr.inference._common_tree.TREE_MAX_FEATURES``);
         ``"auto"``: the same, but above that size no tree is tested and
         ``tree_info`` says so; a scipy linkage matrix (``scipy.cluster.
@@ -865,9 +867,9 @@ default="auto"
     Returns
     -------
     MultiSplitResult
-        Gene-level and module-membership p-values, the per-split module
+        Feature-level and cluster-membership p-values, the per-split cluster
         table, the minimal rejected clusters, the common tree's rejected
-        clusters and per-gene p-values, selection frequencies,
+        clusters and per-feature p-values, selection frequencies,
         ``summary()``; ``model.summary(inference=result)`` shows them beside
         a model fitted on all the data.
 
@@ -881,8 +883,8 @@ default="auto"
         ``y`` have different numbers of rows, a class or the events and
         censored rows cannot fill both parts, more than half of the
         splits are skipped, ``common_tree`` is not one of its choices or
-        not a valid linkage of the clustered genes, or ``common_tree=
-        "average"`` with more than 5,000 clustered genes.
+        not a valid linkage of the clustered features, or ``common_tree=
+        "average"`` with more than 5,000 clustered features.
 
     Warns
     -----
@@ -897,35 +899,35 @@ default="auto"
 
     Notes
     -----
-    What holds. Gene level (``pvalues``): in each split the hierarchical
-    procedure controls the family-wise error over the selected genes whose
-    coefficient in the regression on the selected genes is zero (partial F
+    What holds. Feature level (``pvalues``): in each split the hierarchical
+    procedure controls the family-wise error over the selected features whose
+    coefficient in the regression on the selected features is zero (partial F
     tests; likelihood-ratio tests divided by a Bartlett-type factor estimated
-    by permutations, Firth's penalized version where the genes separate the
+    by permutations, Firth's penalized version where the features separate the
     classes), and the aggregation keeps it; when the selection keeps every
-    gene that acts on ``y`` (the screening property), these are the inactive
-    genes. A split that selected too many genes for its second part (fewer
+    feature that acts on ``y`` (the screening property), these are the inactive
+    features. A split that selected too many features for its second part (fewer
     than 10 residual degrees of freedom; fewer than 2 events or members of the
-    rarer class per column) gives gene-level p = 1, and ``splits`` says why.
-    Module membership (``membership_pvalues``, Meinshausen, Meier & Bühlmann
-    2009): each split's module tests are valid given its first part; the
+    rarer class per column) gives feature-level p = 1, and ``splits`` says why.
+    Cluster membership (``membership_pvalues``, Meinshausen, Meier & Bühlmann
+    2009): each split's cluster tests are valid given its first part; the
     aggregated p-values control the family-wise error rate under the global
-    null, and a noise gene clustered with active genes is rejected with them.
+    null, and a noise feature clustered with active features is rejected with them.
     Common tree (``tree_clusters``, ``tree_pvalues``; Mandozzi & Bühlmann
     2016): under the screening property, the clusters rejected at
-    ``ALPHA_CLUSTERS`` (0.05) hold an active gene, with family-wise error
+    ``ALPHA_CLUSTERS`` (0.05) hold an active feature, with family-wise error
     control over the clusters that hold none; the tree never sees ``y``.
     Its cost is small (only the nodes below rejected ones are tested; under
     the null one test per split, which the descent has run already), so it
-    is on by default; above 5,000 clustered genes ``"auto"`` skips it.
+    is on by default; above 5,000 clustered features ``"auto"`` skips it.
     The cost is ``n_splits`` fits of the template on ``train_size`` of the
     rows, plus the descent's small regressions. With ``gamma_min = 0.05`` a
-    gene needs small p-values in at least ``ceil(0.05 * n_splits)`` splits;
+    feature needs small p-values in at least ``ceil(0.05 * n_splits)`` splits;
     with 20 splits or fewer one split suffices: keep ``n_splits >= 50``.
 
     A split is skipped (and counted) when a part has no event or misses a
     class, when the fit on the first part or step 2 on the second fails
-    (e.g. a column constant in the first part, more modules than rows), or
+    (e.g. a column constant in the first part, more clusters than rows), or
     when the step-2 p-values are not finite. It is an error when more than
     half are.
 
@@ -948,7 +950,7 @@ default="auto"
     10
     >>> bool(result.membership_pvalues.iloc[:5].max() < 0.05)  # the active block
     True
-    >>> bool(result.pvalues.iloc[5:].min() > 0.05)  # no inactive gene
+    >>> bool(result.pvalues.iloc[5:].min() > 0.05)  # no inactive feature
     True
     """
     owner = "multi_split"
@@ -992,7 +994,7 @@ def _common_tree(spec: Any, rows: Rows) -> tuple[CommonTree | None, str]:
             )
         if spec == "auto" and p > TREE_MAX_FEATURES:
             return None, (
-                f"no common tree: {p} clustered genes is more than "
+                f"no common tree: {p} clustered features is more than "
                 f"{TREE_MAX_FEATURES} for common_tree='auto' (pass a linkage "
                 f"matrix of your own as common_tree=Z)"
             )
@@ -1014,8 +1016,8 @@ def _tree_result(
     position = {name: j for j, name in enumerate(names)}
     splits = [
         SplitSelection(
-            np.array([position[g] for g in o.genes.genes], dtype=np.intp),
-            o.genes.tests if o.skipped is None else None,
+            np.array([position[f] for f in o.descent.features], dtype=np.intp),
+            o.descent.tests if o.skipped is None else None,
         )
         for o in outcomes
     ]
@@ -1064,30 +1066,30 @@ def _result(
         [o.skipped for o in outcomes],
         "multi_split",
         "splits",
-        "p = 1 for every gene, so the p-values stay valid but lose power",
+        "p = 1 for every feature, so the p-values stay valid but lose power",
     )
     names = list(rows.fingerprint.feature_names)
     position = {name: j for j, name in enumerate(names)}
     shape = (len(outcomes), len(names))
-    P = np.ones(shape)  # a failed split, an unselected gene: p = 1
+    P = np.ones(shape)  # a failed split, an unselected feature: p = 1
     membership = np.ones(shape)
     selected = np.zeros(shape, dtype=bool)
     module_rows: list[tuple[Any, ...]] = []
     cluster_rows: list[tuple[Any, ...]] = []
     for b, o in enumerate(outcomes):
-        for module, members, p in zip(o.modules, o.members, o.pvalues, strict=True):
+        for cluster, members, p in zip(o.clusters, o.members, o.pvalues, strict=True):
             idx = [position[m] for m in members]
-            adjusted = min(1.0, p * len(o.modules))
+            adjusted = min(1.0, p * len(o.clusters))
             membership[b, idx] = adjusted
             selected[b, idx] = True
             module_rows.append(
-                (b, module, len(members), members, p, len(o.modules), adjusted)
+                (b, cluster, len(members), members, p, len(o.clusters), adjusted)
             )
-        for gene, p in zip(o.genes.genes, o.genes.pvalues, strict=True):
-            P[b, position[gene]] = p
+        for feature, p in zip(o.descent.features, o.descent.pvalues, strict=True):
+            P[b, position[feature]] = p
         cluster_rows.extend(
             (b, level, len(members), members, p)
-            for level, members, p in o.genes.clusters
+            for level, members, p in o.descent.clusters
         )
     index = pd.RangeIndex(len(outcomes), name="split")
     split_pvalues = pd.DataFrame(P, index=index, columns=names)
@@ -1128,14 +1130,14 @@ def _splits_frame(outcomes: list[_Split]) -> pd.DataFrame:
         {
             "used": [o.skipped is None for o in outcomes],
             "reason": [o.skipped for o in outcomes],
-            "n_modules": [len(o.modules) for o in outcomes],
+            "n_modules": [len(o.clusters) for o in outcomes],
             "n_selected": [sum(len(m) for m in o.members) for o in outcomes],
             "gene_level": [
-                o.skipped is None and o.genes.problem is None for o in outcomes
+                o.skipped is None and o.descent.problem is None for o in outcomes
             ],
-            "gene_reason": [o.genes.problem for o in outcomes],
-            "n_nodes_tested": [o.genes.n_tested for o in outcomes],
-            "gene_test": [o.genes.method for o in outcomes],
+            "gene_reason": [o.descent.problem for o in outcomes],
+            "n_nodes_tested": [o.descent.n_tested for o in outcomes],
+            "gene_test": [o.descent.method for o in outcomes],
         },
         index=pd.RangeIndex(len(outcomes), name="split"),
     )

@@ -376,13 +376,13 @@ def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> R
         )
     if data.rows is not None:  # missing="drop" dropped rows
         X, y = take(X, data.rows), take(y, data.rows)
-    genes = d.genes
-    _, mean, scale = standardize(d.X[:, genes])
+    clustered = d.clustered
+    _, mean, scale = standardize(d.X[:, clustered])
     fingerprint = Fingerprint(
         type(estimator).__name__,
         _params(estimator),
         int(d.X.shape[0]),
-        tuple(d.names[j] for j in genes),
+        tuple(d.names[j] for j in clustered),
         data.yname,
         mean,
         scale,
@@ -395,7 +395,7 @@ def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> R
         family,
         data.yname,
         fingerprint,
-        np.asarray(d.X[:, genes], dtype=np.float64),
+        np.asarray(d.X[:, clustered], dtype=np.float64),
     )
 
 

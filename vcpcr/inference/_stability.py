@@ -1,4 +1,4 @@
-"""Stability selection of genes and of gene modules (Meinshausen & Bühlmann 2010).
+"""Stability selection of features and of their clusters (Meinshausen & Bühlmann 2010).
 
 The statistics are pure functions of a label matrix ``L`` of shape
 ``(n_resamples, n_features)``: ``L[b, j]`` is the cluster of feature ``j`` in
@@ -140,7 +140,7 @@ def mean_coclustering(labels: ArrayLike, members: ArrayLike) -> float:
     labels : array-like of int of shape (n_resamples, n_features)
         Cluster of each feature in each resample, -1 if unselected.
     members : array-like of int
-        Columns of ``labels`` forming the module.
+        Columns of ``labels`` forming the cluster.
 
     Returns
     -------
@@ -159,10 +159,10 @@ def mean_coclustering(labels: ArrayLike, members: ArrayLike) -> float:
 
 
 def best_match_jaccard(labels: ArrayLike, members: ArrayLike) -> NDArray[np.float64]:
-    """Jaccard similarity of a module with its best match in each resample.
+    """Jaccard similarity of a cluster with its best match in each resample.
 
     As ``fpc::clusterboot`` (Hennig 2007): for each resample, the largest
-    Jaccard coefficient ``|C & D| / |C | D|`` between the module ``C`` and a
+    Jaccard coefficient ``|C & D| / |C | D|`` between the cluster ``C`` and a
     cluster ``D`` of that resample; features unselected in a resample belong
     to no cluster of it.
 
@@ -171,7 +171,7 @@ def best_match_jaccard(labels: ArrayLike, members: ArrayLike) -> NDArray[np.floa
     labels : array-like of int of shape (n_resamples, n_features)
         Cluster of each feature in each resample, -1 if unselected.
     members : array-like of int
-        Columns of ``labels`` forming the module (non-empty).
+        Columns of ``labels`` forming the cluster (non-empty).
 
     Returns
     -------
@@ -198,7 +198,7 @@ def best_match_jaccard(labels: ArrayLike, members: ArrayLike) -> NDArray[np.floa
 def consensus_modules(
     coc: NDArray[np.float64] | sparse.sparray, height: float = 0.5
 ) -> NDArray[np.intp]:
-    """Average-linkage modules of a co-clustering matrix, cut at ``height``.
+    """Average-linkage clusters of a co-clustering matrix, cut at ``height``.
 
     Parameters
     ----------
@@ -212,7 +212,7 @@ def consensus_modules(
     Returns
     -------
     ndarray of int of shape (s,)
-        Module of each feature, ``0..n_modules-1``.
+        Cluster of each feature, ``0..n_modules-1``.
     """
     dense = coc.toarray() if isinstance(coc, sparse.sparray) else np.asarray(coc)
     s = dense.shape[0]
@@ -251,7 +251,7 @@ def _fraction(value: float) -> str:
 
 @dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class StabilityResult:
-    r"""Selection frequencies, stable set and consensus gene modules.
+    r"""Selection frequencies, stable set and consensus clusters.
 
     Made by :func:`vcpcr.inference.stability_selection`; plain attributes,
     computed once from the label matrix when the result is made, nothing
@@ -296,11 +296,11 @@ class StabilityResult:
         share a cluster divided by the number in which both are selected
         (not stored, i.e. 0, when they never share one).
     modules : dict of str to list of str
-        Consensus modules of the stable set: module name -> members, most
-        frequent first; modules are ordered by size.
+        Consensus clusters of the stable set: cluster name -> members, most
+        frequent first; clusters are ordered by size.
     module_table : pandas.DataFrame
-        One row per module: ``size``, ``stability`` (mean co-clustering of
-        its member pairs; NaN for a single gene), ``jaccard`` (mean
+        One row per cluster: ``size``, ``stability`` (mean co-clustering of
+        its member pairs; NaN for a single feature), ``jaccard`` (mean
         best-match Jaccard over the subsamples) and ``frequency`` (mean
         selection frequency of its members).
     n_pairs, n_samples, subsample_size, n_features : int
@@ -330,18 +330,18 @@ class StabilityResult:
     with :math:`V` the number of noise features in the stable set, under two
     assumptions: the selection of the noise features is exchangeable, and
     the procedure is no worse than random guessing. Neither is checkable,
-    and correlated genes violate exchangeability. Shah & Samworth (2013)
+    and correlated features violate exchangeability. Shah & Samworth (2013)
     prove, for complementary pairs and *without* these assumptions, that the
     same number bounds the expected number of stable features among those
     whose selection probability on half the data is at most :math:`q/p`.
     :math:`q` is estimated by the mean over the subsamples.
 
-    **Modules.** The stable set is grouped by average linkage on
-    ``1 - coclustering``, cut at height 0.5: the members of a module share a
+    **Clusters.** The stable set is grouped by average linkage on
+    ``1 - coclustering``, cut at height 0.5: the members of a cluster share a
     cluster, on average, in at least half of the subsamples that select
-    both. A module's ``jaccard`` follows ``fpc::clusterboot`` (Hennig
+    both. A cluster's ``jaccard`` follows ``fpc::clusterboot`` (Hennig
     2007): for each subsample, the largest Jaccard coefficient between the
-    module and one of the subsample's clusters (unselected genes are in no
+    cluster and one of the subsample's clusters (unselected features are in no
     cluster), averaged. Hennig's guide: 0.75 or more is a stable cluster,
     below 0.6 it should not be trusted.
 
@@ -416,7 +416,7 @@ class StabilityResult:
         pandas.DataFrame
             One row per cluster of the model (``clusters_``): ``stability``
             (mean co-clustering of its member pairs over the half-sample
-            fits; NaN for a single gene) and ``jaccard`` (mean best-match
+            fits; NaN for a single feature) and ``jaccard`` (mean best-match
             Jaccard of the cluster across the fits, as ``fpc::clusterboot``).
 
         Raises
@@ -430,7 +430,7 @@ class StabilityResult:
         return table[["stability", "jaccard"]]
 
     def gene_evidence(self, model: Any) -> pd.DataFrame:
-        """Return the selection frequencies of the genes selected at least once.
+        """Return the selection frequencies of the features selected at least once.
 
         Parameters
         ----------
@@ -454,7 +454,7 @@ class StabilityResult:
 
     # ---------------------------------------------------------------- display
     def summary(self, top: int = 30) -> VCPCRSummary:
-        """Stable set, consensus modules, the error bound and the parameters.
+        """Stable set, consensus clusters, the error bound and the parameters.
 
         Parameters
         ----------
@@ -506,10 +506,10 @@ class StabilityResult:
         ]
 
     def _stable_table(self, top: int) -> SimpleTable:
-        module_of = {g: m for m, genes in self.modules.items() for g in genes}
+        cluster_of = {g: m for m, members in self.modules.items() for g in members}
         shown = self.stable_set[:top]
         return SimpleTable(
-            [[f"{self.selection_frequency[g]:.3f}", module_of[g]] for g in shown],
+            [[f"{self.selection_frequency[g]:.3f}", cluster_of[g]] for g in shown],
             headers=["frequency", "module"],
             stubs=[str(g) for g in shown],
             title="Stable set",
@@ -518,8 +518,8 @@ class StabilityResult:
 
     def _modules_text_table(self) -> SimpleTable:
         members = {
-            m: [(g, float(self.selection_frequency[g])) for g in genes]
-            for m, genes in self.modules.items()
+            m: [(g, float(self.selection_frequency[g])) for g in features]
+            for m, features in self.modules.items()
         }
         rows = composition_rows(members, top=3, width=40)
         table = self.module_table
@@ -621,7 +621,7 @@ def _stability_result(
     candidates = order[freq[order] >= min_frequency]
     features = names[candidates]
     coc = coclustering(L, candidates)
-    modules = _consensus(stable_set.size, features, coc, frequency)
+    clusters = _consensus(stable_set.size, features, coc, frequency)
     guarantee = (
         f"Stability selection ({2 * n_pairs} fits on halves of "
         f"{subsample_size} rows): stab. freq. is the share of fits "
@@ -648,8 +648,8 @@ def _stability_result(
         min_frequency=min_frequency,
         coclustering_features=features,
         coclustering=coc,
-        modules=modules,
-        module_table=_module_table(labels, frequency, modules),
+        modules=clusters,
+        module_table=_module_table(labels, frequency, clusters),
         n_pairs=n_pairs,
         n_samples=n_samples,
         subsample_size=subsample_size,
@@ -667,26 +667,26 @@ def _consensus(
     coc: sparse.csr_array,
     frequency: pd.Series,
 ) -> dict[str, list[str]]:
-    """Consensus modules of the stable set, the first ``n_stable`` ``features``.
+    """Consensus clusters of the stable set, the first ``n_stable`` ``features``.
 
     ``features`` are the co-clustering's (most frequent first), ``coc`` its
-    matrix; modules by size, then mean ``frequency``.
+    matrix; clusters by size, then mean ``frequency``.
     """
     stable = sparse.csr_array(coc[:n_stable][:, :n_stable])
-    module = consensus_modules(stable)
+    cluster = consensus_modules(stable)
     names = features[:n_stable]
-    groups = [names[module == k] for k in range(int(module.max(initial=-1)) + 1)]
+    groups = [names[cluster == k] for k in range(int(cluster.max(initial=-1)) + 1)]
     ranked = sorted(groups, key=lambda g: (-g.size, -frequency[g].mean()))
     return {f"module_{i}": list(g) for i, g in enumerate(ranked, start=1)}
 
 
 def _module_table(
-    labels: pd.DataFrame, frequency: pd.Series, modules: Mapping[str, Sequence[str]]
+    labels: pd.DataFrame, frequency: pd.Series, clusters: Mapping[str, Sequence[str]]
 ) -> pd.DataFrame:
-    """``size``, ``stability``, ``jaccard`` and ``frequency`` per module."""
+    """``size``, ``stability``, ``jaccard`` and ``frequency`` per cluster."""
     L = labels.to_numpy()
     rows = []
-    for members in modules.values():
+    for members in clusters.values():
         pos = np.asarray(labels.columns.get_indexer(members), dtype=np.intp)
         rows.append(
             {
@@ -697,7 +697,7 @@ def _module_table(
             }
         )
     columns = ["size", "stability", "jaccard", "frequency"]
-    table = pd.DataFrame(rows, index=list(modules), columns=columns)
+    table = pd.DataFrame(rows, index=list(clusters), columns=columns)
     return table.astype({"size": np.intp})
 
 
@@ -737,14 +737,14 @@ def stability_selection(
     verbose: bool | int | None = None,
     random_state: Any = None,
 ) -> StabilityResult:
-    r"""Stability selection of genes and gene modules by complementary pairs.
+    r"""Stability selection of features and their clusters by complementary pairs.
 
     Each of ``n_pairs`` random pairs splits the rows into two disjoint halves
     of ``n // 2`` rows (stratified by class or event indicator); a clone of
     the unfitted template is fitted on each half (a ``VCPCRCV`` is tuned
     inside each half). A feature's selection frequency is the share of these
     ``2 n_pairs`` fits that select it; how often two features share a
-    cluster when both are selected gives the consensus gene modules.
+    cluster when both are selected gives the consensus clusters.
 
     Parameters
     ----------
@@ -782,7 +782,7 @@ def stability_selection(
     -------
     StabilityResult
         Frequencies, stable set, error bound, co-clustering, consensus
-        modules and their stability.
+        clusters and their stability.
 
     Raises
     ------
