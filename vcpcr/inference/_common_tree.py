@@ -295,23 +295,28 @@ class _Weights:
             self.n_selected[b] = max(split.selected.size, 1)
 
     def weighted(self, tree: CommonTree, nodes: Sequence[int], raw: _Float) -> _Float:
-        """:math:`p_{C,b}` of ``nodes`` from their raw p-values."""
-        W = np.column_stack([self.units[:, tree.members(c)].sum(axis=1) for c in nodes])
+        """:math:`p_{C,b}` of ``nodes`` from their raw p-values.
+
+        A node's genes are a contiguous run of the leaf order, so every
+        node's weight is a difference of the weights' running sums.
+        """
+        cum = np.zeros((self.units.shape[0], self.units.shape[1] + 1))
+        np.cumsum(self.units[:, tree.order], axis=1, out=cum[:, 1:])
+        at = np.asarray(nodes, dtype=np.intp)
+        W = cum[:, tree.stop[at]] - cum[:, tree.start[at]]
         with np.errstate(divide="ignore", invalid="ignore"):
             P = raw * self.n_selected[:, None] / W
         return np.where(W > 0, np.minimum(1.0, P), 1.0)
 
-    def inherit(self, tree: CommonTree, leaf: int, rejected: NDArray[np.bool_]) -> None:
+    def inherit(self, tree: CommonTree, leaf: int, done: NDArray[np.bool_]) -> None:
         """Pass a rejected single-gene node's weight on, split by split.
 
         In each split the weight goes to the nearest ancestor whose genes
-        include an unrejected gene of positive weight, and is shared among
-        those genes in proportion to their weights (Goeman & Finos 2012).
+        include a gene of positive weight not in ``done`` (the genes of the
+        rejected single-gene nodes), and is shared among those genes in
+        proportion to their weights (Goeman & Finos 2012).
         """
         gene = int(tree.order[tree.start[leaf]])
-        done = np.zeros(tree.order.size, dtype=bool)
-        leaves = np.flatnonzero((tree.children[:, 0] < 0) & rejected)
-        done[tree.order[tree.start[leaves]]] = True
         for b in np.flatnonzero(self.units[:, gene] > 0):
             up = int(tree.parent[leaf])
             while up >= 0:
@@ -427,8 +432,10 @@ def descend_tree(
         # rejected whose parent is
         done = np.nan_to_num(adjusted, nan=np.inf) <= alpha
         fresh = np.flatnonzero(leaf & done & ~inherited)
+        done_genes = np.zeros(n_genes, dtype=bool)
+        done_genes[tree.order[tree.start[leaf & done]]] = True
         for node in fresh.tolist():
-            weights.inherit(tree, node, done)
+            weights.inherit(tree, node, done_genes)
             inherited[node] = True
         if fresh.size:
             frontier = [
