@@ -104,6 +104,38 @@ C. *B without A.* A failed on two things B does not use: the calibration of
 so ``c`` = 1.5 (98 % in every family). On seed 4 it passed (a) and (b) and
 failed (c) (C 0.0125 below today's default) and (d) (genes on 40 % of the
 gse3143 splits): the default is unchanged.
+
+**The sixth study, stated and committed before its runs** (``--sixth``: 200
+new ``null_flipped`` sets per family, seeds 500-699, signed latent
+variables, the pooled deviance only; ``bench_sparse_cohorts.py --fifth
+--splits 20 --seed 5 --out sparse_cohorts_sixth.csv``; seed 5 is new):
+
+D. *The issue's null target, on fresh data, for the one candidate that has
+   kept the cohorts' signal.* Across five studies every rule was either
+   empty on noise and blind on the weak cohorts (``c`` >= 1.5) or the
+   reverse (today's default, empty on 13 % of the cox null sets), except
+   the signed paired gate at ``c`` = 1, refitted shrunk: on seeds 3 and 4
+   its C equalled today's default's (-0.030 and -0.036 from Coxnet against
+   -0.031 and -0.037), its IBS beat Coxnet's (-0.014, -0.015), with 6.5-10
+   genes, genes on 75-95 % of the gse3143 splits, and on 95 %, 95 % and 84 %
+   of the null sets. The earlier rules asked 85 % of null sets, 5 points
+   above the issue's own target (80 %), as a cushion for sampling error; cox
+   missed it by one set. This candidate was picked **after** the cohorts of
+   seeds 3 and 4 were seen, so neither counts, and the cushion is replaced
+   by precision: twice as many null sets, none seen before. ``c`` = 1 (the
+   signed paired gate, the pooled deviance, the refit shrunk by the chosen
+   point's calibration slope) becomes ``VCPCRCV``'s default in every family
+   when (N) on the 200 new null sets of each family it chooses at most 3
+   genes on at least 80 % of them, and seed 5's 120 splits meet the third
+   study's (a) average IBS difference from Coxnet with a 95 % upper bound
+   below +0.005, (b) median genes over all splits at most twice Coxnet's,
+   (c) average C difference from Coxnet at most 0.01 below today's
+   default's and (d) genes on more than half of the splits of gse3143 and of
+   gse4335. Reported either way, not deciding: ``c`` = 1.5 and 2 on the
+   same sets and splits, the C margin against Coxnet (-0.01; missed by
+   every rule so far), the paper's simulation (``bench_sparse_paper.py
+   --signed``), ``multi_split`` with the candidate as template
+   (``bench_inference.py``) and the cost on 300 x 20,000.
 """
 
 from __future__ import annotations
@@ -187,15 +219,18 @@ def held_out(model, family: str, test) -> float:
     return float(concordance_index(y[:, 0], -risk, y[:, 1]))
 
 
-def one(family: str, design: str, seed: int, latent: str) -> list[dict]:
+def one(
+    family: str, design: str, seed: int, latent: str, rules: tuple[str, ...] = RULES
+) -> list[dict]:
     X, y, test = draw(family, design, seed)
     rows = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         kw = {"family": family, "refit": False, "random_state": seed}
-        today = VCPCRCV(latent=latent, **kw).fit(X, y)
+        if "today/min" in rules:
+            today = VCPCRCV(latent=latent, **kw).fit(X, y)
         pooled = VCPCRCV(latent=latent, scoring="neg_pooled_deviance", **kw).fit(X, y)
-        for rule in RULES:
+        for rule in rules:
             cv = today if rule == "today/min" else pooled
             selection, _, c = rule.split("/")[1].partition("-")
             i = selected_index(cv.cv_results_, selection, 5, n_se=float(c or 1))
@@ -267,7 +302,18 @@ def main() -> None:
         "--out", default=os.path.join(HERE, "results", "signed_latent.csv")
     )
     parser.add_argument("--table", action="store_true", help="only print the table")
+    parser.add_argument(
+        "--sixth",
+        action="store_true",
+        help="the sixth study: 200 new null sets (seeds 500-699), signed, pooled only",
+    )
     args = parser.parse_args()
+    first_seeds, rules = FIRST_SEED, RULES
+    if args.sixth:
+        first_seeds, rules = {"null_flipped": 500}, RULES[1:]
+        args.n, args.n_null, args.latents = 0, 200, ["signed"]
+        if args.out == parser.get_default("out"):
+            args.out = os.path.join(HERE, "results", "signed_latent_sixth.csv")
     if not args.table:
         done = pd.read_csv(args.out) if os.path.exists(args.out) else pd.DataFrame()
         keys = (
@@ -277,13 +323,14 @@ def main() -> None:
         )
         for k in range(max(args.n, args.n_null)):
             for family in args.families:
-                for design, first in FIRST_SEED.items():
+                for design, first in first_seeds.items():
                     if k >= (args.n_null if design == "null_flipped" else args.n):
                         continue
                     for latent in args.latents:
                         if (family, design, first + k, latent) in keys:
                             continue
-                        rows = pd.DataFrame(one(family, design, first + k, latent))
+                        one_set = one(family, design, first + k, latent, rules)
+                        rows = pd.DataFrame(one_set)
                         header = not os.path.exists(args.out)
                         rows.to_csv(args.out, mode="a", header=header, index=False)
                         genes = rows["genes"].tolist()

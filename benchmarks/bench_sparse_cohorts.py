@@ -64,6 +64,10 @@ seed no earlier study used) confirms the fifth study, whose rule C
 ``bench_signed.py`` states before it ran: today's default and the signed
 paired gates at ``c`` = 1, 1.5, 2, refitted shrunk (the fourth study's rows
 without today's tuning on signed latent variables).
+
+The sixth study (``bench_signed.py`` states its rule D before it ran) reuses
+``--fifth`` on a new split seed: ``--fifth --splits 20 --seed 5 --out
+benchmarks/results/sparse_cohorts_sixth.csv``.
 """
 
 from __future__ import annotations

@@ -17,6 +17,11 @@ rows at each chosen point. Per configuration and rule: the median model
 size, the MCC of the support and of the clustering against the truth
 (``vcpcr.metrics``; the truth is the four active blocks of five and one
 cluster of the 180 inactive variables), as the paper reports them.
+
+``--signed`` (``sparse_paper_signed.csv``; the sixth study of
+``bench_signed.py``): today's default against the signed paired gate at
+``c`` = 1 (signed latent variables, the pooled deviance), same folds and
+seeds.
 """
 
 from __future__ import annotations
@@ -38,28 +43,33 @@ from vcpcr.metrics import mcc_clustering, mcc_support
 from vcpcr.simulate import make_paper_data
 
 RULES = ("default/min", "calib/min", "calib/1se", "calib/paired")
+SIGNED_RULES = ("default/min", "signed/paired-1")
 
 
-def one(config: int, seed: int) -> list[dict]:
+def one(config: int, seed: int, rules: tuple[str, ...] = RULES) -> list[dict]:
     data = make_paper_data(config=config, random_state=seed)
     order = np.random.default_rng(seed).permutation(data.X.shape[1])
     X, labels, coef = data.X[:, order], data.labels[order], data.coef[order]
     fits = {}
-    for scoring in ("default", "calib"):
+    for scoring in sorted({rule.split("/")[0] for rule in rules}):
+        latent = "signed" if scoring == "signed" else "paper"
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             fits[scoring] = VCPCRCV(
                 scoring=None if scoring == "default" else "neg_pooled_deviance",
+                latent=latent,
                 refit=False,
                 random_state=seed,
             ).fit(X, data.y)
     rows = []
-    for rule in RULES:
+    for rule in rules:
         scoring, selection = rule.split("/")
         params = chosen(fits[scoring], selection)
+        latent = "signed" if scoring == "signed" else "paper"
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            model = VCPCR(random_state=seed, **params).fit(X, data.y)
+            model = VCPCR(random_state=seed, latent=latent, **params)
+            model.fit(X, data.y)
         rows.append(
             {
                 "config": config,
@@ -81,7 +91,11 @@ def main() -> None:
         "--out",
         default=os.path.join(os.path.dirname(__file__), "results", "sparse_paper.csv"),
     )
+    parser.add_argument("--signed", action="store_true", help="the sixth study")
     args = parser.parse_args()
+    rules = SIGNED_RULES if args.signed else RULES
+    if args.signed and args.out == parser.get_default("out"):
+        args.out = args.out.replace("sparse_paper", "sparse_paper_signed")
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     done = pd.read_csv(args.out) if os.path.exists(args.out) else pd.DataFrame()
     keys = set() if done.empty else set(zip(done.config, done.seed, strict=True))
@@ -89,7 +103,7 @@ def main() -> None:
         for config in (1, 2, 3):
             if (config, seed) in keys:
                 continue
-            rows = pd.DataFrame(one(config, seed))
+            rows = pd.DataFrame(one(config, seed, rules))
             rows.to_csv(
                 args.out, mode="a", header=not os.path.exists(args.out), index=False
             )
