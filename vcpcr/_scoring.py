@@ -1,7 +1,7 @@
 """Every CV criterion of VCPCRCV: the scorers by name, batched and per fold.
 
 A family's CV scorings are a :class:`FamilyScoring` registered under its
-name in :data:`SCORINGS` (:func:`scoring_of`): its default scoring, the
+name in :data:`SCORINGS` (:func:`scoring_of`): its own scoring, the
 scorings it computes for a stack of fits at once on a test fold
 (:meth:`FamilyScoring.score_batch`, on the vectorized metrics of
 :mod:`vcpcr._solvers.metrics`) and those that need the fold's training rows too
@@ -218,8 +218,8 @@ class FamilyScoring(abc.ABC):
 
     #: The family's name (the key in :data:`SCORINGS`).
     name: ClassVar[str]
-    #: Default scoring of VCPCRCV (a scikit-learn scorer name); None: the
-    #: estimator's ``score``.
+    #: The family's own scoring, VCPCRCV's with ``scoring=None`` (a
+    #: scikit-learn scorer name); None: the estimator's ``score``.
     default_scoring: ClassVar[str | None]
     #: Display name of the default scoring.
     scoring_name: ClassVar[str]
@@ -323,8 +323,9 @@ class CoxScoring(FamilyScoring):
     name = "cox"
     default_scoring = None  # the estimator's score
     scoring_name = "concordance"
-    #: The estimator's score (Harrell's concordance), the default of VCPCRCV:
-    #: the cross-validated partial likelihood (``fold_scorings``) rejects noise
+    #: The estimator's score (Harrell's concordance), VCPCRCV's with
+    #: ``scoring=None`` (its default before the pooled deviance): the
+    #: cross-validated partial likelihood (``fold_scorings``) rejects noise
     #: better but lost 0.07 of held-out C on six real cohorts
     #: (docs/survival.md), so it is offered, not the default.
     batch_scorings: ClassVar[dict[str, _Metric]] = {

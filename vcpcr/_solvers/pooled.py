@@ -40,7 +40,7 @@ __all__ = [
 
 _Float = NDArray[np.float64]
 
-#: The name of the pooled criterion in ``VCPCRCV(scoring=...)``.
+#: The name of the pooled criterion in ``VCPCRCV(scoring=...)``, its default.
 POOLED = "neg_pooled_deviance"
 #: Bootstrap resamples of its standard error.
 N_BOOT = 200
