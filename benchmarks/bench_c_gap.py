@@ -143,9 +143,10 @@ trail; the gap lies in how the real outcomes relate to the genes, which
 no design here reproduced.
 
 **Methods**, on the same 5 stratified folds of the training rows:
-``VCPCRCV(family="cox")`` defaults (Harrell's C, best point; the shipped
-default); the signed paired gate at ``c`` = 1, refitted shrunk (the best
-sparse rule of the fifth study, ``latent="signed"``,
+``VCPCRCV(family="cox")``'s defaults when this study ran (Harrell's C, best
+point, ``latent="paper"``; pinned since #27's sixth study changed them);
+the signed paired gate at ``c`` = 1, refitted shrunk (the best sparse rule
+of the fifth study, ``latent="signed"``,
 ``scoring="neg_pooled_deviance"``); Coxnet (scikit-survival, ``l1_ratio
 = 0.5``, alpha by Harrell's C over the folds, as in
 ``bench_sparse_cohorts.py``). Reported: held-out C on the test rows and
@@ -169,7 +170,7 @@ from sksurv.util import Surv
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_cohorts import coxnet
-from bench_sparse_cohorts import fifth_models
+from bench_sparse_cohorts import PREVIOUS_DEFAULT, fifth_models
 
 from vcpcr import VCPCRCV
 
@@ -246,7 +247,9 @@ def one(design: str, seed: int) -> list[dict]:
         ],
     }
     if design.startswith("dominant"):
-        grid = VCPCRCV(family="cox", n_clusters=(1, 2, 3, 4, 5, 6), cv=folds)
+        grid = VCPCRCV(
+            family="cox", n_clusters=(1, 2, 3, 4, 5, 6), cv=folds, **PREVIOUS_DEFAULT
+        )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             grid.set_params(random_state=seed).fit(Xt, y2)
@@ -344,7 +347,9 @@ def cohort_x(out: str, draws: int = 20, seed: int = 4) -> None:
             y2 = np.column_stack([time_[train], event[train]])
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                model = VCPCRCV(family="cox", cv=folds, random_state=seed)
+                model = VCPCRCV(
+                    family="cox", cv=folds, random_state=seed, **PREVIOUS_DEFAULT
+                )
                 vc = model.fit(X[train], y2).best_estimator_
                 y = Surv.from_arrays(event[train], time_[train])
                 net, alpha = coxnet(X[train], y, 0.5, folds)

@@ -27,7 +27,9 @@ Data handling (documented in ``docs/survival.md``):
 
 Per cohort: three stratified (on the event) 70/30 splits
 (``StratifiedShuffleSplit(random_state=0)``). On the 70%: ``VCPCRCV(family=
-"cox", random_state=0)`` with its defaults (``--scoring`` sets its criterion),
+"cox", random_state=0)`` with its defaults before #27's sixth study
+(``latent="paper", selection="min"``; ``--scoring`` sets its criterion, None
+Harrell's C),
 and scikit-survival's ``CoxnetSurvivalAnalysis(l1_ratio=0.9,
 alpha_min_ratio=0.01, n_alphas=30)`` whose alpha is chosen by 5-fold CV
 (Harrell's C) over its own path, one warm-started path per fold as
@@ -109,9 +111,13 @@ def run_split(X, time_, event, train, test, scoring):
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        cv = VCPCRCV(family="cox", scoring=scoring, random_state=0).fit(
-            X[train], np.column_stack([time_[train], event[train]])
-        )
+        cv = VCPCRCV(
+            family="cox",
+            latent="paper",
+            scoring=scoring,
+            selection="min",
+            random_state=0,
+        ).fit(X[train], np.column_stack([time_[train], event[train]]))
     seconds = time.perf_counter() - start
     model = cv.best_estimator_
     risk = model.predict_log_partial_hazard(X[test])

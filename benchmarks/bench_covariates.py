@@ -87,6 +87,9 @@ def one_rep(family: str, seed: int) -> list[dict[str, object]]:
             cv=3,
             random_state=seed,
             covariates=covariates,
+            latent="paper",  # the previous default, with which the study ran
+            scoring=None,
+            selection="min",
         )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -228,7 +228,7 @@ def one(
         warnings.simplefilter("ignore")
         kw = {"family": family, "refit": False, "random_state": seed}
         if "today/min" in rules:
-            today = VCPCRCV(latent=latent, **kw).fit(X, y)
+            today = VCPCRCV(latent=latent, scoring=None, **kw).fit(X, y)
         pooled = VCPCRCV(latent=latent, scoring="neg_pooled_deviance", **kw).fit(X, y)
         for rule in rules:
             cv = today if rule == "today/min" else pooled

@@ -14,8 +14,8 @@ as ``bench_cohorts.py`` does. Per cohort ``--splits`` stratified (on the
 event) 70/30 splits, seeded by ``--seed``; on the 70 %, one set of 5
 stratified shuffled folds shared by every method:
 
-- ``VC-PCR today``: ``VCPCRCV(family="cox")`` defaults (Harrell's C, best
-  point);
+- ``VC-PCR today``: ``VCPCRCV(family="cox")``'s defaults when these studies
+  ran (Harrell's C, best point, ``latent="paper"``: ``PREVIOUS_DEFAULT``);
 - ``VC-PCR pooled/1se``: the same grid and folds scored by the pooled
   deviance with the one-standard-error rule (``scoring=
   "neg_pooled_deviance", selection="1se"``), the rule stated in
@@ -96,6 +96,9 @@ from vcpcr import VCPCR, VCPCRCV
 from vcpcr._tuning import selected_index
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+#: ``VCPCRCV``'s defaults before #27's sixth study: "VC-PCR today" in every
+#: study of this file (Harrell's C, best point, the paper's latent variables).
+PREVIOUS_DEFAULT = {"latent": "paper", "scoring": None, "selection": "min"}
 #: The first study's methods (``sparse_cohorts.csv``, seed 0, 5-6 splits).
 METHODS = ("VC-PCR today", "VC-PCR pooled/1se", "VC-PCR pooled/paired", "Coxnet")
 #: The second study's (``--calibrated``): the calibrated pooled deviance of
@@ -145,9 +148,11 @@ def brier_times(t_train, t_test, e_test):
 
 def today_and_pooled(X, y2, folds, seed):
     """Today's default refitted, and the pooled deviance's grid on the same folds."""
-    today = VCPCRCV(family="cox", cv=folds, random_state=seed).fit(X, y2)
+    today = VCPCRCV(family="cox", cv=folds, random_state=seed, **PREVIOUS_DEFAULT)
+    today.fit(X, y2)
     pooled = VCPCRCV(
         family="cox",
+        latent="paper",
         cv=folds,
         scoring="neg_pooled_deviance",
         refit=False,
@@ -214,7 +219,14 @@ def signed_models(X, y2, folds, seed, dense_signed=True):
     models = {}
     latents = (("paper", "VC-PCR today"), ("signed", "VC-PCR today, signed"))
     for latent, name in latents[: 2 if dense_signed else 1]:
-        cv = VCPCRCV(family="cox", latent=latent, cv=folds, random_state=seed)
+        cv = VCPCRCV(
+            family="cox",
+            latent=latent,
+            scoring=None,
+            selection="min",
+            cv=folds,
+            random_state=seed,
+        )
         models[name] = cv.fit(X, y2).best_estimator_
     res = (
         VCPCRCV(

@@ -150,6 +150,7 @@ def one(family: str, design: str, seed: int, rules: tuple[str, ...]) -> list[dic
     for scoring in sorted({rule.split("/")[0] for rule in rules}):
         cv = VCPCRCV(
             family=family,
+            latent="paper",
             scoring=None if scoring == "default" else "neg_pooled_deviance",
             refit=False,
             random_state=seed,

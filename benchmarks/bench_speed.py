@@ -5,6 +5,11 @@ Run (on 2 cores; both sides use ``n_jobs=2``)::
     python benchmarks/bench_speed.py            # the sizes of issue #19
     python benchmarks/bench_speed.py --quick    # small sizes, a smoke run
     python benchmarks/bench_speed.py --scoring neg_pooled_deviance  # #27
+    python benchmarks/bench_speed.py --previous-default --cases cox-20000
+
+``--previous-default`` times ``VCPCRCV``'s defaults before #27's sixth study
+(``latent="paper", scoring=None, selection="min"``); ``--cases`` runs only
+the named rows (``gaussian-20000``, ``cox-5000``, ``cox-20000``).
 
 Prints one table. Each row is one data set and one pair of fits, timed in
 the same run (wall-clock seconds, one run each):
@@ -98,9 +103,13 @@ def coxnet_cv(X: Any, time_: Any, event: Any) -> Any:
     )
 
 
-def row(name: str, X: Any, y: Any, family: str, scoring: str | None) -> str:
-    """Time vcpcr and its peer on one data set; return the table row."""
-    kw = {"n_jobs": N_JOBS, "random_state": 0, "scoring": scoring}
+#: ``VCPCRCV``'s defaults before #27's sixth study (``--previous-default``).
+PREVIOUS_DEFAULT = {"latent": "paper", "scoring": None, "selection": "min"}
+
+
+def row(name: str, X: Any, y: Any, family: str, params: dict[str, Any]) -> str:
+    """Time vcpcr (with ``params``) and its peer on one data set; the table row."""
+    kw = {"n_jobs": N_JOBS, "random_state": 0, **params}
     if family == "cox":
         time_, event = y
         ours = timed(lambda: VCPCRCV(family="cox", **kw).fit(X, Surv(time_, event)))
@@ -124,19 +133,37 @@ def main() -> None:
         default=None,
         help="VCPCRCV's scoring (e.g. neg_pooled_deviance; default: its default)",
     )
+    parser.add_argument(
+        "--previous-default",
+        action="store_true",
+        help="VCPCRCV(latent='paper', scoring=None, selection='min')",
+    )
+    parser.add_argument(
+        "--cases",
+        default="gaussian-20000,cox-5000,cox-20000",
+        help="comma-separated rows to run (default: all three)",
+    )
     args = parser.parse_args()
     scale = 20 if args.quick else 1
+    params = dict(PREVIOUS_DEFAULT) if args.previous_default else {}
+    if args.scoring is not None:
+        params["scoring"] = args.scoring
     cases = [
-        ("gaussian", 500, 20_000),
-        ("cox", 300, 5_000),
-        ("cox", 300, 20_000),
+        (family, n, p)
+        for family, n, p in [
+            ("gaussian", 500, 20_000),
+            ("cox", 300, 5_000),
+            ("cox", 300, 20_000),
+        ]
+        if f"{family}-{p}" in args.cases.split(",")
     ]
+    print(f"VCPCRCV parameters: {params or 'defaults'}")
     print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")
     print(f"{'data':<22} {'vcpcr s':>9} {'peer':<38} {'peer s':>8} {'ratio':>6}")
     for family, n, p in cases:
         p = max(p // scale, 200)
         X, y = make_case(n, p, family)
-        print(row(f"{family} {n} x {p:,}", X, y, family, args.scoring), flush=True)
+        print(row(f"{family} {n} x {p:,}", X, y, family, params), flush=True)
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 

@@ -86,7 +86,15 @@ def run(name, X, y, covariates, strata, tuned=False):
     common = {"family": "cox", "n_init": 3, "covariates": covariates}
     common["strata"] = strata or None
     if tuned:
-        model = VCPCRCV(n_clusters=[1, 3], lam_ratios=[0.3, 0.6], cv=3, **common)
+        model = VCPCRCV(  # with the tuning defaults before #27, as it ran
+            n_clusters=[1, 3],
+            lam_ratios=[0.3, 0.6],
+            cv=3,
+            latent="paper",
+            scoring=None,
+            selection="min",
+            **common,
+        )
     else:
         model = VCPCR(n_clusters=3, lam_ratio=0.5, **common)
     start = time.perf_counter()

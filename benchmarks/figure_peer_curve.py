@@ -62,6 +62,7 @@ def main() -> None:
     X, y = np.asarray(X), np.asarray(y)
     cv = VCPCRCV(
         family="cox",
+        latent="paper",
         scoring="neg_pooled_deviance",
         selection="1se",
         random_state=0,

@@ -674,7 +674,7 @@ def _members(model: FittedModel) -> dict[str, list[tuple[str, float]]]:
 
 def _shrinkage_notes(model: FittedModel) -> list[str]:
     shrinkage = getattr(model, "shrinkage", 1.0)
-    if shrinkage == 1:
+    if shrinkage == 1 or model.membership_.shape[1] == 0:  # no cluster to shrink
         return []
     return [
         f"Predictions, coef_ and cluster_coef_ multiply the cluster "
