@@ -25,7 +25,7 @@ from vcpcr import (
 )
 from vcpcr._families import FAMILIES
 from vcpcr._scaling import standardize
-from vcpcr._tuning import FoldSpec, Grid, fit_fold
+from vcpcr._tuning import PAIRED_N_SE, FoldSpec, Grid, fit_fold
 
 KF = KFold(3, shuffle=True, random_state=0)
 
@@ -83,10 +83,16 @@ def test_fold_matches_looped_single_fits(blocks):
     assert out.sizes[-1] == 0  # lam_ratio = 1 selects nothing
 
 
+#: VCPCRCV's defaults before the sparse rule (#27): the fold-averaged MSE, the
+#: best point, the paper's latent variables, as the tests below rely on.
+PREVIOUS_DEFAULT = {"latent": "paper", "scoring": None, "selection": "min"}
+
+
 @pytest.fixture(scope="module")
 def fitted_cv():
     X, y, _, _ = make_blocks()
-    return VCPCRCV(n_clusters=(2, 3), cv=KF, random_state=0).fit(X, y), X, y
+    cv = VCPCRCV(n_clusters=(2, 3), cv=KF, random_state=0, **PREVIOUS_DEFAULT)
+    return cv.fit(X, y), X, y
 
 
 def test_cv_results_and_best(fitted_cv):
@@ -153,7 +159,8 @@ def test_one_standard_error_rule(fitted_cv):
 def test_paired_rule_with_fold_scores(fitted_cv):
     """selection="paired" with a fold-averaged score: the standard error of a
     point's difference from the best is the standard deviation of the fold
-    differences over sqrt(folds); the sparsest point within 1.5 of them."""
+    differences over sqrt(folds); the sparsest point within PAIRED_N_SE of
+    them."""
     cv, X, y = fitted_cv
     paired = clone(cv).set_params(selection="paired").fit(X, y)
     res = paired.cv_results_
@@ -161,7 +168,8 @@ def test_paired_rule_with_fold_scores(fitted_cv):
     best = int(np.argmax(res["mean_test_score"]))
     se = (splits - splits[best]).std(axis=1, ddof=1) / np.sqrt(3)
     assert_allclose(res["se_diff_test_score"], se, atol=1e-12)
-    ok = res["mean_test_score"] >= res["mean_test_score"].iloc[best] - 1.5 * se
+    gate = PAIRED_N_SE * se
+    ok = res["mean_test_score"] >= res["mean_test_score"].iloc[best] - gate
     chosen = res.iloc[paired.best_index_]
     assert ok.iloc[paired.best_index_]
     assert chosen["mean_size"] == res.loc[ok, "mean_size"].min()
@@ -177,7 +185,7 @@ def test_paired_rule_with_the_pooled_deviance(fitted_cv):
     paired.fit(X, y)
     res = paired.cv_results_
     best = int(np.nanargmax(res["mean_test_score"]))
-    margin = 1.5 * res["se_diff_test_score"]
+    margin = PAIRED_N_SE * res["se_diff_test_score"]
     ok = res["mean_test_score"] >= res["mean_test_score"].iloc[best] - margin
     assert ok.iloc[paired.best_index_]
     assert res["mean_size"].iloc[paired.best_index_] == res.loc[ok, "mean_size"].min()
@@ -232,12 +240,14 @@ def test_binomial_formula_and_custom_scoring(blocks_df):
         formula="status ~ .",
         cv=3,
         lam_ratios=[0.1, 0.5],
+        scoring=None,
         random_state=0,
     )
     cv.fit(df)
     assert_array_equal(cv.classes_, ["down", "up"])
-    # The default score is scikit-learn's negated log-loss of the same fold
-    # models' probabilities (a callable scorer scores each fold model as is).
+    # The family's own score (scoring=None) is scikit-learn's negated log-loss
+    # of the same fold models' probabilities (a callable scorer scores each
+    # fold model as is).
     by_hand = clone(cv).set_params(
         scoring=lambda est, X, y: (
             -log_loss(y, est.predict_proba(X), labels=est.classes_)

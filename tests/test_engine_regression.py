@@ -46,6 +46,10 @@ def test_cv_results_unchanged(family):
         n_clusters=(2, 3),
         cv=KFold(3, shuffle=True, random_state=0),
         random_state=0,
+        # the defaults the reference was written with (before #27's sparse rule)
+        latent="paper",
+        scoring=None,
+        selection="min",
     ).fit(X, y)
     ref, res = REF[family], cv.cv_results_
     assert_allclose(res["delta"], ref["delta"], rtol=1e-12)

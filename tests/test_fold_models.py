@@ -52,7 +52,8 @@ def test_callable_scorer_may_call_survival_methods_and_transform(monkeypatch):
         return float(surv.mean() + latent.std() + np.isfinite(median).mean())
 
     drawn = record_starts(monkeypatch)
-    params = {"family": "cox", "weights": "ridge", "n_clusters": 3}
+    # VCPCRCV's default latent variables, which its fold models use too
+    params = {"family": "cox", "weights": "ridge", "n_clusters": 3, "latent": "signed"}
     cv = VCPCRCV(
         **params,
         deltas=[0.1],

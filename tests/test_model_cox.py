@@ -161,6 +161,7 @@ def test_cv_for_cox():
         n_clusters=(3, 4),
         family="cox",
         scoring="concordance",
+        selection="min",  # the best point (the default before #27's sparse rule)
         cv=3,
         n_init=2,
         lam_ratios=[0.1, 0.3, 0.6],
@@ -169,7 +170,7 @@ def test_cv_for_cox():
     cv.fit(X, Y)
     res = cv.cv_results_
 
-    # The default score is lifelines' (Harrell's) concordance index of the
+    # The concordance score is lifelines' (Harrell's) concordance index of the
     # same fold models' risks (a callable scorer scores each fold model as is).
     def harrell(est, Xte, yte):
         risk = est.predict_log_partial_hazard(Xte)

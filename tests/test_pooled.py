@@ -108,9 +108,9 @@ def test_pooled_gaussian_is_the_mse_of_cross_calibrated_fold_models(monkeypatch)
     for i, ratio in enumerate(ratios):
         eta, genes = np.empty(y.size), np.empty(y.size)
         for (train, test), start in zip(cv.split(X), starts, strict=True):
-            model = VCPCR(n_clusters=2, delta=0.1, lam_ratio=ratio, init=start).fit(
-                X[train], y[train]
-            )
+            model = VCPCR(  # VCPCRCV's default latent variables
+                n_clusters=2, delta=0.1, lam_ratio=ratio, init=start, latent="signed"
+            ).fit(X[train], y[train])
             eta[test] = model.predict(X[test])
             genes[test] = (X[test] - model.mean_) @ model.coef_
         calibrated = np.empty(y.size)
@@ -287,9 +287,9 @@ def test_peer_curve_errors():
     data = make_block_data(40, [4, 4], [1.0, 0.0], n_noise=4, random_state=0)
     X, y = data.X, data.y
     kw = {"n_clusters": (2,), "n_init": 1, "random_state": 0, "refit": False}
-    default = VCPCRCV(**kw).fit(X, y)
+    fold_averaged = VCPCRCV(scoring=None, **kw).fit(X, y)
     with pytest.raises(ValueError, match="scored by the pooled deviance"):
-        default.peer_curve(_enet_path([0.1]), X, y)
+        fold_averaged.peer_curve(_enet_path([0.1]), X, y)
     cv = VCPCRCV(scoring="neg_pooled_deviance", **kw).fit(X, y)
     with pytest.raises(ValueError, match="X has 39 rows but the CV's folds cover 40"):
         cv.peer_curve(_enet_path([0.1]), X[:-1], y[:-1])

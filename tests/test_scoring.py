@@ -203,7 +203,9 @@ def test_scoring_of_another_family_names_the_choices(family, scoring, valid):
 
 
 @needs_survival
-def test_concordance_by_name_is_the_default():
+def test_concordance_by_name_is_scoring_none():
+    """scoring=None (the default before #27's sparse rule) is the family's own
+    score: for cox, Harrell's C by name."""
     X, y = _cox_data(n=90)
     cv = VCPCRCV(
         n_clusters=2,
@@ -213,6 +215,7 @@ def test_concordance_by_name_is_the_default():
         lam_ratios=[0.1, 0.5],
         n_init=1,
         cv=3,
+        scoring=None,
         refit=False,
         random_state=0,
     )

@@ -29,7 +29,16 @@ ESTIMATORS = [
 
 
 def expected_failed_checks(estimator):
-    """The one check expected to fail, on purpose (#24)."""
+    """The one check expected to fail, on purpose (#24).
+
+    It fails when the fitted model does not use column 0, where the check
+    puts its NaN and inf for predict. ``VCPCRCV()``'s default tuning (#27's
+    sparse rule) selects columns 0 and 1 on the check's data (its
+    ``random_state=1``), so predict rejects them and the check passes (the
+    tuning before it chose the empty model there).
+    """
+    if isinstance(estimator, VCPCRCV):
+        return {}
     return {
         "check_estimators_nan_inf": (
             "predict and transform read only the variables the model selected "
