@@ -32,20 +32,28 @@ def _regression(ns, out):
 
 
 def _survival(ns, out):
-    """The printed survival probabilities are lifelines' for the clinical
-    covariates and the latent variables; the clinical columns are covariates,
-    never clustered."""
+    """The printed survival probabilities are those of the shrunk Cox model
+    (VCPCRCV's default refit is shrunk by the chosen point's calibration
+    slope): scikit-survival's Breslow estimator on the shrunk training linear
+    predictors of the clinical covariates and the latent variables; the
+    clinical columns are covariates, never clustered."""
+    from sksurv.linear_model.coxph import BreslowEstimator
+
     model, frame, days = ns["model"], ns["frame"], ns["days"]
     clinical = ["age", "size", "er[T.positive]", "grade[T.intermediate]"]
     assert model.covariate_names_[:4] == clinical
     assert not set(model.membership_.index) & {"age", "size", "er", "grade"}
     design = model.outcome_design(frame.iloc[:3])
     assert list(design.columns) == list(model.result_.params_.index)
-    # A step function: the value at the last baseline time <= day (lifelines'
-    # times= would interpolate linearly between its baseline times).
-    table = model.result_.predict_survival_function(design)
-    step = np.searchsorted(table.index.to_numpy(), days, side="right") - 1
-    ref = table.to_numpy()[step].T
+    assert 0 < model.shrinkage < 1
+    def risk(rows):
+        return np.asarray(model.predict_log_partial_hazard(rows), dtype=float)
+
+    event, time = frame["event"].to_numpy() == 1, frame["time"].to_numpy()
+    breslow = BreslowEstimator().fit(risk(frame), event, time)
+    # A step function: the value at the last baseline time <= day.
+    curves = breslow.get_survival_function(risk(frame.iloc[:3]))
+    ref = np.vstack([f(np.asarray(days, dtype=float)) for f in curves])
     for i, probs in enumerate(ref):
         line = re.search(rf"patient {i}: .* days: \[(.*)\]", out)
         assert line is not None
@@ -110,6 +118,12 @@ CHECKS = {
 @pytest.mark.filterwarnings("ignore:In (multi_split|stability_selection):UserWarning")
 @pytest.mark.filterwarnings("ignore:stability_selection. the fits on:UserWarning")
 @pytest.mark.filterwarnings("ignore:multi_split. .* splits failed:UserWarning")
+# and with the default signed latent variables, some stratified Cox fits of
+# its CV do not converge in small training folds (warned once, with counts)
+@pytest.mark.filterwarnings(
+    "ignore:In cross-validation .*The Cox outcome model:"
+    "vcpcr.exceptions.ConvergenceWarning"
+)
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def test_example_runs(path, capsys, tmp_path, monkeypatch):
     if path.stem.startswith(("survival", "clinical")):  # the survival extra

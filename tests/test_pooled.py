@@ -390,3 +390,8 @@ def test_summary_says_the_predictions_are_shrunk():
     text = str(VCPCR(shrinkage=0.4, **kw).fit(data.X, data.y).summary())
     assert "shrinkage=0.4 (a calibration slope)" in text
     assert "shrinkage" not in str(VCPCR(**kw).fit(data.X, data.y).summary())
+    # a model without clusters has nothing to shrink (the default on noise)
+    empty = VCPCR(shrinkage=0.4, **{**kw, "lam_ratio": 1.0})
+    with pytest.warns(UserWarning, match="No feature was selected"):
+        empty.fit(data.X, data.y)
+    assert "shrinkage" not in str(empty.summary())

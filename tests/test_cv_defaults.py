@@ -1,0 +1,155 @@
+"""VCPCRCV's default tuning (#27's sixth study, rule D of bench_signed.py).
+
+The pooled cross-validated deviance, read by the paired gate at one standard
+error of a point's difference from the best, on signed latent variables,
+the refit shrunk by the chosen point's calibration slope: sparse, calibrated
+signatures, empty on noise. The previous default (``latent="paper",
+scoring=None, selection="min"``) stays one call away. Each data set below is
+one seeded draw, not a rate: docs/tuning.md has the rates (at most 3
+features on at least 80 % of 200 null data sets per family).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import needs_survival
+from numpy.testing import assert_allclose
+from sklearn.base import clone
+
+from vcpcr import VCPCR, VCPCRCV
+from vcpcr._tuning import PAIRED_N_SE
+from vcpcr.simulate import make_block_data
+
+#: VCPCRCV's defaults before the sparse rule.
+PREVIOUS = {"latent": "paper", "scoring": None, "selection": "min"}
+FAMILIES = [
+    pytest.param("gaussian", id="gaussian"),
+    pytest.param("binomial", id="binomial"),
+    pytest.param("cox", id="cox", marks=needs_survival),
+]
+
+
+def test_default_parameters():
+    params = VCPCRCV().get_params()
+    assert params["latent"] == "signed"
+    assert params["scoring"] == "neg_pooled_deviance"
+    assert params["selection"] == "paired"
+    assert PAIRED_N_SE == 1.0
+    assert VCPCR().get_params()["latent"] == "paper"  # the paper's estimator
+
+
+def _outcome(data, family):
+    return data.y if family != "cox" else np.column_stack([data.y, data.event])
+
+
+def _n_selected(cv):
+    return int(np.sum(cv.best_estimator_.labels_ >= 0))
+
+
+#: A seed per family on which the previous default selects noise (26, 5
+#: and 24 features) on the global null below.
+NULL_SEEDS = {"gaussian": 48, "binomial": 3, "cox": 0}
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_default_is_sparse_on_a_global_null(family):
+    """y independent of X (8 blocks of 5 correlated features, 20 noise
+    features, 60 rows): the default chooses at most 3 features (here none),
+    the previous default more than 3. This fails if the default stops being
+    the calibrated paired rule (a gate too wide, a calibration slope that no
+    longer shrinks noise to the empty model's deviance, the scoring default
+    not applied) or if the empty model stops being a candidate."""
+    extra = {"noise_sd": 1.0} if family == "gaussian" else {}
+    data = make_block_data(
+        60,
+        [5] * 8,
+        [0.0] * 8,
+        n_noise=20,
+        rho=0.6,
+        family=family,
+        random_state=NULL_SEEDS[family],
+        **extra,
+    )
+    y = _outcome(data, family)
+    default = VCPCRCV(family=family, random_state=0).fit(data.X, y)
+    previous = VCPCRCV(family=family, random_state=0, **PREVIOUS).fit(data.X, y)
+    assert _n_selected(default) <= 3
+    assert _n_selected(previous) > 3
+
+
+#: Per family: the seed of the signal data below and the coefficient scale.
+SIGNAL = {"gaussian": (3, 1.0), "binomial": (0, 1.5), "cox": (4, 0.8)}
+
+
+def _signal(family):
+    seed, scale = SIGNAL[family]
+    data = make_block_data(
+        80,
+        [5] * 6,
+        [scale, 0.0, -scale, 0.0, 0.0, 0.0],
+        n_noise=30,
+        rho=0.6,
+        family=family,
+        random_state=seed,
+    )
+    return data, _outcome(data, family)
+
+
+def _unshrunk(cv, X, y):
+    """The refit with the chosen parameters, unshrunk."""
+    return clone(cv.best_estimator_).set_params(shrinkage=1.0).fit(X, y)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family", FAMILIES)
+def test_default_is_sparser_on_signal_and_keeps_the_true_features(family):
+    """Two active blocks of 5 features (10 true positives), 4 inactive blocks
+    correlated with nothing and 30 noise features: the default selects fewer
+    features than the previous default and keeps at least 8 of the 10 active
+    ones; its refit is the chosen point's VCPCR, shrunk by its calibration
+    slope (the features' part of the predictions times the slope, the
+    intercept or baseline refitted)."""
+    data, y = _signal(family)
+    default = VCPCRCV(family=family, random_state=0).fit(data.X, y)
+    previous = VCPCRCV(family=family, random_state=0, **PREVIOUS).fit(data.X, y)
+    active = np.flatnonzero(data.coef)
+    chosen = np.flatnonzero(default.best_estimator_.labels_ >= 0)
+    assert chosen.size < _n_selected(previous)
+    assert np.isin(active, chosen).sum() >= 8
+    slope = default.cv_results_["calibration_slope"].iloc[default.best_index_]
+    assert default.shrinkage_ == slope == default.best_estimator_.shrinkage
+    assert 0 < slope <= 1
+    assert previous.shrinkage_ == 1.0
+    unshrunk = _unshrunk(default, data.X, y)
+    assert_allclose(default.coef_, slope * unshrunk.coef_, rtol=1e-10, atol=1e-14)
+
+
+@needs_survival
+def test_default_shrinks_a_stratified_cox_refit_with_covariates():
+    """Cox with a covariate (age) and a stratum (centre), the default tuning on
+    a small grid: the refit is stratified, the genes' coefficients are the
+    unshrunk refit's times the chosen point's slope, the covariate's are not
+    shrunk."""
+    data, y = _signal("cox")
+    rng = np.random.default_rng(0)
+    age, centre = rng.normal(60, 8, size=80), rng.integers(0, 2, size=80)
+    X = np.column_stack([age, centre, data.X])
+    cv = VCPCRCV(
+        2,
+        family="cox",
+        covariates=[0],
+        strata=[1],
+        lam_ratios=[0.05, 0.2, 0.5, 1.0],
+        n_init=2,
+        random_state=0,
+    ).fit(X, y)
+    slope = cv.cv_results_["calibration_slope"].iloc[cv.best_index_]
+    assert cv.shrinkage_ == slope == cv.best_estimator_.shrinkage
+    assert 0 < slope < 1
+    assert cv.best_estimator_.strata_names_ == ["x1"]
+    unshrunk = _unshrunk(cv, X, y)
+    genes = cv.clustered_columns_
+    assert np.count_nonzero(cv.coef_[genes]) > 0
+    assert_allclose(cv.coef_[genes], slope * unshrunk.coef_[genes], rtol=1e-10)
+    assert_allclose(cv.covariate_coef_, unshrunk.covariate_coef_, rtol=1e-10)
