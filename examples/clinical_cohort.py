@@ -13,8 +13,9 @@ Steps, each timed (wall seconds):
 1. ``VCPCRCV`` tunes the gene clusters on 70 % of the patients, adjusted for
    age, size and ER status, stratified by node status; Harrell's C on the
    other 30 %. With its default signed latent variables, the stratified Cox
-   fits of some grid points do not converge in some small training folds
-   (not so with ``latent="paper"``): vcpcr warns once, with counts. On this
+   fits of some grid points do not converge, or are ill-conditioned, in some
+   small training folds (not so with ``latent="paper"``): vcpcr warns once
+   per kind, with counts. On this
    split the default tuning chooses no gene: the model is the clinical Cox
    model.
 2. ``multi_split`` with a fixed ``VCPCR`` template, 50 splits: p-values for

@@ -46,6 +46,7 @@ def _survival(ns, out):
     design = model.outcome_design(frame.iloc[:3])
     assert list(design.columns) == list(model.result_.params_.index)
     assert 0 < model.shrinkage < 1
+
     def risk(rows):
         return np.asarray(model.predict_log_partial_hazard(rows), dtype=float)
 
@@ -119,11 +120,9 @@ CHECKS = {
 @pytest.mark.filterwarnings("ignore:stability_selection. the fits on:UserWarning")
 @pytest.mark.filterwarnings("ignore:multi_split. .* splits failed:UserWarning")
 # and with the default signed latent variables, some stratified Cox fits of
-# its CV do not converge in small training folds (warned once, with counts)
-@pytest.mark.filterwarnings(
-    "ignore:In cross-validation .*The Cox outcome model:"
-    "vcpcr.exceptions.ConvergenceWarning"
-)
+# its CV do not converge or are ill-conditioned in small training folds
+# (warned once, with counts)
+@pytest.mark.filterwarnings("ignore:In cross-validation .*The Cox outcome model")
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def test_example_runs(path, capsys, tmp_path, monkeypatch):
     if path.stem.startswith(("survival", "clinical")):  # the survival extra

@@ -207,6 +207,13 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
     Tunes the number of clusters ``K``, the weight penalty ``delta`` and the
     sparsity ``lam_ratio`` (and the random starts, inside the training
     folds), then refits :class:`VCPCR` on all data with the chosen values.
+    The fitted ``VCPCRCV`` then has every public method and fitted attribute
+    of :class:`VCPCR`, with the same meaning: ``best_estimator_``'s
+    (``predict``, ``transform``, ``outcome_design``, ``coef_``,
+    ``membership_``, ...), except ``score``, the CV's ``scorer_`` (as
+    scikit-learn's ``GridSearchCV``), and the deprecated ``plot`` (see
+    :meth:`plot_cv`).
+
     By default the grid is ranked by the pooled cross-validated deviance,
     the sparsest point within one paired standard error of the best is
     chosen, and the refit is shrunk by that point's calibration slope
@@ -214,12 +221,6 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
     signatures, empty on noise. ``VCPCRCV(latent="paper", scoring=None,
     selection="min")`` is the paper's tuning, the default before this
     release.
-    The fitted ``VCPCRCV`` then has every public method and fitted attribute
-    of :class:`VCPCR`, with the same meaning: ``best_estimator_``'s
-    (``predict``, ``transform``, ``outcome_design``, ``coef_``,
-    ``membership_``, ...), except ``score``, the CV's ``scorer_`` (as
-    scikit-learn's ``GridSearchCV``), and the deprecated ``plot`` (see
-    :meth:`plot_cv`).
 
     Parameters
     ----------

@@ -221,7 +221,7 @@ class FamilyScoring(abc.ABC):
     #: The family's own scoring, VCPCRCV's with ``scoring=None`` (a
     #: scikit-learn scorer name); None: the estimator's ``score``.
     default_scoring: ClassVar[str | None]
-    #: Display name of the default scoring.
+    #: Display name of the family's own scoring.
     scoring_name: ClassVar[str]
     #: Scorings that :meth:`score_batch` computes (scikit-learn scorer names).
     batch_scorings: ClassVar[dict[str, _Metric]]
@@ -393,8 +393,9 @@ SCORINGS: dict[str, FamilyScoring] = {
     for scoring in (GaussianScoring(), BinomialScoring(), CoxScoring())
 }
 
-#: Default scorer per family (scikit-learn scorer names; higher is better;
-#: None: the estimator's score, e.g. Harrell's concordance index for cox).
+#: Each family's own scorer, VCPCRCV's with ``scoring=None`` (scikit-learn
+#: scorer names; higher is better; None: the estimator's score, e.g.
+#: Harrell's concordance index for cox).
 DEFAULT_SCORING = {name: s.default_scoring for name, s in SCORINGS.items()}
 
 
