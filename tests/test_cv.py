@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
-from conftest import make_blocks
+from conftest import PREVIOUS_DEFAULT, make_blocks
 from numpy.testing import assert_allclose, assert_array_equal
 from single_sos_nmf import sos_nmf_single
 from sklearn.base import clone
@@ -83,13 +83,9 @@ def test_fold_matches_looped_single_fits(blocks):
     assert out.sizes[-1] == 0  # lam_ratio = 1 selects nothing
 
 
-#: VCPCRCV's defaults before the sparse rule (#27): the fold-averaged MSE, the
-#: best point, the paper's latent variables, as the tests below rely on.
-PREVIOUS_DEFAULT = {"latent": "paper", "scoring": None, "selection": "min"}
-
-
 @pytest.fixture(scope="module")
 def fitted_cv():
+    """The tuning before #27's sparse rule: the tests below are about it."""
     X, y, _, _ = make_blocks()
     cv = VCPCRCV(n_clusters=(2, 3), cv=KF, random_state=0, **PREVIOUS_DEFAULT)
     return cv.fit(X, y), X, y

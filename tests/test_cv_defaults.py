@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import needs_survival
+from conftest import PREVIOUS_DEFAULT, needs_survival
 from numpy.testing import assert_allclose
 from sklearn.base import clone
 
@@ -21,8 +21,6 @@ from vcpcr import VCPCR, VCPCRCV
 from vcpcr._tuning import PAIRED_N_SE
 from vcpcr.simulate import make_block_data
 
-#: VCPCRCV's defaults before the sparse rule.
-PREVIOUS = {"latent": "paper", "scoring": None, "selection": "min"}
 FAMILIES = [
     pytest.param("gaussian", id="gaussian"),
     pytest.param("binomial", id="binomial"),
@@ -73,7 +71,7 @@ def test_default_is_sparse_on_a_global_null(family):
     )
     y = _outcome(data, family)
     default = VCPCRCV(family=family, random_state=0).fit(data.X, y)
-    previous = VCPCRCV(family=family, random_state=0, **PREVIOUS).fit(data.X, y)
+    previous = VCPCRCV(family=family, random_state=0, **PREVIOUS_DEFAULT).fit(data.X, y)
     assert _n_selected(default) <= 3
     assert _n_selected(previous) > 3
 
@@ -112,7 +110,7 @@ def test_default_is_sparser_on_signal_and_keeps_the_true_features(family):
     intercept or baseline refitted)."""
     data, y = _signal(family)
     default = VCPCRCV(family=family, random_state=0).fit(data.X, y)
-    previous = VCPCRCV(family=family, random_state=0, **PREVIOUS).fit(data.X, y)
+    previous = VCPCRCV(family=family, random_state=0, **PREVIOUS_DEFAULT).fit(data.X, y)
     active = np.flatnonzero(data.coef)
     chosen = np.flatnonzero(default.best_estimator_.labels_ >= 0)
     assert chosen.size < _n_selected(previous)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import make_blocks
+from conftest import PREVIOUS_DEFAULT, make_blocks
 from numpy.testing import assert_allclose
 from sklearn.metrics import adjusted_rand_score
 from sklearn.model_selection import KFold
@@ -46,10 +46,7 @@ def test_cv_results_unchanged(family):
         n_clusters=(2, 3),
         cv=KFold(3, shuffle=True, random_state=0),
         random_state=0,
-        # the defaults the reference was written with (before #27's sparse rule)
-        latent="paper",
-        scoring=None,
-        selection="min",
+        **PREVIOUS_DEFAULT,  # the defaults the reference was written with
     ).fit(X, y)
     ref, res = REF[family], cv.cv_results_
     assert_allclose(res["delta"], ref["delta"], rtol=1e-12)
