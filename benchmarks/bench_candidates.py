@@ -1,0 +1,162 @@
+"""Benchmark (#27): the two tuning candidates the issue lists that no study had run.
+
+Run on one core (``benchmarks`` extra for the cohorts), resumable: every
+data set or split is appended to a CSV checkpoint as soon as it is done::
+
+    OPENBLAS_NUM_THREADS=1 TQDM_DISABLE=1 \\
+        python benchmarks/bench_candidates.py --part null [--n 50]
+    OPENBLAS_NUM_THREADS=1 TQDM_DISABLE=1 \\
+        python benchmarks/bench_candidates.py --part cohorts [--splits 5] [--seed 6]
+
+Cox, against ``VCPCRCV``'s default (the sixth study's signed paired gate at
+one standard error, refit shrunk; ``docs/tuning.md``), on the same folds and
+seeds:
+
+- ``two-stage``: ``delta`` chosen first by the weights model's own
+  cross-validation, as ``cv.glmnet`` chooses lambda: the step-0 weights are
+  an elastic-net Cox fit (glmnet's ``alpha`` = ``ENET_L1_RATIO`` = 0.05) on
+  standardized genes, so Coxnet with that ``l1_ratio`` on the standardized
+  training rows, 30 penalties down to 0.01 of the largest, chosen by the
+  mean Harrell's C over the same folds (``bench_cohorts.coxnet``); then
+  ``VCPCRCV(deltas=[that penalty])`` tunes ``n_clusters`` and ``lam_ratio``
+  by the default criterion and gate (Coxnet's ``alpha`` and VC-PCR's
+  ``delta`` are both glmnet's lambda on standardized columns);
+- ``dense grid``: the default with 20 ``lam_ratio`` values (``10**linspace(-3,
+  0, 20)``) instead of 10, a grid whose model sizes step more evenly (one
+  step of the default grid jumps from 7 to 41 genes on a real cohort).
+
+``--part null``: the global null of ``bench_signed.py`` (``null_flipped``,
+cox, new seeds 700 on): genes chosen by each. ``--part cohorts``: the six
+cohorts, ``--splits`` stratified 70/30 splits per cohort on a new split seed,
+the default, both candidates and Coxnet (``l1_ratio=0.5``, alpha by C), as
+``bench_sparse_cohorts.py`` scores them.
+
+**What the results decide, stated before they ran.** Nothing directly: the
+default was chosen by rule D (``bench_signed.py``). A candidate goes to a
+full study (200 null sets per family, 20 splits per cohort on a new seed)
+only if, on these runs, it chooses at most 3 genes on at least 80 % of the
+null sets, its average held-out C is at least 0.01 above the default's,
+its average IBS at most 0.005 above the default's and its median genes at
+most twice Coxnet's. Otherwise it is reported and dropped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sksurv.util import Surv
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_cohorts import COHORTS, coxnet, load
+from bench_signed import draw
+from bench_sparse_cohorts import paired, print_summary, print_table, run_split
+from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
+
+from vcpcr import VCPCRCV
+from vcpcr._weights import ENET_L1_RATIO
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DENSE = 10 ** np.linspace(-3, 0, 20)
+METHODS = ("VC-PCR default", "VC-PCR two-stage", "VC-PCR dense grid", "Coxnet")
+
+
+def two_stage_delta(X, y2, folds) -> float:
+    """The weights model's penalty chosen by its own CV (Harrell's C)."""
+    sd = X.std(axis=0)
+    Xs = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    y = Surv.from_arrays(y2[:, 1].astype(bool), y2[:, 0])
+    _, alpha = coxnet(Xs, y, ENET_L1_RATIO, folds)
+    return alpha
+
+
+def fits(X, y2, folds, seed) -> dict:
+    """The default and both candidates, refitted, on one set of folds."""
+    kw = {"family": "cox", "cv": folds, "random_state": seed}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        delta = two_stage_delta(X, y2, folds)
+        return {
+            "VC-PCR default": VCPCRCV(**kw).fit(X, y2),
+            "VC-PCR two-stage": VCPCRCV(deltas=[delta], **kw).fit(X, y2),
+            "VC-PCR dense grid": VCPCRCV(lam_ratios=DENSE, **kw).fit(X, y2),
+        }
+
+
+def models(X, y2, folds, seed) -> dict:
+    return {k: cv.best_estimator_ for k, cv in fits(X, y2, folds, seed).items()}
+
+
+def run_null(out: str, n: int) -> None:
+    done = set(pd.read_csv(out).seed) if os.path.exists(out) else set()
+    for seed in range(700, 700 + n):
+        if seed in done:
+            continue
+        X, y, _ = draw("cox", "null_flipped", seed)
+        folds = list(
+            StratifiedKFold(5, shuffle=True, random_state=seed).split(X, y[:, 1])
+        )
+        rows = [
+            {"seed": seed, "method": k, "genes": int(np.count_nonzero(cv.coef_))}
+            for k, cv in fits(X, y, folds, seed).items()
+        ]
+        pd.DataFrame(rows).to_csv(
+            out, mode="a", header=not os.path.exists(out), index=False
+        )
+        print(seed, [r["genes"] for r in rows], flush=True)
+    df = pd.read_csv(out)
+    print(
+        df.groupby("method").genes.agg(
+            sets="size", at_most_3=lambda s: (s <= 3).mean(), median="median"
+        )
+    )
+
+
+def run_cohorts(out: str, n_splits: int, seed: int) -> None:
+    done = pd.read_csv(out) if os.path.exists(out) else pd.DataFrame()
+    data = {name: load(name) for name in COHORTS}
+    for k in range(n_splits):  # every cohort's split k, then k + 1
+        for name, (X, time_, event) in data.items():
+            if not done.empty and ((done.cohort == name) & (done.split == k)).any():
+                continue
+            splitter = StratifiedShuffleSplit(
+                n_splits, test_size=0.3, random_state=seed
+            )
+            train, test = list(splitter.split(X, event))[k]
+            rows = pd.DataFrame(
+                run_split(name, X, time_, event, train, test, seed, fit=models)
+            ).assign(split=k)
+            rows.to_csv(out, mode="a", header=not os.path.exists(out), index=False)
+            print(rows[["cohort", "split", "method", "C", "IBS", "genes"]], flush=True)
+    df = pd.read_csv(out)
+    print_table(df, METHODS)
+    print()
+    print_summary(df, METHODS)
+    for metric in ("C", "IBS"):
+        for method in METHODS[1:3]:
+            print(f"\n{method} - VC-PCR default, held-out {metric}")
+            print(paired(df, metric, method, "VC-PCR default").round(4).to_string())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", choices=("null", "cohorts"), required=True)
+    parser.add_argument("--n", type=int, default=50, help="null data sets")
+    parser.add_argument("--splits", type=int, default=5, help="splits per cohort")
+    parser.add_argument("--seed", type=int, default=6, help="split seed")
+    parser.add_argument("--out", default=None)
+    args = parser.parse_args()
+    out = args.out or os.path.join(HERE, "results", f"candidates_{args.part}.csv")
+    if args.part == "null":
+        run_null(out, args.n)
+    else:
+        run_cohorts(out, args.splits, args.seed)
+
+
+if __name__ == "__main__":
+    main()
