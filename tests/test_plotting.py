@@ -40,7 +40,7 @@ def _saved(ax, path):
 def test_plot_cv(models, tmp_path):
     cv, _, _ = models
     ax = plot_cv(cv)
-    assert ax.get_ylabel() == "CV pooled_deviance"  # the default scoring
+    assert ax.get_ylabel() == "CV pooled deviance"  # the default scoring
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     for tag in ("min", "1se", "paired"):  # a line where each selection rule is
         (line,) = [li for li in ax.lines if li.get_label() == tag]

@@ -116,6 +116,7 @@ def plot_cv(
     res = cv.cv_results_
     name = scoring_name(cv.scoring, cv._family)
     sign, label = (-1.0, name[4:]) if name.startswith("neg_") else (1.0, name)
+    label = label.replace("_", " ")  # "pooled deviance", "mean squared error"
     ax = _axes(ax, figsize=(6, 4))
     delta = res["delta"].fillna(-1.0)
     chosen = res.iloc[cv.best_index_]
