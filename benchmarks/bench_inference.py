@@ -811,10 +811,15 @@ def main() -> None:
         "--n-signal", type=int, default=N_SIGNAL, help="signal data sets per family"
     )
     parser.add_argument(
-        "--cv-scoring", default=None, help="the VCPCRCV template's scoring (--part cv)"
+        "--cv-scoring",
+        default="default",
+        help="the VCPCRCV template's scoring (--part cv; 'none': scoring=None; "
+        "'default': VCPCRCV's default)",
     )
     parser.add_argument(
-        "--cv-selection", default="min", help="the VCPCRCV template's selection"
+        "--cv-selection",
+        default="default",
+        help="the VCPCRCV template's selection ('default': VCPCRCV's default)",
     )
     parser.add_argument("--n-cv", type=int, default=N_CV, help="data sets (--part cv)")
     parser.add_argument(
@@ -876,7 +881,16 @@ def main() -> None:
     STUDY_TEMPLATE = args.template
     INHERITANCE = args.inheritance
     N_INIT = args.n_init
-    CV_TEMPLATE.update(scoring=args.cv_scoring, selection=args.cv_selection)
+    CV_TEMPLATE.update(
+        {
+            key: None if value == "none" else value
+            for key, value in (
+                ("scoring", args.cv_scoring),
+                ("selection", args.cv_selection),
+            )
+            if value != "default"
+        }
+    )
     N_CV = args.n_cv
     N_SPLITS, N_SIGNAL = args.n_splits, args.n_signal
     if args.quick:
