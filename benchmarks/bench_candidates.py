@@ -199,12 +199,16 @@ def main() -> None:
     parser.add_argument("--splits", type=int, default=5, help="splits per cohort")
     parser.add_argument("--seed", type=int, default=6, help="split seed")
     parser.add_argument("--out", default=None)
+    parser.add_argument(
+        "--families", nargs="+", default=None, help="--full --part null: a subset"
+    )
     args = parser.parse_args()
     study = "candidates_full" if args.full else "candidates"
     out = args.out or os.path.join(HERE, "results", f"{study}_{args.part}.csv")
     methods = FULL if args.full else METHODS
     if args.part == "null":
         families, first = (FAMILIES, 800) if args.full else (("cox",), 700)
+        families = args.families or families
         run_null(out, 200 if args.full else args.n, families, first, methods)
     else:
         splits, seed = (20, 7) if args.full else (args.splits, args.seed)
