@@ -6,10 +6,13 @@ Run (on 2 cores; both sides use ``n_jobs=2``)::
     python benchmarks/bench_speed.py --quick    # small sizes, a smoke run
     python benchmarks/bench_speed.py --scoring neg_pooled_deviance  # #27
     python benchmarks/bench_speed.py --previous-default --cases cox-20000
+    python benchmarks/bench_speed.py --lam-ratio-points 10 --cases cox-20000
 
 ``--previous-default`` times ``VCPCRCV``'s defaults before #27's sixth study
-(``latent="paper", scoring=None, selection="min"``); ``--cases`` runs only
-the named rows (``gaussian-20000``, ``cox-5000``, ``cox-20000``).
+(``latent="paper", scoring=None, selection="min"``); ``--lam-ratio-points
+10`` the ``lam_ratio`` grid before rule E (``10**linspace(-3, 0, 10)``; the
+default has 20 points); ``--cases`` runs only the named rows
+(``gaussian-20000``, ``cox-5000``, ``cox-20000``).
 
 Prints one table. Each row is one data set and one pair of fits, timed in
 the same run (wall-clock seconds, one run each):
@@ -36,6 +39,7 @@ import time
 import warnings
 from typing import Any
 
+import numpy as np
 from joblib import Parallel, delayed
 from sklearn.linear_model import ElasticNetCV
 from sklearn.model_selection import KFold
@@ -139,6 +143,12 @@ def main() -> None:
         help="VCPCRCV(latent='paper', scoring=None, selection='min')",
     )
     parser.add_argument(
+        "--lam-ratio-points",
+        type=int,
+        default=None,
+        help="lam_ratios=10**linspace(-3, 0, N) (default: VCPCRCV's grid)",
+    )
+    parser.add_argument(
         "--cases",
         default="gaussian-20000,cox-5000,cox-20000",
         help="comma-separated rows to run (default: all three)",
@@ -148,6 +158,8 @@ def main() -> None:
     params = dict(PREVIOUS_DEFAULT) if args.previous_default else {}
     if args.scoring is not None:
         params["scoring"] = args.scoring
+    if args.lam_ratio_points is not None:
+        params["lam_ratios"] = 10 ** np.linspace(-3, 0, args.lam_ratio_points)
     cases = [
         (family, n, p)
         for family, n, p in [

@@ -23,9 +23,15 @@ needs_survival = pytest.mark.skipif(
     not HAVE_SURVIVAL, reason="needs the survival extra: pip install 'vcpcr[survival]'"
 )
 #: VCPCRCV's tuning defaults before #27's sparse rule (the fold-averaged
-#: family score, the best point, the paper's latent variables), for the tests
-#: about that tuning and those compared with values recorded with it.
-PREVIOUS_DEFAULT = {"latent": "paper", "scoring": None, "selection": "min"}
+#: family score, the best point, the paper's latent variables, the paper's
+#: 10 lam_ratios of penalized weights), for the tests about that tuning and
+#: those compared with values recorded with it.
+PREVIOUS_DEFAULT = {
+    "latent": "paper",
+    "scoring": None,
+    "selection": "min",
+    "lam_ratios": 10 ** np.linspace(-3, 0, 10),
+}
 #: Modules whose doctests fit lifelines / scikit-survival models.
 SURVIVAL_DOCTESTS = ("_increment.py", "_increment_external.py")
 

@@ -584,10 +584,39 @@ def test_vcpcrcv_with_strata():
     assert "Strata: center" in " ".join(cv.summary().as_text().split())
 
 
+def _no_batch(monkeypatch):
+    """Make every fold's step 2 a per-point lifelines fit (the batch vouches
+    for none), as where the stratified batch does not converge."""
+    from vcpcr._families import Cox
+
+    batch = Cox._fit_batch
+
+    def vouching_for_none(self, M, outcome, strata):
+        out = batch(self, M, outcome, strata)
+        out.ok[:] = False
+        return out
+
+    monkeypatch.setattr(Cox, "_fit_batch", vouching_for_none)
+
+
+def test_stratified_folds_batch_equals_lifelines(monkeypatch):
+    """The folds' stratified step 2 is batched (one Newton iteration for all
+    points, within strata); its scores are those of lifelines' stratified
+    fits of each point, to lifelines' convergence tolerance."""
+    pytest.importorskip("sksurv")
+    pytest.importorskip("lifelines")
+    batched = _stratified_cv().cv_results_
+    _no_batch(monkeypatch)
+    per_point = _stratified_cv().cv_results_
+    for j in range(3):
+        key = f"split{j}_test_score"
+        assert_allclose(batched[key], per_point[key], rtol=1e-6)
+
+
 def test_vcpcrcv_folds_name_step2_columns_as_vcpcr(monkeypatch):
-    """The folds' stratified step 2 (one lifelines fit per point) names the
-    covariates and the strata as VCPCR does (#25; was ``covariate_1``,
-    ``stratum_1``)."""
+    """The folds' per-point stratified step 2 (lifelines, where the batch
+    cannot vouch for a fit) names the covariates and the strata as VCPCR
+    does (#25; was ``covariate_1``, ``stratum_1``)."""
     pytest.importorskip("sksurv")
     pytest.importorskip("lifelines")
     from vcpcr._families import Cox
@@ -600,6 +629,7 @@ def test_vcpcrcv_folds_name_step2_columns_as_vcpcr(monkeypatch):
         return fit(self, M, outcome, names, yname, strata)
 
     monkeypatch.setattr(Cox, "fit", recording)
+    _no_batch(monkeypatch)
     cv = _stratified_cv()
     best = cv.best_estimator_
     assert len(calls) == 3 * 2 + 1  # every fold's points, then the refit

@@ -53,8 +53,8 @@ def _failing_fit(monkeypatch, k):
             raise ValueError("Convergence halted due to matrix inversion problems.")
         return fit(M, *args, **kw)
 
-    def batch(M, outcome):
-        out = fit_batch(M, outcome)
+    def batch(M, outcome, strata=None):
+        out = fit_batch(M, outcome, strata)
         if M.shape[2] == k:
             out.ok[:] = False
         return out
@@ -218,8 +218,8 @@ def test_nothing_fitted_is_a_clear_error(monkeypatch):
             raise ValueError("delta contains nan value(s). Convergence halted.")
         return fit(M, *args, **kw)
 
-    def batch(M, outcome):
-        out = fit_batch(M, outcome)
+    def batch(M, outcome, strata=None):
+        out = fit_batch(M, outcome, strata)
         out.ok[:] = False
         return out
 

@@ -125,7 +125,7 @@ def test_plot_path_from_cv_and_from_model(models, tmp_path):
     cv, X, y = models
     ax = plot_path(cv)
     sizes = ax.lines[0].get_ydata()
-    assert len(sizes) == 10
+    assert len(sizes) == 20  # the default lam_ratios of penalized weights
     assert _saved(ax, tmp_path / "path_cv.png") > 3000
     model = VCPCR(n_clusters=2, n_init=2, random_state=0)
     ax = plot_path(model, X, y, lam_ratios=[0.01, 0.3, 0.6, 1.0])

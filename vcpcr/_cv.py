@@ -235,7 +235,10 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         Candidate weight penalties; default :func:`default_grid` (ignored
         for identity or given weights).
     lam_ratios : array-like of float, optional
-        Candidate sparsity ratios in ``[0, 1]``; default :func:`default_grid`.
+        Candidate sparsity ratios in ``[0, 1]``; default
+        ``10**linspace(-3, 0, 20)`` for penalized weights (twice the paper's
+        density, since this release), ``linspace(0, 0.9, 10)`` for identity
+        or given weights.
     latent : {"paper", "signed"}, default="signed"
         How a selected feature enters its cluster's latent variable, in the
         CV and the refit (see :class:`VCPCR`). ``"signed"`` (``M = X S V``,
@@ -461,8 +464,8 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
     ...              random_state=0).fit(X, y)
     >>> sorted(cv.best_params_)
     ['delta', 'lam_ratio', 'n_clusters']
-    >>> cv.cv_results_.shape[0]  # 2 K x 6 deltas x 10 lam_ratios
-    120
+    >>> cv.cv_results_.shape[0]  # 2 K x 6 deltas x 20 lam_ratios
+    240
     """
 
     def __init__(

@@ -206,10 +206,22 @@ class Family(abc.ABC):
         identifiability rule holds for every family
         (:func:`check_identifiable`).
         """
-        if strata is not None and not self.survival:
-            raise ValueError("strata need a stratified Cox model: family='cox'.")
+        _check_strata(self, strata)
         check_identifiable(M, intercept=not self.centred)
         return self._fit_model(M, outcome, names, yname, strata)
+
+    def fit_batch(
+        self,
+        M: NDArray[np.float64],
+        outcome: Any,
+        strata: NDArray[np.intp] | None = None,
+    ) -> BatchParams:
+        """Fit step 2 on every design ``M[b]`` (B, n, k) at once.
+
+        ``strata`` labels the rows by stratum (a survival family only).
+        """
+        _check_strata(self, strata)
+        return self._fit_batch(M, outcome, strata)
 
     @abc.abstractmethod
     def _fit_model(
@@ -222,8 +234,10 @@ class Family(abc.ABC):
         """Return the intercept and the cluster coefficients of a fit."""
 
     @abc.abstractmethod
-    def fit_batch(self, M: NDArray[np.float64], outcome: Any) -> BatchParams:
-        """Fit step 2 on every design ``M[b]`` (B, n, k) at once."""
+    def _fit_batch(
+        self, M: NDArray[np.float64], outcome: Any, strata: NDArray[np.intp] | None
+    ) -> BatchParams:
+        """Fit step 2 on every design ``M[b]`` (checked) at once."""
 
     @abc.abstractmethod
     def table(self, result: Any, alpha: float) -> ParamTable:
@@ -298,6 +312,12 @@ class Family(abc.ABC):
         return None
 
 
+def _check_strata(family: Family, strata: Any) -> None:
+    """Strata belong to a stratified Cox model only."""
+    if strata is not None and not family.survival:
+        raise ValueError("strata need a stratified Cox model: family='cox'.")
+
+
 class _StatsmodelsFamily(Family):
     """A family whose step 2 is a statsmodels model with an intercept."""
 
@@ -306,7 +326,9 @@ class _StatsmodelsFamily(Family):
     def _fit_stack(M: NDArray[np.float64], y: Any) -> BatchFit:
         """Fit ``y`` on every ``[1, M[b]]`` at once (``_solvers.step2_fits``)."""
 
-    def fit_batch(self, M: NDArray[np.float64], outcome: Any) -> BatchParams:
+    def _fit_batch(
+        self, M: NDArray[np.float64], outcome: Any, strata: NDArray[np.intp] | None
+    ) -> BatchParams:
         """Fit every design ``M[b]`` (B, n, k) at once; intercept first."""
         fit = self._fit_stack(M, outcome)
         return BatchParams(fit.params[:, 0], fit.params[:, 1:], fit.ok)
@@ -540,9 +562,11 @@ class Cox(Family):
         """No intercept: the baseline hazard absorbs it."""
         return 0.0, result.params_.to_numpy(dtype=np.float64)
 
-    def fit_batch(self, M: NDArray[np.float64], outcome: Any) -> BatchParams:
-        """Cox (Efron ties) on every design at once; no intercept."""
-        fit = cox_batch(M, outcome[:, 0], outcome[:, 1] > 0)
+    def _fit_batch(
+        self, M: NDArray[np.float64], outcome: Any, strata: NDArray[np.intp] | None
+    ) -> BatchParams:
+        """Cox (Efron ties) on every design at once, within strata; no intercept."""
+        fit = cox_batch(M, outcome[:, 0], outcome[:, 1] > 0, strata=strata)
         return BatchParams(np.zeros(M.shape[0]), fit.params, fit.ok)
 
     def table(self, result: Any, alpha: float) -> ParamTable:

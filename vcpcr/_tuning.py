@@ -75,9 +75,11 @@ def default_grid(weights: Any, *, delta_max: float | None = None) -> dict[str, A
 
     Notes
     -----
-    ``lam_ratios`` are the paper's: ``10**linspace(-3, 0, 10)`` for
-    penalized weights, ``linspace(0, 0.9, 10)`` for identity or given
-    weights. The ``deltas`` are the scheme's grid
+    ``lam_ratios`` are ``10**linspace(-3, 0, 20)`` for penalized weights:
+    the paper's range at twice its density, which covers model sizes more
+    evenly (#27's rule E chose it: ``docs/tuning.md``, "Two more
+    candidates"); ``linspace(0, 0.9, 10)`` (the paper's) for identity or
+    given weights. The ``deltas`` are the scheme's grid
     (:data:`vcpcr._weights.SCHEMES` says why each is what it is).
     """
     scheme = scheme_of(weights)
@@ -85,7 +87,7 @@ def default_grid(weights: Any, *, delta_max: float | None = None) -> dict[str, A
         return {"deltas": [None], "lam_ratios": np.linspace(0.0, 0.9, 10)}
     return {
         "deltas": scheme.default_deltas(delta_max),
-        "lam_ratios": 10 ** np.linspace(-3, 0, 10),
+        "lam_ratios": 10 ** np.linspace(-3, 0, 20),
     }
 
 
@@ -386,13 +388,13 @@ def _fit_grid(
 ) -> list[tuple[float, NDArray[np.float64]] | None]:
     """Step 2 of every grid point: ``(intercept, covariate + cluster coefficients)``.
 
-    Batched per number of clusters; a point the batch cannot vouch for (e.g.
-    a separated logistic fit) is fitted by :meth:`Family.fit`, with its
-    warnings, and so is every point of a stratified Cox model (lifelines'
-    stratified fit; the batch has no strata). A point that cannot be fitted
-    is None (its message recorded in ``failures``, by point).
+    Batched per number of clusters (a stratified Cox model within its
+    strata); a point the batch cannot vouch for (e.g. a separated logistic
+    fit, a Cox fit that did not converge) is fitted by :meth:`Family.fit`,
+    with its warnings. A point that cannot be fitted is None (its message
+    recorded in ``failures``, by point).
     """
-    strata = fold.strata_frame()
+    strata, labels = fold.strata_frame(), _stratum_labels(fold)
     out: list[Any] = [None] * len(Vs)
     ks = np.array([V.shape[1] for V in Vs])
     for k in np.unique(ks):
@@ -405,10 +407,10 @@ def _fit_grid(
         M = Xs[:, used] @ V[used]
         M = M.reshape(Xs.shape[0], idx.size, k).transpose(1, 0, 2)
         M = fold.design(M)
-        fit = None if strata is not None else family.fit_batch(M, prepared.outcome)
+        fit = family.fit_batch(M, prepared.outcome, labels)
         names = fold.design_names(k)
         for j, i in enumerate(idx):
-            if fit is not None and fit.ok[j]:
+            if fit.ok[j]:
                 out[i] = (float(fit.intercept[j]), fit.coef[j])
             else:
                 try:
@@ -488,13 +490,13 @@ def _score_grid(
 
 
 def _stratum_labels(
-    train: TrainFold, Xte: NDArray[np.float64]
+    train: TrainFold, Xte: NDArray[np.float64] | None = None
 ) -> NDArray[np.intp] | None:
-    """Stratum of each row of the fold, training rows then test rows (or None)."""
+    """Stratum of each training row, then of each row of ``Xte`` (or None)."""
     layout = train.layout
     if layout.S is None:
         return None
-    S = np.vstack([layout.S, Xte[:, layout.strata]])
+    S = layout.S if Xte is None else np.vstack([layout.S, Xte[:, layout.strata]])
     return np.unique(S, axis=0, return_inverse=True)[1].ravel()
 
 

@@ -30,8 +30,9 @@ caller fits that design with the per-point adapter.
   the per-point adapter, which decides by its linear program).
 * Cox: Newton on Efron's partial likelihood (lifelines' tie method; its
   value, gradient and Hessian from :class:`vcpcr._solvers.partial_likelihood.RiskSets`,
-  one sort for the whole stack), with step halving, from zero; accepted when
-  the step falls below ``1e-10``.
+  one sort for the whole stack; stratified, the sum over strata of each
+  stratum's, as lifelines' ``strata``), with step halving, from zero;
+  accepted when the step falls below ``1e-10``.
 """
 
 from __future__ import annotations
@@ -183,19 +184,78 @@ def _not_separated(
 _COX_CHUNK = 2**22
 
 
+class _Strata:
+    """A stack of Cox designs split by stratum, each sorted by its risk sets.
+
+    One ``(RiskSets, designs)`` piece per stratum with events (a stratum
+    without events adds nothing to the partial likelihood); no strata is
+    one stratum.
+    """
+
+    def __init__(
+        self,
+        M: NDArray[np.float64],
+        time: NDArray[np.float64],
+        event: NDArray[np.bool_],
+        strata: NDArray[np.intp] | None,
+    ) -> None:
+        n = M.shape[1]
+        if strata is None:
+            groups = [np.arange(n)]
+        else:
+            groups = [np.flatnonzero(strata == g) for g in np.unique(strata)]
+        self.pieces: list[tuple[RiskSets, NDArray[np.float64]]] = []
+        for rows in groups:
+            rs = RiskSets(time[rows], event[rows])
+            if rs.events.size:
+                self.pieces.append((rs, M[:, rows[rs.order]]))
+
+    def designs(self, idx: NDArray[np.intp]) -> list[NDArray[np.float64]]:
+        """Return the designs ``idx`` of every stratum (rows sorted)."""
+        return [Z[idx] for _, Z in self.pieces]
+
+    def _etas(
+        self, Zs: list[NDArray[np.float64]], coef: NDArray[np.float64]
+    ) -> list[NDArray[np.float64]]:
+        return [np.einsum("bnk,bk->bn", Z, coef) for Z in Zs]
+
+    def loglik(
+        self, Zs: list[NDArray[np.float64]], coef: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """Log partial likelihood (the sum over strata) of each design."""
+        parts = zip(self.pieces, self._etas(Zs, coef), strict=True)
+        return np.sum([rs.efron_loglik(e) for (rs, _), e in parts], axis=0)
+
+    def gradient_hessian(
+        self, Zs: list[NDArray[np.float64]], coef: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Gradient and Hessian of the log partial likelihood in ``coef``."""
+        B, k = coef.shape
+        grad, hess = np.zeros((B, k)), np.zeros((B, k, k))
+        for (rs, _), Z, e in zip(self.pieces, Zs, self._etas(Zs, coef), strict=True):
+            # Far out (separation) a risk set's sum underflows: 0/0 gives a
+            # NaN, which marks the fit for the per-point refit (no warning).
+            with np.errstate(divide="ignore", invalid="ignore"):
+                _, g, h = rs.efron(e, Z)
+            grad, hess = grad + g, hess + h
+        return grad, hess
+
+
 def cox_batch(
     M: NDArray[np.float64],
     time: NDArray[np.float64],
     event: NDArray[np.bool_],
     *,
+    strata: NDArray[np.intp] | None = None,
     max_iter: int = 50,
     tol: float = 1e-10,
 ) -> BatchFit:
     """Cox regressions (Efron ties) of ``(time, event)`` on every ``M[b]``.
 
     The outcome's risk sets are prepared once for the whole stack
-    (:class:`vcpcr._solvers.partial_likelihood.RiskSets`); Newton's method with step
-    halving runs on all designs at once, in chunks that bound the memory.
+    (:class:`vcpcr._solvers.partial_likelihood.RiskSets`, one per stratum);
+    Newton's method with step halving runs on all designs at once, in
+    chunks that bound the memory.
 
     Parameters
     ----------
@@ -205,6 +265,9 @@ def cox_batch(
         Follow-up times.
     event : ndarray of shape (n_samples,)
         Whether each follow-up ended with the event.
+    strata : ndarray of shape (n_samples,), optional
+        Stratum labels: the stratified partial likelihood, the sum over
+        strata of each stratum's (lifelines' ``strata``).
     max_iter : int, default=50
         Newton steps.
     tol : float, default=1e-10
@@ -221,30 +284,29 @@ def cox_batch(
     chunk = max(1, _COX_CHUNK // max(1, n * k * k))
     if B > chunk:  # bound the memory of the (B, n, k, k) risk-set sums
         parts = [
-            cox_batch(M[s : s + chunk], time, event, max_iter=max_iter, tol=tol)
+            cox_batch(
+                M[s : s + chunk], time, event, strata=strata, max_iter=max_iter, tol=tol
+            )
             for s in range(0, B, chunk)
         ]
         return BatchFit(
             np.concatenate([f.params for f in parts]),
             np.concatenate([f.ok for f in parts]),
         )
-    rs = RiskSets(time, event)
-    Z = M[:, rs.order]
+    strat = _Strata(M, time, event, strata)
     b = np.zeros((B, k))
-    active = _full_rank(Z) & (rs.events.size > 0)
+    active = _full_rank(M) & bool(strat.pieces)
     converged = np.zeros(B, dtype=bool)
     if k == 0:
         return BatchFit(b, active)
-    ll = rs.efron_loglik(np.zeros(Z.shape[:2]))
+
+    ll = strat.loglik(strat.designs(np.arange(B)), b)
     for _ in range(max_iter):
         idx = np.flatnonzero(active & ~converged)
         if idx.size == 0:
             break
-        Zi, bi = Z[idx], b[idx]
-        # Far out (separation) a risk set's sum underflows: 0/0 gives a NaN
-        # step, which marks the fit for the per-point refit (no warning).
-        with np.errstate(divide="ignore", invalid="ignore"):
-            _, grad, hess = rs.efron(np.einsum("bnk,bk->bn", Zi, bi), Zi)
+        bi, Zis = b[idx], strat.designs(idx)
+        grad, hess = strat.gradient_hessian(Zis, bi)
         step = _solve(-hess, grad)
         bad = ~np.all(np.isfinite(step), axis=1)
         step[bad] = 0.0
@@ -256,7 +318,7 @@ def cox_batch(
             # makes the log-likelihood non-finite (+inf, not a gain), so the
             # step counts as worse and is halved (no numpy warning).
             with np.errstate(divide="ignore", invalid="ignore"):
-                ll_new = rs.efron_loglik(np.einsum("bnk,bk->bn", Zi, new))
+                ll_new = strat.loglik(Zis, new)
                 better = ll_new >= ll[idx] - 1e-12 * np.abs(ll[idx])
             worse = ~(np.isfinite(ll_new) & better)
             if not worse.any():
