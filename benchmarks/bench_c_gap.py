@@ -147,8 +147,9 @@ no design here reproduced.
 point, ``latent="paper"``; pinned since #27's sixth study changed them);
 the signed paired gate at ``c`` = 1, refitted shrunk (the best sparse rule
 of the fifth study, ``latent="signed"``,
-``scoring="neg_pooled_deviance"``); Coxnet (scikit-survival, ``l1_ratio
-= 0.5``, alpha by Harrell's C over the folds, as in
+``scoring="neg_pooled_deviance"``); both on the 10-point ``lam_ratio`` grid
+this study ran with (pinned: ``STUDY_RATIOS``); Coxnet (scikit-survival,
+``l1_ratio = 0.5``, alpha by Harrell's C over the folds, as in
 ``bench_sparse_cohorts.py``). Reported: held-out C on the test rows and
 genes selected, with the paired differences from Coxnet (95 % t interval).
 """
@@ -170,7 +171,7 @@ from sksurv.util import Surv
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_cohorts import coxnet
-from bench_sparse_cohorts import PREVIOUS_DEFAULT, fifth_models
+from bench_sparse_cohorts import PREVIOUS_DEFAULT, STUDY_RATIOS, fifth_models
 
 from vcpcr import VCPCRCV
 
@@ -248,7 +249,11 @@ def one(design: str, seed: int) -> list[dict]:
     }
     if design.startswith("dominant"):
         grid = VCPCRCV(
-            family="cox", n_clusters=(1, 2, 3, 4, 5, 6), cv=folds, **PREVIOUS_DEFAULT
+            family="cox",
+            n_clusters=(1, 2, 3, 4, 5, 6),
+            lam_ratios=STUDY_RATIOS,
+            cv=folds,
+            **PREVIOUS_DEFAULT,
         )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -348,7 +353,11 @@ def cohort_x(out: str, draws: int = 20, seed: int = 4) -> None:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 model = VCPCRCV(
-                    family="cox", cv=folds, random_state=seed, **PREVIOUS_DEFAULT
+                    family="cox",
+                    lam_ratios=STUDY_RATIOS,
+                    cv=folds,
+                    random_state=seed,
+                    **PREVIOUS_DEFAULT,
                 )
                 vc = model.fit(X[train], y2).best_estimator_
                 y = Surv.from_arrays(event[train], time_[train])

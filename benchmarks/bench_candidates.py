@@ -9,8 +9,9 @@ data set or split is appended to a CSV checkpoint as soon as it is done::
         python benchmarks/bench_candidates.py --part cohorts [--splits 5] [--seed 6]
 
 Cox, against ``VCPCRCV``'s default (the sixth study's signed paired gate at
-one standard error, refit shrunk; ``docs/tuning.md``), on the same folds and
-seeds:
+one standard error, refit shrunk; ``docs/tuning.md``) on the 10-point
+``lam_ratio`` grid it had when this ran (pinned: ``STUDY_RATIOS``), on the
+same folds and seeds:
 
 - ``two-stage``: ``delta`` chosen first by the weights model's own
   cross-validation, as ``cv.glmnet`` chooses lambda: the step-0 weights are
@@ -19,8 +20,9 @@ seeds:
   training rows, 30 penalties down to 0.01 of the largest, chosen by the
   mean Harrell's C over the same folds (``bench_cohorts.coxnet``); then
   ``VCPCRCV(deltas=[that penalty])`` tunes ``n_clusters`` and ``lam_ratio``
-  by the default criterion and gate (Coxnet's ``alpha`` and VC-PCR's
-  ``delta`` are both glmnet's lambda on standardized columns);
+  (``STUDY_RATIOS``) by the default criterion and gate (Coxnet's
+  ``alpha`` and VC-PCR's ``delta`` are both glmnet's lambda on
+  standardized columns);
 - ``dense grid``: the default with 20 ``lam_ratio`` values (``10**linspace(-3,
   0, 20)``) instead of 10, a grid whose model sizes step more evenly (one
   step of the default grid jumps from 7 to 41 genes on a real cohort).
@@ -85,7 +87,13 @@ from sksurv.util import Surv
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_cohorts import COHORTS, coxnet, load
 from bench_signed import draw
-from bench_sparse_cohorts import paired, print_summary, print_table, run_split
+from bench_sparse_cohorts import (
+    STUDY_RATIOS,
+    paired,
+    print_summary,
+    print_table,
+    run_split,
+)
 from sklearn.model_selection import KFold, StratifiedKFold, StratifiedShuffleSplit
 
 from vcpcr import VCPCRCV
@@ -113,10 +121,12 @@ def fits(X, y, folds, seed, family="cox", methods=METHODS) -> dict:
     out = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        out["VC-PCR default"] = VCPCRCV(**kw).fit(X, y)
+        default = VCPCRCV(lam_ratios=STUDY_RATIOS, **kw)
+        out["VC-PCR default"] = default.fit(X, y)
         if "VC-PCR two-stage" in methods:
             delta = two_stage_delta(X, y, folds)
-            out["VC-PCR two-stage"] = VCPCRCV(deltas=[delta], **kw).fit(X, y)
+            two_stage = VCPCRCV(deltas=[delta], lam_ratios=STUDY_RATIOS, **kw)
+            out["VC-PCR two-stage"] = two_stage.fit(X, y)
         out["VC-PCR dense grid"] = VCPCRCV(lam_ratios=DENSE, **kw).fit(X, y)
     return out
 

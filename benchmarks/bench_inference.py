@@ -73,7 +73,9 @@ Prints markdown tables (issue #16):
    active block, the size of the smallest minimal rejected cluster that
    holds one of its genes (power by resolution: the root of all 200 genes,
    more than 10 genes, 2-10 genes, a single gene); and the gene-level P of
-   the same result (``pvalues``) for comparison.
+   the same result (``pvalues``) for comparison. ``--template cv``: a
+   ``VCPCRCV`` template with its defaults, on the 10-point ``lam_ratio``
+   grid it ran with (pinned: ``STUDY_RATIOS``).
 
 7. **Peers** (``--part peers --families gaussian``, issue #26; resumable,
    ``results/inference_peers.csv``): on the common-tree study's data sets,
@@ -108,6 +110,11 @@ from vcpcr.simulate import make_block_data
 N_NULL, N_SIGNAL, N_SPLITS, N_INIT, N = 200, 60, 50, 3, 100
 N_CV = 25  # data sets with a VCPCRCV template (each split tunes by 5-fold CV)
 CV_TEMPLATE: dict[str, Any] = {}  # the template's scoring and selection (--cv-*)
+#: The lam_ratio grid of VCPCRCV's default for penalized weights before #27's
+#: rule E (10 points; the default now has 20). The ``--template cv`` studies
+#: (``--part genes`` or ``tree``) ran with it; ``--part cv`` and
+#: ``--part cost`` follow ``VCPCRCV()``'s current defaults.
+STUDY_RATIOS = 10 ** np.linspace(-3, 0, 10)
 QUICK = {"N_NULL": 12, "N_SIGNAL": 4, "N_SPLITS": 10, "N_INIT": 2, "N_CV": 2}
 FAMILIES = ("gaussian", "binomial", "cox")
 SCALE = {"gaussian": 1.0, "binomial": 0.5, "cox": 0.3}
@@ -376,7 +383,8 @@ GENES_LAM_RATIO = 0.3  # the template's lam_ratio in the gene-level study
 GENES_FAMILIES = list(FAMILIES)  # the families of the gene-level study
 #: The gene-level and common-tree studies' template: ``"vcpcr"`` (``VCPCR(
 #: n_clusters=5, lam_ratio=--lam-ratio, n_init=3)``) or ``"cv"`` (``VCPCRCV(
-#: family=...)`` defaults, tuned by 5-fold CV in every split; ``--template``).
+#: family=...)`` defaults on the 10-point ``lam_ratio`` grid ``STUDY_RATIOS``,
+#: tuned by 5-fold CV in every split; ``--template``).
 STUDY_TEMPLATE = "vcpcr"
 INHERITANCE = False  # multi_split's inheritance (--inheritance)
 LEVELS = ("selected", "module", "sub-module", "gene")
@@ -387,7 +395,7 @@ def study_result(family: str, design: str, seed: int) -> tuple[Any, float]:
     X, y = STUDY_DESIGNS[design](family, seed)
     t0 = time.perf_counter()
     res = multi_split(
-        VCPCRCV(family=family, random_state=0)
+        VCPCRCV(family=family, lam_ratios=STUDY_RATIOS, random_state=0)
         if STUDY_TEMPLATE == "cv"
         else template(family, N_INIT, GENES_LAM_RATIO),
         X,
@@ -849,7 +857,8 @@ def main() -> None:
         choices=("vcpcr", "cv"),
         default=STUDY_TEMPLATE,
         help="--part genes or tree: VCPCR(n_clusters=5, lam_ratio=--lam-ratio) "
-        "or VCPCRCV() defaults (use another --out)",
+        "or VCPCRCV() defaults on the 10-point lam_ratio grid STUDY_RATIOS "
+        "(use another --out)",
     )
     parser.add_argument(
         "--n-init",

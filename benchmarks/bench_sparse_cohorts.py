@@ -16,6 +16,8 @@ stratified shuffled folds shared by every method:
 
 - ``VC-PCR today``: ``VCPCRCV(family="cox")``'s defaults when these studies
   ran (Harrell's C, best point, ``latent="paper"``: ``PREVIOUS_DEFAULT``);
+  every ``VCPCRCV`` here is pinned to the 10-point ``lam_ratio`` grid the
+  studies ran with (``STUDY_RATIOS``);
 - ``VC-PCR pooled/1se``: the same grid and folds scored by the pooled
   deviance with the one-standard-error rule (``scoring=
   "neg_pooled_deviance", selection="1se"``), the rule stated in
@@ -99,6 +101,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 #: ``VCPCRCV``'s defaults before #27's sixth study: "VC-PCR today" in every
 #: study of this file (Harrell's C, best point, the paper's latent variables).
 PREVIOUS_DEFAULT = {"latent": "paper", "scoring": None, "selection": "min"}
+#: The lam_ratio grid of VCPCRCV's default for penalized weights before #27's
+#: rule E (10 points; the default now has 20). The studies here ran with it.
+STUDY_RATIOS = 10 ** np.linspace(-3, 0, 10)
 #: The first study's methods (``sparse_cohorts.csv``, seed 0, 5-6 splits).
 METHODS = ("VC-PCR today", "VC-PCR pooled/1se", "VC-PCR pooled/paired", "Coxnet")
 #: The second study's (``--calibrated``): the calibrated pooled deviance of
@@ -148,11 +153,18 @@ def brier_times(t_train, t_test, e_test):
 
 def today_and_pooled(X, y2, folds, seed):
     """Today's default refitted, and the pooled deviance's grid on the same folds."""
-    today = VCPCRCV(family="cox", cv=folds, random_state=seed, **PREVIOUS_DEFAULT)
+    today = VCPCRCV(
+        family="cox",
+        lam_ratios=STUDY_RATIOS,
+        cv=folds,
+        random_state=seed,
+        **PREVIOUS_DEFAULT,
+    )
     today.fit(X, y2)
     pooled = VCPCRCV(
         family="cox",
         latent="paper",
+        lam_ratios=STUDY_RATIOS,
         cv=folds,
         scoring="neg_pooled_deviance",
         refit=False,
@@ -222,6 +234,7 @@ def signed_models(X, y2, folds, seed, dense_signed=True):
         cv = VCPCRCV(
             family="cox",
             latent=latent,
+            lam_ratios=STUDY_RATIOS,
             scoring=None,
             selection="min",
             cv=folds,
@@ -232,6 +245,7 @@ def signed_models(X, y2, folds, seed, dense_signed=True):
         VCPCRCV(
             family="cox",
             latent="signed",
+            lam_ratios=STUDY_RATIOS,
             cv=folds,
             scoring="neg_pooled_deviance",
             refit=False,

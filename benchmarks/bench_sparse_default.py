@@ -79,7 +79,8 @@ Designs (``bench_inference.py``'s, n = 100, p = 200): the *global null*
 paper's *configuration 1* (four active blocks of five genes, each correlated
 with an inactive block, 150 noise genes; gaussian SNR 2, binomial and cox
 coefficients +-0.5 and +-0.3 as there). Each data set is tuned twice, with
-the same folds and seeds (5-fold CV, the default grid, ``refit=False``):
+the same folds and seeds (5-fold CV, the default grid when it ran, its
+10-point ``lam_ratio`` grid pinned as ``STUDY_RATIOS``; ``refit=False``):
 once by today's default scoring (``neg_mean_squared_error``,
 ``neg_log_loss``, Harrell's C) and once by the pooled deviance. Four rules
 are read off those two grids (``default/min`` is today's default), and
@@ -108,6 +109,7 @@ from bench_inference import (
     null_data,
     signal_data,
 )
+from bench_sparse_cohorts import STUDY_RATIOS
 
 from vcpcr import VCPCR, VCPCRCV
 from vcpcr._tuning import selected_index
@@ -151,6 +153,7 @@ def one(family: str, design: str, seed: int, rules: tuple[str, ...]) -> list[dic
         cv = VCPCRCV(
             family=family,
             latent="paper",
+            lam_ratios=STUDY_RATIOS,
             scoring=None if scoring == "default" else "neg_pooled_deviance",
             refit=False,
             random_state=seed,

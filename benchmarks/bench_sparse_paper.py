@@ -11,7 +11,8 @@ SNR 10, configurations 1-3), the columns put in a random order (seeded), so
 that no rule can profit from the blocks' positions. Each data set is tuned
 by ``VCPCRCV()``'s defaults (today's: mean squared error, best point) and
 by the cross-calibrated pooled deviance (one grid, the same folds and
-seeds) read with the selections of ``bench_sparse_default.py``
+seeds; the 10-point ``lam_ratio`` grid it ran with, pinned:
+``STUDY_RATIOS``) read with the selections of ``bench_sparse_default.py``
 (``calib/min``, ``calib/1se``, ``calib/paired``); ``VCPCR`` is fitted on all
 rows at each chosen point. Per configuration and rule: the median model
 size, the MCC of the support and of the clustering against the truth
@@ -36,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_sparse_cohorts import STUDY_RATIOS
 from bench_sparse_default import chosen
 
 from vcpcr import VCPCR, VCPCRCV
@@ -58,6 +60,7 @@ def one(config: int, seed: int, rules: tuple[str, ...] = RULES) -> list[dict]:
             fits[scoring] = VCPCRCV(
                 scoring=None if scoring == "default" else "neg_pooled_deviance",
                 latent=latent,
+                lam_ratios=STUDY_RATIOS,
                 refit=False,
                 random_state=seed,
             ).fit(X, data.y)

@@ -6,7 +6,8 @@ Run (``benchmarks`` extra for scikit-survival; seeded, about a minute)::
 
 One data set of ``bench_inference.py``'s signal design (cox, n = 100,
 p = 200, 20 active genes, seed 0). ``VCPCRCV(scoring="neg_pooled_deviance",
-selection="1se")`` on the default grid, and Coxnet (``l1_ratio=0.5``, 30
+selection="1se")`` on the default grid when it was drawn (the 10-point
+``lam_ratio`` grid, pinned: ``STUDY_RATIOS``), and Coxnet (``l1_ratio=0.5``, 30
 penalties fixed from all rows, no baseline) scored on the same folds by the
 same cross-calibrated pooled deviance (``VCPCRCV.peer_curve``), drawn by
 ``plot_cv(cv, peer=...)``. Writes ``docs/img/cv_peer_curve.png`` and prints
@@ -27,6 +28,7 @@ import numpy as np
 matplotlib.use("Agg")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_inference import ACTIVE, signal_data
+from bench_sparse_cohorts import STUDY_RATIOS
 from sksurv.linear_model import CoxnetSurvivalAnalysis
 from sksurv.util import Surv
 
@@ -63,6 +65,7 @@ def main() -> None:
     cv = VCPCRCV(
         family="cox",
         latent="paper",
+        lam_ratios=STUDY_RATIOS,
         scoring="neg_pooled_deviance",
         selection="1se",
         random_state=0,
