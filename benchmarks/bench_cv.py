@@ -8,7 +8,9 @@ Prints one table:
 
 1. the paper's 50 x 200 problem (``make_paper_data``, configuration 1,
    ``random_state=0``) with ``VCPCRCV``'s defaults: 3 K x 6 elastic-net
-   deltas x 10 lam_ratios = 180 grid points x 5 starts x 5 folds. "batched"
+   deltas x 20 lam_ratios = 360 grid points x 5 starts x 5 folds (10
+   lam_ratios, 180 points, before #27's rule E and in the committed
+   numbers). "batched"
    is the default scoring (all grid points of a fold fitted and scored
    together); "per point" forces the per-point estimator path by passing the
    same scorer as a callable (``get_scorer("neg_mean_squared_error")``),

@@ -7,8 +7,9 @@ Run on one core (the targets are one-core targets)::
 Prints three tables (a few minutes in all):
 
 1. ``VCPCRCV`` on the paper's problem (``make_paper_data``: n=50, p=200;
-   K in {4, 5, 6} x 6 elastic-net deltas x 10 lam_ratios = 180 grid points x
-   5 starts x 5 folds): the whole fit, the time in the SOS-NMF solver
+   K in {4, 5, 6} x 6 elastic-net deltas x 20 lam_ratios = 360 grid points x
+   5 starts x 5 folds; 10 lam_ratios, 180 points, before #27's rule E and in
+   the committed numbers): the whole fit, the time in the SOS-NMF solver
    (``_tuning.solve_grid``, wrapped with a timer during the fit), and a loop of
    Algorithm 1 over the same problems, one problem at a time
    (``tests/single_sos_nmf.py``, the former single-problem solver: the same

@@ -11,8 +11,9 @@ that it costs no time either. Each workload runs in a fresh subprocess with
 installed one), the trees alternating, ``--repeat`` times each; the table
 gives the best wall time of each tree and their ratio (after / before):
 
-- ``VCPCRCV()`` on the paper's 50 x 200 gaussian problem (180 grid points,
-  5 starts, 5 folds; ``bench_cv.py``'s setting);
+- ``VCPCRCV()`` on the paper's 50 x 200 gaussian problem (the default
+  grid: 360 points since #27's rule E, 180 before; 5 starts, 5 folds;
+  ``bench_cv.py``'s setting);
 - ``VCPCRCV(family="cox")`` on 300 x 20,000 and ``VCPCRCV()`` on 500 x
   20,000 gaussian data (``bench_speed.py``'s designs), ``n_jobs=2``.
 
