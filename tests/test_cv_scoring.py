@@ -398,6 +398,25 @@ def test_stratified_cox_batch_skips_a_stratum_without_events():
     assert not no_events.ok.any()
 
 
+def test_stratified_cox_batch_invariances():
+    """One stratum is the unstratified fit; the rows' order and the strata's
+    labels do not matter (each stratum's rows stay with their own times)."""
+    M = _designs(4, n=90)
+    rng = np.random.default_rng(11)
+    time = np.round(rng.exponential(size=90), 1) + 0.1  # ties
+    event = rng.uniform(size=90) > 0.3
+    strata = rng.integers(0, 3, 90)
+    fit = cox_batch(M, time, event, strata=strata)
+    assert fit.ok.all()
+    one = cox_batch(M, time, event, strata=np.zeros(90, dtype=np.intp))
+    assert_allclose(one.params, cox_batch(M, time, event).params, rtol=1e-12)
+    perm = rng.permutation(90)
+    shuffled = cox_batch(M[:, perm], time[perm], event[perm], strata=strata[perm])
+    assert_allclose(shuffled.params, fit.params, rtol=1e-9)
+    relabelled = cox_batch(M, time, event, strata=(2 - strata) * 7)
+    assert_allclose(relabelled.params, fit.params, rtol=1e-12)
+
+
 def test_cox_batch_against_lifelines():
     CoxPHFitter = pytest.importorskip("lifelines").CoxPHFitter
     """lifelines stops at a score of ~1e-6 (precision=1e-12 is on its own
