@@ -48,6 +48,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from bench_inference import STUDY_RATIOS  # the grid this benchmark ran with
 from lifelines.utils import concordance_index
 from sklearn.model_selection import KFold, StratifiedShuffleSplit
 from sksurv.linear_model import CoxnetSurvivalAnalysis
@@ -58,10 +59,6 @@ from vcpcr import VCPCRCV
 
 COHORTS = ["chop", "gse1992", "gse3143", "gse4335", "NSBCD", "MCLcleaned"]
 QUICK = ["NSBCD", "MCLcleaned"]
-#: The lam_ratio grid of VCPCRCV's default for penalized weights before #27's
-#: rule E (10 points; the default now has 20). The cohort benchmark ran with
-#: it.
-STUDY_RATIOS = 10 ** np.linspace(-3, 0, 10)
 
 
 def load(name):

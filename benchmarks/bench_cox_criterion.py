@@ -33,14 +33,12 @@ import time
 import warnings
 
 import numpy as np
+from bench_inference import STUDY_RATIOS  # the grid this benchmark ran with
 from lifelines.utils import concordance_index
 
 from vcpcr import VCPCRCV
 from vcpcr.simulate import make_block_data
 
-#: The lam_ratio grid of VCPCRCV's default for penalized weights before #27's
-#: rule E (10 points; the default now has 20). The benchmark ran with it.
-STUDY_RATIOS = 10 ** np.linspace(-3, 0, 10)
 CRITERIA = {"C-index": None, "partial likelihood": "neg_partial_likelihood_deviance"}
 
 

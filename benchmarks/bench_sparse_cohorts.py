@@ -93,6 +93,7 @@ from sksurv.util import Surv
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_cohorts import COHORTS, coxnet, load
+from bench_inference import STUDY_RATIOS  # the grid these studies ran with
 
 from vcpcr import VCPCR, VCPCRCV
 from vcpcr._tuning import selected_index
@@ -101,9 +102,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 #: ``VCPCRCV``'s defaults before #27's sixth study: "VC-PCR today" in every
 #: study of this file (Harrell's C, best point, the paper's latent variables).
 PREVIOUS_DEFAULT = {"latent": "paper", "scoring": None, "selection": "min"}
-#: The lam_ratio grid of VCPCRCV's default for penalized weights before #27's
-#: rule E (10 points; the default now has 20). The studies here ran with it.
-STUDY_RATIOS = 10 ** np.linspace(-3, 0, 10)
 #: The first study's methods (``sparse_cohorts.csv``, seed 0, 5-6 splits).
 METHODS = ("VC-PCR today", "VC-PCR pooled/1se", "VC-PCR pooled/paired", "Coxnet")
 #: The second study's (``--calibrated``): the calibrated pooled deviance of
