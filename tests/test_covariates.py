@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -686,3 +687,45 @@ def test_nothing_selected_says_what_the_cox_model_predicts_from(
         ).fit(X, y)
     assert model.n_clusters_ == 0
     assert (np.ptp(model.predict(X)) == 0) == constant
+
+
+def test_vcpcrcv_separated_cox_folds_use_firth(monkeypatch):
+    """A covariate that decreases with the follow-up time orders every risk
+    set (each event has the largest value among the rows at risk): in every
+    training fold the partial likelihood has no finite maximum. The folds'
+    step 2 then gets Firth's penalized estimate, in the batch (no lifelines
+    fit), counted in ``n_separated_fits_`` and in the one warning; the
+    scores are those of finite fits."""
+    pytest.importorskip("sksurv")
+    pytest.importorskip("lifelines")
+    from sklearn.model_selection import StratifiedKFold
+
+    from vcpcr import VCPCRCV
+    from vcpcr._families import Cox
+    from vcpcr.exceptions import SeparationWarning
+
+    X, y = _stratified()
+    X["age"] = -np.argsort(np.argsort(y[:, 0])) / len(y)  # minus the time's rank
+    per_point = []
+    monkeypatch.setattr(Cox, "fit", lambda *a, **k: per_point.append(a))
+    folds = list(StratifiedKFold(3, shuffle=True, random_state=0).split(X, y[:, 1]))
+    cv = VCPCRCV(
+        n_clusters=3,
+        family="cox",
+        deltas=[0.3],
+        lam_ratios=[0.1, 0.4],
+        n_init=1,
+        cv=folds,
+        random_state=0,
+        covariates=COV,
+        refit=False,
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")  # step 0 warns about the covariates too
+        cv.fit(X, y)
+    assert per_point == []  # every fold fit was the batch's
+    total = len(cv.cv_results_) * cv.n_splits_
+    assert cv.n_separated_fits_ == total
+    assert np.isfinite(cv.cv_results_["mean_test_score"]).all()
+    (sep,) = [w for w in caught if issubclass(w.category, SeparationWarning)]
+    assert f"in {total} of {total} fold x grid fits" in str(sep.message)

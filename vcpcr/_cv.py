@@ -399,8 +399,10 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         SOS-NMF iterations of ``best_estimator_`` (when ``refit=True``).
     n_separated_fits_ : int
         Number of fold x grid fits whose outcome was (quasi-)separated, where
-        Firth's estimates were used (binomial); a ``SeparationWarning`` is
-        issued only when they are the majority.
+        Firth's estimates were used (binomial: Firth's logistic regression;
+        cox: Firth's penalized partial likelihood, as R's ``coxphf``, in the
+        folds; the refit is lifelines' and warns if separated); a
+        ``SeparationWarning`` is issued only when they are the majority.
     scorer_ : callable
         The scorer used.
     n_splits_ : int

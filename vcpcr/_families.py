@@ -129,11 +129,14 @@ class BatchParams(NamedTuple):
 
     ``intercept`` (B,) and ``coef`` (B, k) as :meth:`Family.split_params`
     returns them; rows with ``ok`` False must be fitted with :meth:`Family.fit`.
+    Rows with ``firth`` are Firth's estimate (Cox: the partial likelihood has
+    no finite maximum).
     """
 
     intercept: NDArray[np.float64]
     coef: NDArray[np.float64]
     ok: NDArray[np.bool_]
+    firth: NDArray[np.bool_] | None = None
 
 
 class Family(abc.ABC):
@@ -565,9 +568,14 @@ class Cox(Family):
     def _fit_batch(
         self, M: NDArray[np.float64], outcome: Any, strata: NDArray[np.intp] | None
     ) -> BatchParams:
-        """Cox (Efron ties) on every design at once, within strata; no intercept."""
-        fit = cox_batch(M, outcome[:, 0], outcome[:, 1] > 0, strata=strata)
-        return BatchParams(np.zeros(M.shape[0]), fit.params, fit.ok)
+        """Cox (Efron ties) on every design at once, within strata; no intercept.
+
+        Where the partial likelihood has no finite maximum (the outcome is
+        separated), Firth's estimate (see :func:`cox_batch`).
+        """
+        y = outcome[:, 0], outcome[:, 1] > 0
+        fit = cox_batch(M, *y, strata=strata, firth=True)
+        return BatchParams(np.zeros(M.shape[0]), fit.params, fit.ok, fit.firth)
 
     def table(self, result: Any, alpha: float) -> ParamTable:
         """Coefficients with exp(coef), standard errors, z, p and CI."""

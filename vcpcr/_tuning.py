@@ -379,6 +379,13 @@ def _score_points(
     return scores
 
 
+#: Why a Cox fold fit is Firth's (one warning per fit; the CV counts them).
+_COX_FIRTH = (
+    "The Cox outcome was (quasi-)separated in a fold: the partial likelihood "
+    "has no finite maximum; Firth's penalized estimate is used."
+)
+
+
 def _fit_grid(
     family: Family,
     fold: TrainFold,
@@ -391,7 +398,9 @@ def _fit_grid(
     Batched per number of clusters (a stratified Cox model within its
     strata); a point the batch cannot vouch for (e.g. a separated logistic
     fit, a Cox fit that did not converge) is fitted by :meth:`Family.fit`,
-    with its warnings. A point that cannot be fitted is None (its message
+    with its warnings. A separated Cox point gets the batch's Firth estimate
+    and one :class:`SeparationWarning` (counted, as the logistic fits'
+    fallback to Firth). A point that cannot be fitted is None (its message
     recorded in ``failures``, by point).
     """
     strata, labels = fold.strata_frame(), _stratum_labels(fold)
@@ -412,6 +421,8 @@ def _fit_grid(
         for j, i in enumerate(idx):
             if fit.ok[j]:
                 out[i] = (float(fit.intercept[j]), fit.coef[j])
+                if fit.firth is not None and fit.firth[j]:
+                    warnings.warn(_COX_FIRTH, SeparationWarning, stacklevel=2)
             else:
                 try:
                     result = family.fit(M[j], prepared.outcome, names, "y", strata)

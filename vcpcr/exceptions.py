@@ -29,10 +29,13 @@ class VCPCRWarning(UserWarning):
 
 
 class SeparationWarning(VCPCRWarning):
-    """The binary outcome is (quasi-)completely separated by the predictors.
+    """The outcome is (quasi-)completely separated by the predictors.
 
     The maximum-likelihood logistic fit does not exist (coefficients diverge);
     vcpcr falls back to Firth's bias-reduced estimator, which is always finite.
+    In cross-validation the same holds for a Cox fold fit whose partial
+    likelihood has no finite maximum (monotone likelihood): Firth's penalized
+    estimate is used there.
     """
 
 

@@ -213,6 +213,59 @@ class RiskSets:
         )
         return self._efron_loglik(es, phi, shift), grad, hess
 
+    def efron_information_derivative(self, es: _Float, Z: _Float) -> _Float:
+        r"""Return the derivative of Efron's information in each coefficient.
+
+        Each Efron term is a risk set with fixed multipliers (1 for the rows
+        at risk, ``1 - l/d_j`` for the tied events), so its contribution to
+        the information is the covariance of ``Z`` under the weights
+        ``exp(eta)`` times the multipliers, and its derivative in
+        :math:`\beta_j` is the third central moment
+        :math:`E[(Z - m)(Z - m)^T (Z_j - m_j)]` under the same weights.
+
+        ``es`` (B, n) and ``Z`` (B, n, k) as :meth:`efron`; returns
+        ``D`` (B, k, k, k) with ``D[b, :, :, j]`` the derivative in
+        ``coef[b, j]`` (Firth's penalty, :func:`vcpcr._solvers.step2_fits.\
+cox_batch`). Centre ``Z``'s columns first (the partial likelihood does
+        not change) to keep the raw moments free of cancellation.
+        """
+        k = Z.shape[2]
+        # The moments are symmetric: compute each index triple a <= b <= c once.
+        a, b, c = (
+            np.array(
+                [(i, j, m) for i in range(k) for j in range(i, k) for m in range(j, k)],
+                dtype=np.intp,
+            )
+            .reshape(-1, 3)
+            .T
+        )
+        pair = np.zeros((k, k), dtype=np.intp)
+        i, j = np.triu_indices(k)
+        pair[i, j] = pair[j, i] = np.arange(i.size)
+        r = np.exp(es - es.max(axis=1, keepdims=True))
+        phi = self._efron_sums(r)[..., None]
+        m1 = self._efron_sums(r[..., None] * Z) / phi
+        m2 = self._efron_sums(r[..., None] * Z[..., i] * Z[..., j]) / phi
+        m3 = self._efron_sums(r[..., None] * Z[..., a] * Z[..., b] * Z[..., c]) / phi
+        third = (
+            m3
+            - m2[..., pair[a, b]] * m1[..., c]
+            - m2[..., pair[a, c]] * m1[..., b]
+            - m2[..., pair[b, c]] * m1[..., a]
+            + 2 * m1[..., a] * m1[..., b] * m1[..., c]
+        ).sum(axis=1)
+        full = np.empty((es.shape[0], k, k, k))
+        for x, y, z in (
+            (a, b, c),
+            (a, c, b),
+            (b, a, c),
+            (b, c, a),
+            (c, a, b),
+            (c, b, a),
+        ):
+            full[:, x, y, z] = third
+        return full
+
 
 def breslow(
     eta: ArrayLike, time: ArrayLike, event: ArrayLike, *, hessian: bool = True
