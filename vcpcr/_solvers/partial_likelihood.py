@@ -22,6 +22,7 @@ take them in the caller's order.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -231,14 +232,8 @@ cox_batch`). Centre ``Z``'s columns first (the partial likelihood does
         """
         k = Z.shape[2]
         # The moments are symmetric: compute each index triple a <= b <= c once.
-        a, b, c = (
-            np.array(
-                [(i, j, m) for i in range(k) for j in range(i, k) for m in range(j, k)],
-                dtype=np.intp,
-            )
-            .reshape(-1, 3)
-            .T
-        )
+        triples = list(itertools.combinations_with_replacement(range(k), 3))
+        a, b, c = np.array(triples, dtype=np.intp).reshape(-1, 3).T
         pair = np.zeros((k, k), dtype=np.intp)
         i, j = np.triu_indices(k)
         pair[i, j] = pair[j, i] = np.arange(i.size)
@@ -255,14 +250,7 @@ cox_batch`). Centre ``Z``'s columns first (the partial likelihood does
             + 2 * m1[..., a] * m1[..., b] * m1[..., c]
         ).sum(axis=1)
         full = np.empty((es.shape[0], k, k, k))
-        for x, y, z in (
-            (a, b, c),
-            (a, c, b),
-            (b, a, c),
-            (b, c, a),
-            (c, a, b),
-            (c, b, a),
-        ):
+        for x, y, z in itertools.permutations((a, b, c)):
             full[:, x, y, z] = third
         return full
 
