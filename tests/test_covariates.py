@@ -552,25 +552,32 @@ def test_cv_stratified_partial_likelihood_against_lifelines():
     assert abs(flat - full) > 1.0
 
 
-def _stratified_cv():
-    """A stratified VCPCRCV with covariates on 3 stratified folds, fitted."""
+def _stratified_search(X, y, **kw):
+    """A stratified VCPCRCV with covariates on 3 stratified folds (``kw``
+    overrides its parameters)."""
     from sklearn.model_selection import StratifiedKFold
 
     from vcpcr import VCPCRCV
 
-    X, y = _stratified()
     folds = list(StratifiedKFold(3, shuffle=True, random_state=0).split(X, y[:, 1]))
-    return VCPCRCV(
-        n_clusters=3,
-        family="cox",
-        deltas=[0.3],
-        lam_ratios=[0.1, 0.4],
-        n_init=1,
-        cv=folds,
-        random_state=0,
-        covariates=COV,
-        strata="center",
-    ).fit(X, y)
+    params = {
+        "n_clusters": 3,
+        "family": "cox",
+        "deltas": [0.3],
+        "lam_ratios": [0.1, 0.4],
+        "n_init": 1,
+        "cv": folds,
+        "random_state": 0,
+        "covariates": COV,
+        "strata": "center",
+    }
+    return VCPCRCV(**(params | kw))
+
+
+def _stratified_cv():
+    """:func:`_stratified_search` on :func:`_stratified`, fitted."""
+    X, y = _stratified()
+    return _stratified_search(X, y).fit(X, y)
 
 
 def test_vcpcrcv_with_strata():
@@ -691,16 +698,14 @@ def test_nothing_selected_says_what_the_cox_model_predicts_from(
 
 def test_vcpcrcv_separated_cox_folds_use_firth(monkeypatch):
     """A covariate that decreases with the follow-up time orders every risk
-    set (each event has the largest value among the rows at risk): in every
-    training fold the partial likelihood has no finite maximum. The folds'
+    set (each event has the largest value among the rows at risk, within
+    every stratum): in every training fold the stratified partial likelihood
+    has no finite maximum. The folds'
     step 2 then gets Firth's penalized estimate, in the batch (no lifelines
     fit), counted in ``n_separated_fits_`` and in the one warning; the
     scores are those of finite fits."""
     pytest.importorskip("sksurv")
     pytest.importorskip("lifelines")
-    from sklearn.model_selection import StratifiedKFold
-
-    from vcpcr import VCPCRCV
     from vcpcr._families import Cox
     from vcpcr.exceptions import SeparationWarning
 
@@ -708,18 +713,7 @@ def test_vcpcrcv_separated_cox_folds_use_firth(monkeypatch):
     X["age"] = -np.argsort(np.argsort(y[:, 0])) / len(y)  # minus the time's rank
     per_point = []
     monkeypatch.setattr(Cox, "fit", lambda *a, **k: per_point.append(a))
-    folds = list(StratifiedKFold(3, shuffle=True, random_state=0).split(X, y[:, 1]))
-    cv = VCPCRCV(
-        n_clusters=3,
-        family="cox",
-        deltas=[0.3],
-        lam_ratios=[0.1, 0.4],
-        n_init=1,
-        cv=folds,
-        random_state=0,
-        covariates=COV,
-        refit=False,
-    )
+    cv = _stratified_search(X, y, refit=False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")  # step 0 warns about the covariates too
         cv.fit(X, y)
