@@ -317,13 +317,12 @@ def cox_batch(
         (quasi-)separated: Newton's steps stay long, or they vanish because
         the coefficients ran off until ``exp(eta)`` underflowed, which the
         information at the fit shows: see :func:`_informative`), return
-        Firth's estimate instead: the maximum of
-        ``loglik + log det(I) / 2``
+        Firth's estimate instead: the maximum of ``loglik + log det(I) / 2``
         (Heinze & Schemper 2001, R's ``coxphf``; here with Efron's ties),
-        which is finite. Its iteration is ``coef + I^{-1} U*`` with
-        ``U*`` the modified score, step halving on the penalized
-        likelihood, to a relative step of 1e-8 (the iteration converges
-        linearly: :data:`_FIRTH_TOL`).
+        which is finite. Its iteration is ``coef + I^{-1} U*`` with ``U*``
+        the modified score, step halving on the penalized likelihood, to a
+        relative step of 1e-8 (it converges linearly: :data:`_FIRTH_TOL`).
+        A design whose Firth iteration fails too is not ``ok``.
 
     Returns
     -------
