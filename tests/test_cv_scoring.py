@@ -23,6 +23,8 @@ import pandas as pd
 import pytest
 import statsmodels.api as sm
 from conftest import make_blocks
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import expit
 from sklearn.base import clone
@@ -667,3 +669,38 @@ def test_efron_information_derivative_against_finite_differences():
         up = rs.efron(Z @ (beta + step), Z)[2][0]
         down = rs.efron(Z @ (beta - step), Z)[2][0]
         assert_allclose(got[:, :, j], -(up - down) / (2 * h), rtol=1e-6, atol=1e-8)
+
+
+@settings(max_examples=40, deadline=None, database=None, derandomize=True)
+@given(
+    n=st.integers(4, 16),
+    k=st.integers(1, 3),
+    seed=st.integers(0, 10_000),
+    scale=st.sampled_from([1e-3, 1.0, 1e3]),
+    ties=st.booleans(),
+    separate=st.booleans(),
+    two_strata=st.booleans(),
+)
+def test_cox_batch_firth_on_extreme_designs(
+    n, k, seed, scale, ties, separate, two_strata
+):
+    """Small, tied, badly scaled, stratified or separated designs: the
+    batch never warns, its ``ok`` fits are finite, its Firth fits are a
+    subset of them, and without separation-prone input its maximum-likelihood
+    fits are those of ``firth=False``."""
+    rng = np.random.default_rng(seed)
+    time = np.round(rng.exponential(size=n), 0 if ties else 3) + 1.0
+    event = rng.uniform(size=n) < 0.7
+    event[0] = True
+    M = rng.normal(size=(2, n, k)) * scale
+    if separate:  # the first column orders every risk set in design 0
+        M[0, :, 0] = -scale * time
+    strata = (np.arange(n) % 2).astype(np.intp) if two_strata else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fit = cox_batch(M, time, event, strata=strata, firth=True)
+        plain = cox_batch(M, time, event, strata=strata)
+    assert np.all(np.isfinite(fit.params[fit.ok]))
+    assert not np.any(fit.firth & ~fit.ok)
+    mle = fit.ok & ~fit.firth
+    assert_allclose(fit.params[mle], plain.params[mle], rtol=1e-12)
