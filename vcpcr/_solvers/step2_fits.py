@@ -362,15 +362,14 @@ def cox_batch(
     strat = _Strata(M, time, event, strata)
     b = np.zeros((B, k))
     fittable = _full_rank(M) & bool(strat.pieces)
-    if k == 0:
+    if k == 0 or not strat.pieces:  # nothing to fit (no events: nothing fits)
         return BatchFit(b, fittable, np.zeros(B, dtype=bool))
 
-    designs = strat.designs(np.arange(B))
     b, ok = _ascend(
-        lambda rows, coef: strat.loglik([Z[rows] for Z in designs], coef),
-        lambda rows, coef: strat.information([Z[rows] for Z in designs], coef)[1:],
+        [Z for _, Z in strat.pieces],
+        strat.loglik,
+        lambda Zs, coef: strat.information(Zs, coef)[1:],
         fittable,
-        k,
         max_iter,
         tol,
     )
@@ -438,47 +437,52 @@ def _firth(
     """
     Zs = [Z - Z.mean(axis=1, keepdims=True) for Z in strat.designs(idx)]
     return _ascend(
-        lambda rows, coef: strat.firth_loglik([Z[rows] for Z in Zs], coef),
-        lambda rows, coef: strat.firth_score([Z[rows] for Z in Zs], coef),
+        Zs,
+        strat.firth_loglik,
+        strat.firth_score,
         np.ones(idx.size, dtype=bool),
-        Zs[0].shape[2],
         max_iter,
         tol,
     )
 
 
+_Designs = list[NDArray[np.float64]]
+
+
 def _ascend(
-    value: Callable[[NDArray[np.intp], NDArray[np.float64]], NDArray[np.float64]],
+    designs: _Designs,
+    value: Callable[[_Designs, NDArray[np.float64]], NDArray[np.float64]],
     ascent: Callable[
-        [NDArray[np.intp], NDArray[np.float64]],
+        [_Designs, NDArray[np.float64]],
         tuple[NDArray[np.float64], NDArray[np.float64]],
     ],
     fittable: NDArray[np.bool_],
-    k: int,
     max_iter: int,
     tol: float,
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
     """Maximize ``value`` for a stack of designs from zero: the Cox iteration.
 
-    Each step is ``coef + C^{-1} g`` with ``(g, C) = ascent(rows, coef)``
-    (the gradient and the information: Newton's step for the partial
-    likelihood, Firth's for the penalized one), halved until ``value(rows,
-    coef)`` does not decrease. A design converges when every coefficient
-    moves by less than ``tol`` times ``1 + max |coefficient|``; it drops out
-    when its step is not finite or cannot be made an ascent. Returns the
-    coefficients and where they converged (finite).
+    ``designs`` holds one (B, n_s, k) stack per stratum. Each step is
+    ``coef + C^{-1} g`` with ``(g, C) = ascent(designs, coef)`` (the
+    gradient and the information: Newton's step for the partial likelihood,
+    Firth's for the penalized one), halved until ``value(designs, coef)``
+    does not decrease. A design converges when every coefficient moves by
+    less than ``tol`` times ``1 + max |coefficient|``; it drops out when its
+    step is not finite or cannot be made an ascent. Returns the coefficients
+    and where they converged (finite).
     """
-    B = fittable.size
+    B, k = fittable.size, designs[0].shape[2]
     b = np.zeros((B, k))
     val = np.full(B, -np.inf)
-    val[fittable] = value(np.flatnonzero(fittable), b[fittable])
+    val[fittable] = value([Z[fittable] for Z in designs], b[fittable])
     active = fittable & np.isfinite(val)
     converged = np.zeros(B, dtype=bool)
     for _ in range(max_iter):
         rows = np.flatnonzero(active & ~converged)
         if rows.size == 0:
             break
-        grad, curvature = ascent(rows, b[rows])
+        Zr = [Z[rows] for Z in designs]  # selected once for the step and trials
+        grad, curvature = ascent(Zr, b[rows])
         step = _solve(curvature, grad)
         bad = ~np.all(np.isfinite(step), axis=1)
         step[bad] = 0.0
@@ -489,7 +493,7 @@ def _ascend(
             # makes the value non-finite (+inf, not a gain), so the step
             # counts as worse and is halved (no numpy warning).
             with np.errstate(divide="ignore", invalid="ignore"):
-                val_new = value(rows, new)
+                val_new = value(Zr, new)
                 better = val_new >= val[rows] - 1e-12 * np.abs(val[rows])
             worse = ~(np.isfinite(val_new) & better)
             if not worse.any():
