@@ -184,7 +184,10 @@ def run_null(out: str, n: int, families, first: int, methods) -> None:
     )
 
 
-def run_cohorts(out: str, n_splits: int, seed: int, methods) -> None:
+def run_cohorts(
+    out: str, n_splits: int, seed: int, methods, fits=fits, base="VC-PCR default"
+) -> None:
+    """``n_splits`` splits per cohort, checkpointed; ``methods`` against ``base``."""
     done = pd.read_csv(out) if os.path.exists(out) else pd.DataFrame()
     data = {name: load(name) for name in COHORTS}
 
@@ -212,9 +215,9 @@ def run_cohorts(out: str, n_splits: int, seed: int, methods) -> None:
     print()
     print_summary(df, methods)
     for metric in ("C", "IBS"):
-        for method in methods[1:-1] if "VC-PCR default" in methods else ():
-            print(f"\n{method} - VC-PCR default, held-out {metric}")
-            print(paired(df, metric, method, "VC-PCR default").round(4).to_string())
+        for method in methods[1:-1] if base in methods else ():
+            print(f"\n{method} - {base}, held-out {metric}")
+            print(paired(df, metric, method, base).round(4).to_string())
     genes = df.groupby(["method", "cohort"]).genes.apply(lambda s: (s > 0).mean())
     print("\nshare of splits with genes\n", genes.unstack().round(2).to_string())
 
