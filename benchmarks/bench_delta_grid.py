@@ -52,6 +52,17 @@ true positives and null genes on the signal sets; the C and IBS against
 Coxnet; and (``--part cost``) the fit time of both against the 5-fold
 Coxnet CV on ``bench_speed.py``'s 300 x 20,000 cox case, two runs each in
 alternating order, the goal being at most 2x.
+
+**Outcome of F** (``docs/tuning.md``, "Rule F"): (N) at most 3 genes on
+93.5 %, 97.5 % and 97.5 % of the null sets (today's default 92 %, 96.5 %,
+95 %); (S) held-out score minus today's -0.0020 [-0.0062, +0.0022]
+(binomial), +0.0012 [-0.0004, +0.0027] (cox) and +0.0026 [-0.0013, +0.0065]
+(gaussian); on seed 9 (C) **-0.0075 [-0.0141, -0.0008]: F fails** (MCLcleaned
+-0.030 [-0.063, +0.003]), (I) +0.0013 [+0.0002, +0.0023], (b) 4 median genes
+against Coxnet's 9, (d) genes on every split of gse3143 and gse4335. The
+default grid is unchanged. The cohorts started while the last 150 null sets
+ran (they decide nothing before (N) and (S)); the cost run (both 2.6x apart:
+``results/delta_grid_cost.txt``) ran after seed 9's verdict.
 """
 
 from __future__ import annotations

@@ -351,9 +351,9 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
     strata : str, int or list of them, optional
         Columns whose combinations are the strata of a stratified Cox model
         (``family="cox"`` only; see :class:`VCPCR`): neither clustered nor
-        covariates. Each fold's step 2 at each grid point is lifelines'
-        stratified fit, one fit per point (slower than the batched
-        unstratified Cox fits); the step-0 weights are unstratified, as in
+        covariates. Each fold's step 2 is the stratified Cox fit of all grid
+        points in one batch (lifelines' for a point the batch cannot vouch
+        for); the step-0 weights are unstratified, as in
         :class:`VCPCR`. ``"neg_partial_likelihood_deviance"``
         uses the stratified partial likelihood (the sum over strata of each
         stratum's), for the fold's training rows and for all its rows;
