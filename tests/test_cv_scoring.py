@@ -41,12 +41,14 @@ from sklearn.metrics import (
 from sklearn.model_selection import KFold, StratifiedKFold
 
 from vcpcr import VCPCRCV
+from vcpcr._clustering import loadings
 from vcpcr._families import FAMILIES
 from vcpcr._outcome import detect_separation
 from vcpcr._scoring import batch_scoring
 from vcpcr._solvers import metrics as sb
 from vcpcr._solvers.partial_likelihood import efron_loglik
 from vcpcr._solvers.step2_fits import cox_batch, logit_batch, ols_batch
+from vcpcr._tuning import _sparse_loadings
 
 REF_DIR = Path(__file__).parent / "reference"
 REFERENCE = REF_DIR / "cv_scores.json"
@@ -704,3 +706,19 @@ def test_cox_batch_firth_on_extreme_designs(
     assert not np.any(fit.firth & ~fit.ok)
     mle = fit.ok & ~fit.firth
     assert_allclose(fit.params[mle], plain.params[mle], rtol=1e-12)
+
+
+@pytest.mark.parametrize("latent", ["paper", "signed"])
+def test_sparse_loadings_equal_the_dense_ones(latent):
+    """The folds' sparse loadings are loadings() of the membership matrix:
+    one entry per selected feature, signed by its weight with "signed"."""
+    labels = np.array([1, -1, 0, 2, 1, -1, 0])
+    v = np.array([0.5, 0.0, 0.25, 1.0, 0.75, 0.0, 0.125])
+    w = np.array([0.3, 0.0, -0.2, 0.1, -0.4, 0.9, 0.05])
+    V = np.zeros((labels.size, 3))
+    V[labels >= 0, labels[labels >= 0]] = v[labels >= 0]
+    sparse = _sparse_loadings(labels, v, w, latent)
+    assert sparse.nnz == 5
+    assert_array_equal(sparse.toarray(), loadings(V, w, latent))
+    empty = _sparse_loadings(np.full(4, -1), np.zeros(4), np.ones(4), latent)
+    assert empty.shape == (4, 0)

@@ -32,13 +32,13 @@ def expected_failed_checks(estimator):
     """The one check expected to fail, on purpose (#24).
 
     It fails when the fitted model does not use column 0, where the check
-    puts its NaN and inf for predict. ``VCPCRCV()``'s default tuning (#27's
-    sparse rule) selects columns 0 and 1 on the check's data (its
-    ``random_state=1``), so predict rejects them and the check passes (the
-    tuning before it chose the empty model there).
+    puts its NaN and inf for predict. Which columns ``VCPCRCV`` selects on
+    the check's few rows of noise is a near-tie of its grid points' CV
+    scores: its sparse rule had selected columns 0 and 1 there, until the
+    folds' sparse loadings changed the scores' rounding (1e-14 relative on
+    ``make_blocks``; tiny noise designs amplify it) and it chose otherwise.
+    So the check is expected to fail for every estimator.
     """
-    if isinstance(estimator, VCPCRCV):
-        return {}
     return {
         "check_estimators_nan_inf": (
             "predict and transform read only the variables the model selected "

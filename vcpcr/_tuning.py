@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, clone
 
@@ -174,7 +175,7 @@ class TrainFold(NamedTuple):
         return covs + [f"cluster_{j + 1}" for j in range(k)]
 
     def coefficients(
-        self, family: Family, V: NDArray[np.float64], a0: float, a: NDArray[np.float64]
+        self, family: Family, V: sp.csc_array, a0: float, a: NDArray[np.float64]
     ) -> tuple[NDArray[np.float64], float]:
         """Coefficients on the fold data's columns (covariates first) and intercept.
 
@@ -189,7 +190,7 @@ class TrainFold(NamedTuple):
         return coef, intercept
 
     def linear_predictor(
-        self, coef: NDArray[np.float64], intercept: NDArray[np.float64]
+        self, coef: sp.csr_array, intercept: NDArray[np.float64]
     ) -> NDArray[np.float64]:
         """Linear predictors (n, B) on the training rows of coefficients (B, columns).
 
@@ -319,14 +320,23 @@ def solve_grid(
     return res, d_i
 
 
-def _membership(
-    labels: NDArray[np.intp], v: NDArray[np.float64]
-) -> NDArray[np.float64]:
+def _sparse_loadings(
+    labels: NDArray[np.intp],
+    v: NDArray[np.float64],
+    w: NDArray[np.float64],
+    latent: str,
+) -> sp.csc_array:
+    """Step 2's loadings of one grid point (:func:`loadings`), features x clusters.
+
+    Sparse: an entry per selected feature only. Dense, a fold's loadings
+    would take features x clusters floats per grid point, 720 MB for the
+    default grid's 360 points at 50,000 features (the coefficients, stacked
+    by :func:`_sparse_rows`, 144 MB).
+    """
+    sel = np.flatnonzero(labels >= 0)
     K = int(labels.max(initial=-1)) + 1
-    V = np.zeros((labels.size, K))
-    sel = labels >= 0
-    V[np.flatnonzero(sel), labels[sel]] = v[sel]
-    return V
+    vals = loadings(v[sel, None], w[sel], latent)[:, 0]
+    return sp.csc_array((vals, (sel, labels[sel])), shape=(labels.size, K))
 
 
 def fold_model(fold: SolvedFold, spec: FoldSpec, point: int) -> Any:
@@ -390,7 +400,7 @@ def _fit_grid(
     family: Family,
     fold: TrainFold,
     prepared: Prepared,
-    Vs: list[NDArray[np.float64]],
+    Vs: list[sp.csc_array],
     failures: dict[int, str],
 ) -> list[tuple[float, NDArray[np.float64]] | None]:
     """Step 2 of every grid point: ``(intercept, covariate + cluster coefficients)``.
@@ -408,13 +418,10 @@ def _fit_grid(
     ks = np.array([V.shape[1] for V in Vs])
     for k in np.unique(ks):
         idx = np.flatnonzero(ks == k)
-        # One product for the group: X [V_1 ... V_B], split into (B, n, k),
-        # over the features some V_b selects (the other rows of V are zero).
-        V = np.concatenate([Vs[i] for i in idx], axis=1)
+        # One product for the group: X [V_1 ... V_B], split into (B, n, k).
+        V = sp.hstack([Vs[i] for i in idx], format="csc")
         Xs = fold.Xs
-        used = np.flatnonzero(V.any(axis=1))
-        M = Xs[:, used] @ V[used]
-        M = M.reshape(Xs.shape[0], idx.size, k).transpose(1, 0, 2)
+        M = np.asarray(Xs @ V).reshape(Xs.shape[0], idx.size, k).transpose(1, 0, 2)
         M = fold.design(M)
         fit = family.fit_batch(M, prepared.outcome, labels)
         names = fold.design_names(k)
@@ -458,7 +465,7 @@ def _score_grid(
     res, train = fold.solved, fold.train
     W = fold.weights[fold.delta_index]
     Vs = [
-        loadings(_membership(labels, v), w, spec.latent)
+        _sparse_loadings(labels, v, w, spec.latent)
         for labels, v, w in zip(res.labels, res.v, W, strict=True)
     ]
     params = _fit_grid(family, train, fold.prepared, Vs, failures)
@@ -473,7 +480,7 @@ def _score_grid(
         for V, par in zip(Vs, params, strict=True)
         if par is not None
     ]
-    coef = np.stack([c for c, _ in raw])
+    coef = _sparse_rows([c for c, _ in raw])
     intercept = np.array([b0 for _, b0 in raw])
     Xte, yte = data
     eta = coef @ Xte.T + intercept[:, None]
@@ -498,6 +505,15 @@ def _score_grid(
         return _score_points(fold, spec, (Xte, yte), failures), eta_all, clustered_all
     out[ok] = scores
     return out, eta_all, clustered_all
+
+
+def _sparse_rows(rows: list[NDArray[np.float64]]) -> sp.csr_array:
+    """Stack 1-d arrays of one length, mostly zeros, as the rows of a CSR array."""
+    nz = [np.flatnonzero(r) for r in rows]
+    indptr = np.concatenate([[0], np.cumsum([i.size for i in nz])])
+    data = np.concatenate([r[i] for r, i in zip(rows, nz, strict=True)])
+    shape = (len(rows), rows[0].size)
+    return sp.csr_array((data, np.concatenate(nz), indptr), shape=shape)
 
 
 def _stratum_labels(
