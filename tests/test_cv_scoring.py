@@ -48,7 +48,7 @@ from vcpcr._scoring import batch_scoring
 from vcpcr._solvers import metrics as sb
 from vcpcr._solvers.partial_likelihood import efron_loglik
 from vcpcr._solvers.step2_fits import cox_batch, logit_batch, ols_batch
-from vcpcr._tuning import _sparse_loadings
+from vcpcr._tuning import _grid_loadings
 
 REF_DIR = Path(__file__).parent / "reference"
 REFERENCE = REF_DIR / "cv_scores.json"
@@ -710,15 +710,18 @@ def test_cox_batch_firth_on_extreme_designs(
 
 @pytest.mark.parametrize("latent", ["paper", "signed"])
 def test_sparse_loadings_equal_the_dense_ones(latent):
-    """The folds' sparse loadings are loadings() of the membership matrix:
-    one entry per selected feature, signed by its weight with "signed"."""
-    labels = np.array([1, -1, 0, 2, 1, -1, 0])
-    v = np.array([0.5, 0.0, 0.25, 1.0, 0.75, 0.0, 0.125])
-    w = np.array([0.3, 0.0, -0.2, 0.1, -0.4, 0.9, 0.05])
-    V = np.zeros((labels.size, 3))
-    V[labels >= 0, labels[labels >= 0]] = v[labels >= 0]
-    sparse = _sparse_loadings(labels, v, w, latent)
-    assert sparse.nnz == 5
-    assert_array_equal(sparse.toarray(), loadings(V, w, latent))
-    empty = _sparse_loadings(np.full(4, -1), np.zeros(4), np.ones(4), latent)
-    assert empty.shape == (4, 0)
+    """The folds' sparse loadings are loadings() of each point's membership
+    matrix: one entry per selected feature, signed by its weight with
+    "signed", each point's clusters in its own columns."""
+    labels = np.array([[1, -1, 0, 2, 1, -1, 0], [-1] * 7, [0, 0, -1, -1, -1, -1, 0]])
+    v = np.array([[0.5, 0.0, 0.25, 1.0, 0.75, 0.0, 0.125], [0.0] * 7, [0.5] * 7])
+    W = np.array([[0.3, 0.0, -0.2, 0.1, -0.4, 0.9, 0.05]] * 3)
+    V, offsets = _grid_loadings(labels, v, W, latent)
+    assert_array_equal(offsets, [0, 3, 3, 4])
+    assert V.nnz == 5 + 0 + 3
+    for i in range(3):
+        dense = np.zeros((7, offsets[i + 1] - offsets[i]))
+        sel = labels[i] >= 0
+        dense[sel, labels[i, sel]] = v[i, sel]
+        point = V[:, offsets[i] : offsets[i + 1]].toarray()
+        assert_array_equal(point, loadings(dense, W[i], latent))

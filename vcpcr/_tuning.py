@@ -320,23 +320,28 @@ def solve_grid(
     return res, d_i
 
 
-def _sparse_loadings(
+def _grid_loadings(
     labels: NDArray[np.intp],
     v: NDArray[np.float64],
-    w: NDArray[np.float64],
+    W: NDArray[np.float64],
     latent: str,
-) -> sp.csc_array:
-    """Step 2's loadings of one grid point (:func:`loadings`), features x clusters.
+) -> tuple[sp.csc_array, NDArray[np.intp]]:
+    """Step 2's loadings (:func:`loadings`) of every grid point, side by side.
 
-    Sparse: an entry per selected feature only. Dense, a fold's loadings
-    would take features x clusters floats per grid point, 720 MB for the
-    default grid's 360 points at 50,000 features (the coefficients, stacked
-    by :func:`_sparse_rows`, 144 MB).
+    ``labels``, ``v`` and ``W`` are (points x features). Returns a sparse
+    (features x the points' clusters) array, an entry per selected feature,
+    and ``offsets``: point ``i``'s columns are ``offsets[i]:offsets[i + 1]``.
+    Dense, a fold's loadings would take features x clusters floats per grid
+    point, 720 MB for the default grid's 360 points at 50,000 features (the
+    coefficients, stacked by :func:`_sparse_rows`, 144 MB).
     """
-    sel = np.flatnonzero(labels >= 0)
-    K = int(labels.max(initial=-1)) + 1
-    vals = loadings(v[sel, None], w[sel], latent)[:, 0]
-    return sp.csc_array((vals, (sel, labels[sel])), shape=(labels.size, K))
+    K = labels.max(axis=1, initial=-1) + 1
+    offsets = np.concatenate([[0], np.cumsum(K)])
+    point, j = np.nonzero(labels >= 0)
+    vals = loadings(v[point, j][:, None], W[point, j], latent)[:, 0]
+    cols = offsets[point] + labels[point, j]
+    V = sp.csc_array((vals, (j, cols)), shape=(labels.shape[1], int(offsets[-1])))
+    return V, offsets
 
 
 def fold_model(fold: SolvedFold, spec: FoldSpec, point: int) -> Any:
@@ -400,7 +405,7 @@ def _fit_grid(
     family: Family,
     fold: TrainFold,
     prepared: Prepared,
-    Vs: list[sp.csc_array],
+    loads: tuple[sp.csc_array, NDArray[np.intp]],
     failures: dict[int, str],
 ) -> list[tuple[float, NDArray[np.float64]] | None]:
     """Step 2 of every grid point: ``(intercept, covariate + cluster coefficients)``.
@@ -411,17 +416,19 @@ def _fit_grid(
     with its warnings. A separated Cox point gets the batch's Firth estimate
     and one :class:`SeparationWarning` (counted, as the logistic fits'
     fallback to Firth). A point that cannot be fitted is None (its message
-    recorded in ``failures``, by point).
+    recorded in ``failures``, by point). ``loads`` are the points' loadings
+    and their offsets (:func:`_grid_loadings`).
     """
     strata, labels = fold.strata_frame(), _stratum_labels(fold)
-    out: list[Any] = [None] * len(Vs)
-    ks = np.array([V.shape[1] for V in Vs])
+    V, offsets = loads
+    ks = np.diff(offsets)
+    out: list[Any] = [None] * ks.size
+    M_all = np.asarray(fold.Xs @ V)  # every point's latent variables: one product
+    n = M_all.shape[0]
     for k in np.unique(ks):
         idx = np.flatnonzero(ks == k)
-        # One product for the group: X [V_1 ... V_B], split into (B, n, k).
-        V = sp.hstack([Vs[i] for i in idx], format="csc")
-        Xs = fold.Xs
-        M = np.asarray(Xs @ V).reshape(Xs.shape[0], idx.size, k).transpose(1, 0, 2)
+        cols = (offsets[idx, None] + np.arange(k)).ravel()
+        M = M_all[:, cols].reshape(n, idx.size, k).transpose(1, 0, 2)  # (B, n, k)
         M = fold.design(M)
         fit = family.fit_batch(M, prepared.outcome, labels)
         names = fold.design_names(k)
@@ -464,20 +471,17 @@ def _score_grid(
     scorings = scoring_of(family)
     res, train = fold.solved, fold.train
     W = fold.weights[fold.delta_index]
-    Vs = [
-        _sparse_loadings(labels, v, w, spec.latent)
-        for labels, v, w in zip(res.labels, res.v, W, strict=True)
-    ]
-    params = _fit_grid(family, train, fold.prepared, Vs, failures)
+    V, offsets = loads = _grid_loadings(res.labels, res.v, W, spec.latent)
+    params = _fit_grid(family, train, fold.prepared, loads, failures)
     ok = np.array([par is not None for par in params])
-    out = np.full(len(Vs), np.nan)
-    eta_all = np.full((len(Vs), data[0].shape[0]), np.nan)
+    out = np.full(len(params), np.nan)
+    eta_all = np.full((len(params), data[0].shape[0]), np.nan)
     clustered_all = eta_all.copy()
     if not ok.any():
         return out, eta_all, clustered_all
     raw = [
-        train.coefficients(family, V, par[0], par[1])
-        for V, par in zip(Vs, params, strict=True)
+        train.coefficients(family, V[:, offsets[i] : offsets[i + 1]], *par)
+        for i, par in enumerate(params)
         if par is not None
     ]
     coef = _sparse_rows([c for c, _ in raw])
