@@ -53,7 +53,12 @@ stratified 70/30 splits per cohort of the six cohorts on split seed 10
 The cohort run may start while (N) and (S) run: it reports every ``c`` and
 is read only after (N) and (S) have named the candidate. Reported, not
 deciding: every ``c``'s cohort rows, the C and IBS against Coxnet (#27's
-margin), genes, true positives and null genes on the signal sets.
+margin), genes, true positives and null genes on the signal sets, the
+same cohort run on split seed 9 (which today's default has run on), and
+(``--part paper``, after the rule) the paper's design as in
+``bench_sparse_paper.py``: configurations 1-3, 20 data sets each (seeds
+0-19), the columns in the same random order, the support and clustering MCC
+of every gate's refit.
 """
 
 from __future__ import annotations
@@ -75,6 +80,8 @@ from bench_signed import ACTIVE_GENES, NULL_GENES, draw, held_out
 
 from vcpcr import VCPCR, VCPCRCV
 from vcpcr._tuning import selected_index
+from vcpcr.metrics import mcc_clustering, mcc_support
+from vcpcr.simulate import make_paper_data
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FAMILIES = ("gaussian", "binomial", "cox")
@@ -189,9 +196,48 @@ def summarize(df: pd.DataFrame, part: str) -> None:
         print(res.round(4).to_string())
 
 
+def run_paper(out: str, n: int = 20) -> None:
+    """The paper's configurations 1-3, columns shuffled: size and MCCs per gate."""
+    done = pd.read_csv(out) if os.path.exists(out) else pd.DataFrame()
+    keys = set() if done.empty else set(zip(done.config, done.seed, strict=True))
+    for seed in range(n):
+        for config in (1, 2, 3):
+            if (config, seed) in keys:
+                continue
+            data = make_paper_data(config=config, random_state=seed)
+            order = np.random.default_rng(seed).permutation(data.X.shape[1])
+            X, labels, coef = data.X[:, order], data.labels[order], data.coef[order]
+            folds = null_folds(X, data.y, "gaussian", seed)
+            rows = [
+                {
+                    "config": config,
+                    "seed": seed,
+                    "method": method,
+                    "size": int(np.count_nonzero(fit.coef_)),
+                    "mcc_support": mcc_support(coef, fit.coef_),
+                    "mcc_clustering": mcc_clustering(labels, fit.labels_),
+                }
+                for method, fit in fits(X, data.y, folds, seed, "gaussian").items()
+            ]
+            pd.DataFrame(rows).to_csv(
+                out, mode="a", header=not os.path.exists(out), index=False
+            )
+            print(config, seed, [r["size"] for r in rows], flush=True)
+    df = pd.read_csv(out)
+    summary = df.groupby(["config", "method"], sort=False).agg(
+        data_sets=("size", "size"),
+        median_size=("size", "median"),
+        mcc_support=("mcc_support", "mean"),
+        mcc_clustering=("mcc_clustering", "mean"),
+    )
+    print(summary.round(3).to_string())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=("null", "signal", "cohorts"), required=True)
+    parser.add_argument(
+        "--part", choices=("null", "signal", "cohorts", "paper"), required=True
+    )
     parser.add_argument("--seed", type=int, default=10, help="cohorts' split seed")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
@@ -201,6 +247,8 @@ def main() -> None:
     if args.part == "cohorts":
         methods = (TODAY, *(NAMES[c] for c in GATES[1:]), "Coxnet")
         run_cohorts(out, 20, args.seed, methods, fits=fits, base=TODAY)
+    elif args.part == "paper":
+        run_paper(out)
     else:
         run_sets(out, args.part)
     print(f"{time.time() - start:.0f} s")
