@@ -33,7 +33,7 @@ def test_default_parameters():
     assert params["latent"] == "signed"
     assert params["scoring"] == "neg_pooled_deviance"
     assert params["selection"] == "paired"
-    assert PAIRED_N_SE == 1.0
+    assert PAIRED_N_SE == 0.75
     assert VCPCR().get_params()["latent"] == "paper"  # the paper's estimator
 
 

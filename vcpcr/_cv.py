@@ -215,8 +215,8 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
     :meth:`plot_cv`).
 
     By default the grid is ranked by the pooled cross-validated deviance,
-    the sparsest point within one paired standard error of the best is
-    chosen, and the refit is shrunk by that point's calibration slope
+    the sparsest point within 0.75 paired standard errors of the best
+    is chosen, and the refit is shrunk by that point's calibration slope
     (``shrinkage_``), with signed latent variables: sparse, calibrated
     signatures, empty on noise. ``VCPCRCV(latent="paper", scoring=None,
     selection="min")`` is the paper's tuning, the default before this
@@ -298,7 +298,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         error that lists the valid choices.
     selection : {"min", "1se", "paired"}, default="paired"
         ``"paired"``: the sparsest model (fewest selected features on
-        average) whose mean score is within one standard error of its
+        average) whose mean score is within 0.75 standard errors of its
         *difference* from the best point's (``se_diff_test_score``: paired
         over the rows with the pooled criterion, over the folds with a
         fold-averaged scoring), so that the noise all points share does not
@@ -307,14 +307,14 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         best point's *score*, as ``cv.glmnet``'s ``lambda.1se`` (with the
         pooled criterion, whose score's standard error carries the
         resampling noise all points share, it is far sparser: empty on every
-        real cohort of the tuning guide). The paired gate's one standard
-        error (:data:`vcpcr._tuning.PAIRED_N_SE`; 1.5 before this release)
-        was chosen by the sixth study, a rule stated before it ran (rule D
-        in ``benchmarks/bench_signed.py``): the smallest gate studied, with
-        the pooled criterion and signed latent variables it chooses at most 3
-        features on at least 80 % of 200 null data sets of every family, and
-        it was confirmed on real cohorts (the tuning guide, "The sixth
-        study", has the numbers).
+        real cohort of the tuning guide). The paired gate of 0.75 standard
+        errors (:data:`vcpcr._tuning.PAIRED_N_SE`; 1 before this release)
+        was chosen by #27's rule G, stated before it ran
+        (``benchmarks/bench_gate.py``): the smallest gate studied that, with
+        the pooled criterion and signed latent variables, chooses at most 3
+        features on at least 80 % of 200 null data sets of every family and
+        loses no held-out score on signal data; it was confirmed on real
+        cohorts (the tuning guide, "Rule G", has the numbers).
     refit : bool, default=True
         Refit :class:`VCPCR` on all data with the chosen parameters.
     n_jobs : int, optional

@@ -45,8 +45,8 @@ def demo(out: Path, n_jobs: int | None, random_state: int) -> str:
     the elastic-net weights' ``delta`` and ``lam_ratio`` on their default
     grids, 5 random starts each, by its default tuning on shuffled 5-fold
     CV: the pooled cross-validated MSE of cross-calibrated out-of-fold
-    predictions, the sparsest point within one paired standard error of the
-    best, the refit shrunk by that point's calibration slope.
+    predictions, the sparsest point within 0.75 paired standard errors of
+    the best, the refit shrunk by that point's calibration slope.
     """
     from sklearn.model_selection import KFold
 
