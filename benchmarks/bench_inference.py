@@ -385,7 +385,8 @@ GENES_FAMILIES = list(FAMILIES)  # the families of the gene-level study
 #: The gene-level and common-tree studies' template: ``"vcpcr"`` (``VCPCR(
 #: n_clusters=5, lam_ratio=--lam-ratio, n_init=3)``) or ``"cv"`` (``VCPCRCV(
 #: family=...)`` defaults on the 10-point ``lam_ratio`` grid ``STUDY_RATIOS``,
-#: tuned by 5-fold CV in every split; ``--template``).
+#: tuned by 5-fold CV in every split) or ``"cv-default"`` (``VCPCRCV``'s
+#: defaults as they are, grid included; ``--template``).
 STUDY_TEMPLATE = "vcpcr"
 INHERITANCE = False  # multi_split's inheritance (--inheritance)
 LEVELS = ("selected", "module", "sub-module", "gene")
@@ -398,6 +399,8 @@ def study_result(family: str, design: str, seed: int) -> tuple[Any, float]:
     res = multi_split(
         VCPCRCV(family=family, lam_ratios=STUDY_RATIOS, random_state=0)
         if STUDY_TEMPLATE == "cv"
+        else VCPCRCV(family=family, random_state=0)
+        if STUDY_TEMPLATE == "cv-default"
         else template(family, N_INIT, GENES_LAM_RATIO),
         X,
         y,
@@ -754,7 +757,7 @@ def tables() -> dict[str, tuple[str, list[str], Any]]:
             "Common tree (#26 item 2): multi_split("
             + (
                 "VCPCRCV()"
-                if STUDY_TEMPLATE == "cv"
+                if STUDY_TEMPLATE in ("cv", "cv-default")
                 else f"VCPCR(n_clusters=5, lam_ratio={GENES_LAM_RATIO}, "
                 f"n_init={N_INIT})"
             )
@@ -855,11 +858,11 @@ def main() -> None:
     )
     parser.add_argument(
         "--template",
-        choices=("vcpcr", "cv"),
+        choices=("vcpcr", "cv", "cv-default"),
         default=STUDY_TEMPLATE,
         help="--part genes or tree: VCPCR(n_clusters=5, lam_ratio=--lam-ratio) "
-        "or VCPCRCV() defaults on the 10-point lam_ratio grid STUDY_RATIOS "
-        "(use another --out)",
+        "or VCPCRCV() defaults on the 10-point lam_ratio grid STUDY_RATIOS, "
+        "or (cv-default) on its own default grid (use another --out)",
     )
     parser.add_argument(
         "--n-init",
