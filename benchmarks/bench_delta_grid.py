@@ -105,12 +105,25 @@ def fits(X, y, folds, seed, family="cox", **_) -> dict:
     return {TODAY: today, SPARSE: sparse}
 
 
-def run_sets(out: str, part: str) -> None:
-    """The null or the signal sets of every family, checkpointed."""
+def delta_index(cv: VCPCRCV) -> dict:
+    """The chosen delta's position in the fitted grid (ascending)."""
+    deltas = np.unique(cv.cv_results_["delta"])
+    return {"delta_index": int(np.searchsorted(deltas, cv.best_params_["delta"]))}
+
+
+def run_sets(
+    out: str, part: str, fits=fits, seeds=SEEDS, summary=None, extra=delta_index
+) -> None:
+    """The null or the signal sets of every family, checkpointed.
+
+    ``fits`` maps each method to a fit with ``coef_`` (and ``predict``);
+    ``extra(fit)`` adds columns to its row; ``summary(df, part)`` (default
+    :func:`summarize`) prints the table.
+    """
     design = "null_flipped" if part == "null" else "flipped"
     done = pd.read_csv(out) if os.path.exists(out) else pd.DataFrame()
     keys = set() if done.empty else set(zip(done.family, done.seed, strict=True))
-    for seed in SEEDS[part]:
+    for seed in seeds[part]:
         for family in FAMILIES:
             if (family, seed) in keys:
                 continue
@@ -128,19 +141,14 @@ def run_sets(out: str, part: str) -> None:
                         "true_pos": int(np.isin(sel, ACTIVE_GENES).sum()),
                         "null_sel": int(np.isin(sel, NULL_GENES).sum()),
                         "score": np.nan if test is None else held_out(cv, family, test),
-                        "delta_index": int(
-                            np.searchsorted(
-                                np.unique(cv.cv_results_["delta"]),
-                                cv.best_params_["delta"],
-                            )
-                        ),
+                        **(extra(cv) if extra else {}),
                     }
                 )
             pd.DataFrame(rows).to_csv(
                 out, mode="a", header=not os.path.exists(out), index=False
             )
             print(family, seed, [r["genes"] for r in rows], flush=True)
-    summarize(pd.read_csv(out), part)
+    (summary or summarize)(pd.read_csv(out), part)
 
 
 def summarize(df: pd.DataFrame, part: str) -> None:

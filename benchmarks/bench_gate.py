@@ -88,7 +88,7 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_candidates import null_folds, run_cohorts
-from bench_signed import ACTIVE_GENES, NULL_GENES, draw, held_out
+from bench_delta_grid import run_sets
 
 from vcpcr import VCPCR, VCPCRCV
 from vcpcr._tuning import selected_index
@@ -96,7 +96,6 @@ from vcpcr.metrics import mcc_clustering, mcc_support
 from vcpcr.simulate import make_paper_data
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FAMILIES = ("gaussian", "binomial", "cox")
 GATES = (1.0, 0.75, 0.5)
 TODAY = "VC-PCR today"
 NAMES = {c: TODAY if c == 1.0 else f"VC-PCR gate {c:g}" for c in GATES}
@@ -137,40 +136,6 @@ class _Fitted:
 
     def __getattr__(self, name):
         return getattr(self.best_estimator_, name)
-
-
-def run_sets(out: str, part: str) -> None:
-    """The null or the signal sets of every family, checkpointed."""
-    design = "null_flipped" if part == "null" else "flipped"
-    done = pd.read_csv(out) if os.path.exists(out) else pd.DataFrame()
-    keys = set() if done.empty else set(zip(done.family, done.seed, strict=True))
-    for seed in SEEDS[part]:
-        for family in FAMILIES:
-            if (family, seed) in keys:
-                continue
-            X, y, test = draw(family, design, seed)
-            folds = null_folds(X, y, family, seed)
-            rows = []
-            for method, fit in fits(X, y, folds, seed, family).items():
-                sel = np.flatnonzero(fit.coef_)
-                rows.append(
-                    {
-                        "family": family,
-                        "seed": seed,
-                        "method": method,
-                        "genes": sel.size,
-                        "true_pos": int(np.isin(sel, ACTIVE_GENES).sum()),
-                        "null_sel": int(np.isin(sel, NULL_GENES).sum()),
-                        "score": np.nan
-                        if test is None
-                        else held_out(fit, family, test),
-                    }
-                )
-            pd.DataFrame(rows).to_csv(
-                out, mode="a", header=not os.path.exists(out), index=False
-            )
-            print(family, seed, [r["genes"] for r in rows], flush=True)
-    summarize(pd.read_csv(out), part)
 
 
 def summarize(df: pd.DataFrame, part: str) -> None:
@@ -262,7 +227,7 @@ def main() -> None:
     elif args.part == "paper":
         run_paper(out)
     else:
-        run_sets(out, args.part)
+        run_sets(out, args.part, fits=fits, seeds=SEEDS, summary=summarize, extra=None)
     print(f"{time.time() - start:.0f} s")
 
 
