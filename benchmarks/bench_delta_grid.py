@@ -151,13 +151,21 @@ def run_sets(
     (summary or summarize)(pd.read_csv(out), part)
 
 
-def summarize(df: pd.DataFrame, part: str) -> None:
-    """Per family and method: the null share or the signal's paired difference."""
+def summarize(
+    df: pd.DataFrame, part: str, pairs: tuple[tuple[str, str], ...] = ((SPARSE, TODAY),)
+) -> None:
+    """Per family and method: the null share (with its 95 % Clopper-Pearson
+    interval) or, for each ``(method, base)`` of ``pairs``, the signal's
+    paired difference."""
     g = df.groupby(["family", "method"], sort=False)
+    share, n = g.genes.apply(lambda s: (s <= 3).mean()), g.size()
+    k = share * n
     table = pd.DataFrame(
         {
-            "sets": g.size(),
-            "<= 3 genes": g.genes.apply(lambda s: (s <= 3).mean()),
+            "sets": n,
+            "<= 3 genes": share,
+            "lo": np.nan_to_num(stats.beta.ppf(0.025, k, n - k + 1), nan=0.0),
+            "hi": np.nan_to_num(stats.beta.ppf(0.975, k + 1, n - k), nan=1.0),
             "median genes": g.genes.median(),
             "true pos.": g.true_pos.mean(),
             "null sel.": g.null_sel.mean(),
@@ -168,13 +176,14 @@ def summarize(df: pd.DataFrame, part: str) -> None:
     if part != "signal":
         return
     wide = df.pivot_table(index=["family", "seed"], columns="method", values="score")
-    diff = (wide[SPARSE] - wide[TODAY]).groupby(level="family")
-    res = diff.agg(["mean", "std", "count"])
-    half = stats.t.ppf(0.975, res["count"] - 1) * res["std"] / np.sqrt(res["count"])
-    res["lo"], res["hi"] = res["mean"] - half, res["mean"] + half
-    res["changed"] = diff.apply(lambda s: int((s != 0).sum()))
-    print(f"\n{SPARSE} - {TODAY}, held-out score (95 % t interval)")
-    print(res.round(4).to_string())
+    for method, base in pairs:
+        diff = (wide[method] - wide[base]).groupby(level="family")
+        res = diff.agg(["mean", "std", "count"])
+        half = stats.t.ppf(0.975, res["count"] - 1) * res["std"] / np.sqrt(res["count"])
+        res["lo"], res["hi"] = res["mean"] - half, res["mean"] + half
+        res["changed"] = diff.apply(lambda s: int((s != 0).sum()))
+        print(f"\n{method} - {base}, held-out score (95 % t interval)")
+        print(res.round(4).to_string())
 
 
 def run_cost(runs: int = 2) -> None:

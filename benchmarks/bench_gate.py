@@ -76,6 +76,7 @@ and IBS +0.0004 against ``c`` = 1; the paper's design's clustering MCC
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 import time
@@ -84,11 +85,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_candidates import null_folds, run_cohorts
-from bench_delta_grid import run_sets
+from bench_delta_grid import run_sets, summarize
 
 from vcpcr import VCPCR, VCPCRCV
 from vcpcr._tuning import selected_index
@@ -136,41 +136,6 @@ class _Fitted:
 
     def __getattr__(self, name):
         return getattr(self.best_estimator_, name)
-
-
-def summarize(df: pd.DataFrame, part: str) -> None:
-    """Per family and gate: the null share or the signal's paired difference."""
-    g = df.groupby(["family", "method"], sort=False)
-    share = g.genes.apply(lambda s: (s <= 3).mean())
-    n = g.size()
-    lo, hi = (
-        stats.beta.ppf(0.025, share * n, n - share * n + 1),
-        stats.beta.ppf(0.975, share * n + 1, n - share * n),
-    )
-    table = pd.DataFrame(
-        {
-            "sets": n,
-            "<= 3 genes": share,
-            "lo": np.nan_to_num(lo, nan=0.0),
-            "hi": np.nan_to_num(hi, nan=1.0),
-            "median genes": g.genes.median(),
-            "true pos.": g.true_pos.mean(),
-            "null sel.": g.null_sel.mean(),
-            "held-out": g.score.mean(),
-        }
-    )
-    print(table.round(3).to_string())
-    if part != "signal":
-        return
-    wide = df.pivot_table(index=["family", "seed"], columns="method", values="score")
-    for c in GATES[1:]:
-        diff = (wide[NAMES[c]] - wide[TODAY]).groupby(level="family")
-        res = diff.agg(["mean", "std", "count"])
-        half = stats.t.ppf(0.975, res["count"] - 1) * res["std"] / np.sqrt(res["count"])
-        res["lo"], res["hi"] = res["mean"] - half, res["mean"] + half
-        res["changed"] = diff.apply(lambda s: int((s != 0).sum()))
-        print(f"\n{NAMES[c]} - {TODAY}, held-out score (95 % t interval)")
-        print(res.round(4).to_string())
 
 
 def run_paper(out: str, n: int = 20) -> None:
@@ -227,7 +192,9 @@ def main() -> None:
     elif args.part == "paper":
         run_paper(out)
     else:
-        run_sets(out, args.part, fits=fits, seeds=SEEDS, summary=summarize, extra=None)
+        pairs = tuple((NAMES[c], TODAY) for c in GATES[1:])
+        summary = functools.partial(summarize, pairs=pairs)
+        run_sets(out, args.part, fits=fits, seeds=SEEDS, summary=summary, extra=None)
     print(f"{time.time() - start:.0f} s")
 
 
