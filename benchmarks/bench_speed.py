@@ -7,12 +7,15 @@ Run (on 2 cores; both sides use ``n_jobs=2``)::
     python benchmarks/bench_speed.py --scoring neg_pooled_deviance  # #27
     python benchmarks/bench_speed.py --previous-default --cases cox-20000
     python benchmarks/bench_speed.py --lam-ratio-points 10 --cases cox-20000
+    python benchmarks/bench_speed.py --peer-refit --runs 2 --cases cox-20000
 
 ``--previous-default`` times ``VCPCRCV``'s defaults before #27's sixth study
 (``latent="paper", scoring=None, selection="min"``); ``--lam-ratio-points
 10`` the ``lam_ratio`` grid before rule E (``10**linspace(-3, 0, 10)``; the
 default has 20 points); ``--cases`` runs only the named rows
-(``gaussian-20000``, ``cox-5000``, ``cox-20000``).
+(``gaussian-20000``, ``cox-5000``, ``cox-20000``); ``--peer-refit`` adds
+the Coxnet CV's fit on all rows (as ``cv.glmnet``; ``VCPCRCV`` refits too);
+``--runs`` repeats each row.
 
 Prints one table. Each row is one data set and one pair of fits, timed in
 the same run (wall-clock seconds, one run each):
@@ -83,14 +86,20 @@ def timed(fn: Any) -> float:
     return time.perf_counter() - tic
 
 
-def _coxnet_fold(X: Any, time_: Any, event: Any, train: Any, test: Any) -> Any:
-    """Concordance of each alpha of one fold's Coxnet path on its test rows."""
+def _coxnet_path(X: Any, time_: Any, event: Any) -> Any:
+    """The Coxnet path (``l1_ratio=0.5``, 30 alphas) on the given rows."""
     from sksurv.linear_model import CoxnetSurvivalAnalysis
-    from sksurv.metrics import concordance_index_censored
     from sksurv.util import Surv as SkSurv
 
-    y = SkSurv.from_arrays(event[train], time_[train])
-    model = CoxnetSurvivalAnalysis(l1_ratio=0.5, n_alphas=30).fit(X[train], y)
+    y = SkSurv.from_arrays(event, time_)
+    return CoxnetSurvivalAnalysis(l1_ratio=0.5, n_alphas=30).fit(X, y)
+
+
+def _coxnet_fold(X: Any, time_: Any, event: Any, train: Any, test: Any) -> Any:
+    """Concordance of each alpha of one fold's Coxnet path on its test rows."""
+    from sksurv.metrics import concordance_index_censored
+
+    model = _coxnet_path(X[train], time_[train], event[train])
     return [
         concordance_index_censored(
             event[test], time_[test], model.predict(X[test], alpha=a)
@@ -99,26 +108,44 @@ def _coxnet_fold(X: Any, time_: Any, event: Any, train: Any, test: Any) -> Any:
     ]
 
 
-def coxnet_cv(X: Any, time_: Any, event: Any) -> Any:
-    """5-fold CV of Coxnet over 30 alphas, folds in parallel."""
-    folds = KFold(5, shuffle=True, random_state=0).split(X)
-    return Parallel(n_jobs=N_JOBS)(
+def coxnet_cv(X: Any, time_: Any, event: Any, refit: bool = False) -> Any:
+    """5-fold CV of Coxnet over 30 alphas, folds in parallel.
+
+    ``refit=True`` then fits the path on all rows, as ``cv.glmnet`` and
+    ``GridSearchCV(refit=True)`` do (and ``VCPCRCV`` does): the model a
+    user would keep.
+    """
+    folds = list(KFold(5, shuffle=True, random_state=0).split(X))
+    scores = Parallel(n_jobs=N_JOBS)(
         delayed(_coxnet_fold)(X, time_, event, tr, te) for tr, te in folds
     )
+    if refit:
+        _coxnet_path(X, time_, event)
+    return scores
 
 
 #: ``VCPCRCV``'s defaults before #27's sixth study (``--previous-default``).
 PREVIOUS_DEFAULT = {"latent": "paper", "scoring": None, "selection": "min"}
 
 
-def row(name: str, X: Any, y: Any, family: str, params: dict[str, Any]) -> str:
-    """Time vcpcr (with ``params``) and its peer on one data set; the table row."""
+def row(
+    name: str,
+    X: Any,
+    y: Any,
+    family: str,
+    params: dict[str, Any],
+    peer_refit: bool = False,
+) -> str:
+    """Time vcpcr (with ``params``) and its peer on one data set; the table row.
+
+    ``peer_refit``: the Coxnet CV refits on all rows (:func:`coxnet_cv`).
+    """
     kw = {"n_jobs": N_JOBS, "random_state": 0, **params}
     if family == "cox":
         time_, event = y
         ours = timed(lambda: VCPCRCV(family="cox", **kw).fit(X, Surv(time_, event)))
-        peer = timed(lambda: coxnet_cv(X, time_, event))
-        peer_name = "Coxnet 5-fold CV, 30 alphas"
+        peer = timed(lambda: coxnet_cv(X, time_, event, refit=peer_refit))
+        peer_name = "Coxnet 5-fold CV, 30 alphas" + (" + refit" if peer_refit else "")
     else:
         ours = timed(lambda: VCPCRCV(**kw).fit(X, y))
         peer = timed(
@@ -149,6 +176,14 @@ def main() -> None:
         help="lam_ratios=10**linspace(-3, 0, N) (default: VCPCRCV's grid)",
     )
     parser.add_argument(
+        "--peer-refit",
+        action="store_true",
+        help="the Coxnet CV then fits its path on all rows, as cv.glmnet does",
+    )
+    parser.add_argument(
+        "--runs", type=int, default=1, help="repeat each row (default: once)"
+    )
+    parser.add_argument(
         "--cases",
         default="gaussian-20000,cox-5000,cox-20000",
         help="comma-separated rows to run (default: all three)",
@@ -175,7 +210,9 @@ def main() -> None:
     for family, n, p in cases:
         p = max(p // scale, 200)
         X, y = make_case(n, p, family)
-        print(row(f"{family} {n} x {p:,}", X, y, family, params), flush=True)
+        for _ in range(args.runs):
+            text = row(f"{family} {n} x {p:,}", X, y, family, params, args.peer_refit)
+            print(text, flush=True)
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 

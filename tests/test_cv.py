@@ -188,6 +188,37 @@ def test_paired_rule_with_the_pooled_deviance(fitted_cv):
     assert paired.shrinkage_ == res["calibration_slope"].iloc[paired.best_index_]
 
 
+def test_n_se_sets_the_gate_and_only_the_choice(fitted_cv):
+    """n_se moves the paired and 1se gates; the folds' work is the same, so
+    cv_results_ are too, and a wider gate never chooses a larger model."""
+    cv, X, y = fitted_cv
+    base = clone(cv).set_params(selection="paired")
+    sizes = []
+    for c in (0.0, 0.75, 2.0, 5.0):
+        fit = clone(base).set_params(n_se=c).fit(X, y)
+        res = fit.cv_results_
+        pd.testing.assert_frame_equal(_untimed(fit), _untimed(cv))
+        best = res["mean_test_score"].max()
+        ok = res["mean_test_score"] >= best - c * res["se_diff_test_score"]
+        assert ok.iloc[fit.best_index_]
+        assert res["mean_size"].iloc[fit.best_index_] == res.loc[ok, "mean_size"].min()
+        assert f"selection='paired', n_se={c:g})" in fit.summary().as_text()
+        sizes.append(res["mean_size"].iloc[fit.best_index_])
+    assert sizes == sorted(sizes, reverse=True)
+    assert sizes[-1] < sizes[0]  # the gate matters on these data
+    # the default is PAIRED_N_SE; "1se" scales its one standard error
+    default = clone(base).fit(X, y)
+    assert (
+        default.best_index_
+        == clone(base).set_params(n_se=PAIRED_N_SE).fit(X, y).best_index_
+    )
+    half = clone(cv).set_params(selection="1se", n_se=0.5).fit(X, y)
+    res = half.cv_results_
+    se = res["std_test_score"].iloc[cv.best_index_] / np.sqrt(3)
+    ok = res["mean_test_score"] >= res["mean_test_score"].max() - 0.5 * se
+    assert res["mean_size"].iloc[half.best_index_] == res.loc[ok, "mean_size"].min()
+
+
 def _untimed(cv):
     """cv_results_ without the wall-time columns (which vary run to run)."""
     return cv.cv_results_.drop(columns=["mean_fit_time", "std_fit_time"])
@@ -325,6 +356,9 @@ def test_plot_still_draws_the_cv_curve_with_a_future_warning(fitted_cv):
         ),
         ({"deltas": [0.0]}, "'deltas' parameter of VCPCRCV must be > 0"),
         ({"n_init": 0}, "'n_init' parameter"),
+        ({"n_se": -0.5}, r"'n_se' parameter of VCPCRCV must be in the range \[0.0"),
+        ({"n_se": np.inf}, "'n_se' parameter of VCPCRCV must be finite"),
+        ({"selection": "min", "n_se": 1.0}, "selection='min' does not use it"),
     ],
     ids=lambda v: str(v)[:25],
 )

@@ -33,6 +33,7 @@ def test_default_parameters():
     assert params["latent"] == "signed"
     assert params["scoring"] == "neg_pooled_deviance"
     assert params["selection"] == "paired"
+    assert params["n_se"] is None  # PAIRED_N_SE for "paired"
     assert PAIRED_N_SE == 0.75
     assert VCPCR().get_params()["latent"] == "paper"  # the paper's estimator
 

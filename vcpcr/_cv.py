@@ -49,6 +49,7 @@ from vcpcr._tuning import (
     Grid,
     check_fold_columns,
     default_grid,
+    default_n_se,
     fit_fold,
     fold_paired_se,
     selected_index,
@@ -315,6 +316,11 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         features on at least 80 % of 200 null data sets of every family and
         loses no held-out score on signal data; it was confirmed on real
         cohorts (the tuning guide, "Rule G", has the numbers).
+    n_se : float, optional
+        The standard errors ``"1se"`` and ``"paired"`` give up for sparsity:
+        by default 1 for ``"1se"`` and 0.75 for ``"paired"``. Larger is
+        sparser and emptier on noise; ``n_se=1`` with ``"paired"`` is the
+        gate before this release. Not used by ``"min"`` (an error there).
     refit : bool, default=True
         Refit :class:`VCPCR` on all data with the chosen parameters.
     n_jobs : int, optional
@@ -483,6 +489,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         cv: Any = 5,
         scoring: Any = "neg_pooled_deviance",
         selection: str = "paired",
+        n_se: float | None = None,
         refit: bool = True,
         n_jobs: int | None = None,
         verbose: bool | int | None = None,
@@ -504,6 +511,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         self.cv = cv
         self.scoring = scoring
         self.selection = selection
+        self.n_se = n_se
         self.refit = refit
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -585,6 +593,14 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         """
         scheme = super()._check_params(family, n_features, covariates=covariates)
         check_choice(self.selection, "selection", SELECTIONS, owner="VCPCRCV")
+        if self.n_se is not None:
+            if self.selection == "min":
+                raise ValueError(
+                    "n_se is the standard errors that selection='1se' or 'paired' "
+                    "gives up for sparsity; selection='min' does not use it. Pass "
+                    "n_se=None, or choose selection='1se' or 'paired'."
+                )
+            check_scalar(self.n_se, "n_se", numbers.Real, owner="VCPCRCV", min_val=0.0)
         return scheme
 
     def _fold_design(self, data: FitInput) -> tuple[NDArray[np.float64], int, int]:
@@ -1019,7 +1035,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         if not np.any(np.isfinite(mean)):
             scoring = scoring_name(self.scoring, family)
             raise ValueError(self._failures.nothing_scored(scoring))
-        return selected_index(res, self.selection, self.n_splits_)
+        return selected_index(res, self.selection, self.n_splits_, self.n_se)
 
     def _refit_estimator(self) -> VCPCR:
         """Return the VCPCR to refit: the shared parameters, the chosen point's."""
@@ -1135,6 +1151,13 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         """
         return model_summary2(self._best(), alpha, extra_notes=[self._tuning_note()])
 
+    def _gate_text(self) -> str:
+        """``", n_se=0.75"`` for the rules with a gate, else ``""``."""
+        if self.selection == "min":
+            return ""
+        c = default_n_se(self.selection) if self.n_se is None else self.n_se
+        return f", n_se={c:g}"
+
     def _tuning_note(self) -> str:
         p = self.best_params_
         delta = "" if p["delta"] is None else f", delta={p['delta']:.3g}"
@@ -1142,7 +1165,8 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         return (
             f"Tuning: n_clusters={p['n_clusters']}{delta}, "
             f"lam_ratio={p['lam_ratio']:.3g} chosen by {self.n_splits_}-fold CV "
-            f"(selection='{self.selection}') among {len(self.cv_results_)} grid "
+            f"(selection='{self.selection}'{self._gate_text()}) among "
+            f"{len(self.cv_results_)} grid "
             f"points x {self.n_init} starts; mean {scoring} = {self.best_score_:.4g}."
             + (
                 f" Firth's estimates were used in {self.n_separated_fits_} of "

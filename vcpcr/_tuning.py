@@ -48,6 +48,7 @@ __all__ = [
     "Grid",
     "check_fold_columns",
     "default_grid",
+    "default_n_se",
     "fit_fold",
     "fold_model",
     "fold_paired_se",
@@ -606,31 +607,41 @@ PAIRED_N_SE = 0.75
 SELECTIONS = ("min", "1se", "paired")
 
 
+def default_n_se(selection: str) -> float:
+    """Return the standard errors ``selection`` gives up when ``n_se`` is None.
+
+    1 for ``"1se"`` (``cv.glmnet``'s ``lambda.1se``), :data:`PAIRED_N_SE`
+    for ``"paired"``, 0 for ``"min"``.
+    """
+    return {"min": 0.0, "1se": 1.0, "paired": PAIRED_N_SE}[selection]
+
+
 def selected_index(
-    res: Any, selection: str, n_splits: int, n_se: float = PAIRED_N_SE
+    res: Any, selection: str, n_splits: int, n_se: float | None = None
 ) -> int:
     """Return the row of ``cv_results_`` that ``selection`` chooses.
 
     ``"min"``: the best mean score, ties to the sparsest point (a point whose
     calibration slope is 0 scores as the empty model). ``"1se"``: the
-    sparsest point within one standard error of the best: the best point's
-    ``se_test_score`` where there is one (the pooled criterion's bootstrap),
-    else its fold standard deviation over ``sqrt(n_splits)``. ``"paired"``:
-    the sparsest point within ``n_se`` (default :data:`PAIRED_N_SE`)
-    standard errors of its difference from the best
-    (``se_diff_test_score``). Sizes are the mean
-    selected features; ties in size go to the better score. Only points
-    with a finite mean score are candidates.
+    sparsest point within ``n_se`` (default 1) standard errors of the best:
+    the best point's ``se_test_score`` where there is one (the pooled
+    criterion's bootstrap), else its fold standard deviation over
+    ``sqrt(n_splits)``. ``"paired"``: the sparsest point within ``n_se``
+    (default :data:`PAIRED_N_SE`) standard errors of its difference from
+    the best (``se_diff_test_score``). Sizes are the mean selected
+    features; ties in size go to the better score. Only points with a
+    finite mean score are candidates.
     """
     mean = res["mean_test_score"].to_numpy()
     finite = np.isfinite(mean)
     best = int(np.nanargmax(np.where(finite, mean, np.nan)))
+    c = default_n_se(selection) if n_se is None else n_se
     if selection == "min":
         margin = np.zeros_like(mean)
     elif selection == "paired":
-        margin = n_se * res["se_diff_test_score"].to_numpy()
+        margin = c * res["se_diff_test_score"].to_numpy()
     else:
-        margin = np.full_like(mean, score_se(res, n_splits).to_numpy()[best])
+        margin = np.full_like(mean, c * score_se(res, n_splits).to_numpy()[best])
     ok = np.flatnonzero(finite & (mean >= mean[best] - margin))
     order = np.lexsort((-mean[ok], res["mean_size"].to_numpy()[ok]))
     return int(ok[order[0]])

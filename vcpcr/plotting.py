@@ -144,7 +144,8 @@ def plot_cv(
             ax.plot(part[x], y, color="0.75", lw=0.8, zorder=1, label=other_label)
             other_label = "_nolegend_"  # one legend entry for all grey lines
     for tag, style in zip(SELECTIONS, ("--", ":", "-."), strict=True):
-        idx = selected_index(res, tag, cv.n_splits_)
+        n_se = cv.n_se if tag == cv.selection else None
+        idx = selected_index(res, tag, cv.n_splits_, n_se)
         ax.axvline(res[x].iloc[idx], color="0.3", ls=style, lw=1, label=tag)
     ax.plot(
         chosen[x],
