@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import warnings
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -715,13 +716,23 @@ def test_sparse_loadings_equal_the_dense_ones(latent):
     "signed", each point's clusters in its own columns."""
     labels = np.array([[1, -1, 0, 2, 1, -1, 0], [-1] * 7, [0, 0, -1, -1, -1, -1, 0]])
     v = np.array([[0.5, 0.0, 0.25, 1.0, 0.75, 0.0, 0.125], [0.0] * 7, [0.5] * 7])
-    W = np.array([[0.3, 0.0, -0.2, 0.1, -0.4, 0.9, 0.05]] * 3)
-    V, offsets = _grid_loadings(labels, v, W, latent)
+    W = np.array(
+        [[0.3, -0.6, -0.2, 0.1, -0.4, 0.0, 0.05], [0.2, 0.1, 0.4, -0.3, 0.5, 0.0, -0.1]]
+    )
+    delta_index = np.array([0, 1, 1])  # each point's row of W
+    kept = np.array([0, 1, 2, 3, 4, 6])  # feature 5: no weight, no cluster
+    solved = SimpleNamespace(
+        compact_labels=labels[:, kept],
+        compact_v=v[:, kept],
+        batch=SimpleNamespace(features=kept, n_features=7),
+    )
+    V, offsets = _grid_loadings(solved, W, delta_index, latent)
     assert_array_equal(offsets, [0, 3, 3, 4])
+    assert V.shape == (7, 4)
     assert V.nnz == 5 + 0 + 3
     for i in range(3):
         dense = np.zeros((7, offsets[i + 1] - offsets[i]))
         sel = labels[i] >= 0
         dense[sel, labels[i, sel]] = v[i, sel]
         point = V[:, offsets[i] : offsets[i + 1]].toarray()
-        assert_array_equal(point, loadings(dense, W[i], latent))
+        assert_array_equal(point, loadings(dense, W[delta_index[i]], latent))

@@ -322,26 +322,32 @@ def solve_grid(
 
 
 def _grid_loadings(
-    labels: NDArray[np.intp],
-    v: NDArray[np.float64],
-    W: NDArray[np.float64],
+    solved: BestStarts,
+    weights: NDArray[np.float64],
+    delta_index: NDArray[np.intp],
     latent: str,
 ) -> tuple[sp.csc_array, NDArray[np.intp]]:
     """Step 2's loadings (:func:`loadings`) of every grid point, side by side.
 
-    ``labels``, ``v`` and ``W`` are (points x features). Returns a sparse
-    (features x the points' clusters) array, an entry per selected feature,
-    and ``offsets``: point ``i``'s columns are ``offsets[i]:offsets[i + 1]``.
-    Dense, a fold's loadings would take features x clusters floats per grid
-    point, 720 MB for the default grid's 360 points at 50,000 features (the
-    coefficients, stacked by :func:`_sparse_rows`, 144 MB).
+    ``weights`` are the fold's (deltas x features) and ``delta_index`` each
+    point's row of them. Returns a sparse (features x the points' clusters)
+    array, an entry per selected feature, and ``offsets``: point ``i``'s
+    columns are ``offsets[i]:offsets[i + 1]``. Dense, a fold's loadings
+    would take features x clusters floats per grid point, 720 MB for the
+    default grid's 360 points at 50,000 features (the coefficients, stacked
+    by :func:`_sparse_rows`, 144 MB); the labels and memberships are read
+    on the features with a weight only (:attr:`BestStarts.compact_labels`).
     """
+    labels = solved.compact_labels
     K = labels.max(axis=1, initial=-1) + 1
     offsets = np.concatenate([[0], np.cumsum(K)])
-    point, j = np.nonzero(labels >= 0)
-    vals = loadings(v[point, j][:, None], W[point, j], latent)[:, 0]
-    cols = offsets[point] + labels[point, j]
-    V = sp.csc_array((vals, (j, cols)), shape=(labels.shape[1], int(offsets[-1])))
+    point, jc = np.nonzero(labels >= 0)
+    j = solved.batch.features[jc]
+    w = weights[delta_index[point], j]
+    vals = loadings(solved.compact_v[point, jc][:, None], w, latent)[:, 0]
+    cols = offsets[point] + labels[point, jc]
+    shape = (solved.batch.n_features, int(offsets[-1]))
+    V = sp.csc_array((vals, (j, cols)), shape=shape)
     return V, offsets
 
 
@@ -471,8 +477,8 @@ def _score_grid(
     family = spec.family
     scorings = scoring_of(family)
     res, train = fold.solved, fold.train
-    W = fold.weights[fold.delta_index]
-    V, offsets = loads = _grid_loadings(res.labels, res.v, W, spec.latent)
+    loads = _grid_loadings(res, fold.weights, fold.delta_index, spec.latent)
+    V, offsets = loads
     params = _fit_grid(family, train, fold.prepared, loads, failures)
     ok = np.array([par is not None for par in params])
     out = np.full(len(params), np.nan)
@@ -570,7 +576,7 @@ def fit_fold(
     for c in caught:
         if not issubclass(c.category, SeparationWarning):
             warnings.warn_explicit(c.message, c.category, c.filename, c.lineno)
-    labels = solved.labels
+    labels = solved.compact_labels
     return FoldResult(
         scores,
         np.sum(labels >= 0, axis=1).astype(np.float64),
