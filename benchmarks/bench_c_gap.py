@@ -429,8 +429,12 @@ def weak_outcome(
     return np.minimum(t, cens), t <= cens
 
 
-def cohort_x_weak(out: str, draws: int = 10, seed: int = 4) -> None:
-    """The eighth hypothesis: strong and weak outcomes on the cohorts' genes."""
+def cohort_x_weak(out: str, draws: int = 10, seed: int = 4, first: int = 0) -> None:
+    """The eighth hypothesis: strong and weak outcomes on the cohorts' genes.
+
+    Draws ``first`` to ``draws - 1`` (two processes can share the draws,
+    each with its own CSV; the table reads them concatenated).
+    """
     from bench_cohorts import load
     from bench_sparse_cohorts import COHORTS
     from sklearn.model_selection import StratifiedShuffleSplit
@@ -441,7 +445,7 @@ def cohort_x_weak(out: str, draws: int = 10, seed: int = 4) -> None:
         if done.empty
         else set(zip(done.design, done.cohort, done.draw, strict=True))
     )
-    for i in range(draws):
+    for i in range(first, draws):
         for c, name in enumerate(COHORTS):
             X = load(name)[0]
             for design in WEAK_DESIGNS:
@@ -632,12 +636,15 @@ def main() -> None:
     parser.add_argument(
         "--draws", type=int, default=10, help="draws per cohort (--cohort-x-weak)"
     )
+    parser.add_argument(
+        "--first-draw", type=int, default=0, help="the first draw (--cohort-x-weak)"
+    )
     args = parser.parse_args()
     fifth = os.path.join(HERE, "results", "sparse_cohorts_fifth.csv")
     cohort_runs = {  # flag: (its CSV, run, table)
         "cohort_x_weak": (
             "c_gap_cohort_weak.csv",
-            lambda out: cohort_x_weak(out, args.draws),
+            lambda out: cohort_x_weak(out, args.draws, first=args.first_draw),
             cohort_x_weak_table,
         ),
         "cohort_x": ("c_gap_cohort_x.csv", cohort_x, cohort_x_table),
