@@ -340,68 +340,47 @@ def cohort_scale(out: str, splits: int = 20, seed: int = 4) -> None:
             print(name, i, frame["C"].round(3).tolist(), flush=True)
 
 
-def cohort_x(out: str, draws: int = 20, seed: int = 4) -> None:
-    """Outcomes simulated on the cohorts' own genes (the seventh hypothesis)."""
-    from bench_cohorts import load
-    from bench_sparse_cohorts import COHORTS
-    from sklearn.model_selection import StratifiedShuffleSplit
+def held_out(
+    X: np.ndarray,
+    outcome: tuple[np.ndarray, np.ndarray],
+    split: tuple[np.ndarray, np.ndarray],
+    seed: int,
+    vcpcr: tuple[str, dict],
+) -> list[dict]:
+    """Held-out C and genes of VC-PCR (``(name, params)``) and Coxnet.
 
-    done = pd.read_csv(out) if os.path.exists(out) else pd.DataFrame()
-    keys = set() if done.empty else set(zip(done.cohort, done.draw, strict=True))
-    for i in range(draws):
-        for c, name in enumerate(COHORTS):
-            if (name, i) in keys:
-                continue
-            X = load(name)[0]
-            rng = np.random.default_rng(1000 * (c + 1) + i)
-            genes = rng.choice(X.shape[1], 3, replace=False)
-            Z = X[:, genes]
-            eta = (Z - Z.mean(axis=0)) / Z.std(axis=0, ddof=1) @ [0.6, -0.6, 0.6]
-            t = rng.exponential(np.exp(-eta))
-            cens = rng.exponential(np.exp(-eta).mean() / 0.3 * 0.7, t.size)
-            time_, event = np.minimum(t, cens), t <= cens
-            parts = StratifiedShuffleSplit(draws, test_size=0.3, random_state=seed)
-            train, test = list(parts.split(X, event))[i]
-            folds = list(
-                StratifiedKFold(5, shuffle=True, random_state=seed).split(
-                    train, event[train]
-                )
-            )
-            y2 = np.column_stack([time_[train], event[train]])
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                model = VCPCRCV(
-                    family="cox",
-                    lam_ratios=STUDY_RATIOS,
-                    cv=folds,
-                    random_state=seed,
-                    **PREVIOUS_DEFAULT,
-                )
-                vc = model.fit(X[train], y2).best_estimator_
-                y = Surv.from_arrays(event[train], time_[train])
-                net, alpha = coxnet(X[train], y, 0.5, folds)
-            fits = (
-                ("VC-PCR today", vc.predict(X[test]), np.count_nonzero(vc.coef_)),
-                (
-                    "Coxnet",
-                    net.predict(X[test], alpha=alpha),
-                    np.count_nonzero(net.coef_[:, -1]),
-                ),
-            )
-            frame = pd.DataFrame(
-                [
-                    {
-                        "cohort": name,
-                        "draw": i,
-                        "method": method,
-                        "C": concordance_index(time_[test], -risk, event[test]),
-                        "genes": int(n),
-                    }
-                    for method, risk, n in fits
-                ]
-            )
-            frame.to_csv(out, mode="a", header=not os.path.exists(out), index=False)
-            print(name, i, frame["C"].round(3).tolist(), flush=True)
+    Both tuned on the same 5 folds of the training rows, stratified on the
+    event; the training rows' events are reported too.
+    """
+    (time_, event), (train, test) = outcome, split
+    folds = list(
+        StratifiedKFold(5, shuffle=True, random_state=seed).split(train, event[train])
+    )
+    name, params = vcpcr
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = VCPCRCV(family="cox", cv=folds, random_state=seed, **params)
+        y2 = np.column_stack([time_[train], event[train]])
+        vc = model.fit(X[train], y2).best_estimator_
+        y = Surv.from_arrays(event[train], time_[train])
+        net, alpha = coxnet(X[train], y, 0.5, folds)
+    fits = (
+        (name, vc.predict(X[test]), np.count_nonzero(vc.coef_)),
+        (
+            "Coxnet",
+            net.predict(X[test], alpha=alpha),
+            np.count_nonzero(net.coef_[:, -1]),
+        ),
+    )
+    return [
+        {
+            "method": method,
+            "C": concordance_index(time_[test], -risk, event[test]),
+            "genes": int(n),
+            "events": int(event[train].sum()),
+        }
+        for method, risk, n in fits
+    ]
 
 
 #: The eighth hypothesis's designs: (genes, their coefficients' size).
@@ -427,6 +406,35 @@ def weak_outcome(
     t = rng.exponential(np.exp(-eta))
     cens = rng.exponential(np.exp(-eta).mean() / 0.3 * 0.7, t.size)
     return np.minimum(t, cens), t <= cens
+
+
+def cohort_x(out: str, draws: int = 20, seed: int = 4) -> None:
+    """Outcomes simulated on the cohorts' own genes (the seventh hypothesis)."""
+    from bench_cohorts import load
+    from bench_sparse_cohorts import COHORTS
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    done = pd.read_csv(out) if os.path.exists(out) else pd.DataFrame()
+    keys = set() if done.empty else set(zip(done.cohort, done.draw, strict=True))
+    for i in range(draws):
+        for c, name in enumerate(COHORTS):
+            if (name, i) in keys:
+                continue
+            X = load(name)[0]
+            rng = np.random.default_rng(1000 * (c + 1) + i)
+            time_, event = weak_outcome(X, "strong3", rng)
+            parts = StratifiedShuffleSplit(draws, test_size=0.3, random_state=seed)
+            train, test = list(parts.split(X, event))[i]
+            rows = held_out(
+                X,
+                (time_, event),
+                (train, test),
+                seed,
+                ("VC-PCR today", {"lam_ratios": STUDY_RATIOS, **PREVIOUS_DEFAULT}),
+            )
+            frame = pd.DataFrame([{"cohort": name, "draw": i, **r} for r in rows])
+            frame.to_csv(out, mode="a", header=not os.path.exists(out), index=False)
+            print(name, i, frame["C"].round(3).tolist(), flush=True)
 
 
 def cohort_x_weak(out: str, draws: int = 10, seed: int = 4, first: int = 0) -> None:
@@ -455,39 +463,11 @@ def cohort_x_weak(out: str, draws: int = 10, seed: int = 4, first: int = 0) -> N
                 time_, event = weak_outcome(X, design, rng)
                 parts = StratifiedShuffleSplit(20, test_size=0.3, random_state=seed)
                 train, test = list(parts.split(X, event))[i]
-                folds = list(
-                    StratifiedKFold(5, shuffle=True, random_state=seed).split(
-                        train, event[train]
-                    )
-                )
-                y2 = np.column_stack([time_[train], event[train]])
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    model = VCPCRCV(family="cox", cv=folds, random_state=seed)
-                    vc = model.fit(X[train], y2).best_estimator_
-                    y = Surv.from_arrays(event[train], time_[train])
-                    net, alpha = coxnet(X[train], y, 0.5, folds)
-                fits = (
-                    ("VC-PCR default", vc.predict(X[test]), np.count_nonzero(vc.coef_)),
-                    (
-                        "Coxnet",
-                        net.predict(X[test], alpha=alpha),
-                        np.count_nonzero(net.coef_[:, -1]),
-                    ),
+                rows = held_out(
+                    X, (time_, event), (train, test), seed, ("VC-PCR default", {})
                 )
                 frame = pd.DataFrame(
-                    [
-                        {
-                            "design": design,
-                            "cohort": name,
-                            "draw": i,
-                            "method": method,
-                            "C": concordance_index(time_[test], -risk, event[test]),
-                            "genes": int(n),
-                            "events": int(event[train].sum()),
-                        }
-                        for method, risk, n in fits
-                    ]
+                    [{"design": design, "cohort": name, "draw": i, **r} for r in rows]
                 )
                 header = not os.path.exists(out)
                 frame.to_csv(out, mode="a", header=header, index=False)
