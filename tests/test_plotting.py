@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
+from sklearn.base import clone
 from sklearn.model_selection import KFold
 
 matplotlib.use("Agg")
@@ -53,6 +54,22 @@ def test_plot_cv(models, tmp_path):
     assert ax.get_xscale() == "log"
     with pytest.raises(ValueError, match="x must be"):
         plot_cv(cv, x="delta")
+
+
+def test_plot_cv_marks_the_fitted_gate(models):
+    """With n_se set, the chosen rule's line is at the chosen point (the
+    fitted gate), the other rules' at their defaults."""
+    cv, X, y = models
+    wide = clone(cv).set_params(n_se=3.0).fit(X, y)
+    assert wide.best_index_ != cv.best_index_  # the gate matters here
+    ax = plot_cv(wide)
+    sizes = wide.cv_results_["mean_size"]
+    (paired,) = [li for li in ax.lines if li.get_label() == "paired"]
+    assert paired.get_xdata()[0] == sizes.iloc[wide.best_index_]
+    (one,) = [li for li in ax.lines if li.get_label() == "1se"]
+    default = selected_index(wide.cv_results_, "1se", wide.n_splits_)
+    assert one.get_xdata()[0] == sizes.iloc[default]
+    matplotlib.pyplot.close(ax.figure)
 
 
 def test_plot_cv_draws_a_peers_curve_and_the_chosen_point(tmp_path):
