@@ -9,6 +9,8 @@ import pandas as pd
 import pytest
 import statsmodels.api as sm
 from conftest import PREVIOUS_DEFAULT, make_blocks
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from single_sos_nmf import sos_nmf_single
 from sklearn.base import clone
@@ -25,7 +27,7 @@ from vcpcr import (
 )
 from vcpcr._families import FAMILIES
 from vcpcr._scaling import standardize
-from vcpcr._tuning import PAIRED_N_SE, FoldSpec, Grid, fit_fold
+from vcpcr._tuning import PAIRED_N_SE, FoldSpec, Grid, fit_fold, selected_index
 
 KF = KFold(3, shuffle=True, random_state=0)
 
@@ -217,6 +219,35 @@ def test_n_se_sets_the_gate_and_only_the_choice(fitted_cv):
     se = res["std_test_score"].iloc[cv.best_index_] / np.sqrt(3)
     ok = res["mean_test_score"] >= res["mean_test_score"].max() - 0.5 * se
     assert res["mean_size"].iloc[half.best_index_] == res.loc[ok, "mean_size"].min()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.floats(-10, 0),  # mean score
+            st.integers(0, 50),  # mean size
+            st.floats(0, 2),  # standard error of the difference from the best
+        ),
+        min_size=1,
+        max_size=25,
+    ),
+    gates=st.tuples(st.floats(0, 5), st.floats(0, 5)),
+)
+def test_paired_gate_properties(rows, gates):
+    """For any cv_results_: the chosen point is within its gate of the best,
+    no sparser point is, and a wider gate never chooses a larger model."""
+    res = pd.DataFrame(rows, columns=["mean_test_score", "mean_size", "se"])
+    res = res.rename(columns={"se": "se_diff_test_score"})
+    best = res["mean_test_score"].max()
+    sizes = []
+    for c in sorted(gates):
+        i = selected_index(res, "paired", 5, c)
+        ok = res["mean_test_score"] >= best - c * res["se_diff_test_score"]
+        assert ok.iloc[i]
+        assert res["mean_size"].iloc[i] == res.loc[ok, "mean_size"].min()
+        sizes.append(res["mean_size"].iloc[i])
+    assert sizes[1] <= sizes[0]
 
 
 def _untimed(cv):
