@@ -122,6 +122,17 @@ def test_readme_use_example_prints_what_the_readme_shows():
         assert line.rstrip() in printed, line
 
 
+@pytest.mark.slow
+def test_classification_page_prints_what_it_shows():
+    """docs/classification.md's Liver example prints the summary it pastes
+    (it had gone stale when the paired gate changed)."""
+    text = (ROOT / "docs" / "classification.md").read_text()
+    code, shown = doc_examples(text)[0]
+    printed = printed_lines(code)
+    for line in shown.splitlines():
+        assert line.rstrip() in printed, line
+
+
 def _module_name(path: Path) -> str:
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
     if parts[-1] == "__init__":
