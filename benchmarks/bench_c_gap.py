@@ -176,6 +176,16 @@ Coxnet in held-out C is clearly negative on ``kurtotic3`` (the upper end of
 its 95 % interval below 0) and at least 0.01 below its value on
 ``strong3``.
 
+**Outcome of the eighth and ninth runs** (``results/c_gap_cohort_weak_table.txt``
+and ``c_gap_cohort_kurtotic_table.txt``, 60 paired splits per design):
+neither is supported. Default - Coxnet: ``strong3`` +0.024 [+0.005,
++0.042]; ``weak3`` -0.013 [-0.033, +0.007] (-0.036 [-0.058, -0.014] from
+``strong3``); ``weak30`` -0.005 [-0.022, +0.012] (-0.029); ``kurtotic3``
++0.017 [-0.003, +0.038] (-0.006). Weak signal removes VC-PCR's lead (the
+default then mostly chooses the empty model or one module, Coxnet 10-125
+genes) but does not make its difference clearly negative; heavy-tailed
+genes change nothing.
+
 **Methods**, on the same 5 stratified folds of the training rows:
 ``VCPCRCV(family="cox")``'s defaults when this study ran (Harrell's C, best
 point, ``latent="paper"``; pinned since #27's sixth study changed them);
