@@ -161,7 +161,8 @@ design at least 0.01 below its value on ``strong3`` (paired by cohort and
 draw). If not, weak signal is ruled out as the cause too.
 
 **Ninth hypothesis, stated before its run** (#27, with the eighth's run
-under way and not yet read): the gap comes from genes whose signal sits in
+under way; its first 9 of 60 splits per design had been looked at): the
+gap comes from genes whose signal sits in
 *outlying values*, as a gene amplified or silenced in a subgroup of the
 patients (heavy-tailed across patients): Coxnet on the genes as measured
 fits them linearly and favours them for their large variance, while VC-PCR
