@@ -723,3 +723,26 @@ def test_vcpcrcv_separated_cox_folds_use_firth(monkeypatch):
     assert np.isfinite(cv.cv_results_["mean_test_score"]).all()
     (sep,) = [w for w in caught if issubclass(w.category, SeparationWarning)]
     assert f"in {total} of {total} fold x grid fits" in str(sep.message)
+
+
+def test_covariates_page_real_cohort_shows_what_it_prints():
+    """docs/covariates.md's "A real cohort": the error it pastes, then the
+    summary it pastes once the event-free level's rows are dropped."""
+    pytest.importorskip("sksurv.datasets")
+    from conftest import doc_examples, printed_lines
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "covariates.md").read_text()
+    section = page.split("## A real cohort", 1)[1].split("\n## ", 1)[0]
+    (fit_code, error_shown), (print_code, summary_shown) = doc_examples(section)
+    setup = fit_code.rsplit("model.fit(frame)", 1)[0]
+    assert setup != fit_code  # the first block ends with the failing fit
+    run = (
+        f"{setup}\ntry:\n    model.fit(frame)\nexcept ValueError as e:\n    print(e)\n"
+    )
+    message = " ".join(printed_lines(run))
+    pasted = " ".join(error_shown.split()).removeprefix("ValueError: ")
+    assert pasted.endswith(" ...")
+    assert pasted.removesuffix(" ...") in " ".join(message.split())
+    printed = printed_lines(setup + print_code)
+    for line in summary_shown.splitlines():
+        assert line.rstrip() in printed, line
