@@ -187,6 +187,23 @@ default then mostly chooses the empty model or one module, Coxnet 10-125
 genes) but does not make its difference clearly negative; heavy-tailed
 genes change nothing.
 
+**A decomposition, not a hypothesis** (#27, ``--decompose``; a cohort
+diagnostic: it chooses nothing, and no default is tuned on it). Nine
+designs could not reproduce the gap, so this run looks at the real
+outcomes directly and asks *which part* of VC-PCR loses C, on rule G's
+split seed (10) with its splits and folds (``results/gate_cohorts_seed10.csv``
+has the same default and Coxnet rows). Per split, besides today's default
+and Coxnet, four more Coxnet fits (``l1_ratio = 0.5``, alpha by Harrell's C
+over the same folds): on the genes VC-PCR selected (its ``coef_`` not 0;
+the empty model's C is 0.5), on the genes its weights keep at the chosen
+``delta`` (the screen), on all genes standardized, and the weights' own
+model (standardized, ``l1_ratio = 0.05``, the ``"enet"`` weights' mixing).
+Read as: Coxnet on VC-PCR's genes - Coxnet is what VC-PCR's *choice of
+genes* costs; VC-PCR - Coxnet on its genes is what its *model on those
+genes* (modules and step 2) costs; Coxnet on the screen - Coxnet is what
+the weights' screen costs. (NSBCD and gse1992 were looked at in a draft
+of this diagnostic before it was written here.)
+
 **Methods**, on the same 5 stratified folds of the training rows:
 ``VCPCRCV(family="cox")``'s defaults when this study ran (Harrell's C, best
 point, ``latent="paper"``; pinned since #27's sixth study changed them);
@@ -559,6 +576,119 @@ def cohort_x_weak_table(*outs: str) -> str:
     return "\n".join(lines)
 
 
+#: The decomposition's methods, in the order of its table.
+DECOMPOSE = (
+    "VC-PCR default",
+    "Coxnet",
+    "Coxnet on VC-PCR's genes",
+    "Coxnet on VC-PCR's screen",
+    "Coxnet, standardized",
+    "weights' model (enet 0.05)",
+)
+
+
+def decompose(out: str, splits: int = 20, seed: int = 10) -> None:
+    """Which part of VC-PCR loses C on the real cohorts (resumable)."""
+    from bench_cohorts import load
+    from bench_sparse_cohorts import COHORTS
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    done = pd.read_csv(out) if os.path.exists(out) else pd.DataFrame()
+    keys = set() if done.empty else set(zip(done.cohort, done.split, strict=True))
+    data = {name: load(name) for name in COHORTS}
+    for k in range(splits):  # every cohort's split k, then k + 1
+        for name, (X, time_, event) in data.items():
+            if (name, k) in keys:
+                continue
+            parts = StratifiedShuffleSplit(splits, test_size=0.3, random_state=seed)
+            train, test = list(parts.split(X, event))[k]
+            folds = list(
+                StratifiedKFold(5, shuffle=True, random_state=seed).split(
+                    train, event[train]
+                )
+            )
+            y = Surv.from_arrays(event[train], time_[train])
+            sd = X[train].std(axis=0)
+            sd[sd == 0] = 1.0
+            fits = []
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                cv = VCPCRCV(family="cox", cv=folds, random_state=seed)
+                y2 = np.column_stack([time_[train], event[train]])
+                vc = cv.fit(X[train], y2).best_estimator_
+                fits.append((vc.predict(X[test]), np.count_nonzero(vc.coef_)))
+                for cols, scale, l1 in (
+                    (np.arange(X.shape[1]), 1.0, 0.5),
+                    (np.flatnonzero(vc.coef_), 1.0, 0.5),
+                    (np.flatnonzero(vc.weights_), 1.0, 0.5),
+                    (np.arange(X.shape[1]), sd, 0.5),
+                    (np.arange(X.shape[1]), sd, 0.05),
+                ):
+                    if cols.size == 0:  # the empty model
+                        fits.append((np.zeros(test.size), 0))
+                        continue
+                    Z = X / scale
+                    net, alpha = coxnet(Z[train][:, cols], y, l1, folds)
+                    risk = net.predict(Z[test][:, cols], alpha=alpha)
+                    fits.append((risk, np.count_nonzero(net.coef_[:, -1])))
+            frame = pd.DataFrame(
+                [
+                    {
+                        "cohort": name,
+                        "split": k,
+                        "method": method,
+                        "C": concordance_index(time_[test], -risk, event[test]),
+                        "genes": int(n),
+                    }
+                    for method, (risk, n) in zip(DECOMPOSE, fits, strict=True)
+                ]
+            )
+            frame.to_csv(out, mode="a", header=not os.path.exists(out), index=False)
+            print(name, k, frame["C"].round(3).tolist(), flush=True)
+
+
+def decompose_table(out: str) -> str:
+    """Per cohort: mean C and median genes; the decomposition's differences."""
+    df = pd.read_csv(out)
+    wide = df.pivot_table(index=["cohort", "split"], columns="method", values="C")
+    means = df.pivot_table(index="cohort", columns="method", values="C")[
+        list(DECOMPOSE)
+    ]
+    genes = df.pivot_table(
+        index="cohort", columns="method", values="genes", aggfunc="median"
+    )[list(DECOMPOSE)]
+    vc, net = wide["VC-PCR default"], wide["Coxnet"]
+    on_genes = wide["Coxnet on VC-PCR's genes"]
+    pairs = {
+        "VC-PCR - Coxnet (the gap)": vc - net,
+        "Coxnet on VC-PCR's genes - Coxnet (the choice of genes)": on_genes - net,
+        "VC-PCR - Coxnet on its genes (the model on them)": vc - on_genes,
+        "Coxnet on the screen - Coxnet (the screen)": wide[DECOMPOSE[3]] - net,
+        "standardized Coxnet - Coxnet (scale)": wide[DECOMPOSE[4]] - net,
+        "weights' model - Coxnet": wide[DECOMPOSE[5]] - net,
+    }
+    lines = [
+        f"held-out C, mean per cohort\n{means.round(3).to_string()}",
+        f"\ngenes, median per cohort\n{genes.to_string()}",
+    ]
+    for label, d in pairs.items():
+        rows = {}
+        for cohort, part in [*d.groupby(level=0), ("average", d)]:
+            half = stats.t.ppf(0.975, part.size - 1) * part.std(ddof=1)
+            half /= np.sqrt(part.size)
+            rows[cohort] = (
+                part.size,
+                part.mean(),
+                part.mean() - half,
+                part.mean() + half,
+            )
+        frame = pd.DataFrame(rows, index=["n", "mean", "lo", "hi"]).T
+        lines.append(
+            f"\n{label}, held-out C (95 % interval)\n{frame.round(4).to_string()}"
+        )
+    return "\n".join(lines)
+
+
 def cohort_x_table(out: str) -> str:
     """Per cohort and averaged: C, genes and today's default - Coxnet."""
     df = pd.read_csv(out)
@@ -670,6 +800,12 @@ def main() -> None:
         help="the ninth hypothesis (default --out: results/c_gap_cohort_kurtotic.csv)",
     )
     parser.add_argument(
+        "--decompose",
+        action="store_true",
+        help="the decomposition on the cohorts (default --out: "
+        "results/c_gap_decompose.csv)",
+    )
+    parser.add_argument(
         "--draws", type=int, default=10, help="draws per cohort (--cohort-x-weak)"
     )
     parser.add_argument(
@@ -692,6 +828,7 @@ def main() -> None:
             lambda out: cohort_x_weak_table(weak_csv, out),
         ),
         "cohort_x": ("c_gap_cohort_x.csv", cohort_x, cohort_x_table),
+        "decompose": ("c_gap_decompose.csv", decompose, decompose_table),
         "cohort_scale": (
             "c_gap_scale.csv",
             cohort_scale,
