@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +21,7 @@ from sklearn.base import clone
 
 from vcpcr import VCPCR, VCPCRCV, Surv
 from vcpcr._summary import FittedModel
+from vcpcr.exceptions import ConvergenceWarning
 
 REF = Path(__file__).parent / "reference"
 DATA = pd.read_csv(REF / "data" / "cox_wide.csv")
@@ -337,3 +339,36 @@ def test_survival_docs_print_what_they_show():
     printed = printed_lines(code)
     for line in shown.splitlines():
         assert line.rstrip() in printed, line
+
+
+@pytest.mark.parametrize("stratified", [False, True])
+def test_monotone_likelihood_is_said_not_shown_as_an_estimate(stratified):
+    """A refit whose partial likelihood is monotone (a gene orders the event
+    times exactly) warns, sets ``separated_`` and says in the summary that its
+    coefficient and p-value are not estimates; a nearby ordinary fit does not."""
+    from vcpcr import SeparationWarning
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(40, 6)), columns=[f"g{j}" for j in range(6)])
+    order = np.argsort(np.argsort(-X["g0"].to_numpy()))
+    y = np.column_stack([order + 1.0, np.ones(40)])
+    params = {"n_clusters": 1, "family": "cox", "lam_ratio": 0.9, "random_state": 0}
+    if stratified:  # every stratum keeps the order: still monotone
+        X["site"] = np.arange(40) % 2
+        params["strata"] = ["site"]
+    model = VCPCR(**params)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.fit(X, y)
+    separation = [w for w in caught if issubclass(w.category, SeparationWarning)]
+    assert len(separation) == 1
+    assert "monotone partial likelihood" in str(separation[0].message)
+    assert {w.category for w in caught} <= {SeparationWarning, ConvergenceWarning}
+    assert model.separated_
+    assert "The partial likelihood is monotone" in str(model.summary())
+    # times with a moderate effect of g0: an ordinary fit
+    y[:, 0] = rng.exponential(np.exp(-0.5 * X["g0"].to_numpy()))
+    y[:, 1] = rng.random(40) < 0.8
+    model.fit(X, y)
+    assert not model.separated_
+    assert "monotone" not in str(model.summary())

@@ -199,6 +199,7 @@ class _BestEstimator:
     unique_times_ = _fitted("unique_times_")
     concordance_index_ = _fitted("concordance_index_")
     baseline_cumulative_hazard_ = _fitted("baseline_cumulative_hazard_")
+    separated_ = _fitted("separated_")
     fit_transform = available_if(_estimator_has("transform"))(_fit_transform)
 
 

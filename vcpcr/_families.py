@@ -19,6 +19,7 @@ instead of testing its name.
 from __future__ import annotations
 
 import abc
+import warnings
 from collections.abc import Mapping
 from typing import Any, ClassVar, NamedTuple, TypeVar
 
@@ -45,6 +46,7 @@ from vcpcr._validation import (
     check_varying,
     missing_to_nan,
 )
+from vcpcr.exceptions import SeparationWarning, user_stacklevel
 
 __all__ = [
     "FAMILIES",
@@ -286,11 +288,13 @@ class Family(abc.ABC):
         result: Any,
         eta: NDArray[np.float64],
         strata: list[Any] | None,
+        design: NDArray[np.float64],
     ) -> dict[str, Any]:
         """Extra fitted attributes of the estimator (name -> value).
 
         ``eta`` is the training rows' linear predictor as the estimator
-        predicts it (centred, shrunk), ``strata`` each row's stratum or None.
+        predicts it (centred, shrunk), ``strata`` each row's stratum or None,
+        ``design`` the step-2 regressors ``result`` was fitted on.
         """
         return {}
 
@@ -641,17 +645,47 @@ class Cox(Family):
         result: Any,
         eta: NDArray[np.float64],
         strata: list[Any] | None,
+        design: NDArray[np.float64],
     ) -> dict[str, Any]:
-        """``unique_times_``, ``concordance_index_`` and Breslow's baseline.
+        """``unique_times_``, ``concordance_index_``, the baseline, ``separated_``.
 
         scikit-survival's and lifelines' names; the baseline cumulative
         hazard is that of ``eta`` (lifelines' own when ``eta`` is its fit's).
+        ``separated_`` says whether the partial likelihood of ``design`` has
+        no finite maximum (monotone likelihood), by the test the folds use
+        to switch to Firth's estimate (:func:`cox_batch`); then it warns.
         """
         time, event = outcome[:, 0], outcome[:, 1]
+        codes = (
+            None
+            if strata is None
+            else np.unique([repr(k) for k in strata], return_inverse=True)[1]
+        )
+        separated = False
+        if design.shape[1]:  # the empty model has nothing to separate
+            fit = cox_batch(design[None], time, event > 0, strata=codes, firth=True)
+            separated = fit.firth is not None and bool(fit.firth[0])
+        if separated:
+            warnings.warn(
+                "The Cox outcome model (step 2) has a monotone partial "
+                "likelihood: the regressors (the covariates, if any, and the "
+                "cluster latent variables) separate the events from the rows "
+                "still at risk, so some combination of the coefficients can "
+                "grow without bound and the maximum-likelihood estimate does "
+                "not exist (separated_ is True). The coefficients, standard "
+                "errors, p-values and intervals of result_ and summary() are "
+                "those of lifelines' diverging fit, not estimates. Use fewer or "
+                "sparser clusters (n_clusters, lam_ratio), merge rare "
+                "covariate levels, or tune with VCPCRCV, whose folds use "
+                "Firth's estimate in this case.",
+                SeparationWarning,
+                stacklevel=user_stacklevel(),
+            )
         return {
             "unique_times_": np.unique(time),
             "concordance_index_": float(result.concordance_index_),
             "baseline_cumulative_hazard_": breslow_baseline(eta, time, event, strata),
+            "separated_": separated,
         }
 
     def strata(self, outcome: Any) -> NDArray[Any] | None:

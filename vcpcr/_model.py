@@ -318,6 +318,11 @@ class VCPCR(SummaryMixin, VCPCRBase):
         predictors ``X @ coef_ + intercept_`` (cox; lifelines' name and
         layout: indexed by ``unique_times_``, one column per stratum), which
         the survival predictions use; lifelines' own when ``shrinkage=1``.
+    separated_ : bool
+        Whether step 2's partial likelihood has no finite maximum (cox): the
+        regressors separate the events (monotone likelihood), the fit warns
+        with a ``SeparationWarning`` and the summary says that its
+        coefficients, standard errors and p-values are not estimates.
     n_features_in_ : int
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of str
@@ -691,8 +696,9 @@ class VCPCR(SummaryMixin, VCPCRBase):
         M = Xs @ V
         self.yname_ = yname
         family = self._family
+        design = np.column_stack([layout.Z, M])
         self.result_ = family.fit(
-            np.column_stack([layout.Z, M]),
+            design,
             prepared.outcome,
             [*self.covariate_names_, *self.membership_.columns],
             yname,
@@ -723,6 +729,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
             self.result_,
             train_eta,
             None if layout.S is None else _stratum_keys(layout.S),
+            design,
         )
         for name, value in extra.items():
             setattr(self, name, value)

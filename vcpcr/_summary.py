@@ -611,6 +611,7 @@ def _table_and_notes(
         "coef_ gives per-variable effects.",
         *_covariate_notes(model),
         *_shrinkage_notes(model),
+        *_separation_notes(model),
         *family.notes(res),
         *extra_notes,
     ]
@@ -670,6 +671,18 @@ def _members(model: FittedModel) -> dict[str, list[tuple[str, float]]]:
         c: [(m, float(model.loadings_.at[m, c])) for m in model.clusters_[c]]
         for c in model.membership_.columns
     }
+
+
+def _separation_notes(model: FittedModel) -> list[str]:
+    """Say that a Cox fit's estimates do not exist (monotone likelihood)."""
+    if not getattr(model, "separated_", False):  # cox only
+        return []
+    return [
+        "The partial likelihood is monotone (separated_): the regressors "
+        "separate the events, the maximum-likelihood coefficients are "
+        "infinite, and the coefficients, standard errors, p-values and "
+        "intervals shown are those of a diverging fit, not estimates."
+    ]
 
 
 def _shrinkage_notes(model: FittedModel) -> list[str]:
