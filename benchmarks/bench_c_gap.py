@@ -204,6 +204,16 @@ genes* (modules and step 2) costs; Coxnet on the screen - Coxnet is what
 the weights' screen costs. (NSBCD and gse1992 were looked at in a draft
 of this diagnostic before it was written here.)
 
+**Outcome of the decomposition** (``results/c_gap_decompose_table.txt``,
+120 paired splits; the default and Coxnet rows equal rule G's run): the gap
+is -0.019 [-0.033, -0.005]; Coxnet on VC-PCR's genes - Coxnet -0.030
+[-0.043, -0.017] (the choice of genes); VC-PCR - Coxnet on its genes +0.011
+[+0.004, +0.017] (its model on them is better); Coxnet on the screen -
+Coxnet -0.034 [-0.047, -0.021]; standardized Coxnet - Coxnet -0.010
+[-0.022, +0.003]; the weights' model - Coxnet +0.002 [-0.011, +0.014]. The
+gap sits in the genes the near-ridge weights keep at the large ``delta``
+the sparse gate chooses, not in the modules or step 2.
+
 **Methods**, on the same 5 stratified folds of the training rows:
 ``VCPCRCV(family="cox")``'s defaults when this study ran (Harrell's C, best
 point, ``latent="paper"``; pinned since #27's sixth study changed them);
