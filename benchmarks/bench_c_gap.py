@@ -228,6 +228,16 @@ that the linear predictor's SD over all rows is 1.0, as in ``strong3``;
 the same seeds, splits, folds, methods, 5 draws per cohort and criterion
 (``results/c_gap_cohort_contrast_sd1.csv``).
 
+**Outcome of the run with the signal fixed**
+(``results/c_gap_cohort_contrast_sd1_table.txt``, 30 paired splits): not
+supported either. Default - Coxnet -0.005 [-0.034, +0.024]; lasso weights -
+default +0.007 [-0.023, +0.037]. With the linear predictor's SD at 1 every
+method still stays near C 0.5 on four cohorts (0.48-0.62; chop 0.66-0.71):
+a contrast of two genes correlated above 0.9 is not learnable from 80-290
+training rows by any of them, so this design cannot tell the screens apart.
+The mixing hypothesis needs a design whose conditional signal is learnable
+(pairs of moderate correlation); it was not run.
+
 **A decomposition, not a hypothesis** (#27, ``--decompose``; a cohort
 diagnostic: it chooses nothing, and no default is tuned on it). Nine
 designs could not reproduce the gap, so this run looks at the real
