@@ -443,6 +443,19 @@ def cohort_scale(out: str, splits: int = 20, seed: int = 4) -> None:
             print(name, i, frame["C"].round(3).tolist(), flush=True)
 
 
+def t_interval(d: pd.Series) -> tuple[int, float, float, float]:
+    """``n``, the mean of ``d`` and its 95 % t interval."""
+    half = stats.t.ppf(0.975, d.size - 1) * d.std(ddof=1)
+    half /= np.sqrt(d.size)
+    return d.size, d.mean(), d.mean() - half, d.mean() + half
+
+
+def per_cohort(d: pd.Series) -> pd.DataFrame:
+    """:func:`t_interval` per cohort (the first index level) and on average."""
+    rows = {c: t_interval(part) for c, part in [*d.groupby(level=0), ("average", d)]}
+    return pd.DataFrame(rows, index=["n", "mean", "lo", "hi"]).T
+
+
 def held_out(
     X: np.ndarray,
     outcome: tuple[np.ndarray, np.ndarray],
@@ -658,19 +671,7 @@ def cohort_x_weak_table(*outs: str) -> str:
         .to_string()
     ]
     for label, d in pairs.items():
-        d = d.dropna()
-        rows = {}
-        for cohort, part in [*d.groupby(level=0), ("average", d)]:
-            half = stats.t.ppf(0.975, part.size - 1) * part.std(ddof=1)
-            half /= np.sqrt(part.size)
-            m = part.mean()
-            rows[cohort] = (
-                part.size,
-                round(m, 4),
-                round(m - half, 4),
-                round(m + half, 4),
-            )
-        frame = pd.DataFrame(rows, index=["n", "mean", "lo", "hi"]).T
+        frame = per_cohort(d.dropna()).round(4)
         lines.append(f"\n{label}, held-out C (95 % interval)\n{frame.to_string()}")
     return "\n".join(lines)
 
@@ -771,20 +772,8 @@ def decompose_table(out: str) -> str:
         f"\ngenes, median per cohort\n{genes.to_string()}",
     ]
     for label, d in pairs.items():
-        rows = {}
-        for cohort, part in [*d.groupby(level=0), ("average", d)]:
-            half = stats.t.ppf(0.975, part.size - 1) * part.std(ddof=1)
-            half /= np.sqrt(part.size)
-            rows[cohort] = (
-                part.size,
-                part.mean(),
-                part.mean() - half,
-                part.mean() + half,
-            )
-        frame = pd.DataFrame(rows, index=["n", "mean", "lo", "hi"]).T
-        lines.append(
-            f"\n{label}, held-out C (95 % interval)\n{frame.round(4).to_string()}"
-        )
+        frame = per_cohort(d).round(4)
+        lines.append(f"\n{label}, held-out C (95 % interval)\n{frame.to_string()}")
     return "\n".join(lines)
 
 
@@ -805,11 +794,9 @@ def contrast_table(*outs: str) -> str:
         "lasso weights - Coxnet": wide["VC-PCR lasso weights"] - wide["Coxnet"],
     }
     for label, d in pairs.items():
-        d = d.dropna()
-        half = stats.t.ppf(0.975, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size)
+        n, mean, lo, hi = t_interval(d.dropna())
         lines.append(
-            f"{label}, held-out C: {d.mean():+.4f} "
-            f"[{d.mean() - half:+.4f}, {d.mean() + half:+.4f}] (n = {d.size})"
+            f"{label}, held-out C: {mean:+.4f} [{lo:+.4f}, {hi:+.4f}] (n = {n})"
         )
     return "\n".join(lines)
 
@@ -818,19 +805,12 @@ def cohort_x_table(out: str) -> str:
     """Per cohort and averaged: C, genes and today's default - Coxnet."""
     df = pd.read_csv(out)
     wide = df.pivot_table(index=["cohort", "draw"], columns="method", values="C")
-    d = wide["VC-PCR today"] - wide["Coxnet"]
-    rows = {}
-    for cohort, part in [*d.groupby(level=0), ("average", d)]:
-        half = stats.t.ppf(0.975, part.size - 1) * part.std(ddof=1)
-        half /= np.sqrt(part.size)
-        m = part.mean()
-        rows[cohort] = (part.size, round(m, 4), round(m - half, 4), round(m + half, 4))
+    frame = per_cohort(wide["VC-PCR today"] - wide["Coxnet"]).round(4)
     summary = (
         df.groupby(["cohort", "method"])[["C", "genes"]]
         .agg({"C": "mean", "genes": "median"})
         .round(3)
     )
-    frame = pd.DataFrame(rows, index=["n", "mean", "lo", "hi"]).T
     return (
         f"{summary.to_string()}\n\nVC-PCR today - Coxnet, held-out C "
         f"(95 % interval)\n{frame.to_string()}"
@@ -862,14 +842,8 @@ def scale_table(out: str, fifth: str) -> str:
         .to_string()
     ]
     for label, (a, b) in pairs.items():
-        d = (wide[a] - wide[b]).dropna()
-        rows = {}
-        for cohort, part in [*d.groupby(level=0), ("average", d)]:
-            half = stats.t.ppf(0.975, part.size - 1) * part.std(ddof=1)
-            half /= np.sqrt(part.size)
-            m = part.mean()
-            rows[cohort] = (round(m, 4), round(m - half, 4), round(m + half, 4))
-        frame = pd.DataFrame(rows, index=["mean", "lo", "hi"]).T
+        frame = per_cohort((wide[a] - wide[b]).dropna()).round(4)
+        frame = frame[["mean", "lo", "hi"]]
         lines.append(f"\n{label}, held-out C (95 % interval)\n{frame.to_string()}")
     return "\n".join(lines)
 
@@ -888,12 +862,8 @@ def table(df: pd.DataFrame) -> str:
         wide = part.pivot_table(index="seed", columns="method", values="C")
         lines = []
         for method in [m for m in METHODS[:-1] if m in wide]:
-            d = (wide[method] - wide["Coxnet"]).dropna()
-            half = stats.t.ppf(0.975, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size)
-            lines.append(
-                f"{method} - Coxnet: {d.mean():+.4f} "
-                f"[{d.mean() - half:+.4f}, {d.mean() + half:+.4f}]"
-            )
+            _, mean, lo, hi = t_interval((wide[method] - wide["Coxnet"]).dropna())
+            lines.append(f"{method} - Coxnet: {mean:+.4f} [{lo:+.4f}, {hi:+.4f}]")
         out.append(f"\n### {design}\n\n{summary.to_string()}\n\n" + "\n".join(lines))
     return "\n".join(out)
 
