@@ -188,6 +188,26 @@ def summarize(
 
 def run_cost(runs: int = 2) -> None:
     """Both against the 5-fold Coxnet CV on the 300 x 20,000 cox case."""
+    from bench_speed import make_case
+
+    from vcpcr import Surv
+
+    X, (time_, event) = make_case(300, 20_000, "cox")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        today = VCPCRCV(family="cox", n_jobs=2, random_state=0).fit(
+            X, Surv(time_, event)
+        )
+    time_against_coxnet([(TODAY, {}), (SPARSE, {"deltas": sparse_deltas(today)})], runs)
+
+
+def time_against_coxnet(order, runs: int = 2) -> None:
+    """Time ``VCPCRCV(**params)`` per ``(name, params)`` against a Coxnet CV.
+
+    On the 300 x 20,000 cox case of ``bench_speed.py``, ``n_jobs=2``; each
+    run alternates the order of the methods and times the 5-fold Coxnet CV
+    next to each.
+    """
     from bench_speed import coxnet_cv, make_case, timed
 
     from vcpcr import Surv
@@ -195,12 +215,8 @@ def run_cost(runs: int = 2) -> None:
     X, (time_, event) = make_case(300, 20_000, "cox")
     y = Surv(time_, event)
     kw = {"family": "cox", "n_jobs": 2, "random_state": 0}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        deltas = sparse_deltas(VCPCRCV(**kw).fit(X, y))
     print(f"load average before: {os.getloadavg()[0]:.2f}")
     print(f"{'run':<5} {'method':<22} {'s':>7} {'Coxnet CV s':>12} {'ratio':>6}")
-    order = [(TODAY, {}), (SPARSE, {"deltas": deltas})]
     for k in range(runs):
         for name, params in order[:: -1 if k % 2 else 1]:  # alternate the order
             with warnings.catch_warnings():
