@@ -226,3 +226,30 @@ def test_a_tuned_template_runs_silently_inside_a_resample():
     assert clone_.verbose is False
     assert clone_.random_state == 7
     assert template.verbose is True
+
+
+@needs_survival
+def test_a_resample_s_selection_does_not_pass_on_its_step2_warnings():
+    """What a resample keeps (its clusters) does not use its step-2
+    coefficients, so a selection fit whose step 2 diverges (here every
+    subsample's: g0 orders the event times exactly) passes on no warning about
+    them, which speaks of summary() and result_; the same fit alone warns."""
+    import warnings
+
+    from vcpcr import SeparationWarning
+    from vcpcr.inference import stability_selection
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(40, 6)), columns=[f"g{j}" for j in range(6)])
+    order = np.argsort(np.argsort(-X["g0"].to_numpy()))
+    y = np.column_stack([order + 1.0, np.ones(40)])
+    template = VCPCR(n_clusters=1, family="cox", lam_ratio=0.9)
+    with warnings.catch_warnings(record=True) as alone:
+        warnings.simplefilter("always")
+        clone(template).fit(X.iloc[:20], y[:20])
+    assert SeparationWarning in {w.category for w in alone}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = stability_selection(template, X, y, n_pairs=3, random_state=0)
+    assert [str(w.message) for w in caught] == []
+    assert result.selection_frequency["g0"] == 1.0

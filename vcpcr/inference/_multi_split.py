@@ -42,8 +42,8 @@ from vcpcr.inference._resampling import (
     check_failures,
     check_resampling,
     check_template,
-    clone_for_split,
     draw_splits,
+    fit_for_selection,
     resampling_rows,
 )
 
@@ -231,9 +231,10 @@ def _split(
     problem = family.fold_problem(rows.response, first, second)
     if problem is not None:
         return _Split(f"the split is unusable: {problem}")
-    model = clone_for_split(estimator, seed)
     try:
-        model.fit(take(rows.X, first), take(rows.y, first))
+        model = fit_for_selection(
+            estimator, seed, take(rows.X, first), take(rows.y, first)
+        )
         design = model.outcome_design(take(rows.X, second))  # covariates, M
     except ValueError as exc:
         return _Split(

@@ -14,7 +14,8 @@ on random parts of the rows. This module holds what they share:
   random halves, drawn up front so that results do not depend on ``n_jobs``;
 - :func:`clone_for_split`: one clone of the template per resample, seeded
   by :func:`vcpcr._parallel.task_seeds` (the callers run them through
-  :func:`vcpcr._parallel.run_parallel`).
+  :func:`vcpcr._parallel.run_parallel`), and :func:`fit_for_selection`,
+  which fits it for the clusters it selects.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ __all__ = [
     "check_template",
     "clone_for_split",
     "draw_splits",
+    "fit_for_selection",
     "resampling_rows",
 ]
 
@@ -63,6 +65,12 @@ __all__ = [
 IGNORED_PARAMS = ("n_jobs", "verbose", "random_state")
 
 _TEMPLATES = (VCPCR, VCPCRCV)
+
+#: The starts of the step-2 fit's warnings: Cox (lifelines' fit, in
+#: ``vcpcr._outcome``'s words, and a monotone partial likelihood, see
+#: ``vcpcr._families.Cox.fitted_attributes``) and logistic (Firth's
+#: fallback, ``vcpcr._outcome._fit_logit``).
+_STEP2_WARNINGS = r"The Cox outcome model \(step 2|Logistic regression: "
 
 
 def check_template(estimator: Any, owner: str) -> None:
@@ -519,3 +527,38 @@ def clone_for_split(estimator: VCPCR | VCPCRCV, seed: int) -> VCPCR | VCPCRCV:
     if "verbose" in model.get_params(deep=False):
         model.set_params(verbose=False)
     return model
+
+
+def fit_for_selection(
+    estimator: VCPCR | VCPCRCV, seed: int, X: Any, y: Any
+) -> VCPCR | VCPCRCV:
+    """Fit a clone of the template for one resample's selection.
+
+    The clone (:func:`clone_for_split`) is fitted on ``X``, ``y`` (the
+    resample's rows) without the warnings of its step-2 fit: a
+    :class:`~vcpcr.SeparationWarning` that the outcome model's
+    coefficients diverge or are Firth's, or that lifelines' fit of them may
+    not have converged. What a resample keeps (the clusters, their members, the tuned
+    parameters) does not depend on step 2's coefficients, so those warnings,
+    which speak of ``summary()`` and ``result_``, would only mislead;
+    multi-split's own step 2 on the other part reports its fits itself.
+    Every other warning (the tuning folds', the data's) is kept.
+
+    Parameters
+    ----------
+    estimator : VCPCR or VCPCRCV
+        The template.
+    seed : int
+        The resample's seed (see :func:`clone_for_split`).
+    X, y : array-like
+        The resample's rows, as the template's ``fit`` takes them.
+
+    Returns
+    -------
+    VCPCR or VCPCRCV
+        The fitted clone.
+    """
+    model = clone_for_split(estimator, seed)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", _STEP2_WARNINGS, VCPCRWarning)
+        return model.fit(X, y)

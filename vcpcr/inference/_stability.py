@@ -34,8 +34,8 @@ from vcpcr.inference._resampling import (
     Fingerprint,
     check_failures,
     check_template,
-    clone_for_split,
     draw_splits,
+    fit_for_selection,
     resampling_rows,
 )
 
@@ -706,7 +706,7 @@ def _subsample_labels(
 ) -> pd.Series | str:
     """Fit a seeded clone on some rows; its cluster of each feature, or why not."""
     try:
-        model = clone_for_split(template, seed).fit(take(X, rows), take(y, rows))
+        model = fit_for_selection(template, seed, take(X, rows), take(y, rows))
     except ValueError as exc:  # vcpcr's errors about the data of this subsample
         return str(exc)
     return pd.Series(model.labels_, index=model.membership_.index)
