@@ -535,14 +535,15 @@ def fit_for_selection(
     """Fit a clone of the template for one resample's selection.
 
     The clone (:func:`clone_for_split`) is fitted on ``X``, ``y`` (the
-    resample's rows) without the warnings of its step-2 fit: a
-    :class:`~vcpcr.SeparationWarning` that the outcome model's
-    coefficients diverge or are Firth's, or that lifelines' fit of them may
-    not have converged. What a resample keeps (the clusters, their members, the tuned
+    resample's rows) without the warnings of its step-2 fit, the outcome
+    model on those rows: that its partial likelihood is monotone or its
+    logistic fit separated (:class:`~vcpcr.SeparationWarning`), or that
+    lifelines' fit may not have converged (:class:`~vcpcr.ConvergenceWarning`).
+    What a resample keeps (the clusters, their members, the tuned
     parameters) does not depend on step 2's coefficients, so those warnings,
     which speak of ``summary()`` and ``result_``, would only mislead;
-    multi-split's own step 2 on the other part reports its fits itself.
-    Every other warning (the tuning folds', the data's) is kept.
+    multi-split's own step 2 on the other part warns for itself. Every
+    other warning (the tuning folds', the data's) is kept.
 
     Parameters
     ----------
