@@ -592,6 +592,22 @@ def test_vcpcrcv_with_strata():
     assert "Strata: center" in " ".join(cv.summary().as_text().split())
 
 
+def test_a_stratified_splitter_object_splits_on_the_events():
+    """``cv=StratifiedKFold(...)`` gives the folds of its split on the event
+    indicator (before: scikit-learn refused the (time, event) target)."""
+    pytest.importorskip("sksurv")
+    pytest.importorskip("lifelines")
+    from sklearn.model_selection import StratifiedKFold
+
+    X, y = _stratified()
+    splitter = StratifiedKFold(3, shuffle=True, random_state=0)
+    cv = _stratified_search(X, y, cv=splitter).fit(X, y)
+    scores = cv.cv_results_.filter(like="test_score")
+    pd.testing.assert_frame_equal(
+        scores, _stratified_cv().cv_results_.filter(like="test_score")
+    )
+
+
 def _no_batch(monkeypatch):
     """Make every fold's step 2 a per-point lifelines fit (the batch vouches
     for none), as where the stratified batch does not converge."""

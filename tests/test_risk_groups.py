@@ -10,7 +10,7 @@ from conftest import make_blocks, needs_survival
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
-from sklearn.model_selection import KFold
+from sklearn.model_selection import KFold, StratifiedKFold
 
 from vcpcr import VCPCR, VCPCRWarning
 
@@ -39,7 +39,7 @@ def fitted():
 def _cross_validated(model, X, y, splitter):
     """The held-out linear predictor of refits on each training fold."""
     eta = np.empty(X.shape[0])
-    for train, test in splitter.split(X):
+    for train, test in splitter.split(X, y[:, 1]):
         fold = clone(model).fit(X[train], y[train])
         eta[test] = fold.predict_log_partial_hazard(X[test])
     return eta
@@ -67,6 +67,26 @@ def test_median_split_logrank_against_lifelines(fitted):
     on_fit = risk_groups(model, X, y, cv=None)
     assert_allclose(on_fit.linear_predictor, fitted_eta, rtol=1e-12)
     assert on_fit.n_splits is None
+
+
+def test_a_stratified_splitter_stratifies_on_the_events(fitted):
+    """StratifiedKFold splits a survival outcome on its event indicator.
+
+    Before, scikit-learn saw the (time, event) pairs and refused them as a
+    'continuous-multioutput' target.
+    """
+    from vcpcr._risk_groups import risk_groups
+
+    model, X, y = fitted
+    splitter = StratifiedKFold(4, shuffle=True, random_state=1)
+    res = risk_groups(model, X, y, cv=splitter)
+    assert_allclose(
+        res.linear_predictor,
+        _cross_validated(model, X, y, splitter),
+        rtol=1e-10,
+        atol=1e-12,
+    )
+    assert res.n_splits == 4
 
 
 def test_tertiles_as_pandas_qcut(fitted):

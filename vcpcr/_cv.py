@@ -570,19 +570,21 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         rule) and, for a survival family, folds stratified on the event
         indicator (when events and censored rows both number at least
         ``cv``), so that no test fold lacks events on a cohort whose rows are
-        sorted (unshuffled, as scikit-learn's int folds).
+        sorted (unshuffled, as scikit-learn's int folds). A splitter object
+        splits a survival outcome on its event indicator, so that
+        ``StratifiedKFold`` stratifies on the events.
         """
         classifier = family.estimator_type == "classifier"
         labels = family.strata(prepared.outcome)
         k = 5 if self.cv is None else self.cv
+        if not family.survival:
+            return list(check_cv(self.cv, yv, classifier=classifier).split(Xa, yv))
         if (
-            family.survival
-            and labels is not None
-            and isinstance(k, numbers.Integral)
+            isinstance(k, numbers.Integral)
             and np.unique(labels, return_counts=True)[1].min() >= k
         ):
             return list(check_cv(k, labels, classifier=True).split(Xa, labels))
-        return list(check_cv(self.cv, yv, classifier=classifier).split(Xa, yv))
+        return list(check_cv(self.cv, labels).split(Xa, labels))
 
     def _check_params(
         self, family: Family, n_features: int, *, covariates: bool

@@ -121,14 +121,16 @@ def risk_groups(
         splitter = _splitter(cv, random_state)
         # cross_val_predict takes only scikit-learn's method names: the
         # partial hazard exp(eta) of ``predict``, whose log is eta.
+        # Split on the event indicator: StratifiedKFold stratifies on events.
+        folds = list(splitter.split(X, event))
         risk = cross_val_predict(
             clone(model),
             X,
             None if formula is not None else y,  # a formula holds its outcome
-            cv=splitter,
+            cv=folds,
         )
         eta = np.log(risk)
-        n_splits = splitter.get_n_splits(X, y)
+        n_splits = len(folds)
     eta = np.asarray(eta, dtype=np.float64)
     cuts = np.quantile(eta, q)
     group = np.searchsorted(cuts, eta, side="left").astype(np.intp)
