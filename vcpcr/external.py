@@ -107,10 +107,11 @@ def _raw_columns(fitted: Any, names: list[str], genes: list[str]) -> list[str]:
     With a formula, the columns its right-hand side and strata read.
     """
     spec = getattr(fitted, "model_spec_", None)
+    gene_set = set(genes)
     if spec is not None and getattr(fitted, "formula", None) is not None:
-        return [c for c in spec.columns if c not in set(genes)]
+        return [c for c in spec.columns if c not in gene_set]
     source = {d: c for c, ds in source_groups(spec).items() for d in ds}
-    raw = [source.get(n, n) for n in names if n not in set(genes)]
+    raw = [source.get(n, n) for n in names if n not in gene_set]
     return list(dict.fromkeys(raw))
 
 
