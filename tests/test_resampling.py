@@ -15,6 +15,7 @@ from vcpcr._input import take
 from vcpcr._parallel import task_seeds
 from vcpcr.exceptions import VCPCRWarning
 from vcpcr.inference._resampling import (
+    check_failures,
     check_resampling,
     check_template,
     clone_for_split,
@@ -253,3 +254,22 @@ def test_a_resample_s_selection_does_not_pass_on_its_step2_warnings():
         result = stability_selection(template, X, y, n_pairs=3, random_state=0)
     assert [str(w.message) for w in caught] == []
     assert result.selection_frequency["g0"] == 1.0
+
+
+def test_failures_are_counted_by_kind_numbers_aside():
+    """Messages that differ only in their numbers are one reason: "4 of 4",
+    not "1 time(s)" (each split's message names its own gene count)."""
+    reasons = [
+        "too many selected genes (41) for the second part's 20 events",
+        "too many selected genes (38) for the second part's 19 events",
+        None,
+        "too many selected genes (40) for the second part's 21 events",
+        "the split is unusable: no event in the second part",
+        None,
+        None,
+        None,
+    ]
+    with pytest.warns(
+        VCPCRWarning, match=r"on 4 of 8 splits failed \(most often, 3 time"
+    ):
+        check_failures(reasons, "multi_split", "splits", "p = 1")

@@ -9,10 +9,8 @@ each, with counts); the chosen grid point is refitted on all data as a
 from __future__ import annotations
 
 import numbers
-import re
 import time
 import warnings
-from collections import Counter
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
@@ -30,7 +28,12 @@ from vcpcr._families import Family, Prepared
 from vcpcr._formula import formula_outcome
 from vcpcr._input import Level, check_levels, check_strata, take
 from vcpcr._model import VCPCR, cap_n_clusters, check_lam_ratios
-from vcpcr._parallel import progress_shown, run_parallel, task_seeds
+from vcpcr._parallel import (
+    most_common_message,
+    progress_shown,
+    run_parallel,
+    task_seeds,
+)
 from vcpcr._scaling import standardize
 from vcpcr._scoring import batch_scoring, get_scorer, scoring_name, scoring_of
 from vcpcr._solvers.pooled import (
@@ -1271,7 +1274,7 @@ class _Failures:
         self.bad, self.raised = bad, raised
         messages = [m for r in results for m in r.failures]
         messages += [_NON_FINITE] * int(np.sum(bad & ~raised))
-        self.reason, self.count = _common_reason(messages)
+        self.reason, self.count = most_common_message(messages)
 
     def _counts(self) -> str:
         n_points, n_folds = self.bad.shape
@@ -1327,15 +1330,6 @@ class _Failures:
 
 #: The reason of a fold x grid fit whose score is not finite.
 _NON_FINITE = "the CV score was not finite on the test fold"
-
-
-def _common_reason(messages: list[str]) -> tuple[str, int]:
-    """Return the most common message (numbers aside) and how many share it."""
-    if not messages:
-        return "", 0
-    keys = [re.sub(r"\d+(?:\.\d+)?(?:e[-+]?\d+)?", "#", m) for m in messages]
-    key, count = Counter(keys).most_common(1)[0]
-    return messages[keys.index(key)], count
 
 
 def _check_folds(family: Family, y: Any, folds: list[Any], max_k: int) -> None:

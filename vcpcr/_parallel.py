@@ -51,6 +51,20 @@ def _kind(record: _Record) -> _Record:
     return category, _NUMBER.sub("#", message)
 
 
+def most_common_message(messages: Sequence[str]) -> tuple[str, int]:
+    """Return the most common message, numbers aside, and how many share it.
+
+    Messages that differ only in their numbers ("4 genes", "7 genes") are
+    one kind; the first message of the most common kind stands for it.
+    ``("", 0)`` when there is none.
+    """
+    if not messages:
+        return "", 0
+    keys = [_NUMBER.sub("#", m) for m in messages]
+    key, count = Counter(keys).most_common(1)[0]
+    return messages[keys.index(key)], count
+
+
 def _interactive() -> bool:
     """Return whether a person is watching: a terminal or Jupyter, not CI."""
     if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
@@ -24,7 +23,12 @@ from vcpcr._cv import VCPCRCV
 from vcpcr._families import family_name
 from vcpcr._input import take
 from vcpcr._model import VCPCR
-from vcpcr._parallel import progress_shown, run_parallel, task_seeds
+from vcpcr._parallel import (
+    most_common_message,
+    progress_shown,
+    run_parallel,
+    task_seeds,
+)
 from vcpcr._summary import VCPCRSummary, evidence_table, numbered_notes
 from vcpcr._validation import check_array, check_fraction, check_scalar
 from vcpcr.inference._common_tree import (
@@ -725,8 +729,7 @@ class MultiSplitResult:
         """Return notes on failed splits, Firth splits, splits without the descent."""
         notes = []
         if self.n_splits_skipped:
-            reasons = Counter(self.splits["reason"].dropna())
-            top, count = reasons.most_common(1)[0]
+            top, count = most_common_message(list(self.splits["reason"].dropna()))
             notes.append(
                 f"{self.n_splits_skipped} split(s) failed and count as p = 1 "
                 f"for every gene (most often, {count} time(s): {top})."
@@ -740,8 +743,7 @@ class MultiSplitResult:
             )
         missing = self.n_splits_used - self.n_splits_gene_level
         if missing:
-            reasons = Counter(self.splits["gene_reason"].dropna())
-            top, count = reasons.most_common(1)[0]
+            top, count = most_common_message(list(self.splits["gene_reason"].dropna()))
             notes.append(
                 f"{missing} used split(s) gave no gene-level test and count as "
                 f"gene P = 1 (their module tests stand; most often, {count} "

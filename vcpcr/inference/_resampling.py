@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +37,7 @@ from vcpcr._cv import VCPCRCV
 from vcpcr._families import Family
 from vcpcr._input import take
 from vcpcr._model import VCPCR
+from vcpcr._parallel import most_common_message
 from vcpcr._scaling import standardize
 from vcpcr._validation import (
     check_fraction,
@@ -141,7 +141,7 @@ def check_failures(
     failed = [r for r in reasons if r is not None]
     if not failed:
         return
-    top, count = Counter(failed).most_common(1)[0]
+    top, count = most_common_message(failed)
     text = (
         f"{owner}: the fits on {len(failed)} of {len(reasons)} {unit} failed "
         f"(most often, {count} time(s): {top})"

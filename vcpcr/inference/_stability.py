@@ -10,7 +10,6 @@ nothing to do with a cluster ``0`` of another).
 from __future__ import annotations
 
 import numbers
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,7 +26,12 @@ from vcpcr._cv import VCPCRCV
 from vcpcr._families import family_name
 from vcpcr._input import take
 from vcpcr._model import VCPCR
-from vcpcr._parallel import progress_shown, run_parallel, task_seeds
+from vcpcr._parallel import (
+    most_common_message,
+    progress_shown,
+    run_parallel,
+    task_seeds,
+)
 from vcpcr._summary import VCPCRSummary, _fmt, composition_rows, numbered_notes
 from vcpcr._validation import check_random_state, check_scalar
 from vcpcr.inference._resampling import (
@@ -566,7 +570,7 @@ class StabilityResult:
             "not to be trusted).",
         ]
         if self.n_failed:
-            top, count = Counter(self.failures.dropna()).most_common(1)[0]
+            top, count = most_common_message(list(self.failures.dropna()))
             notes.append(
                 f"{self.n_failed} fit(s) failed and count as empty selections "
                 f"(most often, {count} time(s): {top})."
