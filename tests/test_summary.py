@@ -73,6 +73,33 @@ def test_hazard_ratio_per_sd_against_lifelines_on_standardized_scores(cox_model)
     assert pi[2:] == ["-", "-"]
 
 
+@needs_survival
+def test_a_shrunk_model_s_effects_are_on_the_predictions_scale(cox_model):
+    """With ``shrinkage`` every row of the effects table, the signature and
+    the prognostic index are the shrunk model's (before, the module rows
+    were the unshrunk fit's, the index row the shrunk one's)."""
+    model, X, data = cox_model
+    s = 0.5
+    shrunk = VCPCR(**(model.get_params() | {"shrinkage": s})).fit(
+        X, data[["time", "event"]]
+    )
+    rows = _effects_rows(shrunk.summary().as_text())
+    unshrunk = _effects_rows(model.summary().as_text())
+    effect = shrunk.signature().groupby("module")["module_effect_per_sd"].first()
+    for name in shrunk.membership_.columns:
+        hr, low, high = (float(v) for v in rows[name][1:])
+        assert_allclose(hr, effect[name], rtol=1e-3)
+        # the unshrunk HR, its interval, to the power s
+        ref = np.array(unshrunk[name][1:], dtype=float) ** s
+        assert_allclose([hr, low, high], ref, rtol=2e-3)
+    eta = (
+        shrunk.predict_log_partial_hazard(X) - X["age"] * shrunk.covariate_coef_["age"]
+    )
+    pi = float(rows["prognostic index"][1])
+    assert_allclose(pi, np.exp(np.std(eta, ddof=1)), rtol=1e-3)
+    assert "times shrinkage=0.5" in " ".join(shrunk.summary().as_text().split())
+
+
 def _assert_effects_frame_matches_summary(model):
     """summary2's effects table (a DataFrame) shows summary()'s numbers."""
     smry = model.summary2()

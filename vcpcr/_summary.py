@@ -626,7 +626,10 @@ def _effects_per_sd(
     The table (None without clusters; ``summary()`` shows it as a titled
     text table, ``summary2()`` as the DataFrame) and its note. The step-2 fit is not
     refitted: ``coef * sd`` and its interval ``conf_int * sd``, through the
-    family's ``per_sd`` (exponentiated for hazard and odds ratios).
+    family's ``per_sd`` (exponentiated for hazard and odds ratios). Every
+    row is on the scale the predictions use: the coefficients and their
+    interval times ``shrinkage``, as ``cluster_coef_``, the prognostic index
+    and :meth:`VCPCR.signature`.
     """
     clusters = list(model.membership_.columns)
     if not clusters:
@@ -634,10 +637,12 @@ def _effects_per_sd(
     family = model._family
     position = {name: i for i, name in enumerate(params.names)}
     rows = np.array([position[c] for c in clusters])
+    shrinkage = float(getattr(model, "shrinkage", 1.0))
     sd = model.module_sd_.reindex(clusters).to_numpy(dtype=np.float64)
-    header, word, effect = family.per_sd(params.params[rows] * sd)
-    lower = family.per_sd(params.conf_int[rows, 0] * sd)[2]
-    upper = family.per_sd(params.conf_int[rows, 1] * sd)[2]
+    scale = shrinkage * sd  # the coefficients as the predictions use them
+    header, word, effect = family.per_sd(params.params[rows] * scale)
+    lower = family.per_sd(params.conf_int[rows, 0] * scale)[2]
+    upper = family.per_sd(params.conf_int[rows, 1] * scale)[2]
     index_sd = float(model.prognostic_index_sd_)
     index_effect = float(family.per_sd(np.array([index_sd]))[2][0])
     frame = pd.DataFrame(
@@ -658,6 +663,12 @@ def _effects_per_sd(
         f"{index_sd:.3g}, {word} per SD {index_effect:.3g}. Covariates stay "
         f"per unit of each."
     )
+    if shrinkage != 1:
+        note += (
+            f" As the predictions, the effects and their intervals use the "
+            f"cluster coefficients times shrinkage={shrinkage:.3g} (the "
+            f"table above shows them unshrunk)."
+        )
     return frame, [note]
 
 
