@@ -29,7 +29,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import RepeatedStratifiedKFold, StratifiedKFold
 
 from vcpcr._families import family_name
-from vcpcr._parallel import progress_shown, run_parallel, task_seeds
+from vcpcr._parallel import check_failures, progress_shown, run_parallel, task_seeds
 from vcpcr._solvers.partial_likelihood import efron_loglik
 from vcpcr._summary import VCPCRSummary, numbered_notes
 from vcpcr._survival import evaluate_baseline, stratum_baselines
@@ -1006,11 +1006,20 @@ def validate_increment(
     ------
     ValueError
         Without clinical columns, with missing clinical values, an unknown
-        column, a non-survival estimator or a bad parameter.
+        column, a non-survival estimator or a bad parameter; or when a
+        model's fit fails (a ``ValueError`` on a training fold) in more
+        than half of the folds.
     TypeError
         If ``estimator`` has no ``fit`` and ``predict``.
     ImportError
         Without lifelines or scikit-survival.
+
+    Warns
+    -----
+    VCPCRWarning
+        When a model's fit fails in some folds (at most half): those folds
+        are left out of its increments and of every model's means, which
+        compare the models on the folds where all were fitted.
 
     See Also
     --------
@@ -1098,6 +1107,13 @@ def validate_increment(
         unit="folds",
         fits_per_task=len(models),
     )
+    for name in models:
+        check_failures(
+            [fold[name].get("error") for fold in done],
+            f"{_OWNER} ({name})",
+            "folds",
+            "a fold left out of the means and the increments",
+        )
     return _result(
         done,
         splits,
@@ -1145,7 +1161,15 @@ def _result(
     metrics = _metric_names(plan.horizons)
     folds = _folds_frame(done, plan, n_splits)
     wide = folds.set_index(["repeat", "fold", "model"])[metrics].unstack("model")
-    summary = folds.groupby("model", sort=False)[metrics].agg(["mean", "std", "count"])
+    # The means compare the models on the same folds: those where none failed.
+    paired = folds.groupby(["repeat", "fold"])["error"].transform(
+        lambda errors: errors.isna().all()
+    )
+    summary = (
+        folds[paired]
+        .groupby("model", sort=False)[metrics]
+        .agg(["mean", "std", "count"])
+    )
     summary = summary.stack(0, future_stack=True).rename_axis(["model", "metric"])
     n_train = float(np.mean([len(tr) for tr, _ in splits]))
     n_test = float(np.mean([len(te) for _, te in splits]))
@@ -1267,7 +1291,7 @@ def _notes(
     for model, group in failed.groupby("model", sort=False):
         notes.append(
             f"{model} failed in {len(group)} fold(s), left out of its increments "
-            f"(first: {group['error'].iloc[0]})"
+            f"and of every model's means (first: {group['error'].iloc[0]})"
         )
     for model in models:
         chosen = folds.loc[folds["model"] == model, "n_genes"]

@@ -9,6 +9,9 @@ arguments go to joblib one by one, so that a large one shared by all tasks
 (the data) reaches the workers once. A warning raised inside a task
 is recorded there (a process backend would lose it) and issued once per
 kind afterwards, with how often it occurred, instead of once per task.
+A task that fails on its data (a fold or resample the estimator refuses) is
+counted by :func:`check_failures`: one warning, or an error when more than
+half failed.
 """
 
 from __future__ import annotations
@@ -25,9 +28,15 @@ from typing import Any
 import numpy as np
 
 from vcpcr._validation import check_random_state
-from vcpcr.exceptions import user_stacklevel
+from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
-__all__ = ["progress_shown", "run_parallel", "task_seeds"]
+__all__ = [
+    "check_failures",
+    "most_common_message",
+    "progress_shown",
+    "run_parallel",
+    "task_seeds",
+]
 
 #: A warning recorded in a task: its category and message.
 _Record = tuple[type[Warning], str]
@@ -63,6 +72,47 @@ def most_common_message(messages: Sequence[str]) -> tuple[str, int]:
     keys = [_NUMBER.sub("#", m) for m in messages]
     key, count = Counter(keys).most_common(1)[0]
     return messages[keys.index(key)], count
+
+
+def check_failures(
+    reasons: Sequence[str | None], owner: str, unit: str, counts_as: str
+) -> None:
+    """Warn once about failed resample fits; raise when more than half failed.
+
+    Parameters
+    ----------
+    reasons : sequence of str or None
+        Why each resample's fit failed (None where it did not).
+    owner : str
+        The calling function, for the message.
+    unit : str
+        What a resample is, in the plural ("splits", "subsamples").
+    counts_as : str
+        What a failed fit counts as in the result, and what that keeps valid.
+
+    Raises
+    ------
+    ValueError
+        If more than half of the fits failed.
+    """
+    failed = [r for r in reasons if r is not None]
+    if not failed:
+        return
+    top, count = most_common_message(failed)
+    text = (
+        f"{owner}: the fits on {len(failed)} of {len(reasons)} {unit} failed "
+        f"(most often, {count} time(s): {top})"
+    )
+    if 2 * len(failed) > len(reasons):
+        raise ValueError(
+            f"{text}. More than half of the {unit} cannot be used; fix the data "
+            f"or the estimator (e.g. fewer clusters, more samples)."
+        )
+    warnings.warn(
+        f"{text}; each counts as {counts_as}.",
+        VCPCRWarning,
+        stacklevel=user_stacklevel(),
+    )
 
 
 def _interactive() -> bool:

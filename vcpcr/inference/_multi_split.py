@@ -24,6 +24,7 @@ from vcpcr._families import family_name
 from vcpcr._input import take
 from vcpcr._model import VCPCR
 from vcpcr._parallel import (
+    check_failures,
     most_common_message,
     progress_shown,
     run_parallel,
@@ -43,7 +44,6 @@ from vcpcr.inference._hierarchy import SplitTests, descend, minimal_rejections
 from vcpcr.inference._resampling import (
     Fingerprint,
     Rows,
-    check_failures,
     check_resampling,
     check_template,
     draw_splits,

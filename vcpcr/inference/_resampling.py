@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,20 +36,18 @@ from vcpcr._cv import VCPCRCV
 from vcpcr._families import Family
 from vcpcr._input import take
 from vcpcr._model import VCPCR
-from vcpcr._parallel import most_common_message
 from vcpcr._scaling import standardize
 from vcpcr._validation import (
     check_fraction,
     check_random_state,
     check_scalar,
 )
-from vcpcr.exceptions import VCPCRWarning, user_stacklevel
+from vcpcr.exceptions import VCPCRWarning
 
 __all__ = [
     "IGNORED_PARAMS",
     "Fingerprint",
     "Rows",
-    "check_failures",
     "check_resampling",
     "check_template",
     "clone_for_split",
@@ -114,47 +111,6 @@ def check_template(estimator: Any, owner: str) -> None:
         f"(it is cloned and refitted on every resample); got a fitted "
         f"{type(estimator).__name__}. Pass sklearn.base.clone(model) or a new "
         f"{type(estimator).__name__}(...) with the same parameters."
-    )
-
-
-def check_failures(
-    reasons: Sequence[str | None], owner: str, unit: str, counts_as: str
-) -> None:
-    """Warn once about failed resample fits; raise when more than half failed.
-
-    Parameters
-    ----------
-    reasons : sequence of str or None
-        Why each resample's fit failed (None where it did not).
-    owner : str
-        The calling function, for the message.
-    unit : str
-        What a resample is, in the plural ("splits", "subsamples").
-    counts_as : str
-        What a failed fit counts as in the result, and what that keeps valid.
-
-    Raises
-    ------
-    ValueError
-        If more than half of the fits failed.
-    """
-    failed = [r for r in reasons if r is not None]
-    if not failed:
-        return
-    top, count = most_common_message(failed)
-    text = (
-        f"{owner}: the fits on {len(failed)} of {len(reasons)} {unit} failed "
-        f"(most often, {count} time(s): {top})"
-    )
-    if 2 * len(failed) > len(reasons):
-        raise ValueError(
-            f"{text}. More than half of the {unit} cannot be used; fix the data "
-            f"or the estimator (e.g. fewer clusters, more samples)."
-        )
-    warnings.warn(
-        f"{text}; each counts as {counts_as}.",
-        VCPCRWarning,
-        stacklevel=user_stacklevel(),
     )
 
 

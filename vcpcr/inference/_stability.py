@@ -27,6 +27,7 @@ from vcpcr._families import family_name
 from vcpcr._input import take
 from vcpcr._model import VCPCR
 from vcpcr._parallel import (
+    check_failures,
     most_common_message,
     progress_shown,
     run_parallel,
@@ -36,7 +37,6 @@ from vcpcr._summary import VCPCRSummary, _fmt, composition_rows, numbered_notes
 from vcpcr._validation import check_random_state, check_scalar
 from vcpcr.inference._resampling import (
     Fingerprint,
-    check_failures,
     check_template,
     draw_splits,
     fit_for_selection,
