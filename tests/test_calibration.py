@@ -14,7 +14,7 @@ from numpy.testing import assert_allclose
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
-from vcpcr import VCPCR
+from vcpcr import VCPCR, VCPCRWarning
 from vcpcr.calibration import (
     CalibrationResult,
     binary_calibration,
@@ -393,6 +393,26 @@ def test_cross_val_predict_survival_by_hand():
     # predictions are clipped to [1e-10, 1 - 1e-10], as lifelines' calibration
     assert_allclose(result.predicted, 1 - want, rtol=0, atol=2e-10)
     assert isinstance(result, CalibrationResult)
+
+
+@needs_survival
+def test_cross_val_calibration_drops_what_the_model_drops():
+    """A ``missing="drop"`` model: the incomplete rows are dropped before
+    the folds (before: the fold whose test part held one failed to predict)."""
+    X, y = _cox_data()
+    X = pd.DataFrame(X, columns=[f"g{j}" for j in range(X.shape[1])])
+    X.insert(0, "age", np.random.default_rng(0).normal(size=len(y)))
+    X.loc[[4, 50], "age"] = np.nan
+    model = VCPCR(
+        3, family="cox", covariates=["age"], missing="drop", lam_ratio=0.3, n_init=2
+    ).set_params(random_state=0)
+    h = float(np.median(y[:, 0]))
+    with pytest.warns(VCPCRWarning, match="Dropped 2 of 120 rows"):
+        got = cross_val_calibration(model, X, y, horizon=h, cv=3)
+    keep = X["age"].notna().to_numpy()
+    want = cross_val_calibration(model, X[keep], y[keep], horizon=h, cv=3)
+    assert_allclose(got.predicted, want.predicted, rtol=1e-12)
+    assert got.predicted.size == keep.sum()
 
 
 @needs_survival

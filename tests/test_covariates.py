@@ -452,6 +452,27 @@ def test_bad_strata():
         VCPCR(family="cox", strata=["centre"]).fit(X, y)
 
 
+def test_a_categorical_column_of_one_level_and_a_missing_value_at_predict():
+    """The errors name covariates= and strata=, never a formula the user did
+    not write (before: "The formula 'center' has no predictors")."""
+    X, y = _stratified()
+    one = X.assign(center="A")
+    with pytest.raises(
+        ValueError,
+        match=r"\{'center': 'A'\} of covariates= or strata= have a single level",
+    ):
+        VCPCR(family="cox", strata=["center"]).fit(one, y)
+    labelled = X.assign(center=X["center"].map({0.0: "a", 1.0: "b", 2.0: "c"}))
+    model = VCPCR(family="cox", **(KW | {"covariates": [*COV, "center"]}))
+    model.fit(labelled, y)
+    labelled.loc[labelled.index[0], "center"] = None
+    with pytest.raises(
+        ValueError,
+        match=r"used by covariates= and strata= contain missing values: \{'center': 1\}; impute",
+    ):
+        model.predict(labelled)
+
+
 def test_resampling_refuses_strata():
     from vcpcr.inference import multi_split
 

@@ -63,6 +63,7 @@ _MISSING_CHOICES = ("raise", "drop")
 _NUMERIC = set("biuf")  # dtype kinds used as numbers (bool, int, uint, float)
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _SHOW = 10  # how many column names an error message lists
+_ENCODED = "covariates= and strata="  # what an encoding spec is, in errors
 _SIGNS = ((Token.Kind.OPERATOR, "+"), (Token.Kind.OPERATOR, "-"))
 _NAME = Token.Kind.NAME
 # formulaic's public parser, tokens only: no intercept inserted ("0" is "-1").
@@ -575,7 +576,14 @@ def encode_columns(
             f"The categorical columns {quoted} have a backquote in their name, "
             f"which formulaic cannot encode; rename them."
         )
-    _drop_missing(sub, list(columns), "raise", what="covariates= and strata=")
+    _drop_missing(sub, list(columns), "raise", what=_ENCODED)
+    single = {str(c): sub[c].iloc[0] for c in columns if sub[c].nunique() < 2}
+    if single:
+        raise ValueError(
+            f"The categorical column(s) {_show(single)} of covariates= or "
+            f"strata= have a single level: they adjust for nothing (one stratum "
+            f"of all rows is the unstratified model). Leave them out."
+        )
     formula = " + ".join(_quote(c) for c in columns)
     matrix = _materialize(f"1 + {formula}", sub, formula)
     design = _design(matrix, formula)
@@ -596,7 +604,8 @@ def encode_new(spec: DesignSpec, data: Any) -> Any:
             f"X lacks the column(s) {absent}, categorical covariates or strata "
             f"of the fitted model; pass the columns it was fitted on."
         )
-    return _splice(data, spec, transform_new(spec, data[list(spec.columns)]))
+    new = _check_data(data[list(spec.columns)])
+    return _splice(data, spec, _transform_checked(spec, new, what=_ENCODED))
 
 
 def _splice(data: pd.DataFrame, spec: DesignSpec, design: pd.DataFrame) -> pd.DataFrame:
@@ -715,15 +724,21 @@ def transform_new(spec: DesignSpec, data: pd.DataFrame) -> pd.DataFrame:
     return _transform_checked(spec, data)
 
 
-def _transform_checked(spec: DesignSpec, data: pd.DataFrame) -> pd.DataFrame:
-    """:func:`transform_new` on checked data that holds the spec's columns."""
+def _transform_checked(
+    spec: DesignSpec, data: pd.DataFrame, *, what: str = "the formula"
+) -> pd.DataFrame:
+    """:func:`transform_new` on checked data that holds the spec's columns.
+
+    ``what`` names the spec's origin in an error (a user's formula, or the
+    encoding of ``covariates=`` and ``strata=``).
+    """
     if spec.parts:
-        parts = [_transform_checked(part, data) for part in spec.parts]
+        parts = [_transform_checked(part, data, what=what) for part in spec.parts]
         return pd.concat(parts, axis=1)
     if spec.model_spec is None:
         return _fast_design(data, list(spec.columns))  # NaN is kept (see Notes)
     data = _named_columns(spec.formula, data)
-    _drop_missing(data, list(spec.columns), "predict")
+    _drop_missing(data, list(spec.columns), "predict", what=what)
     _check_column_types(spec.model_spec, data)
     _check_levels(spec.model_spec, data)
     return _design(_materialize(spec.model_spec, data, spec.formula), spec.formula)

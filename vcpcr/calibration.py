@@ -37,6 +37,7 @@ from sklearn.model_selection import KFold, StratifiedKFold, check_cv
 from statsmodels.iolib.summary import Summary
 
 from vcpcr._families import family_name
+from vcpcr._input import take
 from vcpcr._smoothers import binary_smoother, cloglog, survival_smoother
 from vcpcr._solvers.partial_likelihood import RiskSets
 from vcpcr._solvers.step2_fits import cox_batch, logit_batch
@@ -863,10 +864,6 @@ def _folds(cv: Any, labels: NDArray[Any] | None, random_state: Any, owner: str) 
     return check_cv(cv)
 
 
-def _rows(X: Any, idx: NDArray[np.intp]) -> Any:
-    return X.iloc[idx] if hasattr(X, "iloc") else np.asarray(X)[idx]
-
-
 def _family(model: Any, owner: str) -> str:
     family = family_name(getattr(model, "family", None))
     if family not in ("gaussian", "binomial", "cox"):
@@ -910,8 +907,8 @@ def _out_of_fold(
     out = np.full(n, np.nan)
     split_y = labels if labels is not None else np.zeros(n)
     for train, test in splitter.split(np.zeros((n, 1)), split_y):
-        fold = clone(model).fit(_rows(X, train), None if y is None else _rows(y, train))
-        out[test] = _predict(fold, _rows(X, test), family, horizon)
+        fold = clone(model).fit(take(X, train), take(y, train))
+        out[test] = _predict(fold, take(X, test), family, horizon)
     if np.isnan(out).any():
         raise ValueError(
             f"The folds of cv={cv!r} left {int(np.isnan(out).sum())} samples without "
@@ -1007,7 +1004,9 @@ def cross_val_calibration(
         Time of the comparison (cox only; required there).
     cv : int, cross-validation splitter or None, default=5
         An int gives shuffled folds, stratified on the event indicator (cox)
-        or the class (binomial).
+        or the class (binomial). With folds, the rows that a
+        ``missing="drop"`` model drops are dropped before the folds are
+        made (with its warning).
     n_groups : int, optional
         Groups of the predictions (default 5 for cox, 10 otherwise).
     random_state : int, default=0
@@ -1040,6 +1039,12 @@ def cross_val_calibration(
             else f"takes no horizon for family={family!r}; drop it"
         )
         raise ValueError(f"{owner} {need}.")
+    if cv is not None and getattr(model, "missing", None) == "drop":
+        # Drop the incomplete rows once (with fit's warning), before the
+        # folds: a test fold's row with a missing value cannot be predicted.
+        rows = clone(model)._fit_input(X, y, owner=owner).rows
+        if rows is not None:
+            X, y = take(X, rows), take(y, rows)
     target = _outcome(model, X, y)
     if cv is None:
         from sklearn.utils.validation import check_is_fitted
