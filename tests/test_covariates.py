@@ -468,7 +468,7 @@ def test_a_categorical_column_of_one_level_and_a_missing_value_at_predict():
     labelled.loc[labelled.index[0], "center"] = None
     with pytest.raises(
         ValueError,
-        match=r"used by covariates= and strata= contain missing values: \{'center': 1\}; impute",
+        match=r"by covariates= and strata= contain missing values: \{'center': 1\}",
     ):
         model.predict(labelled)
 

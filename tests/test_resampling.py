@@ -12,10 +12,9 @@ from sklearn.model_selection import KFold
 from tests.conftest import make_blocks, needs_survival
 from vcpcr import VCPCR, VCPCRCV, Surv
 from vcpcr._input import take
-from vcpcr._parallel import task_seeds
+from vcpcr._parallel import check_failures, task_seeds
 from vcpcr.exceptions import VCPCRWarning
 from vcpcr.inference._resampling import (
-    check_failures,
     check_resampling,
     check_template,
     clone_for_split,

@@ -580,7 +580,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         classifier = family.estimator_type == "classifier"
         labels = family.strata(prepared.outcome)
         k = 5 if self.cv is None else self.cv
-        if not family.survival:
+        if not family.survival or labels is None:
             return list(check_cv(self.cv, yv, classifier=classifier).split(Xa, yv))
         if (
             isinstance(k, numbers.Integral)

@@ -574,10 +574,11 @@ def check_survival(
     Times of 0 are allowed: only their order matters (coxph and lifelines
     accept them; glmnet rejects times ``<= 0``). Besides "no events", ``y`` is
     rejected when all its times are equal (no event comes before another:
-    a time column read wrongly), and when the null-model martingale residuals (``-n`` times the
-    gradient at ``eta = 0``) all vanish: when everyone at risk at the first
-    event time has the event then (e.g. one event, at the largest time), every
-    constant risk score maximizes the partial likelihood and all weights are 0.
+    a time column read wrongly), and when the null-model martingale
+    residuals (``-n`` times the gradient at ``eta = 0``) all vanish: when
+    everyone at risk at the first event time has the event then (e.g. one
+    event, at the largest time), every constant risk score maximizes the
+    partial likelihood and all weights are 0.
 
     Examples
     --------

@@ -570,10 +570,10 @@ class StabilityResult:
             "not to be trusted).",
         ]
         if self.n_failed:
-            top, count = most_common_message(list(self.failures.dropna()))
+            reason, count = most_common_message(list(self.failures.dropna()))
             notes.append(
                 f"{self.n_failed} fit(s) failed and count as empty selections "
-                f"(most often, {count} time(s): {top})."
+                f"(most often, {count} time(s): {reason})."
             )
         return notes
 
