@@ -77,16 +77,16 @@ def most_common_message(messages: Sequence[str]) -> tuple[str, int]:
 def check_failures(
     reasons: Sequence[str | None], owner: str, unit: str, counts_as: str
 ) -> None:
-    """Warn once about failed resample fits; raise when more than half failed.
+    """Warn once about failed fits of resamples or folds; raise if most failed.
 
     Parameters
     ----------
     reasons : sequence of str or None
-        Why each resample's fit failed (None where it did not).
+        Why each resample's (or fold's) fit failed (None where it did not).
     owner : str
         The calling function, for the message.
     unit : str
-        What a resample is, in the plural ("splits", "subsamples").
+        What a resample is, in the plural ("splits", "subsamples", "folds").
     counts_as : str
         What a failed fit counts as in the result, and what that keeps valid.
 
