@@ -173,15 +173,6 @@ def test_surv_and_check_survival_give_one_verdict(time, event, error, match):
         _validation.check_survival(frame)
 
 
-def test_one_time_for_every_row_is_refused():
-    """All times equal (e.g. a time column read as 0): no order to learn.
-    Before, a Cox fit went ahead and reported a concordance of 0.77."""
-    X, _ = _data("gaussian")
-    y = np.column_stack([np.zeros(len(X)), np.arange(len(X)) % 2])
-    with pytest.raises(ValueError, match=r"one time for all \d+ observations \(0\)"):
-        VCPCR(2, family="cox").fit(X, y)
-
-
 def test_missing_values_are_reported_alike_in_x_and_survival_y():
     """pd.NA becomes NaN by one rule, in a DataFrame X and in a survival y."""
     X, y = _data("gaussian")

@@ -573,12 +573,10 @@ def check_survival(
     -----
     Times of 0 are allowed: only their order matters (coxph and lifelines
     accept them; glmnet rejects times ``<= 0``). Besides "no events", ``y`` is
-    rejected when all its times are equal (no event comes before another:
-    a time column read wrongly), and when the null-model martingale
-    residuals (``-n`` times the gradient at ``eta = 0``) all vanish: when
-    everyone at risk at the first event time has the event then (e.g. one
-    event, at the largest time), every constant risk score maximizes the
-    partial likelihood and all weights are 0.
+    rejected when the null-model martingale residuals (``-n`` times the
+    gradient at ``eta = 0``) all vanish: when everyone at risk at the first
+    event time has the event then (e.g. one event, at the largest time), every
+    constant risk score maximizes the partial likelihood and all weights are 0.
 
     Examples
     --------
@@ -719,13 +717,6 @@ def _check_informative(
         raise ValueError(
             f"{name} has no events: all {event.size} observations are censored, so "
             f"the Cox partial likelihood is constant. At least one event is needed."
-        )
-    if np.ptp(time) == 0:
-        raise ValueError(
-            f"{name} has one time for all {time.size} observations ({time[0]:g}): "
-            f"no event comes before another, so the model would only tell the "
-            f"events from the censored rows. Check the time column (a survival "
-            f"outcome needs the times of the events and of the censoring)."
         )
     t1 = time[event].min()
     at_risk = time >= t1
