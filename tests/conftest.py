@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 import re
 import subprocess
 import sys
@@ -11,6 +12,14 @@ from importlib.util import find_spec
 import numpy as np
 import pandas as pd
 import pytest
+from threadpoolctl import threadpool_limits
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # `pytest -n auto`: the workers fill the cores, so each keeps one BLAS
+    # thread (its subprocesses too); more would oversubscribe the cores.
+    for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[_var] = "1"
+    threadpool_limits(1)
 
 # The scripts that regenerate the reference data write files when imported;
 # --doctest-modules must not collect them.
