@@ -14,7 +14,7 @@ from vcpcr.datasets import load_liver
 X, y = load_liver(return_X_y=True)
 heavy = np.where(y > y.median(), "heavy", "light")
 
-# Tuned by cross-validated log-loss (the default for family="binomial").
+# Tuned by the default criterion: the pooled cross-validated deviance.
 cv = VCPCRCV(
     n_clusters=(5, 10),
     family="binomial",

@@ -390,6 +390,8 @@ def test_plot_still_draws_the_cv_curve_with_a_future_warning(fitted_cv):
         ({"n_se": -0.5}, r"'n_se' parameter of VCPCRCV must be in the range \[0.0"),
         ({"n_se": np.inf}, "'n_se' parameter of VCPCRCV must be finite"),
         ({"selection": "min", "n_se": 1.0}, "selection='min' does not use it"),
+        ({"scoring": ["r2", "neg_mean_squared_error"]}, "ranks the grid by one"),
+        ({"scoring": {"r2": "r2"}}, "not a dict of several"),
     ],
     ids=lambda v: str(v)[:25],
 )
@@ -624,3 +626,13 @@ def test_score_degrees_cover_the_gaussian_batch_scorings():
     gaussian = SCORINGS["gaussian"]
     expected = {*gaussian.batch_scorings, POOLED}
     assert set(gaussian.unit_degrees) == expected
+
+
+def test_a_group_splitter_names_the_way_to_its_folds(blocks):
+    """GroupKFold needs groups, which fit does not take: a vcpcr error with the
+    fix (before: scikit-learn's "The 'groups' parameter should not be None")."""
+    from sklearn.model_selection import GroupKFold
+
+    X, y = blocks[:2]
+    with pytest.raises(ValueError, match=r"takes no groups.*cv=list\(splitter"):
+        VCPCRCV(n_clusters=(2,), cv=GroupKFold(3)).fit(X, y)

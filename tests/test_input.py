@@ -604,3 +604,21 @@ def test_cox_level_check_fuzz(size, events, early, seed):
     # names a diverging coefficient among its possible causes)
     assert "diverges to" not in failure
     assert failure or np.isfinite(model.covariate_coef_).all()
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        pd.date_range("2020-01-01", periods=30),
+        pd.to_timedelta(range(30), unit="D"),
+        pd.period_range("2020-01", periods=30, freq="M"),
+    ],
+    ids=["datetime", "timedelta", "period"],
+)
+def test_a_date_column_is_named_with_the_fix(column):
+    """Dates and durations: vcpcr's error naming the column (before: numpy's
+    DTypePromotionError or float()'s TypeError)."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(30, 6)), columns=[f"g{j}" for j in range(6)])
+    with pytest.raises(ValueError, match=r"non-numeric columns: \['when'\].*dates"):
+        VCPCR(2).fit(X.assign(when=column), rng.normal(size=30))

@@ -377,7 +377,9 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
     ----------
     cv_results_ : pandas.DataFrame
         One row per grid point: ``n_clusters``, ``delta``, ``lam_ratio``,
-        ``split<i>_test_score``, ``mean_test_score``, ``std_test_score``,
+        ``split<i>_test_score``, ``mean_test_score``, ``std_test_score``
+        (the folds' standard deviation with ``ddof=1``, as ``cv.glmnet``'s
+        ``cvsd`` times ``sqrt(n_splits)``; ``GridSearchCV``'s uses ``ddof=0``),
         ``se_diff_test_score`` (standard error of the point's mean score
         minus the best point's; 0 at the best), ``n_failed_folds`` (folds
         where the point could not be fitted or scored, or scored non-finite:
@@ -414,7 +416,8 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         folds; the refit is lifelines' and warns if separated); a
         ``SeparationWarning`` is issued only when they are the majority.
     scorer_ : callable
-        The scorer used.
+        The scorer of :meth:`score`: ``scoring``'s, or with the pooled
+        deviance the family's own score (see :meth:`score`).
     n_splits_ : int
         Number of folds.
     folds_ : list of (train, test) tuples of int arrays
@@ -581,13 +584,13 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         labels = family.strata(prepared.outcome)
         k = 5 if self.cv is None else self.cv
         if not family.survival or labels is None:
-            return list(check_cv(self.cv, yv, classifier=classifier).split(Xa, yv))
+            return _split(check_cv(self.cv, yv, classifier=classifier), Xa, yv)
         if (
             isinstance(k, numbers.Integral)
             and np.unique(labels, return_counts=True)[1].min() >= k
         ):
             return list(check_cv(k, labels, classifier=True).split(Xa, labels))
-        return list(check_cv(self.cv, labels).split(Xa, labels))
+        return _split(check_cv(self.cv, labels), Xa, labels)
 
     def _check_params(
         self, family: Family, n_features: int, *, covariates: bool
@@ -599,6 +602,17 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         """
         scheme = super()._check_params(family, n_features, covariates=covariates)
         check_choice(self.selection, "selection", SELECTIONS, owner="VCPCRCV")
+        if not (
+            self.scoring is None
+            or isinstance(self.scoring, str)
+            or callable(self.scoring)
+        ):
+            raise ValueError(
+                f"VCPCRCV ranks the grid by one criterion: scoring must be a name "
+                f"or a callable scorer(estimator, X, y), not a "
+                f"{type(self.scoring).__name__} of several (got {self.scoring!r}). "
+                f"Pass one; evaluate the others on the refitted model."
+            )
         if self.n_se is not None:
             if self.selection == "min":
                 raise ValueError(
@@ -1086,8 +1100,13 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
 
         As scikit-learn's ``GridSearchCV`` and ``LogisticRegressionCV``, the
         score is the one the CV ranked the grid by (``scoring``), which
-        may differ from :meth:`VCPCR.score` (R^2, accuracy or concordance):
-        the one public method of :class:`VCPCR` whose meaning differs here
+        may differ from :meth:`VCPCR.score` (R^2, accuracy or concordance).
+        The pooled deviance (the default) is a criterion of out-of-fold
+        predictions, not a score of one model on new data: there ``score``
+        is the family's own score (minus the mean squared error; minus the
+        log-loss, half the binomial deviance per row; Harrell's C), so for
+        binomial and cox models it is not on ``best_score_``'s scale. This
+        is the one public method of :class:`VCPCR` whose meaning differs here
         (so ``set_score_request``, which configures ``VCPCR.score``'s
         ``sample_weight``, is VCPCR's only).
 
@@ -1326,6 +1345,19 @@ class _Failures:
             f"few rows or no event (it separates); or change the grid "
             f"(n_clusters, deltas, lam_ratios)."
         )
+
+
+def _split(splitter: Any, X: Any, y: Any) -> list[Any]:
+    """Return ``splitter``'s folds; a splitter that needs groups is an error."""
+    try:
+        return list(splitter.split(X, y))
+    except ValueError as exc:
+        if "groups" not in str(exc):
+            raise
+        raise ValueError(
+            f"VCPCRCV.fit takes no groups, which cv={splitter!r} needs: pass its "
+            f"folds instead, cv=list(splitter.split(X, y, groups))."
+        ) from exc
 
 
 #: The reason of a fold x grid fit whose score is not finite.

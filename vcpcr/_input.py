@@ -371,13 +371,21 @@ def _check_not_survival(est: Any, y: Any, family: Family) -> None:
         )
 
 
+#: The messages of a failed conversion of X to floats (:func:`_hint_non_numeric`).
+_NOT_NUMERIC = ("could not convert", "could not be promoted", "float() argument")
+
+
 @contextmanager
 def _hint_non_numeric(est: Any, X: Any) -> Iterator[None]:
-    """Re-raise scikit-learn's "could not convert" error with the fix."""
+    """Re-raise a failed conversion of ``X`` to floats with the fix.
+
+    scikit-learn's "could not convert" (strings), numpy's promotion error
+    (datetime and timedelta columns) and ``float()``'s (pandas periods).
+    """
     try:
         yield
-    except ValueError as exc:
-        if "could not convert" not in str(exc):
+    except (ValueError, TypeError) as exc:
+        if not any(s in str(exc) for s in _NOT_NUMERIC):
             raise
         columns = getattr(X, "columns", None)
         dtypes = getattr(X, "dtypes", None)
@@ -394,7 +402,8 @@ def _hint_non_numeric(est: Any, X: Any) -> Iterator[None]:
         raise ValueError(
             f"X must be numeric{where}: {exc}. Encode the categorical columns "
             f"(e.g. pandas.get_dummies or sklearn's OneHotEncoder), or use "
-            f"{type(est).__name__}(formula='y ~ .'), which encodes them."
+            f"{type(est).__name__}(formula='y ~ .'), which encodes them; give "
+            f"dates and durations as numbers (e.g. days since a reference date)."
         ) from exc
 
 
