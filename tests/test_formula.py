@@ -628,3 +628,16 @@ def test_formula_outcome_reads_only_the_outcome():
     df.loc[df.index[2], "y"] = np.nan
     with pytest.raises(ValueError, match=r"\{'y': 1\}; drop those rows before"):
         formula_outcome("y ~ g1 + g2", df)
+
+
+@pytest.mark.parametrize(
+    "formula",
+    ["y ~ y + a", "y ~ np.log(y) + .", "np.log(y) ~ y + b", "y ~ a | y + b"],
+    ids=["plain", "transform", "lhs-transform", "two-part"],
+)
+def test_the_outcome_on_the_right_hand_side_is_an_error(formula):
+    """R drops it with a warning; before, it was fitted (in-sample R^2 1.0)."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(rng.uniform(1, 2, size=(20, 3)), columns=["y", "a", "b"])
+    with pytest.raises(ValueError, match=r"uses the outcome's column\(s\) \['y'\]"):
+        parse_formula(formula, df)

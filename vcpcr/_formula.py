@@ -1105,6 +1105,13 @@ def _parse_slow(
     """Build y and X with formulaic; ``.`` leaves out ``lhs_vars`` (the outcome's)."""
     parsed = _parse(formula, [c for c in data.columns if c not in lhs_vars])
     rhs_vars = _read_columns([f for term in parsed.rhs for f in term.factors], data)
+    if both := sorted(rhs_vars & lhs_vars):
+        raise ValueError(
+            f"The formula {formula!r} uses the outcome's column(s) {both} on its "
+            f"right-hand side: a predictor made of the outcome predicts it "
+            f"perfectly. Remove them from the right-hand side ('.' leaves them "
+            f"out)."
+        )
     used = rhs_vars | lhs_vars
     rhs_columns = [c for c in data.columns if c in rhs_vars]
     dtypes = data.dtypes[rhs_columns]
