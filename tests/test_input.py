@@ -620,5 +620,5 @@ def test_a_date_column_is_named_with_the_fix(column):
     DTypePromotionError or float()'s TypeError)."""
     rng = np.random.default_rng(0)
     X = pd.DataFrame(rng.normal(size=(30, 6)), columns=[f"g{j}" for j in range(6)])
-    with pytest.raises(ValueError, match=r"non-numeric columns: \['when'\].*dates"):
+    with pytest.raises(TypeError, match=r"non-numeric columns: \['when'\].*dates"):
         VCPCR(2).fit(X.assign(when=column), rng.normal(size=30))

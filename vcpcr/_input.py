@@ -399,7 +399,9 @@ def _hint_non_numeric(est: Any, X: Any) -> Iterator[None]:
             else []
         )
         where = f" (non-numeric columns: {bad[:5]})" if bad else ""
-        raise ValueError(
+        # The type stays: scikit-learn's checks expect a TypeError for objects.
+        error = TypeError if isinstance(exc, TypeError) else ValueError
+        raise error(
             f"X must be numeric{where}: {exc}. Encode the categorical columns "
             f"(e.g. pandas.get_dummies or sklearn's OneHotEncoder), or use "
             f"{type(est).__name__}(formula='y ~ .'), which encodes them; give "
