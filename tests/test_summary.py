@@ -229,3 +229,25 @@ def test_joblib_round_trip_with_formula_covariates_and_strata(tmp_path):
     )
     pd.testing.assert_frame_equal(loaded.signature(), model.signature())
     assert loaded.summary().as_text() == model.summary().as_text()
+
+
+def test_reports_refuse_parameters_changed_after_fit():
+    """set_params after fit leaves the fitted model as it was: summary,
+    signature and get_prediction refuse to report it under the new
+    parameters (before: the summary showed another shrinkage and lam_ratio
+    beside the old predictions); a refit, or setting them back, clears it."""
+    X, lin, _, _ = make_blocks(n=80, seed=2)
+    model = VCPCR(3, lam_ratio=0.3, n_init=2, random_state=0).fit(X, lin)
+    text = model.summary().as_text()
+    model.set_params(shrinkage=0.5, lam_ratio=0.9)
+    for report in (model.summary, model.summary2, model.signature):
+        with pytest.raises(
+            ValueError, match=r"lam_ratio=0.3 -> 0.9, shrinkage=1.0 -> 0.5 after fit"
+        ):
+            report()
+    with pytest.raises(ValueError, match="set_params changed"):
+        model.get_prediction(X)
+    model.set_params(shrinkage=1.0, lam_ratio=0.3)
+    assert model.summary().as_text() == text
+    model.set_params(lam_ratio=0.9).fit(X, lin)
+    assert "0.9000" in model.summary().as_text()

@@ -32,7 +32,24 @@ from vcpcr._input import (
 from vcpcr._validation import check_scalar
 from vcpcr._weights import WeightScheme, check_scheme
 
-__all__ = ["FitInput", "VCPCRBase"]
+__all__ = ["FitInput", "VCPCRBase", "same_value"]
+
+#: Parameters that do not change a fitted model (how it runs, not what it is).
+_RUN_PARAMS = ("n_jobs", "verbose")
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Whether two parameter values are equal (arrays by value, objects by repr)."""
+    sequences = np.ndarray | list | tuple
+    if isinstance(a, sequences) or isinstance(b, sequences):
+        try:
+            return bool(np.array_equal(np.asarray(a), np.asarray(b)))
+        except (TypeError, ValueError):
+            return repr(a) == repr(b)
+    scalars = str | numbers.Number | None
+    if isinstance(a, scalars) and isinstance(b, scalars):
+        return bool(a == b)
+    return repr(a) == repr(b)
 
 
 class FitInput(NamedTuple):
@@ -77,6 +94,30 @@ class VCPCRBase(TransformerMixin, BaseEstimator):
     def _family(self) -> Family:
         """The ``family`` parameter's family (:func:`family_instance`)."""
         return family_instance(self.family, owner=type(self).__name__)
+
+    def _check_unchanged(self, what: str) -> None:
+        """Raise if ``set_params`` changed a parameter since the fit.
+
+        The fitted state (predictions, ``result_``) is the fit's; a report
+        that read the new parameters beside it would contradict it (a
+        summary with another ``shrinkage``, ``latent`` or ``lam_ratio``).
+        """
+        before = getattr(self, "_params_at_fit", None)
+        if before is None:
+            return
+        now = self.get_params(deep=False)
+        changed = [
+            k
+            for k in now
+            if k not in _RUN_PARAMS and not same_value(now[k], before.get(k))
+        ]
+        if changed:
+            was = ", ".join(f"{k}={before.get(k)!r} -> {now[k]!r}" for k in changed)
+            raise ValueError(
+                f"{what}: set_params changed {was} after fit, but the fitted "
+                f"model is still the one fitted before. Call fit again, or set "
+                f"them back."
+            )
 
     def _check_params(
         self, family: Family, n_features: int, *, covariates: bool

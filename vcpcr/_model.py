@@ -733,6 +733,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
         )
         for name, value in extra.items():
             setattr(self, name, value)
+        self._params_at_fit = self.get_params(deep=False)
         return self
 
     @property
@@ -1074,6 +1075,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
         The intervals are conditional on the estimated clusters, as the
         standard errors of :meth:`summary`.
         """
+        self._check_unchanged("get_prediction")
         if self.shrinkage != 1:
             raise ValueError(
                 f"get_prediction gives statsmodels' intervals of the unshrunk "
@@ -1199,6 +1201,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
         ['gene', 'module', 'membership']
         """
         check_is_fitted(self)
+        self._check_unchanged("signature")
         coef = pd.Series(
             self.coef_[self.clustered_columns_], index=self.membership_.index
         )

@@ -467,6 +467,9 @@ class FittedModel(Protocol):
     #: SD of the features' part of the linear predictor on the training data.
     prognostic_index_sd_: float
 
+    def _check_unchanged(self, what: str) -> None:
+        """Raise if ``set_params`` changed a parameter since the fit."""
+
 
 class SummaryMixin:
     """Adds ``summary()`` and ``summary2()`` to a :class:`FittedModel`."""
@@ -590,8 +593,9 @@ def model_summary2(
 
 
 def _check_fitted(model: FittedModel, alpha: float) -> None:
-    """Raise unless ``model`` is fitted and ``alpha`` is in (0, 1)."""
+    """Raise unless ``model`` is fitted as it is set and ``alpha`` is in (0, 1)."""
     check_is_fitted(model)
+    model._check_unchanged("summary")
     check_fraction(alpha, "alpha", owner=f"{type(model).__name__}.summary")
 
 

@@ -32,6 +32,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.utils.validation import check_is_fitted
 
+from vcpcr._base import same_value
 from vcpcr._cv import VCPCRCV
 from vcpcr._families import Family
 from vcpcr._input import take
@@ -114,20 +115,6 @@ def check_template(estimator: Any, owner: str) -> None:
     )
 
 
-def _same(a: Any, b: Any) -> bool:
-    """Whether two parameter values are equal (arrays by value, objects by repr)."""
-    sequences = np.ndarray | list | tuple
-    if isinstance(a, sequences) or isinstance(b, sequences):
-        try:
-            return bool(np.array_equal(np.asarray(a), np.asarray(b)))
-        except (TypeError, ValueError):
-            return repr(a) == repr(b)
-    scalars = str | numbers.Number | None
-    if isinstance(a, scalars) and isinstance(b, scalars):
-        return bool(a == b)
-    return repr(a) == repr(b)
-
-
 def _params(estimator: BaseEstimator) -> dict[str, Any]:
     """Return the template's parameters that define what a resample estimates."""
     return {
@@ -207,7 +194,7 @@ class Fingerprint:
         differ = sorted(
             k
             for k in set(params) | set(self.params)
-            if not _same(params.get(k), self.params.get(k))
+            if not same_value(params.get(k), self.params.get(k))
         )
         if differ:
             shown = ", ".join(
