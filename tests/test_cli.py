@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -66,6 +67,19 @@ def test_out_under_a_file_is_rejected_up_front(capsys, tmp_path, command):
             main([command, "--out", str(out)])
         assert exc.value.code == 2
         assert message in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs Linux's /proc")
+@pytest.mark.parametrize("command", ["demo", "benchmark"])
+def test_out_where_nothing_can_be_written_is_rejected_up_front(capsys, command):
+    """/proc: os.access says writable to root, mkdir fails. Before, the demo
+    ran its whole CV and then lost its output in a FileNotFoundError."""
+    with pytest.raises(SystemExit) as exc:
+        main([command, "--out", "/proc/vcpcr-test"])
+    assert exc.value.code == 2
+    assert "cannot create /proc/vcpcr-test: cannot write to /proc" in (
+        capsys.readouterr().err
+    )
 
 
 def test_unknown_method_writes_nothing(capsys, tmp_path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -173,10 +174,12 @@ def _out_dir(text: str) -> Path:
         raise argparse.ArgumentTypeError(
             f"cannot create {text}: {parent} is a file, not a directory"
         )
-    if not os.access(parent, os.W_OK | os.X_OK):
+    try:  # a real probe: os.access says yes to root on a read-only file system
+        os.rmdir(tempfile.mkdtemp(prefix=".vcpcr-probe-", dir=parent))
+    except OSError as exc:
         raise argparse.ArgumentTypeError(
-            f"cannot write to {parent} (permission denied)"
-        )
+            f"cannot create {text}: cannot write to {parent} ({exc.strerror or exc})"
+        ) from exc
     return path
 
 
