@@ -173,6 +173,14 @@ def gaussian_result():
     return stability_selection(template, X, y, n_pairs=8, random_state=0), X, y
 
 
+def test_repr_is_one_line(gaussian_result):
+    res = gaussian_result[0]
+    assert repr(res) == (
+        f"StabilityResult(VCPCR, 16 subsamples, {res.stable_set.size} stable "
+        f"feature(s) at threshold {res.threshold:g}, {len(res.modules)} module(s))"
+    )
+
+
 def test_pairs_are_disjoint_halves(gaussian_result):
     res, X, _ = gaussian_result
     assert res.subsamples.shape == (16, 40)

@@ -383,6 +383,15 @@ class StabilityResult:
     guarantee: str
 
     # ------------------------------------------------------- the fitted model
+    def __repr__(self) -> str:
+        """Return a one-line description (the fields hold the data)."""
+        return (
+            f"StabilityResult({self.fingerprint.estimator}, "
+            f"{self.subsamples.shape[0]} subsamples, {self.stable_set.size} "
+            f"stable feature(s) at threshold {self.threshold:g}, "
+            f"{len(self.modules)} module(s))"
+        )
+
     def check_matches(self, model: Any) -> None:
         """Raise unless ``model`` was fitted with this result's parameters and data.
 
