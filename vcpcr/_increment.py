@@ -1162,9 +1162,8 @@ def _result(
     folds = _folds_frame(done, plan, n_splits)
     wide = folds.set_index(["repeat", "fold", "model"])[metrics].unstack("model")
     # The means compare the models on the same folds: those where none failed.
-    paired = folds.groupby(["repeat", "fold"])["error"].transform(
-        lambda errors: errors.isna().all()
-    )
+    ok = folds["error"].isna()
+    paired = ok.groupby([folds["repeat"], folds["fold"]]).transform("all")
     summary = (
         folds[paired]
         .groupby("model", sort=False)[metrics]
