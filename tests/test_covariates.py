@@ -785,3 +785,29 @@ def test_covariates_page_real_cohort_shows_what_it_prints():
     printed = printed_lines(setup + print_code)
     for line in summary_shown.splitlines():
         assert line.rstrip() in printed, line
+
+
+def test_a_numeric_covariate_or_stratum_of_one_value():
+    """A constant covariate or stratum is named as such, with why it cannot be
+    used (before: X's generic "constant column ... VarianceThreshold" error,
+    as for a feature)."""
+    X, y = _stratified()
+    one = X.assign(center=1.0)
+    with pytest.raises(ValueError, match=r"strata= column\(s\) \['center'\] take a"):
+        VCPCR(family="cox", strata=["center"]).fit(one, y)
+    with pytest.raises(ValueError, match=r"covariates= column\(s\) \['center'\] take"):
+        VCPCR(covariates=["center"]).fit(one, y[:, 0])
+    # a constant feature keeps X's message
+    with pytest.raises(ValueError, match=r"constant column\(s\) \['center'\]"):
+        VCPCR().fit(one, y[:, 0])
+
+
+def test_the_dropped_rows_warning_waits_for_the_checks():
+    """An error comes alone, not after a warning about the rows dropped."""
+    df = _clinical_frame()
+    df.loc[3, "g2"] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="'lam_ratio' parameter"):
+            X = df.drop(columns=["y", "stage"])
+            VCPCR(lam_ratio=2.0, missing="drop").fit(X, df["y"])

@@ -13,6 +13,7 @@ requires.
 from __future__ import annotations
 
 import numbers
+import warnings
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -158,18 +159,25 @@ class VCPCRBase(TransformerMixin, BaseEstimator):
         """
         cls = type(self).__name__
         family = family_instance(self.family, owner=cls)
-        resolved = resolve_input(self, X, y, owner=owner or cls)
+        # The input's warnings (e.g. "Dropped 3 of 120 rows") are shown once
+        # every check has passed: an error comes alone, not after a warning
+        # about something else.
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            resolved = resolve_input(self, X, y, owner=owner or cls)
+            d = validated_design(self, resolved, family)
+            covariates = d.covariates.size > 0
+            scheme = self._check_params(family, d.clustered.size, covariates=covariates)
+            S = d.X[:, d.strata] if d.strata.size else None
+            if S is not None:
+                strata_names = [d.names[j] for j in d.strata]
+                check_strata(S, strata_names, d.prepared.outcome[:, 1] > 0)
+        for w in caught:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         if resolved.spec is not None:
             self.model_spec_ = resolved.spec
         else:  # a refit without an encoding
             self.__dict__.pop("model_spec_", None)
-        d = validated_design(self, resolved, family)
-        covariates = d.covariates.size > 0
-        scheme = self._check_params(family, d.clustered.size, covariates=covariates)
-        S = d.X[:, d.strata] if d.strata.size else None
-        if S is not None:
-            strata_names = [d.names[j] for j in d.strata]
-            check_strata(S, strata_names, d.prepared.outcome[:, 1] > 0)
         Z = d.X[:, d.covariates]
         layout = ColumnLayout(Z, d.covariates, d.clustered, d.X.shape[1], d.strata, S)
         return FitInput(resolved.yname, family, d, layout, scheme, resolved.rows)

@@ -47,6 +47,7 @@ from vcpcr._scaling import independent_columns, standardize
 from vcpcr._validation import (
     check_array,
     check_choice,
+    check_not_constant,
     check_y_length,
     feature_names,
     missing_to_nan,
@@ -656,15 +657,17 @@ def validated_design(est: Any, resolved: Resolved, family: Family) -> Design:
     Xv, yv = validate_xy(est, resolved.X, resolved.y, family)
     has_names = hasattr(est, "feature_names_in_")
     names = feature_names(est, Xv.shape[1])
-    Xa = check_array(Xv, "X", feature_names=names, min_samples=3, allow_constant=False)
+    Xa = check_array(Xv, "X", feature_names=names, min_samples=3)
     covariates = expand_names(covariates, resolved.groups, names)
     covs = covariate_columns(covariates, names, has_names=has_names)
-    cov_names = [names[j] for j in covs]
-    Zs = check_covariates(Xa[:, covs], cov_names) if covs.size else None
     strata = expand_names(resolved.strata, resolved.groups, names)
     strata_cols = strata_columns(
         strata, names, covs, family=family, has_names=has_names
     )
+    roles = {"covariates": covs, "strata": strata_cols}
+    check_not_constant(Xa, "X", names, roles)
+    cov_names = [names[j] for j in covs]
+    Zs = check_covariates(Xa[:, covs], cov_names) if covs.size else None
     clustered = np.setdiff1d(np.arange(Xa.shape[1]), np.union1d(covs, strata_cols))
     if clustered.size == 0:
         raise ValueError(

@@ -86,7 +86,8 @@ def default_grid(weights: Any, *, delta_max: float | None = None) -> dict[str, A
     """
     scheme = scheme_of(weights)
     if not scheme.penalized:
-        return {"deltas": [None], "lam_ratios": np.linspace(0.0, 0.9, 10)}
+        # 0.1 steps as the decimals they are (linspace gives 0.6000000000000001)
+        return {"deltas": [None], "lam_ratios": np.arange(10) / 10}
     return {
         "deltas": scheme.default_deltas(delta_max),
         "lam_ratios": 10 ** np.linspace(-3, 0, 20),

@@ -21,6 +21,7 @@ __all__ = [
     "check_finite",
     "check_fraction",
     "check_labels",
+    "check_not_constant",
     "check_random_state",
     "check_scalar",
     "check_survival",
@@ -132,7 +133,7 @@ def check_array(
         raise ValueError(f"{name} has 0 feature(s) (shape={arr.shape}).")
     check_finite(arr, name, feature_names)
     if not allow_constant and ensure_2d:
-        _check_not_constant(arr, name, feature_names)
+        check_not_constant(arr, name, feature_names)
     return arr
 
 
@@ -195,16 +196,36 @@ def check_finite(
         )
 
 
-def _check_not_constant(
-    arr: NDArray[np.float64], name: str, feature_names: Sequence[str] | None
+def check_not_constant(
+    arr: NDArray[np.float64],
+    name: str,
+    feature_names: Sequence[str] | None,
+    roles: dict[str, NDArray[np.intp]] | None = None,
 ) -> None:
-    """Raise a ValueError naming the columns with zero variance."""
+    """Raise a ValueError naming the columns with zero variance.
+
+    ``roles`` maps a parameter (``"covariates"``, ``"strata"``) to the
+    columns it names: a constant one of those is named as such, with why it
+    cannot be used (a constant is not a feature to remove from ``X``).
+    """
     if arr.shape[0] < 2:
         raise ValueError(
             f"{name} has {arr.shape[0]} sample(s); at least 2 are required to "
             f"standardize its columns."
         )
     const = constant_columns(arr)
+    why = {
+        "covariates": "a constant covariate is the intercept (in a Cox model, "
+        "part of the baseline hazard): it has no effect to estimate",
+        "strata": "a single stratum of all rows is the unstratified model",
+    }
+    for role, cols in (roles or {}).items():
+        hit = np.intersect1d(const, cols)
+        if hit.size:
+            raise ValueError(
+                f"The {role}= column(s) {_column_names(feature_names, hit)} "
+                f"take a single value: {why[role]}. Leave them out of {role}=."
+            )
     if const.size:
         raise ValueError(
             f"{name} has {const.size} constant column(s) "
