@@ -404,6 +404,52 @@ def test_bad_parameters(blocks, params, match):
         VCPCRCV(cv=KF, **params).fit(X, y)
 
 
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"cv": 1}, r"'cv' parameter of VCPCRCV must be an int from 2 to the number"),
+        ({"cv": 10_000}, r"int from 2 to the number of samples \(\d+\)"),
+        ({"cv": True}, r"'cv' parameter of VCPCRCV must be an int >= 2, a cross"),
+        ({"cv": 2.5}, r"'cv' parameter .* Got 2.5 instead"),
+        ({"cv": [1, 2]}, r"cv fold 0 is 1, not a \(train, test\) pair"),
+        ({"cv": [([], [0, 1])]}, "the training part of cv fold 0 is empty"),
+        ({"cv": [([0, 1], [10_000])]}, "the test part of cv fold 0 indexes rows"),
+        ({"cv": "5"}, r"'cv' parameter .* Got '5' instead"),
+        ({"scoring": "c_index"}, r"scoring='c_index' is not a known scoring"),
+        ({"scoring": 1}, r"not a int \(got 1\)\.$"),
+        ({"n_jobs": 0}, r"'n_jobs' parameter of VCPCRCV must be None"),
+        ({"n_jobs": 1.5}, r"'n_jobs' parameter .* Got 1.5 instead"),
+    ],
+    ids=lambda v: str(v)[:25],
+)
+def test_bad_cv_scoring_and_n_jobs(blocks, params, match):
+    """Named by vcpcr, not scikit-learn's or joblib's internals (before:
+    "n_splits=2 or more", "cannot unpack non-iterable int object", a list of
+    60 scorer names, "n_jobs == 0 in Parallel has no meaning")."""
+    X, y, _, _ = blocks
+    with pytest.raises(ValueError, match=match):
+        VCPCRCV(**({"cv": KF} | params)).fit(X, y)
+
+
+def test_refit_must_be_a_bool(blocks):
+    X, y, _, _ = blocks
+    with pytest.raises(TypeError, match="'refit' parameter of VCPCRCV must be True"):
+        VCPCRCV(cv=KF, refit="yes").fit(X, y)
+
+
+def test_the_pooled_criterion_needs_a_partition(blocks):
+    """A holdout split cannot be pooled (before: "No grid point has a finite
+    mean CV score (... 0 of 24 fold x grid fits failed ...)")."""
+    X, y, _, _ = blocks
+    n = len(y)
+    holdout = [(np.arange(n // 2), np.arange(n // 2, n))]
+    with pytest.raises(ValueError, match=rf"cover {n - n // 2} of {n} rows, 0 of"):
+        VCPCRCV(cv=holdout).fit(X, y)
+    # a per-fold scoring takes it
+    cv = VCPCRCV(n_clusters=2, lam_ratios=[0.3], cv=holdout, scoring="r2")
+    assert cv.fit(X, y).n_splits_ == 1
+
+
 def test_column_constant_in_a_fold(blocks):
     X, y, _, _ = blocks
     X = X.copy()

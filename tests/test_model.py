@@ -419,6 +419,9 @@ def test_numpy_input_gets_default_names(blocks):
         ({"latent": "abs"}, ValueError, "'latent' parameter of VCPCR"),
         ({"init": np.zeros(3, dtype=int)}, ValueError, "one label per feature"),
         ({"weights": np.ones(3)}, ValueError, "weights has 3 entries but X has 40"),
+        ({"delta": [1.0, 2.0]}, ValueError, "'delta' parameter of VCPCR must be one"),
+        ({"delta": True}, TypeError, "'delta' parameter of VCPCR must be a number"),
+        ({"init": None}, ValueError, "'init' parameter of VCPCR must be 'random' or"),
     ],
     ids=lambda v: str(v)[:25],
 )
@@ -463,6 +466,36 @@ def test_bad_data(blocks_df):
         model.predict(Xn2)
     with pytest.raises(ValueError, match=r"X lacks 35 column\(s\) seen in fit"):
         model.predict(X.iloc[:, :5])
+
+
+def test_score_checks_y(blocks):
+    """Before: NaN from one row, 0.0 for labels never fitted, and
+    scikit-learn's "Input contains NaN" (which named no argument)."""
+    X, y, _, _ = blocks
+    model = VCPCR(n_clusters=2, n_init=1, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="y has 1 sample"):
+        model.score(X[:1], y[:1])
+    with pytest.raises(ValueError, match="y contains NaN in 1 of"):
+        model.score(X, np.r_[np.nan, y[1:]])
+    with pytest.raises(ValueError, match="X has 40 rows but y has 5|but y has 5"):
+        model.score(X, y[:5])
+    labels = np.random.default_rng(0).permutation(len(y)) % 2  # not separable
+    clf = VCPCR(family="binomial", n_clusters=2, n_init=1, random_state=0)
+    clf.fit(X, labels)
+    with pytest.raises(ValueError, match=r"label\(s\) \[5, 6\] that the model"):
+        clf.score(X, labels + 5)
+
+
+def test_input_messages_name_the_fix(blocks):
+    X, y, _, _ = blocks
+    with pytest.raises(ValueError, match="X holds complex numbers") as info:
+        VCPCR().fit(X.astype(complex), y)
+    assert "[[" not in str(info.value)  # X is not printed
+    with pytest.raises(TypeError, match="'lam_ratios' .* not booleans"):
+        VCPCRCV(lam_ratios=[True, False]).fit(X, y)
+    time, event = np.exp(y - y.max()), np.ones(len(y))
+    with pytest.raises(ValueError, match=r"goes in as vcpcr.Surv\(time, event\)"):
+        VCPCR(family="cox").fit(X, (time, event))
 
 
 def test_all_zero_lasso_weights_warn(blocks):

@@ -140,7 +140,7 @@ def test_plot_risk_groups(fitted, tmp_path):
         ({"quantiles": [0.5, 0.2]}, "quantiles must be increasing"),
         ({"quantiles": 1.0}, "strictly between 0 and 1"),
         ({"quantiles": []}, "quantiles must be"),
-        ({"cv": 1}, "cv must be None"),
+        ({"cv": 1}, "cv. parameter of risk_groups must be an int from 2"),
     ],
     ids=["decreasing", "one", "empty", "cv-1"],
 )

@@ -29,6 +29,7 @@ from vcpcr._formula import formula_outcome
 from vcpcr._input import Level, check_levels, check_strata, take
 from vcpcr._model import VCPCR, cap_n_clusters, check_lam_ratios
 from vcpcr._parallel import (
+    check_n_jobs,
     most_common_message,
     progress_shown,
     run_parallel,
@@ -60,7 +61,9 @@ from vcpcr._tuning import (
 from vcpcr._validation import (
     check_array,
     check_choice,
+    check_cv_param,
     check_scalar,
+    check_split,
     check_y_length,
 )
 from vcpcr._weights import WeightScheme
@@ -582,15 +585,34 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         """
         classifier = family.estimator_type == "classifier"
         labels = family.strata(prepared.outcome)
+        n = Xa.shape[0]
+        check_cv_param(self.cv, n, "VCPCRCV")
         k = 5 if self.cv is None else self.cv
-        if not family.survival or labels is None:
-            return _split(check_cv(self.cv, yv, classifier=classifier), Xa, yv)
-        if (
+        if not isinstance(k, numbers.Integral) and not hasattr(k, "split"):
+            folds = list(k)  # (train, test) pairs, checked below
+        elif not family.survival or labels is None:
+            folds = _split(check_cv(self.cv, yv, classifier=classifier), Xa, yv)
+        elif (
             isinstance(k, numbers.Integral)
             and np.unique(labels, return_counts=True)[1].min() >= k
         ):
-            return list(check_cv(k, labels, classifier=True).split(Xa, labels))
-        return _split(check_cv(self.cv, labels), Xa, labels)
+            folds = list(check_cv(k, labels, classifier=True).split(Xa, labels))
+        else:
+            folds = _split(check_cv(self.cv, labels), Xa, labels)
+        folds = check_split(folds, n, "VCPCRCV")
+        if self.scoring == POOLED:
+            covered = np.bincount(np.concatenate([te for _, te in folds]), minlength=n)
+            if np.any(covered != 1):
+                raise ValueError(
+                    f"scoring={POOLED!r} pools every row's out-of-fold "
+                    f"prediction, so the test folds must cover each row once (a "
+                    f"K-fold split); cv's test folds cover "
+                    f"{int(np.sum(covered > 0))} of {n} rows, "
+                    f"{int(np.sum(covered > 1))} of them more than once. Use "
+                    f"a K-fold cv, or a per-fold scoring (e.g. "
+                    f"{scoring_of(family).scoring_name!r})."
+                )
+        return folds
 
     def _check_params(
         self, family: Family, n_features: int, *, covariates: bool
@@ -602,16 +624,28 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         """
         scheme = super()._check_params(family, n_features, covariates=covariates)
         check_choice(self.selection, "selection", SELECTIONS, owner="VCPCRCV")
+        if not isinstance(self.refit, (bool, np.bool_)):
+            raise TypeError(
+                f"The 'refit' parameter of VCPCRCV must be True or False. Got "
+                f"{self.refit!r} instead."
+            )
+        check_n_jobs(self.n_jobs, "VCPCRCV")
         if not (
             self.scoring is None
             or isinstance(self.scoring, str)
             or callable(self.scoring)
         ):
+            several = isinstance(self.scoring, (list, tuple, set, dict))
             raise ValueError(
                 f"VCPCRCV ranks the grid by one criterion: scoring must be a name "
                 f"or a callable scorer(estimator, X, y), not a "
-                f"{type(self.scoring).__name__} of several (got {self.scoring!r}). "
-                f"Pass one; evaluate the others on the refitted model."
+                f"{type(self.scoring).__name__}{' of several' if several else ''} "
+                f"(got {self.scoring!r})."
+                + (
+                    " Pass one; evaluate the others on the refitted model."
+                    if several
+                    else ""
+                )
             )
         if self.n_se is not None:
             if self.selection == "min":

@@ -386,6 +386,11 @@ def _hint_non_numeric(est: Any, X: Any) -> Iterator[None]:
     try:
         yield
     except (ValueError, TypeError) as exc:
+        if str(exc).startswith("Complex data not supported"):
+            raise ValueError(  # scikit-learn's message then prints all of X
+                "X holds complex numbers; VC-PCR needs real ones (e.g. X.real or "
+                "abs(X))."
+            ) from None
         if not any(s in str(exc) for s in _NOT_NUMERIC):
             raise
         columns = getattr(X, "columns", None)

@@ -12,7 +12,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import clone
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from vcpcr._base import VCPCRBase
 from vcpcr._clustering import (
@@ -35,6 +35,7 @@ from vcpcr._validation import (
     check_finite,
     check_scalar,
     check_times,
+    check_y_length,
     feature_names,
 )
 from vcpcr._weights import WeightScheme, scheme_delta, weights_for_grid
@@ -58,6 +59,11 @@ class _FitData(NamedTuple):
 
 def check_lam_ratios(values: ArrayLike, *, owner: str) -> NDArray[np.float64]:
     """Validate SOS-NMF penalty ratios: a 1-d array of finite numbers in [0, 1]."""
+    if np.asarray(values).dtype.kind == "b":
+        raise TypeError(
+            f"The 'lam_ratios' parameter of {owner} must hold numbers in [0, 1], "
+            f"not booleans. Got {values!r} instead."
+        )
     ratios = check_array(values, "lam_ratios", ensure_2d=False)
     bad = ratios[(ratios < 0) | (ratios > 1)]
     if bad.size:
@@ -456,6 +462,12 @@ class VCPCR(SummaryMixin, VCPCRBase):
             self.shrinkage, "shrinkage", real, owner=owner, min_val=0.0, max_val=1.0
         )
         if self.delta is not None:
+            if np.ndim(self.delta) != 0:
+                raise ValueError(
+                    f"The 'delta' parameter of {owner} must be one number (the "
+                    f"weights' penalty); VCPCRCV tunes several (deltas=[...]). "
+                    f"Got {self.delta!r} instead."
+                )
             scheme.check_deltas(self.delta, owner=owner)
         return scheme
 
@@ -1248,7 +1260,22 @@ class VCPCR(SummaryMixin, VCPCRBase):
             if self.formula is None:
                 raise ValueError("score needs y (or a model fitted with formula=).")
             y = formula_outcome(self.formula, X)
-        return self._family.score(y, self.predict(X), sample_weight)
+        prediction = self.predict(X)
+        check_y_length(prediction.shape[0], y)
+        family = self._family
+        if not family.survival:
+            y = column_or_1d(y)
+        if family.estimator_type == "classifier":
+            unseen = np.setdiff1d(np.unique(y), self.classes_)
+            if unseen.size:
+                raise ValueError(
+                    f"y holds the label(s) {unseen[:5].tolist()} that the model "
+                    f"was not fitted on (classes_ {self.classes_.tolist()}); score "
+                    f"it on the same labels."
+                )
+        elif not family.survival:
+            y = check_array(y, "y", ensure_2d=False, min_samples=2)
+        return family.score(y, prediction, sample_weight)
 
 
 def _stratum_keys(S: NDArray[Any]) -> list[Any]:

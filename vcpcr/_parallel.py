@@ -32,6 +32,7 @@ from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
 __all__ = [
     "check_failures",
+    "check_n_jobs",
     "most_common_message",
     "progress_shown",
     "run_parallel",
@@ -170,6 +171,22 @@ def progress_shown(verbose: Any, owner: str) -> bool:
     return bool(verbose)
 
 
+def check_n_jobs(n_jobs: Any, owner: str) -> None:
+    """Raise unless ``n_jobs`` is what joblib takes: None or a non-zero int."""
+    if n_jobs is None:
+        return
+    if (
+        isinstance(n_jobs, bool)
+        or not isinstance(n_jobs, numbers.Integral)
+        or n_jobs == 0
+    ):
+        raise ValueError(
+            f"The 'n_jobs' parameter of {owner} must be None (one job, or the "
+            f"joblib context's), a positive int, or a negative int (-1: all "
+            f"cores). Got {n_jobs!r} instead."
+        )
+
+
 def run_parallel(
     function: Callable[..., Any],
     tasks: Sequence[tuple[Any, ...]],
@@ -226,6 +243,7 @@ def run_parallel(
     from joblib import Parallel, delayed
     from tqdm.auto import tqdm
 
+    check_n_jobs(n_jobs, desc)
     jobs = (delayed(_recorded)(i, function, *task) for i, task in enumerate(tasks))
     try:  # results as they come, for the progress bar
         parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")

@@ -18,7 +18,7 @@ from sklearn.base import clone
 from sklearn.model_selection import KFold, check_cv, cross_val_predict
 from sklearn.utils.validation import check_is_fitted
 
-from vcpcr._validation import check_array, check_survival
+from vcpcr._validation import check_array, check_cv_param, check_split, check_survival
 
 __all__ = ["RiskGroups", "risk_groups"]
 
@@ -73,13 +73,10 @@ def _check_model(model: Any) -> None:
         )
 
 
-def _splitter(cv: Any, random_state: Any) -> Any:
-    if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
-        if cv < 2:
-            raise ValueError(
-                f"cv must be None (the fitted model, for test data), an int >= 2 "
-                f"or a cross-validation splitter. Got {cv!r} instead."
-            )
+def _splitter(cv: Any, n: int, random_state: Any) -> Any:
+    """``cv``'s splitter (None, the fitted model for test data, is the caller's)."""
+    check_cv_param(cv, n, "risk_groups")
+    if isinstance(cv, numbers.Integral):
         return KFold(int(cv), shuffle=True, random_state=random_state)
     return check_cv(cv)
 
@@ -118,11 +115,11 @@ def risk_groups(
         eta = model.predict_log_partial_hazard(X)
         n_splits = None
     else:
-        splitter = _splitter(cv, random_state)
+        splitter = _splitter(cv, event.size, random_state)
         # cross_val_predict takes only scikit-learn's method names: the
         # partial hazard exp(eta) of ``predict``, whose log is eta.
         # Split on the event indicator: StratifiedKFold stratifies on events.
-        folds = list(splitter.split(X, event))
+        folds = check_split(list(splitter.split(X, event)), event.size, "risk_groups")
         risk = cross_val_predict(
             clone(model),
             X,

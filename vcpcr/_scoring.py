@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
-from sklearn.metrics import check_scoring
+from sklearn.metrics import check_scoring, get_scorer_names
 
 from vcpcr._families import Family, registered
 from vcpcr._solvers import metrics as batch_metrics
@@ -475,5 +475,11 @@ def get_scorer(scoring: Any, family: Family, estimator: Any) -> Scorer:
         raise ValueError(
             f"scoring={scoring!r} does not fit family={family.name!r}. Valid "
             f"choices: {_choices(family)}."
+        )
+    if scoring not in own.batch_scorings and scoring not in get_scorer_names():
+        raise ValueError(
+            f"scoring={scoring!r} is not a known scoring. For "
+            f"family={family.name!r}: {_choices(family)} (the names: "
+            f"sklearn.metrics.get_scorer_names())."
         )
     return check_scoring(estimator, scoring=scoring)

@@ -161,6 +161,11 @@ def initial_partitions(
     feature (:func:`vcpcr._validation.check_labels`); ``owner`` names the
     class or function in the messages.
     """
+    if init is None or (np.ndim(init) == 0 and not isinstance(init, str)):
+        raise ValueError(
+            f"The 'init' parameter of {owner} must be 'random' or one cluster "
+            f"label per feature ({n_features}). Got {init!r} instead."
+        )
     if not isinstance(init, str):
         return [check_labels(init, n_features, n_clusters=n_clusters)]
     check_choice(init, "init", ("random",), owner=owner)

@@ -18,12 +18,14 @@ from vcpcr._scaling import constant_columns
 __all__ = [
     "check_array",
     "check_choice",
+    "check_cv_param",
     "check_finite",
     "check_fraction",
     "check_labels",
     "check_not_constant",
     "check_random_state",
     "check_scalar",
+    "check_split",
     "check_survival",
     "check_time_event",
     "check_times",
@@ -334,6 +336,85 @@ def check_times(times: Any, name: str = "times") -> NDArray[np.float64] | None:
     return t
 
 
+def check_cv_param(cv: Any, n_samples: int, owner: str) -> None:
+    """Check a ``cv`` parameter before it reaches scikit-learn.
+
+    ``cv`` is None (the caller's default), an int from 2 to ``n_samples``, a
+    splitter (an object with ``split``) or an iterable of ``(train, test)``
+    index arrays (checked once split: :func:`check_split`).
+    """
+    what = (
+        "an int >= 2, a cross-validation splitter (e.g. KFold(5, shuffle=True)) "
+        "or a list of (train, test) index arrays"
+    )
+    if (
+        isinstance(cv, (bool, str, bytes))
+        or (isinstance(cv, numbers.Real) and not isinstance(cv, numbers.Integral))
+        or not (
+            cv is None
+            or isinstance(cv, numbers.Integral)
+            or hasattr(cv, "split")
+            or hasattr(cv, "__iter__")
+        )
+    ):
+        raise ValueError(
+            f"The 'cv' parameter of {owner} must be {what}. Got {cv!r} instead."
+        )
+    if isinstance(cv, numbers.Integral) and not 2 <= cv <= n_samples:
+        raise ValueError(
+            f"The 'cv' parameter of {owner} must be an int from 2 to the number "
+            f"of samples ({n_samples}): each of the cv folds tests on at least "
+            f"one row and trains on the others. Got {cv!r} instead."
+        )
+
+
+def check_split(
+    folds: Sequence[Any], n_samples: int, owner: str
+) -> list[tuple[NDArray[np.intp], NDArray[np.intp]]]:
+    """Return ``cv``'s folds as pairs of index arrays, or raise naming a bad one.
+
+    A fold is a ``(train, test)`` pair of integer indices into the
+    ``n_samples`` rows (or boolean masks over them); neither part may be
+    empty.
+    """
+    out = []
+    for i, fold in enumerate(folds):
+        try:
+            train, test = fold
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"{owner}: cv fold {i} is {fold!r}, not a (train, test) pair of "
+                f"index arrays; pass cv=list(splitter.split(X, y)) or a splitter."
+            ) from None
+        pair = []
+        for part, idx in (("training", train), ("test", test)):
+            a = np.asarray(idx)
+            if a.dtype == np.bool_ and a.shape == (n_samples,):
+                a = np.flatnonzero(a)
+            if a.ndim != 1 or not (a.size == 0 or np.issubdtype(a.dtype, np.integer)):
+                raise ValueError(
+                    f"{owner}: the {part} part of cv fold {i} must be a 1-d array "
+                    f"of row indices (or a boolean mask of the {n_samples} rows); "
+                    f"got {a.dtype} values of shape {a.shape}."
+                )
+            if a.size == 0:
+                raise ValueError(
+                    f"{owner}: the {part} part of cv fold {i} is empty; every "
+                    f"fold needs rows to train on and rows to test on."
+                )
+            if a.min() < 0 or a.max() >= n_samples:
+                raise ValueError(
+                    f"{owner}: the {part} part of cv fold {i} indexes rows from "
+                    f"{int(a.min())} to {int(a.max())}; the rows are 0 to "
+                    f"{n_samples - 1}."
+                )
+            pair.append(a.astype(np.intp))
+        out.append((pair[0], pair[1]))
+    if not out:
+        raise ValueError(f"{owner}: cv gave no fold.")
+    return out
+
+
 def check_y_length(n_X: int, y: Any, y_name: str = "y") -> None:
     """Raise a ValueError if ``y`` does not have one entry (row) per row of ``X``.
 
@@ -344,10 +425,21 @@ def check_y_length(n_X: int, y: Any, y_name: str = "y") -> None:
     n_y = len(y) if hasattr(y, "__len__") else None
     if n_y != n_X:
         got = n_y if n_y is not None else f"no length ({type(y).__name__})"
+        pair = (
+            isinstance(y, tuple | list)
+            and n_y == 2
+            and all(np.ndim(part) == 1 and len(part) == n_X for part in y)
+        )
+        hint = (
+            " A survival outcome given as the pair (time, event) goes in as "
+            "vcpcr.Surv(time, event) (or np.column_stack([time, event]))."
+            if pair
+            else ""
+        )
         raise ValueError(
             f"X and {y_name} have inconsistent numbers of samples: X has {n_X} "
             f"rows but {y_name} has {got}. Give one {y_name} entry per row of X "
-            f"(the same rows, in the same order)."
+            f"(the same rows, in the same order).{hint}"
         )
 
 

@@ -213,7 +213,7 @@ class WeightScheme:
         ``name`` is the argument's name in ``owner``'s signature
         (``VCPCRCV`` takes ``deltas``).
         """
-        if isinstance(delta, str | bytes) or np.asarray(delta).dtype.kind not in "biuf":
+        if isinstance(delta, str | bytes) or np.asarray(delta).dtype.kind not in "iuf":
             raise TypeError(
                 f"The {name!r} parameter of {owner} must be a number or a 1-d "
                 f"array of numbers. Got {delta!r} instead."

@@ -42,7 +42,13 @@ from vcpcr._smoothers import binary_smoother, cloglog, survival_smoother
 from vcpcr._solvers.partial_likelihood import RiskSets
 from vcpcr._solvers.step2_fits import cox_batch, logit_batch
 from vcpcr._summary import evidence_table, numbered_notes
-from vcpcr._validation import check_fraction, check_scalar, check_survival
+from vcpcr._validation import (
+    check_cv_param,
+    check_fraction,
+    check_scalar,
+    check_split,
+    check_survival,
+)
 from vcpcr.exceptions import VCPCRWarning
 
 __all__ = [
@@ -851,13 +857,11 @@ def _outcome(model: Any, X: Any, y: Any) -> Any:
     return formula_outcome(formula, X)
 
 
-def _folds(cv: Any, labels: NDArray[Any] | None, random_state: Any, owner: str) -> Any:
-    if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
-        if cv < 2:
-            raise ValueError(
-                f"The 'cv' parameter of {owner} must be an int >= 2 or a "
-                f"cross-validation splitter. Got {cv!r} instead."
-            )
+def _folds(
+    cv: Any, labels: NDArray[Any] | None, n: int, random_state: Any, owner: str
+) -> Any:
+    check_cv_param(cv, n, owner)
+    if isinstance(cv, numbers.Integral):
         if labels is None:
             return KFold(int(cv), shuffle=True, random_state=random_state)
         return StratifiedKFold(int(cv), shuffle=True, random_state=random_state)
@@ -902,11 +906,12 @@ def _out_of_fold(
         labels = check_survival(target)[1]
     elif family == "binomial":
         labels = np.asarray(target)
-    splitter = _folds(cv, labels, random_state, owner)
     n = len(target)
+    splitter = _folds(cv, labels, n, random_state, owner)
     out = np.full(n, np.nan)
     split_y = labels if labels is not None else np.zeros(n)
-    for train, test in splitter.split(np.zeros((n, 1)), split_y):
+    folds = check_split(list(splitter.split(np.zeros((n, 1)), split_y)), n, owner)
+    for train, test in folds:
         fold = clone(model).fit(take(X, train), take(y, train))
         out[test] = _predict(fold, take(X, test), family, horizon)
     if np.isnan(out).any():
