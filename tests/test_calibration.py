@@ -487,3 +487,41 @@ def test_calibration_page_prints_its_pasted_output():
     lines = printed_lines(code)
     missing = [line for line in shown.splitlines() if line.rstrip() not in lines]
     assert missing == []
+
+
+@pytest.mark.parametrize("family", ["binomial", "gaussian"])
+def test_plot_of_a_binomial_and_a_gaussian_result(family, tmp_path):
+    """plot() raised TypeError outside cox (it formatted the horizon, None)."""
+    import matplotlib.pyplot as plt
+
+    rng = np.random.default_rng(0)
+    p = rng.uniform(0.05, 0.95, 200)
+    if family == "binomial":
+        result = binary_calibration(rng.uniform(size=200) < p, p)
+    else:
+        result = regression_calibration(p + rng.normal(0, 0.1, 200), p)
+    ax = result.plot()
+    assert ax.get_xlabel() == (
+        "Predicted probability" if family == "binomial" else "Predicted value"
+    )
+    ax.figure.savefig(tmp_path / "calibration.png")
+    plt.close(ax.figure)
+
+
+def test_smoothed_risk_is_monotone_in_time_beyond_the_events():
+    """A fitted spline that turns down past the events gave an observed risk
+    of 1e-5 at a predicted 1.0 beside 0.90 at 0.99 (a cohort's fit, its
+    parameters here): the cumulative hazard is now non-decreasing in time."""
+    from vcpcr._smoothers import SplineFit
+
+    knots = np.array([0.45, 2.77, 3.89])
+    turning = SplineFit(np.array([-0.44, 4.16, 0.12, 1.28, 63.15]), knots, True)
+    x = np.linspace(0.0, 3.2, 50)  # beta_x < 0: u grows with x
+    risk = turning.risk(x, 60.0)
+    assert np.all(np.diff(risk) >= -1e-6)
+    assert risk[-1] > 0.85
+    # a fit whose log cumulative hazard increases is unchanged
+    b, b0, g0, g1 = -0.5, 4.0, 0.1, 1.3
+    plain = SplineFit(np.array([b, b0, g0, g1, 0.0]), knots, True)
+    u = np.log(60.0) - (b * x + b0)
+    assert_allclose(plain.risk(x, 60.0), -np.expm1(-np.exp(g0 + g1 * u)), rtol=1e-12)

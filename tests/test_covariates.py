@@ -808,6 +808,6 @@ def test_the_dropped_rows_warning_waits_for_the_checks():
     df.loc[3, "g2"] = np.nan
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        X = df.drop(columns=["y", "stage"])
         with pytest.raises(ValueError, match="'lam_ratio' parameter"):
-            X = df.drop(columns=["y", "stage"])
             VCPCR(lam_ratio=2.0, missing="drop").fit(X, df["y"])

@@ -477,7 +477,7 @@ def test_score_checks_y(blocks):
         model.score(X[:1], y[:1])
     with pytest.raises(ValueError, match="y contains NaN in 1 of"):
         model.score(X, np.r_[np.nan, y[1:]])
-    with pytest.raises(ValueError, match="X has 40 rows but y has 5|but y has 5"):
+    with pytest.raises(ValueError, match=r"X has \d+ rows but y has 5"):
         model.score(X, y[:5])
     labels = np.random.default_rng(0).permutation(len(y)) % 2  # not separable
     clf = VCPCR(family="binomial", n_clusters=2, n_init=1, random_state=0)
@@ -491,7 +491,7 @@ def test_input_messages_name_the_fix(blocks):
     with pytest.raises(ValueError, match="X holds complex numbers") as info:
         VCPCR().fit(X.astype(complex), y)
     assert "[[" not in str(info.value)  # X is not printed
-    with pytest.raises(TypeError, match="'lam_ratios' .* not booleans"):
+    with pytest.raises(TypeError, match=r"'lam_ratios' .* not booleans"):
         VCPCRCV(lam_ratios=[True, False]).fit(X, y)
     time, event = np.exp(y - y.max()), np.ones(len(y))
     with pytest.raises(ValueError, match=r"goes in as vcpcr.Surv\(time, event\)"):

@@ -153,3 +153,58 @@ def test_plot_path_from_cv_and_from_model(models, tmp_path):
     assert sizes[1] == int((fitted.labels_ >= 0).sum())  # the path's 0.3 == the fit
     with pytest.raises(ValueError, match="needs X"):
         plot_path(model)
+
+
+def test_plot_cv_of_one_grid_point_has_a_range_around_it(models):
+    """One lam_ratio: the log axis collapsed to 0.1 +- 1e-17 and showed
+    nothing; one size: the point sat on the right spine."""
+    cv0, X, y = models
+    cv = VCPCRCV(
+        n_clusters=2,
+        deltas=[cv0.best_params_["delta"]],
+        lam_ratios=[0.1],
+        cv=KFold(3),
+        n_init=1,
+        random_state=0,
+    ).fit(X, y)
+    ax = plot_cv(cv, x="lam_ratio")
+    low, high = ax.get_xlim()
+    assert low < 0.1 / 2
+    assert high > 0.1 * 2
+    matplotlib.pyplot.close(ax.figure)
+    ax = plot_cv(cv)
+    size = cv.cv_results_["mean_size"].iloc[0]
+    assert ax.get_xlim()[1] > 2 * size
+    matplotlib.pyplot.close(ax.figure)
+    fig, axes = matplotlib.pyplot.subplots(2, 2)
+    with pytest.raises(
+        TypeError,
+        match=r"ax must be one matplotlib Axes; got a ndarray of shape \(2, 2\)",
+    ):
+        plot_cv(cv0, ax=axes)
+    matplotlib.pyplot.close(fig)
+
+
+def test_plot_path_counts_on_whole_ticks(models):
+    """The cluster axis read 0.0, 0.2, ..., 1.0 for one cluster."""
+    _, X, y = models
+    model = VCPCR(n_clusters=1, n_init=1, random_state=0)
+    ax = plot_path(model, X, y, lam_ratios=[0.01, 0.3, 1.0])
+    right = next(a for a in ax.figure.axes if a is not ax)
+    for axis in (ax, right):
+        ticks = axis.get_yticks()
+        assert_allclose(ticks, np.round(ticks))
+    assert [t.get_text() for t in right.get_legend().get_texts()] == [
+        "selected features",
+        "clusters",
+    ]
+    matplotlib.pyplot.close(ax.figure)
+
+
+def test_cluster_colours_beyond_ten_are_distinct():
+    """tab20 in order gave clusters 1 and 2 two near-identical blues."""
+    from vcpcr.plotting import _cluster_colors
+
+    colors = _cluster_colors(12)[:, :3]
+    gaps = np.linalg.norm(colors[:, None] - colors[None], axis=2)
+    assert gaps[np.triu_indices(12, 1)].min() > 0.15

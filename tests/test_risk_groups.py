@@ -134,6 +134,19 @@ def test_plot_risk_groups(fitted, tmp_path):
     matplotlib.pyplot.close(ax.figure)
 
 
+def test_plot_risk_groups_leaves_the_callers_figure_alone(fitted):
+    """Given an axes, it drew and then ran tight_layout on the whole figure,
+    which moved the caller's other panels."""
+    from vcpcr.plotting import plot_risk_groups
+
+    model, X, y = fitted
+    fig, (mine, theirs) = matplotlib.pyplot.subplots(1, 2)
+    before = mine.get_position().bounds
+    assert plot_risk_groups(model, X, y, cv=None, ax=theirs) is theirs
+    assert mine.get_position().bounds == before
+    matplotlib.pyplot.close(fig)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [

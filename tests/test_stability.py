@@ -355,6 +355,23 @@ def test_plot_draws_frequencies_and_coclustering(gaussian_result, tmp_path):
     import matplotlib.pyplot as plt
 
     plt.close(axes[0].figure)
+    fig, grid = plt.subplots(2, 2)
+    with pytest.raises(ValueError, match=r"2 matplotlib Axes \(frequencies, co"):
+        res.plot(axes=grid)
+    plt.close(fig)
+
+
+def test_plot_legend_names_the_modules_drawn(gaussian_result):
+    """The legend listed every module, also those none of the top bars show."""
+    import matplotlib.pyplot as plt
+
+    res, _, _ = gaussian_result
+    axes = res.plot(top=2)
+    shown = {t.get_text() for t in axes[0].get_legend().get_texts()}
+    cluster_of = {g: m for m, genes in res.modules.items() for g in genes}
+    top = res.selection_frequency.sort_values(ascending=False, kind="stable")[:2]
+    assert shown == {cluster_of[g] for g in top.index if g in cluster_of}
+    plt.close(axes[0].figure)
 
 
 @pytest.mark.parametrize(

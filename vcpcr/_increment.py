@@ -38,6 +38,7 @@ from vcpcr._validation import check_choice, check_fraction, check_scalar, check_
 __all__ = [
     "CLINICAL",
     "INTERVALS",
+    "LOWER_BETTER",
     "ClinicalCox",
     "IncrementResult",
     "increment_interval",
@@ -369,7 +370,7 @@ def _metric_names(horizons: NDArray[np.float64], likelihood: str = "CVPL") -> li
 
 
 #: Metrics for which lower is better (the others: higher).
-_LOWER_BETTER = frozenset({"IBS"})
+LOWER_BETTER = frozenset({"IBS"})
 #: The increment tables' status of a model that used no feature (no interval).
 _NO_GENE = ("no gene in any fold", "no gene")
 
@@ -1241,7 +1242,7 @@ def _increment_row(
             status="no gene in any fold",
         )
         return row
-    sign = -1.0 if metric in _LOWER_BETTER else 1.0
+    sign = -1.0 if metric in LOWER_BETTER else 1.0
     se, lo, hi, p = increment_interval(
         sign * values, n_train=n_train, n_test=n_test, method=interval, alpha=alpha
     )

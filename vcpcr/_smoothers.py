@@ -57,11 +57,32 @@ class SplineFit(NamedTuple):
     valid: bool = True
 
     def risk(self, x: NDArray[np.float64], horizon: float) -> NDArray[np.float64]:
-        """Smoothed observed risk ``1 - S(horizon | x)`` at predictions ``x``."""
-        b, b0, g0, g1, g2 = self.params
-        u = np.log(horizon) - (b * x + b0)
-        basis, _, _ = _basis(u, self.knots)
-        return -np.expm1(-np.exp(g0 + g1 * u + g2 * basis))
+        """Smoothed observed risk ``1 - S(horizon | x)`` at predictions ``x``.
+
+        The cumulative hazard is taken non-decreasing in time: its running
+        maximum over the shifted log time ``u``. The fitted spline in ``u``
+        may turn down where no event lies (it is fitted where events are,
+        and its hazard there is positive), which no cumulative hazard can:
+        on a cohort of 120 rows, six predicted risks of 1.0 at the horizon
+        were smoothed to an observed risk of 1e-5 (beside 0.90 at 0.99)
+        and added 0.05 to the ICI. Where ``log H`` increases (every valid
+        fit below the first knot, where it is linear with slope ``g1 > 0``)
+        this changes nothing.
+        """
+        b, b0 = self.params[:2]
+        u = np.atleast_1d(np.log(horizon) - (b * x + b0))
+        k0 = self.knots[0]
+        grid = np.linspace(k0, max(float(u.max()), k0), 1025)
+        peak = np.maximum.accumulate(self._log_hazard(grid))
+        below = np.searchsorted(grid, u, side="right") - 1
+        log_h = self._log_hazard(u)
+        log_h = np.where(below >= 0, np.maximum(log_h, peak[below]), log_h)
+        return -np.expm1(-np.exp(log_h)).reshape(np.shape(x))
+
+    def _log_hazard(self, u: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Log cumulative hazard at shifted log times ``u``."""
+        g0, g1, g2 = self.params[2:]
+        return np.asarray(g0 + g1 * u + g2 * _basis(u, self.knots)[0])
 
 
 def _basis(

@@ -100,7 +100,8 @@ class CalibrationResult:
         Mean, median and 90th percentile of ``|predicted - observed|`` over
         the samples (cox, binomial).
     curve : pandas.DataFrame
-        The smoothed curve on a grid of 100 predictions (``predicted``,
+        The smoothed curve on a grid of 100 predictions between their 1st and
+        99th percentiles (cox; binomial: at the predictions) (``predicted``,
         ``observed``); empty for gaussian.
     alpha : float
         Level of the confidence intervals.
@@ -537,9 +538,11 @@ def survival_calibration(
     x = cloglog(risk)
     spline = survival_smoother(x, time, event)
     observed = spline.risk(x, h)
-    grid = np.linspace(
-        max(risk.min() - 0.01, _EPS), min(risk.max() + 0.01, 1 - _EPS), 100
-    )
+    # where the predictions lie (1st to 99th percentile): beyond, a few
+    # extreme predictions steer the smoother (at a predicted risk of 1 - 1e-10
+    # it gave an observed risk of 1e-5, beside 0.90 at 0.99)
+    lo, hi = np.quantile(risk, [0.01, 0.99])
+    grid = np.linspace(max(lo, _EPS), min(hi, 1 - _EPS), 100)
     curve = pd.DataFrame({"predicted": grid, "observed": spline.risk(cloglog(grid), h)})
     if spline.start == "weibull only" or not spline.valid:
         what = (

@@ -14,6 +14,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils.validation import check_is_fitted
 
+from vcpcr._increment import LOWER_BETTER
 from vcpcr._model import VCPCR
 from vcpcr._scoring import scoring_name
 from vcpcr._tuning import SELECTIONS, score_se, selected_index
@@ -40,7 +41,44 @@ def _pyplot() -> Any:
 
 
 def _axes(ax: Any, **kwargs: Any) -> Any:
-    return _pyplot().subplots(**kwargs)[1] if ax is None else ax
+    """Return a new figure's axes (``subplots(**kwargs)``), or ``ax``, one Axes."""
+    if ax is None:
+        return _pyplot().subplots(**kwargs)[1]
+    if not hasattr(ax, "plot"):
+        shape = getattr(ax, "shape", None)
+        raise TypeError(
+            f"ax must be one matplotlib Axes; got a {type(ax).__name__}"
+            f"{'' if shape is None else f' of shape {shape}'}. Pass one of "
+            f"them (e.g. axes[0])."
+        )
+    return ax
+
+
+def _several_axes(axes: Any, n: int, what: str) -> NDArray[Any]:
+    """``axes`` as a flat array of at least ``n`` Axes, one per ``what``."""
+    flat = np.asarray(axes, dtype=object).reshape(-1)
+    if flat.size < n or not all(hasattr(a, "plot") for a in flat):
+        raise ValueError(
+            f"axes must hold {n} matplotlib Axes (one per {what}); got "
+            f"{flat.size} object(s) of shape {np.shape(axes)}. Pass a figure's "
+            f"axes array with at least {n}, or leave axes=None."
+        )
+    return flat
+
+
+def _legend(ax: Any, own: bool, **kwargs: Any) -> Any:
+    """Draw the legend, outside on the right of a figure the function made.
+
+    :func:`_fit_in_figure` then keeps it inside the figure. On the caller's
+    axes, whose figure is the caller's to lay out, at matplotlib's best
+    place inside.
+    """
+    if own:
+        kwargs = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0)} | kwargs
+        kwargs.setdefault("borderaxespad", 0.0)
+    else:
+        kwargs.setdefault("loc", "best")
+    return ax.legend(**kwargs)
 
 
 def _fit_in_figure(fig: Any, rounds: int = 3) -> None:
@@ -117,7 +155,8 @@ def plot_cv(
     name = scoring_name(cv.scoring, cv._family)
     sign, label = (-1.0, name[4:]) if name.startswith("neg_") else (1.0, name)
     label = label.replace("_", " ")  # "pooled deviance", "mean squared error"
-    ax = _axes(ax, figsize=(6, 4))
+    own = ax is None
+    ax = _axes(ax, figsize=(7.5, 4))
     delta = res["delta"].fillna(-1.0)
     chosen = res.iloc[cv.best_index_]
     other_label = "other (K, delta)" if res["delta"].notna().any() else "other K"
@@ -168,17 +207,29 @@ def plot_cv(
             zorder=2,
             label=peer_label,
         )
+    xs = res[x].to_numpy(dtype=float)
+    if peer is not None:
+        xs = np.concatenate([xs, peer["mean_size"].to_numpy(dtype=float)])
+    _cv_x_axis(ax, x, xs)
+    ax.set_ylabel(f"CV {label}")
+    _legend(ax, own, frameon=False, fontsize="small")
+    if own:
+        _fit_in_figure(ax.figure)
+    return ax
+
+
+def _cv_x_axis(ax: Any, x: str, xs: NDArray[np.float64]) -> None:
+    """Scale and label ``plot_cv``'s x axis (one value: a range around it)."""
+    single = np.ptp(xs) == 0
     if x == "lam_ratio":
         ax.set_xscale("log")
-    else:
-        ax.set_xscale("symlog", linthresh=1)
-        ax.set_xlim(left=-0.2)  # sizes are >= 0
-    ax.set_xlabel(
-        "mean number of selected features" if x == "mean_size" else "lam_ratio"
-    )
-    ax.set_ylabel(f"CV {label}")
-    ax.legend(frameon=False, fontsize="small")
-    return ax
+        if single:
+            ax.set_xlim(xs[0] / 3, xs[0] * 3)
+        ax.set_xlabel("lam_ratio")
+        return
+    ax.set_xscale("symlog", linthresh=1)
+    ax.set_xlim(-0.2, 3 * xs[0] + 1 if single else None)  # sizes are >= 0
+    ax.set_xlabel("mean number of selected features")
 
 
 def plot_clusters(
@@ -218,6 +269,7 @@ def plot_clusters(
     """
     from matplotlib.patches import Patch
     from matplotlib.ticker import MaxNLocator
+    from matplotlib.transforms import offset_copy
     from mpl_toolkits.axes_grid1 import make_axes_locatable
 
     check_is_fitted(model)
@@ -249,12 +301,14 @@ def plot_clusters(
     top.bar(np.arange(n), V[order, labels], width=1.0, color="0.4")
     top.set_xlim(-0.5, n - 0.5)
     top.set_title("membership degree", fontsize="small")
-    top.yaxis.set_major_locator(MaxNLocator(2))
+    highest = float(V[order, labels].max())
+    top.set_ylim(0, highest)
+    top.set_yticks([highest], [f"{highest:.2g}"])  # one tick: the strip is thin
     top.tick_params(axis="y", labelsize="x-small")
     top.set_xticks([])
     left.set_xticks([])
     ax.set_yticks([])
-    names = list(model.membership_.index[order])
+    names = [_short(str(g)) for g in model.membership_.index[order]]
     if n <= max_labels:
         size = float(np.clip(400 / n, 4, 8))
         left.set_yticks(np.arange(n), names, fontsize=size)
@@ -263,15 +317,19 @@ def plot_clusters(
         left.set_yticks([])
         ax.xaxis.set_major_locator(MaxNLocator(6, integer=True))
     ax.set_xlabel(f"{n} selected features, by cluster ({model.n_clusters_})")
-    ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="|correlation|")
+    bar = ax.figure.colorbar(
+        image, ax=ax, fraction=0.046, pad=0.04, label="|correlation|"
+    )
     handles = [
         Patch(facecolor=colors[k], label=name)
         for k, name in enumerate(model.membership_.columns)
     ]
+    # right of the colour bar and its label, whatever the heatmap's width
     ax.legend(
         handles=handles,
         loc="upper left",
-        bbox_to_anchor=(1.3, 1.0),
+        bbox_to_anchor=(1.0, 1.0),
+        bbox_transform=offset_copy(bar.ax.transAxes, ax.figure, x=50, units="points"),
         frameon=False,
         fontsize="small",
         title="cluster",
@@ -283,12 +341,24 @@ def plot_clusters(
 
 
 def _cluster_colors(n_clusters: int) -> NDArray[np.float64]:
-    """One RGBA colour per cluster (tab10, then tab20; repeats beyond 20)."""
+    """Return one RGBA colour per cluster.
+
+    tab10; beyond 10, tab20's dark shades then its light ones (its pairs side
+    by side are near-identical); repeats beyond 20.
+    """
     import matplotlib as mpl
 
-    name = "tab10" if n_clusters <= 10 else "tab20"
-    palette = mpl.colormaps[name]
-    return np.array([palette(k % palette.N) for k in range(max(n_clusters, 1))])
+    if n_clusters <= 10:
+        palette = mpl.colormaps["tab10"]
+        return np.array([palette(k) for k in range(max(n_clusters, 1))])
+    palette = mpl.colormaps["tab20"]
+    order = [*range(0, 20, 2), *range(1, 20, 2)]
+    return np.array([palette(order[k % 20]) for k in range(n_clusters)])
+
+
+def _short(name: str, width: int = 24) -> str:
+    """Return a feature name for a tick label: at most ``width`` characters."""
+    return name if len(name) <= width else name[: width - 1] + "\u2026"
 
 
 def plot_path(
@@ -329,18 +399,31 @@ def plot_path(
     else:
         check_is_fitted(model, "cv_results_")
         path = _cv_path(model)
+    from matplotlib.ticker import MaxNLocator
+
+    own = ax is None
     ax = _axes(ax, figsize=(6, 4))
-    ax.plot(
+    mean = "" if isinstance(model, VCPCR) else " (mean over the folds)"
+    (size,) = ax.plot(
         path["lam_ratio"], path["size"], "o-", color="C0", label="selected features"
     )
     ax.set_xscale("log")
     ax.set_xlabel("lam_ratio")
-    ax.set_ylabel("selected features", color="C0")
+    ax.set_ylabel(f"selected features{mean}", color="C0")
     right = ax.twinx()
-    right.plot(
+    (clusters,) = right.plot(
         path["lam_ratio"], path["n_clusters"], "s--", color="C1", label="clusters"
     )
-    right.set_ylabel("clusters", color="C1")
+    right.set_ylabel(f"clusters{mean}", color="C1")
+    for axis in (ax, right):  # counts: whole ticks (fold means lie between)
+        axis.yaxis.set_major_locator(MaxNLocator(integer=True))
+        low, high = axis.get_ylim()
+        axis.set_ylim(min(low, 0), max(high, 1))
+    if np.ptp(path["lam_ratio"]) == 0:  # one ratio: no range for the log axis
+        ax.set_xlim(path["lam_ratio"].iloc[0] / 3, path["lam_ratio"].iloc[0] * 3)
+    right.legend(handles=[size, clusters], frameon=False, fontsize="small")
+    if own:
+        _fit_in_figure(ax.figure)
     return ax
 
 
@@ -421,7 +504,8 @@ def plot_risk_groups(
     groups = risk_groups(
         model, X, y, cv=cv, quantiles=quantiles, random_state=random_state
     )
-    ax = _axes(ax, figsize=(7, 5))
+    own = ax is None
+    ax = _axes(ax, figsize=(8, 5))
     fitters = []
     for k, label in enumerate(groups.labels):
         member = groups.group == k
@@ -433,20 +517,23 @@ def plot_risk_groups(
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("time")
     ax.set_ylabel("survival probability")
-    ax.legend(
+    _legend(
+        ax,
+        own,
         title=f"linear predictor quantile\nlog-rank p = {groups.p_value:.3g}",
         frameon=False,
         fontsize="small",
         title_fontsize="small",
     )
     source = (
-        "the fitted model's linear predictor (test data)"
+        "the fitted model's linear predictor (not cross-validated)"
         if groups.n_splits is None
         else f"the {groups.n_splits}-fold cross-validated linear predictor"
     )
     ax.set_title(f"Risk groups from {source}", fontsize="medium")
     add_at_risk_counts(*fitters, ax=ax, rows_to_show=["At risk"])
-    ax.figure.tight_layout()
+    if own:  # the caller's figure is the caller's to lay out
+        _fit_in_figure(ax.figure)
     return ax
 
 
@@ -497,7 +584,8 @@ def plot_stability(
     ndarray of matplotlib.axes.Axes
         The two axes.
     """
-    if axes is None:
+    own = axes is None
+    if own:
         axes = _pyplot().subplots(
             1,
             2,
@@ -505,22 +593,37 @@ def plot_stability(
             gridspec_kw={"width_ratios": [1.2, 1]},
             layout="constrained",  # room for the long feature labels
         )[1]
+    axes = _several_axes(axes, 2, "panel: frequencies, co-clustering")
+    if axes.size != 2:
+        raise ValueError(
+            f"axes must hold 2 matplotlib Axes (frequencies, co-clustering); "
+            f"got {axes.size}."
+        )
     cluster_of = {
         g: i for i, members in enumerate(result.modules.values()) for g in members
     }
     colors = _cluster_colors(len(result.modules))
-    _frequency_panel(axes[0], result, cluster_of, colors, top)
+    _frequency_panel(axes[0], result, cluster_of, colors, top, own)
     _coclustering_panel(axes[1], result, cluster_of, max_labels)
-    return np.asarray(axes)
+    return axes
 
 
 def _frequency_panel(
-    ax: Any, result: Any, cluster_of: dict[str, int], colors: Any, top: int
+    ax: Any, result: Any, cluster_of: dict[str, int], colors: Any, top: int, own: bool
 ) -> None:
     from matplotlib.patches import Patch
 
     freq = result.selection_frequency.sort_values(ascending=False, kind="stable")
     shown = freq[freq > 0].iloc[:top]
+    title = (
+        f"{result.stable_set.size} stable of {result.n_features} features "
+        f"(E[false] <= {result.error_bound:.2g})"
+    )
+    if shown.empty:
+        ax.set_axis_off()
+        ax.set_title(title, fontsize="medium")
+        ax.text(0.5, 0.5, "no feature was selected in any subsample", ha="center")
+        return
     grey = (0.7, 0.7, 0.7, 1.0)
     bar_colors = [
         colors[cluster_of[g]] if g in cluster_of else grey for g in shown.index
@@ -536,23 +639,33 @@ def _frequency_panel(
         ha="right",
         va="bottom",
         fontsize="small",
+        bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 1},
     )
     size = float(np.clip(500 / max(shown.size, 1), 4, 8))
     ax.set_xticks(x, [str(g) for g in shown.index], rotation=90, fontsize=size)
     ax.set_xlim(-0.6, shown.size - 0.4)
     ax.set_ylim(0, 1.02)
     ax.set_ylabel("selection frequency")
-    if result.modules:
-        handles = [
-            Patch(facecolor=colors[k], label=name)
-            for k, name in enumerate(result.modules)
-        ]
+    drawn = sorted({cluster_of[g] for g in shown.index if g in cluster_of})
+    if not drawn:
+        ax.set_title(title, fontsize="medium")
+        return
+    handles = [Patch(facecolor=colors[k], label=list(result.modules)[k]) for k in drawn]
+    if own:  # above the bars, the title its own (the figure is laid out)
+        ax.legend(
+            handles=handles,
+            loc="lower left",
+            bbox_to_anchor=(0.0, 1.01),
+            ncol=min(len(handles), 6),
+            frameon=False,
+            fontsize="small",
+            title=title,
+            title_fontsize="medium",
+            borderaxespad=0.0,
+        )
+    else:
+        ax.set_title(title, fontsize="medium")
         ax.legend(handles=handles, frameon=False, fontsize="small", ncol=2)
-    ax.set_title(
-        f"{result.stable_set.size} stable of {result.n_features} features "
-        f"(E[false] <= {result.error_bound:.2g})",
-        fontsize="medium",
-    )
 
 
 def _coclustering_panel(
@@ -563,6 +676,14 @@ def _coclustering_panel(
     if s == 0:
         ax.set_axis_off()
         ax.set_title("no stable feature", fontsize="medium")
+        ax.text(
+            0.5,
+            0.5,
+            f"no feature reached the threshold {result.threshold:g}:\n"
+            f"nothing to co-cluster",
+            ha="center",
+            va="center",
+        )
         return
     order = sorted(range(s), key=lambda i: (cluster_of[stable[i]], i))
     coc = result.coclustering[:s][:, :s].toarray()[np.ix_(order, order)]
@@ -610,7 +731,8 @@ def plot_calibration(result: Any, ax: Any = None) -> Any:
     matplotlib.axes.Axes
         The axes.
     """
-    ax = _axes(ax, figsize=(5.5, 5))
+    own = ax is None
+    ax = _axes(ax, figsize=(8, 5))
     groups = result.groups
     pred = result.predicted
     lo = min(pred.min(), np.nanmin(groups["lower"]))
@@ -657,11 +779,10 @@ def plot_calibration(result: Any, ax: Any = None) -> Any:
             f"ICI {result.ici:.3f}, E50 {result.e50:.3f}, E90 {result.e90:.3f}"
         )
     ax.plot([], [], " ", label="\n".join(stats))
-    what = {
-        "cox": f"risk of an event by t = {result.horizon:g}",
-        "binomial": "probability",
-        "gaussian": "value",
-    }[result.family]
+    if result.family == "cox":
+        what = f"risk of an event by t = {result.horizon:g}"
+    else:
+        what = "probability" if result.family == "binomial" else "value"
     ax.set(
         xlim=lims,
         ylim=lims,
@@ -670,7 +791,9 @@ def plot_calibration(result: Any, ax: Any = None) -> Any:
         title=f"Calibration (n = {result.n_samples})",
     )
     ax.set_aspect("equal")
-    ax.legend(loc="upper left", fontsize="small", frameon=False)
+    _legend(ax, own, fontsize="small", frameon=False)
+    if own:
+        _fit_in_figure(ax.figure)
     return ax
 
 
@@ -709,12 +832,12 @@ def plot_increments(result: Any, axes: Any = None) -> Any:
             layout="constrained",
             squeeze=False,
         )[1]
-    axes = np.asarray(axes).reshape(-1)
+    axes = _several_axes(axes, len(metrics), f"metric: {', '.join(metrics)}")
     rng = np.random.default_rng(0)
     points = getattr(result, "fold_increments", None)
     size, shade = 10, 0.5
     if points is None:  # an external cohort's bootstrap resamples
-        points, size, shade = result.resample_increments, 4, 0.15
+        points, size, shade = result.resample_increments, 6, 0.3
     for ax, metric in zip(axes, metrics, strict=False):
         for i, model in enumerate(models):
             d = points.loc[points["model"] == model, metric].to_numpy(dtype=float)
@@ -725,7 +848,9 @@ def plot_increments(result: Any, axes: Any = None) -> Any:
                 ax.vlines(i, row["ci_low"], row["ci_high"], colors="black", lw=2)
         ax.axhline(0.0, color="grey", ls="--", lw=1)
         ax.set_xticks(range(len(models)), models, fontsize=8)
-        ax.set_title(metric, fontsize=9)
+        ax.set_xlim(-0.6, len(models) - 0.4)
+        better = "lower" if metric in LOWER_BETTER else "higher"
+        ax.set_title(f"{metric} ({better} is better)", fontsize=9)
     for ax in axes[len(metrics) :]:
         ax.set_visible(False)
     axes[0].set_ylabel("increment over clinical")
