@@ -5,7 +5,7 @@ Run from the repository root::
     python benchmarks/bench_baselines.py            # n=50, p=200, 5 repeats
     python benchmarks/bench_baselines.py --repeats 3 --no-large
 
-Data: the VC-PCR paper's simulation (DESIGN.md section 4), configuration 2 by
+Data: the VC-PCR paper's simulation (its section "Experiments"), configuration 2 by
 default: p = 200, ten blocks of five variables with within-block correlation
 ``rho`` (0.6), variables 51-200 independent, coefficients +1/-1 on blocks 1, 3,
 5, 7 and SNR = 10. Each row is the median wall time of ``--repeats`` fits

@@ -1,6 +1,6 @@
 """Which step-0 weights make VC-PCR as accurate as the paper reports?
 
-The paper's protocol for VC-PCR alone (DESIGN.md section 4, the authors'
+The paper's protocol for VC-PCR alone (its section "Experiments", the authors'
 ``Run_method.R`` and ``05_Calc_test_performance_after_calibration.R``):
 
 * data: :func:`vcpcr.simulate.make_paper_data` (n=50, rho=0.6, p=200),

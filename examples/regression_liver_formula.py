@@ -24,4 +24,8 @@ cv = VCPCRCV(
 cv.fit(frame)
 print(cv.summary())
 print("\nMembers of the first cluster:", cv.best_estimator_.clusters_["cluster_1"])
+# The refit predicts with its cluster coefficients shrunk by the CV's
+# calibration slope (cv.shrinkage_, summary note): its R^2 is a little below
+# the summary's, which is the unshrunk least-squares fit's.
 print("In-sample R^2 of the refit:", round(cv.best_estimator_.score(frame), 3))
+print("Shrinkage of the predictions:", round(cv.shrinkage_, 3))

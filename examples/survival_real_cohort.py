@@ -2,9 +2,11 @@
 
 The ``MCLcleaned`` cohort of the SurvSet package (GPL-3; ``pip install
 'vcpcr[benchmarks]'``, never imported by vcpcr itself): 92 patients, 64
-deaths, 574 gene-expression columns (``num_X*``). VC-PCR is tuned by the
-cross-validated partial likelihood on 70% of the patients (stratified on the
-event) and judged on the other 30% by Harrell's C.
+deaths, 574 gene-expression columns (``num_X*``). VC-PCR is tuned by
+``VCPCRCV``'s default criterion (the pooled cross-validated partial-likelihood
+deviance, the sparsest grid point within 0.75 paired standard errors of the
+best) on 70% of the patients (stratified on the event) and judged on the
+other 30% by Harrell's C.
 ``benchmarks/bench_cohorts.py`` runs six cohorts.
 
 Run: python examples/survival_real_cohort.py
@@ -28,7 +30,6 @@ train, test = train_test_split(
 
 cv = VCPCRCV(
     family="cox",
-    scoring="neg_partial_likelihood_deviance",
     cv=list(StratifiedKFold(5, shuffle=True, random_state=0).split(train, y[train, 1])),
     random_state=0,
 )

@@ -525,3 +525,66 @@ def test_smoothed_risk_is_monotone_in_time_beyond_the_events():
     plain = SplineFit(np.array([b, b0, g0, g1, 0.0]), knots, True)
     u = np.log(60.0) - (b * x + b0)
     assert_allclose(plain.risk(x, 60.0), -np.expm1(-np.exp(g0 + g1 * u)), rtol=1e-12)
+
+
+def test_kaplan_meier_checks_its_input():
+    """Before: NaN, negative times and events of 2 were used silently, a bad
+    horizon gave NaN, and an empty or short input crashed inside numpy."""
+    t, e = np.array([1.0, 2.0, 3.0, 4.0]), np.array([1, 0, 1, 0])
+    for time, event, match in [
+        ([1.0, np.nan, 3.0, 4.0], e, "missing survival time"),
+        ([1.0, -2.0, 3.0, 4.0], e, "negative survival time"),
+        (t, [1, 2, 0, 0], "event must be 0/1"),
+        (t, e[:3], "1-d arrays of one length"),
+        ([], [], "empty"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            kaplan_meier(time, event, 2.5)
+    with pytest.raises(ValueError, match="'horizon' parameter of kaplan_meier"):
+        kaplan_meier(t, e, np.nan)
+    with pytest.raises(ValueError, match="'alpha' parameter of kaplan_meier"):
+        kaplan_meier(t, e, 2.5, alpha=0.0)
+
+
+def test_increment_interval_checks_its_arguments():
+    from vcpcr.validation import increment_interval
+
+    d = [0.01, 0.03, 0.02, 0.0]
+    for kwargs, match in [
+        ({"method": "x"}, "'method' parameter of increment_interval"),
+        ({"n_train": 0}, "'n_train' parameter"),
+        ({"n_test": -1}, "'n_test' parameter"),
+        ({"alpha": 1.0}, "'alpha' parameter"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            increment_interval(d, **({"n_train": 80, "n_test": 20} | kwargs))
+    with pytest.raises(ValueError, match="d must be a 1-d array"):
+        increment_interval(np.ones((2, 2)), n_train=80, n_test=20)
+
+
+def test_binary_calibration_of_hard_predictions_and_of_constant_ones():
+    """Predictions of 0 and 1 (clipped to 1e-10: logits -+23) gave a NaN
+    intercept (Newton's steps diverged); constant ones a singular matrix."""
+    rng = np.random.default_rng(0)
+    p = rng.random(40)
+    y = (rng.random(40) < p).astype(int)
+    hard = binary_calibration(y, np.where(p > 0.5, 1.0, 0.0))
+    assert np.all(np.isfinite(hard.intercept))
+    assert np.all(np.isfinite(hard.slope))
+    with pytest.raises(ValueError, match="probabilities are constant"):
+        binary_calibration(y, np.zeros(40))
+
+
+def test_regression_calibration_at_any_scale():
+    """Values of 1e-300 made X'X singular (numpy's LinAlgError); the length
+    check said "y has 40 entries but y has 38"."""
+    rng = np.random.default_rng(0)
+    pred = rng.normal(size=40)
+    y = 2.0 * pred + 0.1 * rng.normal(size=40)
+    unit = regression_calibration(y, pred)
+    for scale in (1e-300, 1e300):
+        scaled = regression_calibration(y * scale, pred * scale)
+        assert_allclose(scaled.slope, unit.slope, rtol=1e-12)
+        assert_allclose(np.array(scaled.intercept) / scale, unit.intercept, rtol=1e-9)
+    with pytest.raises(ValueError, match="prediction has 38 entries but y has 40"):
+        regression_calibration(y, pred[:-2])

@@ -71,7 +71,9 @@ def _real_cohort(ns, out):
     risk = ns["cv"].predict_log_partial_hazard(ns["X"][test])
     c = concordance_index(y[test, 0], -risk, y[test, 1])
     assert f"Held-out Harrell's C: {c:.3f}" in out
-    assert ns["cv"].scoring == "neg_partial_likelihood_deviance"
+    assert ns["cv"].scoring == "neg_pooled_deviance"  # the default
+    genes = int(out.split("Genes selected: ")[1].split()[0])
+    assert genes == int(np.count_nonzero(ns["cv"].best_estimator_.coef_)) > 0
 
 
 def _clinical(ns, out):

@@ -74,6 +74,20 @@ def test_external_standardization_removes_a_platform_shift(fitted):
     assert_allclose(model.transform(b), M, rtol=1e-10, atol=1e-12)
 
 
+def test_external_standardization_needs_rows_and_varying_genes(fitted):
+    """One row, or a selected gene constant in the cohort, gave a prognostic
+    index of 0 for everyone (z set to 0), silently."""
+    model, _, _ = fitted
+    X2, _ = _cohort(40, 8)
+    with pytest.raises(ValueError, match="needs at least 2 rows; X has 1"):
+        align_cohort(model, X2.iloc[:1], standardize="external")
+    gene = str(model.membership_.index[model.labels_ >= 0][0])
+    flat = X2.assign(**{gene: 1.0})
+    with pytest.raises(ValueError, match=rf"\['{gene}'\] take one value"):
+        align_cohort(model, flat, standardize="external")
+    align_cohort(model, flat)  # the training standardization reads it
+
+
 def test_missing_genes_raise_with_the_share_then_drop(fitted):
     model, X, _ = fitted
     sel = list(model.membership_.index[model.labels_ >= 0])

@@ -622,3 +622,23 @@ def test_a_date_column_is_named_with_the_fix(column):
     X = pd.DataFrame(rng.normal(size=(30, 6)), columns=[f"g{j}" for j in range(6)])
     with pytest.raises(TypeError, match=r"non-numeric columns: \['when'\].*dates"):
         VCPCR(2).fit(X.assign(when=column), rng.normal(size=30))
+
+
+def test_a_y_in_another_row_order_is_an_error():
+    """A y whose index holds X's labels in another order was fitted by
+    position, silently (R^2 0.34 instead of 0.72 on the sweep's data)."""
+    from conftest import make_blocks
+
+    from vcpcr import VCPCR
+
+    X, y, _, _ = make_blocks(n=40)
+    frame = pd.DataFrame(X, columns=[f"g{j}" for j in range(X.shape[1])])
+    shuffled = pd.Series(y, index=frame.index).sample(frac=1, random_state=1)
+    with pytest.raises(ValueError, match="y holds the rows of X in another order"):
+        VCPCR(2, n_init=1).fit(frame, shuffled)
+    model = VCPCR(2, n_init=1, random_state=0).fit(frame, shuffled.loc[frame.index])
+    with pytest.raises(ValueError, match="another order"):
+        model.score(frame, shuffled)
+    # other labels (a default index beside named rows) are matched by position
+    named = frame.set_axis([f"s{i}" for i in range(len(frame))])
+    VCPCR(2, n_init=1, random_state=0).fit(named, pd.Series(y))

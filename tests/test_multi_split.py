@@ -97,7 +97,7 @@ def test_aggregate_keeps_the_names_of_a_frame():
     [
         (np.full((3, 2), 1.5), 0.05, r"p-values in \[0, 1\]"),
         (np.array([[0.1, np.nan]]), 0.05, "NaN"),
-        (np.array([0.1, 0.2]), 0.05, "2-d array"),
+        (np.array([0.1, 0.2]), 0.05, r"one row per split .*P.reshape\(-1, 1\)"),
         (np.ones((3, 2)), 0.0, "'gamma_min' parameter of aggregate_pvalues"),
         (np.ones((3, 2)), 1.0, "'gamma_min' parameter of aggregate_pvalues"),
     ],

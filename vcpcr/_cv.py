@@ -562,6 +562,14 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         deltas: Any = default["deltas"] if self.deltas is None else self.deltas
         ratios = default["lam_ratios"] if self.lam_ratios is None else self.lam_ratios
         ratios = check_lam_ratios(ratios, owner=owner)
+        if np.all(ratios >= 1.0):
+            warnings.warn(
+                f"lam_ratios={ratios.tolist()} select no feature (lam_ratio = 1 "
+                f"is lam_max): the CV can only choose the empty model. Include "
+                f"smaller ratios, e.g. the default (lam_ratios=None).",
+                VCPCRWarning,
+                stacklevel=user_stacklevel(),
+            )
         if not fixed:
             deltas = scheme.check_deltas(deltas, owner=owner, name="deltas")
         return Grid(
@@ -587,7 +595,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         labels = family.strata(prepared.outcome)
         n = Xa.shape[0]
         check_cv_param(self.cv, n, "VCPCRCV")
-        k = 5 if self.cv is None else self.cv
+        k: Any = 5 if self.cv is None else self.cv
         if not isinstance(k, numbers.Integral) and not hasattr(k, "split"):
             folds = list(k)  # (train, test) pairs, checked below
         elif not family.survival or labels is None:
@@ -1293,11 +1301,6 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         return plot_cv(self, ax=ax, **kwargs)
 
 
-#: ``y`` with a standard deviation within ``2**+-_SAFE_EXPONENT`` has squared
-#: errors (summed over up to 2**60 rows) that are normal float64 numbers.
-_SAFE_EXPONENT = 480
-
-
 def _scores_in_units(frame: pd.DataFrame, power: int) -> pd.DataFrame:
     """Return ``cv_results_`` with its scores multiplied by ``2**power`` (exact)."""
     if power == 0:
@@ -1465,3 +1468,8 @@ def _timed_fit_fold(
     start = time.perf_counter()
     result = fit_fold(X[train], y[train], X[test], y[test], spec, seed)
     return result, time.perf_counter() - start
+
+
+#: ``y`` with a standard deviation within ``2**+-_SAFE_EXPONENT`` has squared
+#: errors (summed over up to 2**60 rows) that are normal float64 numbers.
+_SAFE_EXPONENT = 480

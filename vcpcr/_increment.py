@@ -38,7 +38,6 @@ from vcpcr._validation import check_choice, check_fraction, check_scalar, check_
 __all__ = [
     "CLINICAL",
     "INTERVALS",
-    "LOWER_BETTER",
     "ClinicalCox",
     "IncrementResult",
     "increment_interval",
@@ -370,7 +369,7 @@ def _metric_names(horizons: NDArray[np.float64], likelihood: str = "CVPL") -> li
 
 
 #: Metrics for which lower is better (the others: higher).
-LOWER_BETTER = frozenset({"IBS"})
+_LOWER_BETTER = frozenset({"IBS"})
 #: The increment tables' status of a model that used no feature (no interval).
 _NO_GENE = ("no gene in any fold", "no gene")
 
@@ -609,7 +608,14 @@ def increment_interval(
     -------
     se, low, high, p : float
         Standard error, interval ``mean -/+ t_{J-1, 1-alpha/2} se`` and the
-        one-sided p-value of ``H0: increment <= 0`` (``1 - F_t(mean / se)``).
+        one-sided p-value of ``H0: increment <= 0`` (``1 - F_t(mean / se)``);
+        all NaN with fewer than two finite increments.
+
+    Raises
+    ------
+    ValueError
+        If ``d`` is not 1-d, ``method`` is unknown, ``n_train`` or
+        ``n_test`` is not a positive number or ``alpha`` not in (0, 1).
 
     Examples
     --------
@@ -619,7 +625,18 @@ def increment_interval(
     >>> round(se, 5), round(p, 4)
     (0.00645, 0.0514)
     """
+    owner = "increment_interval"
+    check_choice(method, "method", ("one_fold", "corrected_t", "naive"), owner=owner)
+    for name, value in (("n_train", n_train), ("n_test", n_test)):
+        check_scalar(
+            value, name, numbers.Real, owner=owner, min_val=0.0, include_min=False
+        )
+    check_fraction(alpha, "alpha", owner=owner)
     values = np.asarray(d, dtype=np.float64)
+    if values.ndim != 1:
+        raise ValueError(
+            f"d must be a 1-d array of per-fold increments; got shape {values.shape}."
+        )
     values = values[np.isfinite(values)]
     J = values.size
     if J < 2:
@@ -1242,7 +1259,7 @@ def _increment_row(
             status="no gene in any fold",
         )
         return row
-    sign = -1.0 if metric in LOWER_BETTER else 1.0
+    sign = -1.0 if metric in _LOWER_BETTER else 1.0
     se, lo, hi, p = increment_interval(
         sign * values, n_train=n_train, n_test=n_test, method=interval, alpha=alpha
     )

@@ -26,8 +26,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from vcpcr._families import family_name
 from vcpcr._increment import (
+    _LOWER_BETTER,
     CLINICAL,
-    LOWER_BETTER,
     ClinicalCox,
     _check_frame,
     _estimator_columns,
@@ -567,7 +567,7 @@ def _increment_row(
         status = "no gene" if no_gene else "undefined in the resamples"
         row.update(se=np.nan, ci_low=np.nan, ci_high=np.nan, p=np.nan, status=status)
         return row
-    lower = metric in LOWER_BETTER
+    lower = metric in _LOWER_BETTER
     lo, hi = np.quantile(finite, [alpha / 2, 1 - alpha / 2])
     p = float(np.mean(finite >= 0 if lower else finite <= 0))
     row.update(

@@ -59,6 +59,7 @@ __all__ = [
     "aligned_columns",
     "check_covariates",
     "check_levels",
+    "check_same_rows",
     "check_strata",
     "check_unique_columns",
     "covariate_columns",
@@ -347,6 +348,7 @@ def validate_xy(
             f"{give if family.survival else 'the outcome, one entry per row of X'}."
         )
     _check_not_survival(est, y, family)
+    check_same_rows(X, y)
     check_unique_columns(X)
     with _hint_non_numeric(est, X):
         Xv = validate_data(
@@ -356,6 +358,26 @@ def validate_xy(
         y = column_or_1d(y, warn=True)
     check_y_length(Xv.shape[0], y)
     return Xv, y
+
+
+def check_same_rows(X: Any, y: Any) -> None:
+    """Raise if pandas ``X`` and ``y`` hold the same row labels in another order.
+
+    Rows are matched by position, as in scikit-learn; a ``y`` whose index
+    is a permutation of ``X``'s was almost surely meant to be matched by
+    label (statsmodels refuses unaligned indexes too).
+    """
+    xi, yi = getattr(X, "index", None), getattr(y, "index", None)
+    if not isinstance(xi, pd.Index) or not isinstance(yi, pd.Index):
+        return
+    if len(xi) != len(yi) or xi.equals(yi) or not xi.is_unique:
+        return
+    if yi.is_unique and set(yi) == set(xi):
+        raise ValueError(
+            "y holds the rows of X in another order (their indexes have the "
+            "same labels, not in the same order). Rows are matched by position, "
+            "as in scikit-learn: align them first, e.g. y = y.loc[X.index]."
+        )
 
 
 def _check_not_survival(est: Any, y: Any, family: Family) -> None:
@@ -388,8 +410,8 @@ def _hint_non_numeric(est: Any, X: Any) -> Iterator[None]:
     except (ValueError, TypeError) as exc:
         if str(exc).startswith("Complex data not supported"):
             raise ValueError(  # scikit-learn's message then prints all of X
-                "X holds complex numbers; VC-PCR needs real ones (e.g. X.real or "
-                "abs(X))."
+                "Complex data not supported: X holds complex numbers; VC-PCR "
+                "needs real ones (e.g. X.real or abs(X))."
             ) from None
         if not any(s in str(exc) for s in _NOT_NUMERIC):
             raise

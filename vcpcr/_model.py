@@ -24,7 +24,12 @@ from vcpcr._clustering import (
 )
 from vcpcr._families import Family, Prepared, known_family
 from vcpcr._formula import encode_new, formula_outcome, transform_new
-from vcpcr._input import ColumnLayout, aligned_columns, missing_as_nan
+from vcpcr._input import (
+    ColumnLayout,
+    aligned_columns,
+    check_same_rows,
+    missing_as_nan,
+)
 from vcpcr._scaling import raw_coefficients, standardize
 from vcpcr._solvers.distributions import LOGISTIC
 from vcpcr._sos_nmf import initial_partitions
@@ -73,6 +78,28 @@ def check_lam_ratios(values: ArrayLike, *, owner: str) -> NDArray[np.float64]:
             f"{bad.tolist()} among {ratios.tolist()} instead."
         )
     return ratios
+
+
+def _warn_unsafe_scale(y: NDArray[np.float64], owner: str) -> None:
+    """Warn when ``y``'s squared residuals underflow or overflow in float64.
+
+    The sum of ``n`` squares of size ``sd**2`` overflows near ``2**1024``;
+    squares below ``2**-1022`` lose precision (residuals are smaller than
+    ``y``'s spread, hence the margin). Between, e.g. from 1e-150 to 1e150
+    for a hundred rows, the statistics are those of ``y`` in unit scale.
+    """
+    spread = float(standardize(y)[2])  # computed without under/overflow
+    twice = 2 * int(np.frexp(spread)[1])
+    if twice + np.log2(y.size) > 1020 or twice < -1000:
+        warnings.warn(
+            f"{owner}: y has standard deviation {spread:.3g}; at this scale its "
+            f"squared residuals underflow or overflow in float64, so score(), "
+            f"the summary's standard errors and p-values and get_prediction's "
+            f"intervals are not reliable (the fit and its predictions are). "
+            f"Rescale y (e.g. y / y.std()) and scale the coefficients back.",
+            VCPCRWarning,
+            stacklevel=user_stacklevel(),
+        )
 
 
 def cap_n_clusters(n_clusters: int, n_features: int, owner: str) -> int:
@@ -527,6 +554,8 @@ class VCPCR(SummaryMixin, VCPCRBase):
         )
         if self.n_clusters_ == 0:
             self._warn_nothing_selected()
+        if self._family.estimator_type == "regressor":
+            _warn_unsafe_scale(data.prepared.outcome, type(self).__name__)
         return self
 
     def _warn_nothing_selected(self) -> None:
@@ -1262,6 +1291,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
             y = formula_outcome(self.formula, X)
         prediction = self.predict(X)
         check_y_length(prediction.shape[0], y)
+        check_same_rows(X, y)
         family = self._family
         if not family.survival:
             y = column_or_1d(y)

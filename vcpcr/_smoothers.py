@@ -273,9 +273,19 @@ def binary_smoother(
 
     statsmodels' ``lowess`` (tricube weights, local linear fits on the
     ``frac`` nearest neighbours) without its robustness iterations, which
-    would down-weight the minority class of a binary outcome.
+    would down-weight the minority class of a binary outcome. Where a
+    sample's neighbours all share its probability (hard 0/1 predictions),
+    the lowess window has width 0 and no fit: there the smoothed value is
+    the window's limit, the mean of ``y`` at that probability.
     """
     from statsmodels.nonparametric.smoothers_lowess import lowess
 
-    fitted = lowess(y, probability, frac=frac, it=0, return_sorted=False)
-    return np.clip(np.asarray(fitted, dtype=np.float64), 0.0, 1.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        fitted = lowess(y, probability, frac=frac, it=0, return_sorted=False)
+    fitted = np.asarray(fitted, dtype=np.float64)
+    tied = ~np.isfinite(fitted)
+    if tied.any():
+        _, inverse = np.unique(probability, return_inverse=True)
+        means = np.bincount(inverse, y) / np.bincount(inverse)
+        fitted[tied] = means[inverse[tied]]
+    return np.clip(fitted, 0.0, 1.0)

@@ -270,9 +270,16 @@ def build_summary(
         yname=yname,
         xname=list(params.names),
     )
-    table = _params_table(params, yname, alpha)
-    table.title = CONDITIONAL_TITLE
-    smry.tables.append(table)
+    if len(params.names):
+        table = _params_table(params, yname, alpha)
+        table.title = CONDITIONAL_TITLE
+        smry.tables.append(table)
+    else:  # a Cox model without clusters or covariates: the baseline alone
+        notes = [
+            "No coefficient: no cluster was selected and there is no covariate, "
+            "so the model is its baseline alone (every prediction the same).",
+            *notes,
+        ]
     if effects is not None:
         smry.tables.append(effects)
     if cluster_evidence is not None:

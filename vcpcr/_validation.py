@@ -360,7 +360,7 @@ def check_cv_param(cv: Any, n_samples: int, owner: str) -> None:
         raise ValueError(
             f"The 'cv' parameter of {owner} must be {what}. Got {cv!r} instead."
         )
-    if isinstance(cv, numbers.Integral) and not 2 <= cv <= n_samples:
+    if isinstance(cv, numbers.Integral) and not 2 <= int(cv) <= n_samples:
         raise ValueError(
             f"The 'cv' parameter of {owner} must be an int from 2 to the number "
             f"of samples ({n_samples}): each of the cv folds tests on at least "

@@ -31,13 +31,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats
+from scipy import optimize, stats
+from scipy.special import expit
 from sklearn.base import clone
 from sklearn.model_selection import KFold, StratifiedKFold, check_cv
 from statsmodels.iolib.summary import Summary
 
 from vcpcr._families import family_name
 from vcpcr._input import take
+from vcpcr._scaling import constant_columns
 from vcpcr._smoothers import binary_smoother, cloglog, survival_smoother
 from vcpcr._solvers.partial_likelihood import RiskSets
 from vcpcr._solvers.step2_fits import cox_batch, logit_batch
@@ -48,6 +50,7 @@ from vcpcr._validation import (
     check_scalar,
     check_split,
     check_survival,
+    check_time_event,
 )
 from vcpcr.exceptions import VCPCRWarning
 
@@ -347,8 +350,17 @@ def kaplan_meier(
     >>> round(s, 4)
     0.375
     """
-    t = np.asarray(time, dtype=np.float64)
-    e = np.asarray(event, dtype=bool)
+    owner = "kaplan_meier"
+    if np.ndim(time) != 1 or np.ndim(event) != 1 or np.size(time) != np.size(event):
+        raise ValueError(
+            f"time and event must be 1-d arrays of one length; got shapes "
+            f"{np.shape(time)} and {np.shape(event)}."
+        )
+    if np.size(time) == 0:
+        raise ValueError("time and event are empty: no sample to estimate from.")
+    t, e = check_time_event(time, event, name="(time, event)")
+    check_scalar(horizon, "horizon", numbers.Real, owner=owner, min_val=0.0)
+    check_fraction(alpha, "alpha", owner=owner)
     if t.max() < horizon:
         return np.nan, np.nan, np.nan
     times = np.unique(t[e & (t <= horizon)])
@@ -390,6 +402,11 @@ def _logit_slope(
     logit: NDArray[np.float64], y: NDArray[np.float64], alpha: float
 ) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
     """Calibration slope (logistic regression on ``logit``) and intercept (offset)."""
+    if constant_columns(logit[:, None]).size:
+        raise ValueError(
+            "The predicted probabilities are constant (up to rounding): a "
+            "calibration slope needs predictions that vary."
+        )
     fit = logit_batch(logit[None, :, None], y)
     a, b = fit.params[0]
     X = np.column_stack([np.ones_like(logit), logit])
@@ -397,15 +414,22 @@ def _logit_slope(
     cov = np.linalg.inv(X.T @ (X * (p * (1 - p))[:, None]))
     z = stats.norm.ppf(1 - alpha / 2)
     se_b = float(np.sqrt(cov[1, 1]))
-    # calibration-in-the-large: y ~ 1 + offset(logit), by Newton's method
-    c = 0.0
-    for _ in range(100):
-        q = 1.0 / (1.0 + np.exp(-(c + logit)))
-        step = float(np.sum(y - q) / np.sum(q * (1 - q)))
-        c += step
-        if abs(step) < 1e-12:
-            break
-    q = 1.0 / (1.0 + np.exp(-(c + logit)))
+
+    # calibration-in-the-large: y ~ 1 + offset(logit), the root of its score
+    # (decreasing in c; Newton's steps diverged on predictions of 0 and 1,
+    # clipped to 1e-10, whose logits are -+23)
+    def score(c: float) -> float:
+        return float(np.sum(y - expit(c + logit)))
+
+    width = 1.0
+    while score(-width) <= 0 or score(width) >= 0:
+        width *= 2
+        if width > 1e4:  # one class only: no finite intercept
+            raise ValueError(
+                "The outcome takes one value: calibration needs both classes."
+            )
+    c = float(optimize.brentq(score, -width, width, xtol=1e-12))
+    q = expit(c + logit)
     se_c = float(1.0 / np.sqrt(np.sum(q * (1 - q))))
     return (float(b), b - z * se_b, b + z * se_b), (c, c - z * se_c, c + z * se_c)
 
@@ -789,44 +813,49 @@ def regression_calibration(
     2.0
     """
     owner = "regression_calibration"
-    arr = np.asarray(prediction)
+    arr = np.asarray(y)
     n = arr.shape[0] if arr.ndim else 0
     target = _check_vector(y, "y", n, owner=owner)
     pred = _check_vector(prediction, "prediction", n, owner=owner)
     k = _check_groups(n_groups, n, owner=owner)
     check_fraction(alpha, "alpha", owner=owner)
-    if n < 3 or np.ptp(pred) == 0:
+    if n < 3 or constant_columns(pred[:, None]).size:
         raise ValueError(
-            f"prediction must take at least 2 distinct values over at least 3 "
-            f"samples for a calibration line; got {np.unique(pred).size} over {n}."
+            f"prediction must vary (beyond rounding) over at least 3 samples for "
+            f"a calibration line; got {np.unique(pred).size} distinct value(s) "
+            f"over {n}."
         )
-    X = np.column_stack([np.ones(n), pred])
-    coef, *_ = np.linalg.lstsq(X, target, rcond=None)
-    resid = target - X @ coef
+    # the line on unit scales (powers of 2: exact), so that values of 1e-300
+    # or 1e300 neither underflow nor overflow in the squares
+    ey, ep = (int(np.frexp(np.max(np.abs(v)))[1]) for v in (target, pred))
+    tu, pu = np.ldexp(target, -ey), np.ldexp(pred, -ep)
+    X = np.column_stack([np.ones(n), pu])
+    coef, *_ = np.linalg.lstsq(X, tu, rcond=None)
+    resid = tu - X @ coef
     sigma2 = float(resid @ resid) / (n - 2)
     se = np.sqrt(np.diag(np.linalg.inv(X.T @ X)) * sigma2)
+    units = np.ldexp(1.0, np.array([ey, ey - ep]))
+    coef, se = coef * units, se * units
     t = stats.t.ppf(1 - alpha / 2, n - 2)
     group = _group_index(pred, k)
     rows = []
     for g in range(k):
-        vals = target[group == g]
+        vals = tu[group == g]
         half = (
             stats.t.ppf(1 - alpha / 2, vals.size - 1)
             * vals.std(ddof=1)
             / np.sqrt(vals.size)
         )
+        mean = vals.mean()
         rows.append(
-            (
-                vals.size,
-                float(pred[group == g].mean()),
-                vals.mean(),
-                vals.mean() - half,
-                vals.mean() + half,
-            )
+            (vals.size, float(pu[group == g].mean()), mean, mean - half, mean + half)
         )
     groups = pd.DataFrame(
         rows, columns=["n", "predicted", "observed", "lower", "upper"]
     )
+    groups["predicted"] = np.ldexp(groups["predicted"], ep)
+    for column in ("observed", "lower", "upper"):
+        groups[column] = np.ldexp(groups[column], ey)
     notes = [
         "Slope and intercept: least squares of the observed on the predicted "
         "values (1 and 0 are ideal), t intervals.",

@@ -24,6 +24,7 @@ from statsmodels.iolib.summary import Summary
 
 from vcpcr._families import family_name
 from vcpcr._formula import source_groups
+from vcpcr._scaling import constant_columns
 from vcpcr._summary import evidence_table, numbered_notes
 from vcpcr._survival import breslow_baseline, evaluate_baseline
 from vcpcr._validation import check_choice, check_scalar, check_survival
@@ -260,7 +261,13 @@ def _reexpressed(
     genes = [str(g) for g in fitted.membership_.index]
     present, chosen = set(frame.columns), set(selected)
     n = len(frame)
+    if standardize == "external" and n < 2:
+        raise ValueError(
+            f"standardize='external' standardizes each gene within the cohort, "
+            f"which needs at least 2 rows; X has {n}. Use standardize='training'."
+        )
     columns_out: dict[str, Any] = {}
+    constant: list[str] = []
     position = {g: j for j, g in enumerate(genes)}
     for name in names:
         if name in position and name in chosen:
@@ -277,14 +284,23 @@ def _reexpressed(
                     f"rows first."
                 )
             if standardize == "external":
-                sd = values.std(ddof=1)
-                z = (values - values.mean()) / sd if sd > 0 else np.zeros_like(values)
+                if constant_columns(values[:, None]).size:
+                    constant.append(name)
+                    continue
+                z = (values - values.mean()) / values.std(ddof=1)
                 values = mean + scale * z
             columns_out[name] = values
         elif name in present:
             columns_out[name] = frame[name].to_numpy()
         else:  # an unselected gene: read by no prediction
             columns_out[name] = np.zeros(n)
+    if constant:
+        raise ValueError(
+            f"Selected gene(s) {constant[:10]} take one value in this cohort, so "
+            f"standardize='external' cannot standardize them within it. Use "
+            f"standardize='training', or leave them out of X (a missing gene "
+            f"is set to its training mean)."
+        )
     return columns_out
 
 
@@ -478,6 +494,8 @@ def validate_external(
 
         y = formula_outcome(fitted.formula, X)
     data = cohort.X
+    if n_groups is not None:
+        check_scalar(n_groups, "n_groups", numbers.Integral, owner=owner, min_val=1)
     groups = n_groups if n_groups is not None else (5 if family == "cox" else 10)
     if family != "cox":
         if horizon is not None or recalibrate_baseline:

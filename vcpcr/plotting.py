@@ -14,7 +14,6 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils.validation import check_is_fitted
 
-from vcpcr._increment import LOWER_BETTER
 from vcpcr._model import VCPCR
 from vcpcr._scoring import scoring_name
 from vcpcr._tuning import SELECTIONS, score_se, selected_index
@@ -849,7 +848,9 @@ def plot_increments(result: Any, axes: Any = None) -> Any:
         ax.axhline(0.0, color="grey", ls="--", lw=1)
         ax.set_xticks(range(len(models)), models, fontsize=8)
         ax.set_xlim(-0.6, len(models) - 0.4)
-        better = "lower" if metric in LOWER_BETTER else "higher"
+        status = result.increments.xs(metric, level="metric").get("status")
+        lower = status is not None and bool((status == "lower is better").any())
+        better = "lower" if lower else "higher"
         ax.set_title(f"{metric} ({better} is better)", fontsize=9)
     for ax in axes[len(metrics) :]:
         ax.set_visible(False)

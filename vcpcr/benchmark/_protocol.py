@@ -1,7 +1,7 @@
 """The paper's nested cross-validation: folds, fold scaling, tuning, one dataset.
 
-The protocol (VC-PCR paper, section "Hyperparameter Selection"; DESIGN.md
-section 4) for one data set and one method:
+The protocol (VC-PCR paper, sections "Hyperparameter Selection" and
+"Experiments") for one data set and one method:
 
 1. split the samples into ``n_outer`` random folds;
 2. for each outer fold, split its training samples into ``n_inner`` folds and

@@ -173,6 +173,13 @@ def aggregate_pvalues(P: ArrayLike, gamma_min: float = 0.05) -> Any:
     """
     check_fraction(gamma_min, "gamma_min", owner="aggregate_pvalues")
     columns = P.columns if isinstance(P, pd.DataFrame) else None
+    if np.ndim(P) != 2:
+        raise ValueError(
+            f"P must be a 2-d array of p-values, one row per split and one "
+            f"column per feature (n_splits, n_features); got shape "
+            f"{np.shape(P)}. One feature's p-values go in as one column "
+            f"(P.reshape(-1, 1))."
+        )
     values = check_array(P, "P")
     if np.any((values < 0) | (values > 1)):
         raise ValueError(
