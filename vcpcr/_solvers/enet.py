@@ -41,7 +41,7 @@ _Float = NDArray[np.float64]
 TOL = 1e-7
 
 #: Maximum number of coordinate-descent passes per subproblem.
-MAX_ITER = 10_000
+MAX_ITER = 100_000
 
 #: Maximum number of proximal Newton steps per ``delta`` and working set.
 MAX_NEWTON = 100
