@@ -642,3 +642,15 @@ def test_a_y_in_another_row_order_is_an_error():
     # other labels (a default index beside named rows) are matched by position
     named = frame.set_axis([f"s{i}" for i in range(len(frame))])
     VCPCR(2, n_init=1, random_state=0).fit(named, pd.Series(y))
+
+
+def test_a_masked_array_is_not_read_through_its_mask():
+    from conftest import make_blocks
+
+    from vcpcr import VCPCR
+
+    X, y, _, _ = make_blocks(n=40)
+    masked = np.ma.masked_array(X, mask=np.eye(*X.shape, dtype=bool))
+    with pytest.raises(ValueError, match=r"masked array .* X.filled\(np.nan\)"):
+        VCPCR(2, n_init=1).fit(masked, y)
+    VCPCR(2, n_init=1, random_state=0).fit(np.ma.masked_array(X), y)  # no mask

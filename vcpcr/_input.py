@@ -348,6 +348,12 @@ def validate_xy(
             f"{give if family.survival else 'the outcome, one entry per row of X'}."
         )
     _check_not_survival(est, y, family)
+    if isinstance(X, np.ma.MaskedArray) and np.ma.getmaskarray(X).any():
+        raise ValueError(
+            "X is a masked array with masked entries, which scikit-learn's "
+            "conversion would read as data. Mark them missing first: "
+            "X.filled(np.nan), then drop or impute those rows."
+        )
     check_same_rows(X, y)
     check_unique_columns(X)
     with _hint_non_numeric(est, X):
