@@ -525,7 +525,7 @@ def plot_risk_groups(
         title_fontsize="small",
     )
     source = (
-        "the fitted model's linear predictor (not cross-validated)"
+        "the fitted model's linear predictor (cv=None)"
         if groups.n_splits is None
         else f"the {groups.n_splits}-fold cross-validated linear predictor"
     )
