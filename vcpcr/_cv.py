@@ -1301,6 +1301,11 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         return plot_cv(self, ax=ax, **kwargs)
 
 
+#: ``y`` with a standard deviation within ``2**+-_SAFE_EXPONENT`` has squared
+#: errors (summed over up to 2**60 rows) that are normal float64 numbers.
+_SAFE_EXPONENT = 480
+
+
 def _scores_in_units(frame: pd.DataFrame, power: int) -> pd.DataFrame:
     """Return ``cv_results_`` with its scores multiplied by ``2**power`` (exact)."""
     if power == 0:
@@ -1468,8 +1473,3 @@ def _timed_fit_fold(
     start = time.perf_counter()
     result = fit_fold(X[train], y[train], X[test], y[test], spec, seed)
     return result, time.perf_counter() - start
-
-
-#: ``y`` with a standard deviation within ``2**+-_SAFE_EXPONENT`` has squared
-#: errors (summed over up to 2**60 rows) that are normal float64 numbers.
-_SAFE_EXPONENT = 480
