@@ -32,6 +32,17 @@ def test_unknown_command(capsys):
     assert "invalid choice: 'frobnicate'" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("command", ["demo", "benchmark"])
+def test_an_unknown_option_shows_the_commands_usage(command, capsys):
+    """It showed the top-level usage ("vcpcr [-h] [--version] COMMAND ...")."""
+    with pytest.raises(SystemExit) as exc:
+        main([command, "--bogus"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert f"usage: vcpcr {command}" in err
+    assert "unrecognized arguments: --bogus" in err
+
+
 BAD_ARGS = {
     "negative n": (["benchmark", "--n", "-5"], "--n: must be >= 1"),
     "nan rho": (["benchmark", "--rho", "nan"], "--rho: must be in [0, 1); got nan"),

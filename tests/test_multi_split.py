@@ -96,12 +96,13 @@ def test_aggregate_keeps_the_names_of_a_frame():
     ("P", "gamma_min", "match"),
     [
         (np.full((3, 2), 1.5), 0.05, r"p-values in \[0, 1\]"),
-        (np.array([[0.1, np.nan]]), 0.05, "NaN"),
+        (np.array([[0.1, np.nan]]), 0.05, "P contains NaN: every split needs"),
+        (np.zeros((0, 3)), 0.05, "P has no row"),
         (np.array([0.1, 0.2]), 0.05, r"one row per split .*P.reshape\(-1, 1\)"),
         (np.ones((3, 2)), 0.0, "'gamma_min' parameter of aggregate_pvalues"),
         (np.ones((3, 2)), 1.0, "'gamma_min' parameter of aggregate_pvalues"),
     ],
-    ids=["above-one", "nan", "1-d", "gamma-zero", "gamma-one"],
+    ids=["above-one", "nan", "no-row", "1-d", "gamma-zero", "gamma-one"],
 )
 def test_aggregate_bad_input(P, gamma_min, match):
     with pytest.raises(ValueError, match=match):
@@ -412,6 +413,9 @@ def test_summary_with_inference_shows_the_evidence(signal, result):
             == result.membership_pvalues[members].min()
         )
     assert model.summary(inference=[result]).as_text() == text
+    # two of a kind crashed inside pandas' join ("columns overlap")
+    with pytest.raises(ValueError, match=r"one result of each kind .* 2 MultiSplit"):
+        model.summary(inference=[result, result])
     assert "<table" in model.summary(inference=result).as_html()
     assert "member P" in model.summary(inference=result).as_latex()
 
@@ -426,6 +430,13 @@ def test_summary_refuses_a_result_of_other_parameters_or_data(signal, result):
         fewer.summary(inference=result)
     with pytest.raises(TypeError, match="'inference' parameter of summary"):
         other.summary(inference="result")
+    shifted = VCPCR(n_clusters=3, n_init=2).fit(X + 1e-6, y)
+    with pytest.raises(ValueError, match="column means or standard deviations"):
+        shifted.summary(inference=result)
+    # the same rows in another order: their means differ in the last bits
+    back = VCPCR(n_clusters=3, n_init=2, random_state=0)
+    back.fit(X.iloc[::-1].reset_index(drop=True), y.iloc[::-1].reset_index(drop=True))
+    assert "member P" in back.summary(inference=result).as_text()
 
 
 def test_result_summary(result):
@@ -517,3 +528,13 @@ def test_summary_takes_several_results_through_the_protocol(signal, result):
     assert sum(line.startswith("g0 ") for line in text.splitlines()) == 1
     with pytest.raises(ValueError, match="other data"):
         model.summary(inference=[result, _StabilityLike(frequency.iloc[:-1])])
+
+
+def test_few_splits_are_named_in_the_summary(signal):
+    """With 20 splits or fewer one split can reject a gene: said, not only in
+    the docstring."""
+    X, y = signal
+    few = multi_split(
+        VCPCR(n_clusters=3, n_init=2, lam_ratio=0.3), X, y, n_splits=10, random_state=1
+    )
+    assert "a single split can reject a gene" in few.summary().as_text()

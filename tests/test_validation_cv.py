@@ -338,3 +338,42 @@ def test_failed_folds_warn_and_the_means_are_paired():
         c = ok.loc[ok["model"] == model, "Harrell C"]
         assert len(c) == 2
         assert means.loc["Harrell C", model] == pytest.approx(c.mean())
+
+
+# 9 events in 10 stratified folds: one fold gets none (the point of the test)
+@pytest.mark.filterwarnings("ignore:The least populated class:UserWarning")
+def test_a_fold_that_cannot_define_a_metric_keeps_the_others():
+    """With 9 events in 10 folds, a fold without a test event (or whose one
+    event comes after tau) lost every metric and was reported as a failed
+    fit: which folds entered the means then depended on the outcome."""
+    from vcpcr import VCPCR
+    from vcpcr.simulate import make_block_data
+    from vcpcr.validation import validate_increment
+
+    sim = make_block_data(
+        120,
+        [1, 10],
+        [0.7, 0.3],
+        n_noise=20,
+        family="cox",
+        censoring=0.95,
+        random_state=0,
+    )
+    X = pd.DataFrame(sim.X, columns=["age", *[f"g{j}" for j in range(30)]])
+    y = np.column_stack([sim.y, sim.event])
+    template = VCPCR(
+        family="cox", n_clusters=2, lam_ratio=0.5, n_init=1, covariates=["age"]
+    )
+    res = validate_increment(template, X, y, cv=10, n_repeats=1, random_state=0)
+    folds = res.folds
+    assert folds["error"].isna().all()  # no fold is a failed fit
+    assert folds["CVPL"].notna().all()  # defined on every fold
+    events = [int(sim.event[test].sum()) for _, test in res.splits]
+    no_event = [i for i, k in enumerate(events) if k == 0]
+    assert no_event  # the design has a fold without a test event
+    harrell = folds.pivot(index="fold", columns="model", values="Harrell C")
+    assert harrell.loc[no_event].isna().all().all()
+    assert harrell.drop(index=no_event).notna().all().all()
+    # Uno's C is undefined on more folds (events after tau), Harrell's stands
+    uno = folds.pivot(index="fold", columns="model", values="Uno C")
+    assert (uno.isna() & harrell.notna()).any().any()

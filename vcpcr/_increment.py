@@ -438,21 +438,37 @@ def _brier_grid(
 def _discrimination(
     risk: NDArray[np.float64], plan: _Plan, y_train: NDArray[Any], y_test: NDArray[Any]
 ) -> dict[str, float]:
-    """Harrell's C, Uno's C (tau: the training event times' quantile) and the AUCs."""
+    """Harrell's C, Uno's C (tau: the training event times' quantile) and the AUCs.
+
+    A metric the test fold cannot define is NaN, the others stand: Harrell's
+    C without an event or a comparable pair, Uno's C without an event before tau (a
+    fold whose events all come late), an AUC whose horizon is outside the
+    fold's follow-up or before its first event. Which folds define a
+    metric depends on the outcome, so no fold is dropped for one of them.
+    """
+    from sksurv.exceptions import NoComparablePairException
     from sksurv.metrics import (
         concordance_index_censored,
         concordance_index_ipcw,
         cumulative_dynamic_auc,
     )
 
-    out = {
-        "Harrell C": concordance_index_censored(y_test["event"], y_test["time"], risk)[
-            0
-        ]
-    }
+    out: dict[str, float] = {"Harrell C": np.nan}
+    if y_test["event"].any():  # else "All samples are censored"
+        try:
+            out["Harrell C"] = float(
+                concordance_index_censored(y_test["event"], y_test["time"], risk)[0]
+            )
+        except NoComparablePairException:
+            pass
     tau = float(np.quantile(y_train["time"][y_train["event"]], plan.tau_quantile))
     test = _follow_up(y_train, y_test)
-    out["Uno C"] = concordance_index_ipcw(y_train, test, risk, tau=tau)[0]
+    early = test["event"] & (test["time"] < tau)
+    out["Uno C"] = (
+        float(concordance_index_ipcw(y_train, test, risk, tau=tau)[0])
+        if early.any()
+        else np.nan
+    )
     lo, hi = test["time"].min(), test["time"].max()
     for h, name in zip(plan.horizons, _metric_names(plan.horizons)[2:], strict=False):
         usable = lo <= h < hi and np.any(test["event"] & (test["time"] <= h))

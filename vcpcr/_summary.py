@@ -411,6 +411,14 @@ def _results(inference: Any) -> list[Evidence]:
                 f"(e.g. from vcpcr.inference.multi_split) or a list of them; got "
                 f"{type(r).__name__}, which lacks {missing}."
             )
+    kinds = [type(r).__name__ for r in results]
+    if twice := sorted({k for k in kinds if kinds.count(k) > 1}):
+        raise ValueError(
+            f"summary shows one result of each kind beside the coefficients "
+            f"(e.g. one multi_split and one stability_selection); got "
+            f"{kinds.count(twice[0])} {twice[0]}s. Pass one, and read the others "
+            f"with their own summary()."
+        )
     return results
 
 

@@ -195,6 +195,7 @@ def _add_demo_parser(sub: Any) -> None:
             "and the cluster heatmap."
         ),
     )
+    p.set_defaults(subparser=p)  # its usage in errors about its options
     p.add_argument(
         "--out",
         type=_out_dir,
@@ -228,6 +229,7 @@ def _add_benchmark_parser(sub: Any) -> None:
             "method on one data set."
         ),
     )
+    p.set_defaults(subparser=p)  # its usage in errors about its options
     p.add_argument(
         "--n",
         type=_positive_int,
@@ -323,7 +325,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         Exit status (argparse exits with status 2 on invalid arguments,
         before any work starts).
     """
-    args = _parser().parse_args(argv)
+    args, extra = _parser().parse_known_args(argv)
+    if extra:  # argparse would print the top-level usage for them
+        args.subparser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         if args.command == "demo":
             print(demo(args.out, args.jobs, args.seed))

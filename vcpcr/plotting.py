@@ -192,7 +192,7 @@ def plot_cv(
         color="k",
         ms=14,
         zorder=4,
-        label=f"chosen ({chosen['mean_size']:.3g} features)",
+        label=f"chosen ({chosen['mean_size']:.3g} features, fold mean)",
     )
     if peer is not None:
         order = np.argsort(peer["mean_size"].to_numpy(), kind="stable")

@@ -382,10 +382,11 @@ def too_wide(distribution: Distribution, outcome: _Float, n_columns: int) -> str
             )
         return None
     if info < MIN_EVENTS_PER_VARIABLE * n_columns:
+        what = "rows of the rarer class" if distribution is LOGISTIC else "events"
         return (
             f"too many selected genes for the gene-level test: {n_columns} "
-            f"columns with {int(info)} events (or the rarer class) is fewer "
-            f"than {MIN_EVENTS_PER_VARIABLE:g} per column"
+            f"columns with {int(info)} {what} is fewer than "
+            f"{MIN_EVENTS_PER_VARIABLE:g} per column"
         )
     return None
 

@@ -180,6 +180,13 @@ def aggregate_pvalues(P: ArrayLike, gamma_min: float = 0.05) -> Any:
             f"{np.shape(P)}. One feature's p-values go in as one column "
             f"(P.reshape(-1, 1))."
         )
+    if np.shape(P)[0] == 0:
+        raise ValueError("P has no row: it needs the p-values of at least one split.")
+    if np.isnan(np.asarray(P, dtype=np.float64)).any():
+        raise ValueError(
+            "P contains NaN: every split needs a p-value for every feature (a "
+            "feature a split did not test gets p = 1)."
+        )
     values = check_array(P, "P")
     if np.any((values < 0) | (values > 1)):
         raise ValueError(
@@ -733,8 +740,15 @@ class MultiSplitResult:
         )
 
     def _failure_notes(self) -> list[str]:
-        """Return notes on failed splits, Firth splits, splits without the descent."""
+        """Return notes on few splits, failed splits, Firth splits, no descent."""
         notes = []
+        if math.ceil(self.gamma_min * self.n_splits) <= 1:
+            notes.append(
+                f"With {self.n_splits} splits and gamma_min={self.gamma_min:g}, "
+                f"the smallest quantile is one split's p-value: a single split "
+                f"can reject a gene. The level holds, but the rejections "
+                f"change from one set of splits to another; use n_splits >= 50."
+            )
         if self.n_splits_skipped:
             top, count = most_common_message(list(self.splits["reason"].dropna()))
             notes.append(
