@@ -669,7 +669,7 @@ def increment_interval(
         return 0.0, mean, mean, (0.0 if mean > 0 else 1.0)
     q = stats.t.ppf(1 - alpha / 2, J - 1)
     p = float(stats.t.sf(mean / se, J - 1))
-    return float(se), mean - q * se, mean + q * se, p
+    return float(se), float(mean - q * se), float(mean + q * se), p
 
 
 # ------------------------------------------------------------------ the result
