@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 __all__ = [
     "CONSTANT_RTOL",
     "constant_columns",
+    "magnitude",
     "raw_coefficients",
     "relative_weights",
     "standardize",
@@ -28,7 +29,7 @@ __all__ = [
 CONSTANT_RTOL = 1e-12
 
 
-def _magnitude(X: NDArray[np.float64]) -> NDArray[np.float64]:
+def magnitude(X: NDArray[np.float64]) -> NDArray[np.float64]:
     """Power of two within a factor 2 of each column's largest |value| (1 if 0).
 
     Dividing by a power of two is exact, so the standardized values are
@@ -57,7 +58,7 @@ def constant_columns(X: NDArray[np.float64]) -> NDArray[np.intp]:
     >>> constant_columns(X).tolist()
     [1, 2]
     """
-    mag = _magnitude(X)
+    mag = magnitude(X)
     spread = X.max(axis=0) / mag - X.min(axis=0) / mag
     return np.flatnonzero(spread <= CONSTANT_RTOL)
 
@@ -106,7 +107,7 @@ def standardize(
     A = np.asarray(X, dtype=np.float64)
     flat = A.ndim == 1
     A2 = A[:, None] if flat else A
-    mag = _magnitude(A2)
+    mag = magnitude(A2)
     inplace = not copy and A is X and A.flags.writeable
     Z = np.divide(A2, mag, out=A2 if inplace else None)  # exact: a power of two
     mean_z = Z.mean(axis=0)

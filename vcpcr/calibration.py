@@ -39,7 +39,7 @@ from statsmodels.iolib.summary import Summary
 
 from vcpcr._families import family_name
 from vcpcr._input import take
-from vcpcr._scaling import constant_columns
+from vcpcr._scaling import constant_columns, magnitude
 from vcpcr._smoothers import binary_smoother, cloglog, survival_smoother
 from vcpcr._solvers.partial_likelihood import RiskSets
 from vcpcr._solvers.step2_fits import cox_batch, logit_batch
@@ -827,14 +827,14 @@ def regression_calibration(
         )
     # the line on unit scales (powers of 2: exact), so that values of 1e-300
     # or 1e300 neither underflow nor overflow in the squares
-    ey, ep = (int(np.frexp(np.max(np.abs(v)))[1]) for v in (target, pred))
-    tu, pu = np.ldexp(target, -ey), np.ldexp(pred, -ep)
+    sy, sp = (float(magnitude(v[:, None])[0]) for v in (target, pred))
+    tu, pu = target / sy, pred / sp
     X = np.column_stack([np.ones(n), pu])
     coef, *_ = np.linalg.lstsq(X, tu, rcond=None)
     resid = tu - X @ coef
     sigma2 = float(resid @ resid) / (n - 2)
     se = np.sqrt(np.diag(np.linalg.inv(X.T @ X)) * sigma2)
-    units = np.ldexp(1.0, np.array([ey, ey - ep]))
+    units = np.array([sy, sy / sp])
     coef, se = coef * units, se * units
     t = stats.t.ppf(1 - alpha / 2, n - 2)
     group = _group_index(pred, k)
@@ -853,9 +853,8 @@ def regression_calibration(
     groups = pd.DataFrame(
         rows, columns=["n", "predicted", "observed", "lower", "upper"]
     )
-    groups["predicted"] = np.ldexp(groups["predicted"], ep)
-    for column in ("observed", "lower", "upper"):
-        groups[column] = np.ldexp(groups[column], ey)
+    groups["predicted"] *= sp
+    groups[["observed", "lower", "upper"]] *= sy
     notes = [
         "Slope and intercept: least squares of the observed on the predicted "
         "values (1 and 0 are ideal), t intervals.",

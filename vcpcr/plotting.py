@@ -53,14 +53,15 @@ def _axes(ax: Any, **kwargs: Any) -> Any:
     return ax
 
 
-def _several_axes(axes: Any, n: int, what: str) -> NDArray[Any]:
-    """``axes`` as a flat array of at least ``n`` Axes, one per ``what``."""
+def _several_axes(axes: Any, n: int, what: str, *, exact: bool = False) -> NDArray[Any]:
+    """``axes`` as a flat array of ``n`` Axes (at least ``n`` unless ``exact``)."""
     flat = np.asarray(axes, dtype=object).reshape(-1)
-    if flat.size < n or not all(hasattr(a, "plot") for a in flat):
+    wrong = flat.size != n if exact else flat.size < n
+    if wrong or not all(hasattr(a, "plot") for a in flat):
         raise ValueError(
-            f"axes must hold {n} matplotlib Axes (one per {what}); got "
-            f"{flat.size} object(s) of shape {np.shape(axes)}. Pass a figure's "
-            f"axes array with at least {n}, or leave axes=None."
+            f"axes must hold {n} matplotlib Axes ({what}); got {flat.size} "
+            f"object(s) of shape {np.shape(axes)}. Pass "
+            f"{n if exact else f'at least {n}'} axes, or leave axes=None."
         )
     return flat
 
@@ -592,12 +593,7 @@ def plot_stability(
             gridspec_kw={"width_ratios": [1.2, 1]},
             layout="constrained",  # room for the long feature labels
         )[1]
-    axes = _several_axes(axes, 2, "panel: frequencies, co-clustering")
-    if axes.size != 2:
-        raise ValueError(
-            f"axes must hold 2 matplotlib Axes (frequencies, co-clustering); "
-            f"got {axes.size}."
-        )
+    axes = _several_axes(axes, 2, "frequencies, co-clustering", exact=True)
     cluster_of = {
         g: i for i, members in enumerate(result.modules.values()) for g in members
     }
@@ -831,7 +827,7 @@ def plot_increments(result: Any, axes: Any = None) -> Any:
             layout="constrained",
             squeeze=False,
         )[1]
-    axes = _several_axes(axes, len(metrics), f"metric: {', '.join(metrics)}")
+    axes = _several_axes(axes, len(metrics), f"one per metric: {', '.join(metrics)}")
     rng = np.random.default_rng(0)
     points = getattr(result, "fold_increments", None)
     size, shade = 10, 0.5
