@@ -1,0 +1,326 @@
+"""Benchmark (#47, the diagnostic): held-out C at equal size, VC-PCR against Coxnet.
+
+Run on one core (``benchmarks`` extra: SurvSet is GPL-3 and never imported
+by vcpcr), resumable: each split is appended to a CSV checkpoint as soon as
+it is done, and a rerun skips what is there::
+
+    OPENBLAS_NUM_THREADS=1 TQDM_DISABLE=1 \\
+        python benchmarks/bench_size_bands.py [--splits 20] [--seed 20] \\
+        [--cohorts chop,gse1992] [--out FILE] [--table] [--figure FILE]
+
+**The question.** The paper claims VC-PCR's best predictions for sparse
+models (about 20 or fewer variables). A tuned default picks one point of the
+path, so comparing defaults mixes *which size* each criterion prefers with
+*how well* each method predicts at a size. This benchmark separates them:
+per size band of genes (1-5, 6-10, 11-20, 21-50, 51+), the held-out
+Harrell's C (and integrated Brier score) of each method's CV-best model
+*within the band*, paired on the same splits and folds.
+
+**Protocol.** Cohorts: SurvSet's ``chop``, ``gse1992``, ``gse3143``,
+``gse4335``, ``NSBCD``, ``MCLcleaned`` only (the others are held out),
+genes only, loaded as ``bench_cohorts.py`` does. Per cohort ``--splits``
+stratified (on the event) 70/30 splits, seeded by ``--seed``; on the 70 %,
+one set of 5 stratified shuffled folds shared by both methods:
+
+- ``VC-PCR``: ``VCPCRCV(family="cox")`` with every default (its grid,
+  criterion and selection); a grid point belongs to the band of its genes
+  when fitted on the 70 % (``VCPCR.path``); the band's best point by
+  ``mean_test_score`` is refitted on the 70 % with the defaults and that
+  point's parameters, its predictions shrunk by the point's
+  ``calibration_slope`` as the default's refit is (C does not depend on
+  it). The default's own choice (``best_estimator_``) is a row too.
+- ``Coxnet``: scikit-survival's ``CoxnetSurvivalAnalysis(l1_ratio=0.5)`` on
+  the genes standardized with the 70 %'s means and SDs, 30 alphas down to
+  0.01 alpha_max from the 70 %, each scored by the mean fold Harrell's C
+  (one warm-started path per fold, as cv.glmnet); an alpha belongs to the
+  band of its genes in the fit on the 70 %; the band's best alpha is the
+  band's model. The CV-best alpha over all bands is a row too.
+
+On the 30 %: Harrell's C, the integrated Brier score on 20 times between
+the 10th and 80th percentiles of the test event times (inside the training
+follow-up), the genes of the model. ``--table`` prints, per band, each
+method's mean C and the paired difference VC-PCR - Coxnet with a 95 %
+interval (t over the splits of a cohort where both methods have a model in
+the band; the average over cohorts weights cohorts equally), and the same
+for the defaults; ``--figure`` draws C against genes for both methods with
+the default's chosen point.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from lifelines.utils import concordance_index
+from sklearn.base import clone
+from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
+from sksurv.linear_model import CoxnetSurvivalAnalysis
+from sksurv.metrics import integrated_brier_score
+from sksurv.util import Surv
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_cohorts import COHORTS, coxnet_scores, load
+from bench_sparse_cohorts import brier_times, paired
+
+from vcpcr import VCPCRCV
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+#: Upper ends of the size bands (genes); the last band is open.
+BANDS = {"1-5": 5, "6-10": 10, "11-20": 20, "21-50": 50, "51+": np.inf}
+METHODS = ("VC-PCR", "Coxnet")
+
+
+def band_of(size: float) -> str | None:
+    """The band of a model with ``size`` genes (None for the empty model)."""
+    if size < 0.5:
+        return None
+    return next(b for b, hi in BANDS.items() if size <= hi + 1e-9)
+
+
+def refit_sizes(estimator, res: pd.DataFrame, X, y2) -> pd.Series:
+    """Genes of every grid point fitted on all of ``X`` (``VCPCR.path``).
+
+    A band is a size on the data the model is fitted on, as Coxnet's are:
+    one ``path`` along ``lam_ratio`` per ``(n_clusters, delta)``.
+    """
+    params = pd.DataFrame(list(res["params"]), index=res.index)
+    sizes = pd.Series(np.nan, index=res.index)
+    for (k, delta), rows in params.groupby(["n_clusters", "delta"]):
+        path = (
+            clone(estimator)
+            .set_params(n_clusters=k, delta=delta)
+            .path(X, y2, lam_ratios=rows["lam_ratio"].to_numpy())
+        )
+        sizes[rows.index] = path["size"].to_numpy()
+    return sizes
+
+
+def vcpcr_models(X, y2, folds, seed):
+    """``{band: (model for C, model for IBS)}`` of VC-PCR, and ``"default"``.
+
+    A band's best point is refitted unshrunk for its C and genes (a point's
+    slope can be 0, which would hide its genes' ranking) and shrunk by its
+    calibration slope, as the default's refit, for its IBS.
+    """
+    cv = VCPCRCV(family="cox", cv=folds, random_state=seed).fit(X, y2)
+    res = cv.cv_results_
+    models = {"default": (cv.best_estimator_, cv.best_estimator_)}
+    bands = refit_sizes(cv.best_estimator_, res, X, y2).map(band_of)
+    score = res["mean_test_score"]
+    for band in BANDS:
+        inside = score[(bands == band) & np.isfinite(score)]
+        if inside.empty:
+            continue
+        params = res["params"].iloc[int(inside.idxmax())]
+        slope = float(res["calibration_slope"].iloc[int(inside.idxmax())])
+        unshrunk = clone(cv.best_estimator_).set_params(shrinkage=1.0, **params)
+        unshrunk.fit(X, y2)
+        shrunk = unshrunk
+        if slope < 1:
+            shrunk = clone(unshrunk).set_params(shrinkage=slope).fit(X, y2)
+        models[band] = (unshrunk, shrunk)
+    return models
+
+
+class _Standardized:
+    """A fitted Coxnet on standardized genes, predicting at one alpha."""
+
+    def __init__(self, net, alpha, mean, sd):
+        self.net, self.alpha, self.mean, self.sd = net, alpha, mean, sd
+        j = int(np.argmin(np.abs(net.alphas_ - alpha)))
+        self.coef_ = net.coef_[:, j]
+
+    def predict_log_partial_hazard(self, X):
+        return self.net.predict((X - self.mean) / self.sd, alpha=self.alpha)
+
+    def predict_survival_function(self, X, return_array, times):
+        fns = self.net.predict_survival_function(
+            (X - self.mean) / self.sd, alpha=self.alpha
+        )
+        return np.vstack([f(times) for f in fns])
+
+
+def coxnet_models(X, y, folds):
+    """``{band: model}`` for Coxnet's band-best alphas, and ``"default"``."""
+    mean, sd = X.mean(axis=0), X.std(axis=0, ddof=1)
+    sd[sd == 0] = 1.0
+    Xs = (X - mean) / sd
+    alphas, scores = coxnet_scores(Xs, y, 0.5, folds)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        net = CoxnetSurvivalAnalysis(
+            alphas=alphas, l1_ratio=0.5, fit_baseline_model=True
+        ).fit(Xs, y)
+    fitted = net.alphas_.size  # a path can stop early; keep the alphas it has
+    sizes = np.count_nonzero(net.coef_, axis=0)
+    best = _Standardized(net, alphas[int(np.argmax(scores))], mean, sd)
+    models = {"default": (best, best)}
+    for band in BANDS:
+        inside = [j for j in range(fitted) if band_of(sizes[j]) == band]
+        if inside:
+            model = _Standardized(
+                net, alphas[max(inside, key=lambda j: scores[j])], mean, sd
+            )
+            models[band] = (model, model)
+    return models
+
+
+def run_split(name, X, time_, event, train, test, seed):
+    """Rows (method, band, C, IBS, genes) of one split."""
+    y = Surv.from_arrays(event, time_)
+    y2 = np.column_stack([time_, event])
+    times = brier_times(time_[train], time_[test], event[test])
+    end = time_[train].max()  # censoring weights exist inside the follow-up
+    y_test = Surv.from_arrays(
+        event[test] & (time_[test] <= end), np.minimum(time_[test], end)
+    )
+    folds = list(
+        StratifiedKFold(5, shuffle=True, random_state=seed).split(train, event[train])
+    )
+    rows = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fitted = {
+            "VC-PCR": vcpcr_models(X[train], y2[train], folds, seed),
+            "Coxnet": coxnet_models(X[train], y[train], folds),
+        }
+        for method, models in fitted.items():
+            for band, (model, calibrated) in models.items():
+                risk = model.predict_log_partial_hazard(X[test])
+                surv = calibrated.predict_survival_function(
+                    X[test], return_array=True, times=times
+                )
+                genes = int(np.count_nonzero(model.coef_))
+                ibs = (
+                    integrated_brier_score(y[train], y_test, surv, times)
+                    if np.all(np.isfinite(surv))
+                    else np.nan
+                )
+                rows.append(
+                    {
+                        "cohort": name,
+                        "seed": seed,
+                        "method": method,
+                        "band": band,
+                        "C": concordance_index(time_[test], -risk, event[test]),
+                        "IBS": ibs,
+                        "genes": genes,
+                    }
+                )
+    return rows
+
+
+def band_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Per band: mean C of each method, paired C and IBS differences, splits."""
+    out = {}
+    for band in ("default", *BANDS):
+        part = df[df["band"] == band]
+        both = part.groupby(["cohort", "seed", "split"])["method"].transform("nunique")
+        part = part[both == 2]
+        if part.empty:
+            continue
+        row = {}
+        for method in METHODS:
+            mine = part[part["method"] == method]
+            row[f"C {method}"] = mine.groupby("cohort")["C"].mean().mean()
+            row[f"genes {method}"] = mine["genes"].median()
+        for metric in ("C", "IBS"):
+            d = paired(part, metric, "VC-PCR").loc["average"]
+            row[f"d{metric}"], row[f"d{metric} lo"] = d["mean"], d["lo"]
+            row[f"d{metric} hi"] = d["hi"]
+        row["splits"] = int(part.groupby(["cohort", "seed", "split"]).ngroups)
+        row["cohorts"] = int(part["cohort"].nunique())
+        out[band] = row
+    return pd.DataFrame(out).T
+
+
+def figure(df: pd.DataFrame, path: str) -> None:
+    """C against genes (band means), both methods, and the defaults' points."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.5, 4.2))
+    for method, colour in zip(METHODS, ("C0", "C1"), strict=True):
+        mine = df[df["method"] == method]
+        bands = mine[mine["band"] != "default"].groupby("band")
+        pts = pd.DataFrame({"genes": bands["genes"].median(), "C": bands["C"].mean()})
+        pts = pts.reindex([b for b in BANDS if b in pts.index])
+        ax.plot(
+            pts["genes"], pts["C"], "o-", color=colour, label=f"{method}, band best"
+        )
+        own = mine[mine["band"] == "default"]
+        ax.plot(
+            own["genes"].median(),
+            own["C"].mean(),
+            "*",
+            ms=14,
+            color=colour,
+            label=f"{method}, default",
+        )
+    ax.set_xscale("log")
+    ax.set_xlabel("genes (median in the band)")
+    ax.set_ylabel("held-out Harrell's C (mean over splits)")
+    n = df.groupby(["cohort", "seed", "split"]).ngroups
+    ax.set_title(f"C at equal size, {df['cohort'].nunique()} cohorts, {n} splits")
+    ax.legend(loc="center left", bbox_to_anchor=(1, 0.5), fontsize=8)
+    fig.savefig(path, bbox_inches="tight", dpi=120)
+    plt.close(fig)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--splits", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=20)
+    parser.add_argument("--cohorts", default=",".join(COHORTS))
+    parser.add_argument(
+        "--out", default=os.path.join(HERE, "results", "size_bands.csv")
+    )
+    parser.add_argument("--table", action="store_true", help="only print the table")
+    parser.add_argument("--figure", help="write the figure to this PNG")
+    args = parser.parse_args()
+    if not args.table:
+        names = args.cohorts.split(",")
+        if not set(names) <= set(COHORTS):  # never load the held-out cohorts
+            raise ValueError(f"--cohorts must be among {COHORTS}; got {names}.")
+        done = pd.read_csv(args.out) if os.path.exists(args.out) else None
+        keys = (
+            set()
+            if done is None
+            else set(zip(done["cohort"], done["seed"], done["split"], strict=True))
+        )
+        for i in range(args.splits):
+            for name in names:
+                if (name, args.seed, i) in keys:
+                    continue
+                X, time_, event = load(name)
+                splits = StratifiedShuffleSplit(
+                    args.splits, test_size=0.3, random_state=args.seed
+                )
+                train, test = list(splits.split(X, event))[i]
+                rows = pd.DataFrame(
+                    run_split(name, X, time_, event, train, test, args.seed)
+                ).assign(split=i)
+                rows.to_csv(
+                    args.out, mode="a", header=not os.path.exists(args.out), index=False
+                )
+                print(
+                    rows[["cohort", "split", "method", "band", "C", "genes"]]
+                    .round(3)
+                    .to_string(header=False, index=False),
+                    flush=True,
+                )
+    df = pd.read_csv(args.out)
+    print(band_table(df).to_string(float_format=lambda v: f"{v:.4f}"))
+    if args.figure:
+        figure(df, args.figure)
+
+
+if __name__ == "__main__":
+    main()
