@@ -57,6 +57,10 @@ of the default's elastic net, everything else unchanged.
   paired C minus Coxnet's moves up by at least half of the default
   weights' gap (averaged over the six cohorts); above 20 genes little
   changes. If it does not, the screen's penalty is not what loses C.
+  **Outcome** (``results/size_bands_lasso_table.txt``, 120 splits): not
+  supported; the lasso's screen is worse in every band (bands 1-5, 6-10,
+  11-20: -0.062, -0.062, -0.067 against the default weights' -0.034,
+  -0.038, -0.039; ``docs/tuning.md``, "C at equal size").
 """
 
 from __future__ import annotations
