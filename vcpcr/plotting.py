@@ -22,6 +22,7 @@ __all__ = [
     "plot_calibration",
     "plot_clusters",
     "plot_cv",
+    "plot_decision_curve",
     "plot_increments",
     "plot_path",
     "plot_risk_groups",
@@ -852,3 +853,75 @@ def plot_increments(result: Any, axes: Any = None) -> Any:
         ax.set_visible(False)
     axes[0].set_ylabel("increment over clinical")
     return axes
+
+
+def plot_decision_curve(
+    result: pd.DataFrame, ax: Any = None, *, ylim: tuple[float, float] | None = None
+) -> Any:
+    """Draw a decision curve: net benefit against the threshold probability.
+
+    Draws the frame of :func:`vcpcr.validation.decision_curve`: one line per
+    model, treat-all (grey) and treat-none (black, at 0), with the bootstrap
+    band of each model when the frame has ``ci_low`` and ``ci_high``.
+
+    Parameters
+    ----------
+    result : pandas.DataFrame
+        From :func:`vcpcr.validation.decision_curve` (columns ``model``,
+        ``threshold``, ``net_benefit``, optionally ``ci_low`` and
+        ``ci_high``).
+    ax : matplotlib.axes.Axes, optional
+        Where to draw (default: a new figure, with the legend outside).
+    ylim : tuple of float, optional
+        Limits of the net benefit axis (default: from a little below 0 to a
+        little above the largest net benefit or band, since treat-all falls far
+        below 0 at high thresholds).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes.
+    """
+    needed = {"model", "threshold", "net_benefit"}
+    if not isinstance(result, pd.DataFrame) or not needed <= set(result.columns):
+        raise TypeError(
+            f"result must be the DataFrame of vcpcr.validation.decision_curve "
+            f"(columns {sorted(needed)}); got a {type(result).__name__}."
+        )
+    own = ax is None
+    ax = _axes(ax, figsize=(8, 5))
+    band = {"ci_low", "ci_high"} <= set(result.columns)
+    styles = {"all": {"color": "0.55", "lw": 1.5}, "none": {"color": "black", "lw": 1}}
+    labels = {"all": "treat all", "none": "treat none"}
+    for model, g in result.groupby("model", sort=False):
+        style = styles.get(str(model), {"lw": 2})
+        (line,) = ax.plot(
+            g["threshold"],
+            g["net_benefit"],
+            label=labels.get(str(model), model),
+            **style,
+        )
+        if band and model not in styles:
+            ax.fill_between(
+                g["threshold"],
+                g["ci_low"],
+                g["ci_high"],
+                color=line.get_color(),
+                alpha=0.15,
+                lw=0,
+            )
+    if ylim is None:
+        top = float(np.nanmax(result["ci_high" if band else "net_benefit"]))
+        top = top if top > 0 else 0.05
+        ylim = (-0.1 * top - 0.01, 1.1 * top)
+    ax.set(
+        xlim=(float(result["threshold"].min()), float(result["threshold"].max())),
+        ylim=ylim,
+        xlabel="Threshold probability",
+        ylabel="Net benefit",
+        title="Decision curve" + (" (bands: bootstrap intervals)" if band else ""),
+    )
+    _legend(ax, own, fontsize="small", frameon=False)
+    if own:
+        _fit_in_figure(ax.figure)
+    return ax

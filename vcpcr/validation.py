@@ -6,8 +6,11 @@ repeated CV folds and reports the paired increments over the clinical model
 with intervals (see the "Validating a signature" page of the documentation);
 :func:`validate_increment_external` does the same for a fitted model on an
 external cohort, without refitting, with bootstrap intervals.
+:func:`decision_curve` gives the net benefit of predicted risks (clinical
+utility).
 """
 
+from vcpcr._decision_curve import decision_curve
 from vcpcr._increment import (
     ClinicalCox,
     IncrementResult,
@@ -23,6 +26,7 @@ __all__ = [
     "ClinicalCox",
     "ExternalIncrementResult",
     "IncrementResult",
+    "decision_curve",
     "increment_interval",
     "validate_increment",
     "validate_increment_external",
