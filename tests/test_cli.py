@@ -131,3 +131,31 @@ def test_every_option_has_help(capsys, command):
             same_line = re.search(r"\S\s{2,}\S", line.strip())
             next_line = i + 1 < len(lines) and lines[i + 1].startswith(" " * 20)
             assert same_line or next_line, f"no help for {line.strip()!r}"
+
+
+def test_demo_refuses_to_overwrite_figures_unless_force(capsys, tmp_path, monkeypatch):
+    """#46: the demo overwrote the figures of an earlier run without a word."""
+    figure = tmp_path / "cv_curve.png"
+    figure.write_bytes(b"earlier run")
+    ran = []
+    monkeypatch.setattr("vcpcr.cli.demo", lambda *a: ran.append(a) or "report")
+    assert main(["demo", "--out", str(tmp_path)]) == 2
+    assert "--force" in capsys.readouterr().err
+    assert not ran
+    assert figure.read_bytes() == b"earlier run"
+    assert main(["demo", "--out", str(tmp_path), "--force"]) == 0
+    assert ran
+
+
+def test_out_of_memory_is_one_line_with_the_fix(capsys, tmp_path, monkeypatch):
+    """#46: a huge --n/--replicates ended in a MemoryError traceback."""
+
+    def exhausted(args):
+        raise MemoryError
+
+    monkeypatch.setattr("vcpcr.cli.benchmark", exhausted)
+    assert main(["benchmark", "--out", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "out of memory" in err
+    assert "--n" in err

@@ -698,3 +698,15 @@ def test_nothing_selected_with_covariates_says_it_predicts_from_them(small_fit):
         ).fit(X, y)
     assert model.n_clusters_ == 0
     assert np.ptp(model.predict(X)) > 0  # not a constant
+
+
+def test_set_params_family_after_fit_keeps_the_fitted_family():
+    """#46: predict/score read the live ``family`` and returned log-odds."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 8))
+    y = (X[:, 0] + rng.normal(size=60) > 0).astype(int)
+    model = VCPCR(n_clusters=2, family="binomial", random_state=0).fit(X, y)
+    labels, accuracy = model.predict(X), model.score(X, y)
+    model.set_params(family="gaussian")
+    assert_array_equal(model.predict(X), labels)
+    assert model.score(X, y) == accuracy

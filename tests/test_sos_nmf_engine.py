@@ -281,6 +281,28 @@ def test_chunking_gives_the_same_results(max_memory):
     assert_allclose(chunked.rel_change, whole.rel_change, rtol=0, atol=1e-12)
 
 
+def test_history_grows_with_the_iterations_run_not_max_iter():
+    """#46: the history was allocated as max_iter x B floats before the first step."""
+    import tracemalloc
+
+    Xs, rng = _data(8)
+    W = _weights("normal", rng, 40)
+    inits = [random_partition(40, K, rng) for K in (2, 4)]
+    d, i, lams = _grid(Xs, W, inits, (0.0, 0.1))
+    ref = batched_sos_nmf(Xs, W, inits, d, i, lams, history=True)
+    tracemalloc.start()
+    try:
+        big = batched_sos_nmf(
+            Xs, W, inits, d, i, lams, history=True, max_iter=2 * 10**6
+        )
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20 * 2**20, peak  # it was 2e6 * 12 problems * 8 bytes = 192 MB
+    assert_array_equal(big.n_iter, ref.n_iter)
+    assert_array_equal(big.history, ref.history)
+
+
 def test_problem_order_does_not_matter():
     Xs, rng = _data(6)
     W = _weights("normal", rng, 40)

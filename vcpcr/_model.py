@@ -22,7 +22,7 @@ from vcpcr._clustering import (
     loadings,
     order_clusters,
 )
-from vcpcr._families import Family, Prepared, known_family
+from vcpcr._families import Family, Prepared, family_instance, known_family
 from vcpcr._formula import encode_new, formula_outcome, transform_new
 from vcpcr._input import (
     ColumnLayout,
@@ -778,6 +778,12 @@ class VCPCR(SummaryMixin, VCPCRBase):
         return self
 
     @property
+    def _fitted_family(self) -> Family:
+        """The family the model was fitted with (``set_params`` cannot change it)."""
+        check_is_fitted(self)
+        return family_instance(self._params_at_fit["family"], owner=type(self).__name__)
+
+    @property
     def strata_names_(self) -> list[str]:
         """Names of the strata columns (cox; empty without strata)."""
         names = feature_names(self, int(self.n_features_in_))
@@ -880,7 +886,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
             :meth:`predict_log_partial_hazard`).
         """
         eta = self._linear_predictor(X)
-        return self._family.predict(eta, getattr(self, "classes_", None))
+        return self._fitted_family.predict(eta, getattr(self, "classes_", None))
 
     def outcome_design(self, X: ArrayLike) -> pd.DataFrame:
         """Return the regressors of ``result_`` on new data: covariates, then ``M``.
@@ -1292,7 +1298,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
         prediction = self.predict(X)
         check_y_length(prediction.shape[0], y)
         check_same_rows(X, y)
-        family = self._family
+        family = self._fitted_family
         if not family.survival:
             y = column_or_1d(y)
         if family.estimator_type == "classifier":

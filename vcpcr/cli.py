@@ -15,6 +15,19 @@ import pandas as pd
 __all__ = ["main"]
 
 
+_FIGURES = ("cv_curve.png", "cluster_heatmap.png")
+
+
+def _refuse_overwrite(out: Path, force: bool) -> None:
+    """Raise before any work if the demo would overwrite its figures."""
+    existing = [str(out / name) for name in _FIGURES if (out / name).exists()]
+    if existing and not force:
+        raise ValueError(
+            f"--out {out} already holds {existing}; pass --force to overwrite "
+            f"them, or choose another --out."
+        )
+
+
 def _figures(cv: object, X: pd.DataFrame, out: Path) -> list[str]:
     """Write the CV curve and the cluster heatmap; return the lines to print."""
     try:
@@ -28,10 +41,7 @@ def _figures(cv: object, X: pd.DataFrame, out: Path) -> list[str]:
 
     out.mkdir(parents=True, exist_ok=True)
     lines = []
-    for name, draw in (
-        ("cv_curve.png", plot_cv),
-        ("cluster_heatmap.png", plot_clusters),
-    ):
+    for name, draw in ((_FIGURES[0], plot_cv), (_FIGURES[1], plot_clusters)):
         ax = draw(cv) if draw is plot_cv else draw(cv, X)
         ax.figure.savefig(out / name, dpi=120, bbox_inches="tight")
         plt.close(ax.figure)
@@ -214,6 +224,11 @@ def _add_demo_parser(sub: Any) -> None:
         default=0,
         help="seed of the CV folds and the random starts (default: 0)",
     )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite the figures of an earlier run in --out",
+    )
 
 
 def _add_benchmark_parser(sub: Any) -> None:
@@ -330,12 +345,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.subparser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         if args.command == "demo":
+            _refuse_overwrite(args.out, args.force)
             print(demo(args.out, args.jobs, args.seed))
         elif args.command == "benchmark":
             print(benchmark(args))
     except ValueError as exc:  # bad input argparse cannot see (e.g. --methods)
         print(f"vcpcr {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except MemoryError:
+        print(
+            f"vcpcr {args.command}: error: out of memory; use smaller sizes "
+            f"(--n, --replicates) or fewer parallel jobs (--jobs).",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 

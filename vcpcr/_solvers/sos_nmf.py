@@ -457,6 +457,7 @@ def _solve_chunk(
     out: BatchResult,
     max_iter: int,
     tol: float,
+    history: bool,
 ) -> NDArray[np.float64] | None:
     """Solve the problems of a chunk; ``lab0`` is (chunk features, problems).
 
@@ -500,7 +501,7 @@ def _solve_chunk(
     pos = np.empty_like(by_dk)
     pos[by_dk] = np.arange(by_dk.size)
     first: tuple[_Ints, _Ints] | None = (rep[by_dk], pos[inv.ravel()])
-    log = _Log(B, lab0.shape[0], out.history is not None)
+    log = _Log(B, lab0.shape[0], history)
     for it in range(max_iter):
         if st.K.size == 0:
             break
@@ -610,7 +611,7 @@ def _solve(
     if compact:
         features = np.unique(np.concatenate([cols for cols, _ in chunks] + [[]]))
         features = features.astype(np.intp)
-    hist = np.full((B, max_iter), np.nan) if history else None
+    records: list[tuple[_Ints, _Floats]] = []
     out = BatchResult(
         np.full((B, features.size), -1, dtype=np.intp),
         np.zeros((B, features.size)),
@@ -620,15 +621,14 @@ def _solve(
         np.full(B, _MAX_ITER),
         np.full(B, np.nan),
         np.full(B, np.nan),
-        hist,
+        None,
         features,
         p,
     )
     for cols, chunk in chunks:
         if cols.size == 0:
             _no_support(out, chunk, max_iter)
-            if hist is not None:
-                hist[chunk, 0] = 0.0
+            records.append((chunk, np.zeros((1, chunk.size))))
             continue
         used, d = np.unique(widx[chunk], return_inverse=True)
         lab0, size0 = _restrict(labels0, iidx[chunk], cols)
@@ -644,17 +644,30 @@ def _solve(
             out,
             max_iter,
             tol,
+            history,
         )
-        if hist is not None and J is not None:
-            rows = min(J.shape[0], max_iter)
-            hist[chunk, :rows] = J[:rows].T
-    if hist is not None:
-        hist = hist[:, : int(out.n_iter.max(initial=0))]
+        if J is not None:
+            records.append((chunk, J))
     return out._replace(
         converged=np.isin(out.reason, (_TOL, _FIXED, _EMPTY)),
         reason=np.asarray(_REASONS)[out.reason],
-        history=hist,
+        history=_history(records, B, int(out.n_iter.max(initial=0)))
+        if history
+        else None,
     )
+
+
+def _history(records: list[tuple[_Ints, _Floats]], B: int, width: int) -> _Floats:
+    """Assemble the chunks' objective records (iterations x problems).
+
+    Allocated only after the run, as wide as the most iterations run, so
+    that a large ``max_iter`` costs nothing unless it is used.
+    """
+    hist = np.full((B, width), np.nan)
+    for chunk, J in records:
+        rows = min(J.shape[0], width)
+        hist[chunk, :rows] = J[:rows].T
+    return hist
 
 
 def _inputs(
