@@ -591,7 +591,7 @@ def build_cases():
                 cases.append(
                     (
                         f"{cls}[{fam},formula].fit",
-                        f"formula{i}:{f[:60]!r}",
+                        f"formula{i}:{f.replace(SENTINEL, 'SENTINEL')[:60]!r}",
                         "plain",
                         ("formula", cls, fam, f),
                     )
