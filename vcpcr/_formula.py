@@ -475,9 +475,10 @@ def _quote(name: str) -> str:
     """
     if "`" in name:
         raise ValueError(
-            f"The column name {name!r} (in covariates=, strata= or a strata() "
-            f"term) has a backquote, which a formula cannot quote; rename the "
-            f"column, e.g. df.rename(columns={{{name!r}: {name.replace('`', '')!r}}})."
+            f"The column [{name!r}] (in covariates=, strata= or a strata() "
+            f"term) has a backquote in their name, which a formula cannot "
+            f"quote; rename it, e.g. "
+            f"df.rename(columns={{{name!r}: {name.replace('`', '')!r}}})."
         )
     if name.isidentifier() and not keyword.iskeyword(name):
         return name
@@ -580,6 +581,7 @@ def encode_columns(
         is already a column.
     """
     sub = _check_data(data[list(columns)])
+    formula = " + ".join(_quote(c) for c in columns)
     _drop_missing(sub, list(columns), "raise", what=_ENCODED)
     single = {str(c): sub[c].iloc[0] for c in columns if sub[c].nunique() < 2}
     if single:
@@ -588,7 +590,6 @@ def encode_columns(
             f"strata= have a single level: they adjust for nothing (one stratum "
             f"of all rows is the unstratified model). Leave them out."
         )
-    formula = " + ".join(_quote(c) for c in columns)
     matrix = _materialize(f"1 + {formula}", sub, formula)
     design = _design(matrix, formula)
     spec = DesignSpec(formula, tuple(columns), tuple(design.columns), matrix.model_spec)
