@@ -513,7 +513,7 @@ def test_all_rows_missing():
 def test_nan_created_by_transform_is_never_dropped_silently():
     df = make_df()
     df.loc[df.index[0], "g2"] = -1.0
-    formula = "y ~ {g2.where(g2 > 0)}"
+    formula = "y ~ {np.where(g2 > 0, g2, np.nan)}"  # column methods are refused (#46)
     for missing in ("raise", "drop"):
         with pytest.raises(ValueError, match=r"null values after evaluation"):
             parse_formula(formula, df, missing=missing)

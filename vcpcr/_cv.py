@@ -342,6 +342,9 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         Seeds the random starts (one independent stream per fold).
     formula : str, optional
         Model formula (see :class:`VCPCR`); ``fit`` then takes one DataFrame.
+        A formula is Python code, evaluated as in patsy and formulaic: never
+        build one from untrusted text (names passed as ``covariates=`` or
+        ``strata=`` are data).
     max_iter : int, default=500
         Maximum SOS-NMF iterations.
     tol : float, default=1e-4

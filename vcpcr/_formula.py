@@ -20,7 +20,6 @@ names with spaces or special characters: ``y ~ `my feature` + age``.
 from __future__ import annotations
 
 import ast
-import builtins
 import itertools
 import keyword
 import re
@@ -469,7 +468,18 @@ def _top_level(tokens: list[Token]) -> list[Token]:
 
 
 def _quote(name: str) -> str:
-    """``name`` as a formula term (backquoted unless a plain identifier)."""
+    """``name`` as a formula term (backquoted unless a plain identifier).
+
+    A name is data: one with a backquote would end the quoting and turn the
+    rest into formula code, so it is refused.
+    """
+    if "`" in name:
+        raise ValueError(
+            f"The column [{name!r}] (in covariates=, strata= or a strata() "
+            f"term) has a backquote in their name, which a formula cannot "
+            f"quote; rename it, e.g. "
+            f"df.rename(columns={{{name!r}: {name.replace('`', '')!r}}})."
+        )
     if name.isidentifier() and not keyword.iskeyword(name):
         return name
     return f"`{name}`"
@@ -571,11 +581,7 @@ def encode_columns(
         is already a column.
     """
     sub = _check_data(data[list(columns)])
-    if quoted := [c for c in columns if "`" in c]:
-        raise ValueError(
-            f"The categorical columns {quoted} have a backquote in their name, "
-            f"which formulaic cannot encode; rename them."
-        )
+    formula = " + ".join(_quote(c) for c in columns)
     _drop_missing(sub, list(columns), "raise", what=_ENCODED)
     single = {str(c): sub[c].iloc[0] for c in columns if sub[c].nunique() < 2}
     if single:
@@ -584,7 +590,6 @@ def encode_columns(
             f"strata= have a single level: they adjust for nothing (one stratum "
             f"of all rows is the unstratified model). Leave them out."
         )
-    formula = " + ".join(_quote(c) for c in columns)
     matrix = _materialize(f"1 + {formula}", sub, formula)
     design = _design(matrix, formula)
     spec = DesignSpec(formula, tuple(columns), tuple(design.columns), matrix.model_spec)
@@ -785,7 +790,7 @@ def _check_data(data: Any) -> pd.DataFrame:
 
 def _check_known_names(formula: str, tokens: list[Token], data: pd.DataFrame) -> None:
     """Require every name to be a column or known (formulaic ignores ``. - typo``)."""
-    known = set(_CONTEXT) | set(TRANSFORMS) | set(dir(builtins))
+    known = set(_CONTEXT) | _CALLABLES
     names = {v for token in tokens for v in token.required_variables}
     unknown = sorted(v for v in names if v not in known and v not in data.columns)
     if unknown:
@@ -840,12 +845,87 @@ def _show(items: list[Any] | dict[str, Any]) -> str:
     return f"{items[:_SHOW]!r} and {len(items) - _SHOW} more"
 
 
+# What a formula's Python code may call: formulaic's transforms, Surv and
+# strata, harmless builtins; numpy only through ``np.<public name>``.
+_CALLABLES = frozenset(TRANSFORMS) | {"Surv", "strata", "abs", "round", "min", "max"}
+_NODES = (
+    ast.Expression, ast.Call, ast.Name, ast.Attribute, ast.Constant, ast.Load,
+    ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.operator, ast.unaryop,
+    ast.boolop, ast.cmpop, ast.keyword, ast.Tuple, ast.List, ast.IfExp,
+)  # fmt: skip
+_NUMPY_IO = {"save", "savez", "savez_compressed", "savetxt", "load", "loadtxt"}
+_NUMPY_IO |= {"genfromtxt", "fromfile", "memmap", "fromregex", "lib", "ctypeslib"}
+_QUOTED = re.compile(r"`[^`]*`")
+
+
+def _check_code(formula: str, code: str) -> None:
+    """Refuse Python code in a formula that is not on the allow-list.
+
+    Parsed with :mod:`ast`, never run: names, calls of :data:`_CALLABLES`,
+    ``np.<name>``, constants and operators. Dunder names, attribute access
+    on anything but ``np`` (or formulaic's ``contr``), other callables
+    (``open``, ``exec``, ``__import__``, ``getattr``...) are refused.
+    """
+    hint = (
+        "A formula may use columns, arithmetic, np.<function>, Surv, strata, C, "
+        "I and formulaic's transforms (center, scale, bs...); compute other "
+        "columns in pandas first, e.g. df['z'] = ..., then write 'y ~ z'."
+    )
+    try:
+        tree = ast.parse(_QUOTED.sub("vcpcr_quoted", code), mode="eval")
+    except SyntaxError:
+        msg = f"Invalid formula {formula!r}: cannot parse {code!r}."
+        raise ValueError(msg) from None
+    for node in ast.walk(tree):
+        bad = _refused(node)
+        if bad is not None:
+            raise ValueError(
+                f"The formula {formula!r} uses {bad!r}, which a formula may not "
+                f"use (a formula is Python code; it is checked, never run, "
+                f"before evaluation). {hint}"
+            )
+
+
+def _refused(node: ast.AST) -> str | None:
+    """Return what of an ``ast`` node a formula may not use (None: allowed)."""
+    if not isinstance(node, _NODES):
+        return type(node).__name__
+    if isinstance(node, ast.Name) and node.id.startswith("_"):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        root = node.value
+        ok = isinstance(root, ast.Name) and root.id in ("np", "contr")
+        if not ok or node.attr.startswith("_") or node.attr in _NUMPY_IO:
+            return ast.unparse(node)
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Name) and func.id not in _CALLABLES:
+            return f"{func.id}(...)"
+        if not isinstance(func, ast.Name | ast.Attribute):
+            return ast.unparse(func)
+    return None
+
+
 def _split_tokens(formula: str) -> tuple[list[Token], list[Token]]:
-    """Tokenize as formulaic does; split at the top-level ``~`` (or ``~-``...)."""
+    """Tokenize as formulaic does; split at the top-level ``~`` (or ``~-``...).
+
+    Every Python token passes :func:`_check_code` first: no formula reaches
+    formulaic's evaluation unchecked.
+    """
+    if not isinstance(formula, str):
+        raise TypeError(
+            "The 'formula' parameter must be a str such as 'y ~ .'. Got "
+            f"{formula!r} of type {type(formula).__name__} instead."
+        )
     try:
         tokens = list(_TOKENIZER.get_tokens(formula))
-    except FormulaicError as e:
+    except (FormulaicError, SyntaxError) as e:
         raise ValueError(f"Invalid formula {formula!r}: {_ANSI.sub('', str(e))}") from e
+    for token in tokens:
+        if token.kind is Token.Kind.PYTHON:
+            _check_code(formula, token.token)
+        elif token.kind is _NAME and not token.token.strip():
+            raise ValueError(f"The formula {formula!r} has an empty name (``).")
     depth = 0
     for i, token in enumerate(tokens):
         if token.kind is Token.Kind.CONTEXT:

@@ -230,6 +230,12 @@ class VCPCR(SummaryMixin, VCPCRBase):
         (no ``y``) and ``predict``/``transform``/``score`` take DataFrames
         that are encoded identically (``model_spec_``). Categorical columns
         become dummy variables that SOS-NMF may cluster like any other.
+        A formula is Python code, evaluated as in patsy and formulaic: never
+        build one from untrusted text. It may use columns, arithmetic,
+        ``np.<function>``, ``Surv``, ``strata``, ``C``, ``I`` and formulaic's
+        transforms; anything else (``open``, ``__import__``, attributes of
+        columns...) is refused before it runs. Names passed as
+        ``covariates=``/``strata=`` are data, never code.
     missing : {"raise", "drop"}, default="raise"
         Rows with missing values (NaN, None, ``pd.NA``) in the columns the
         formula uses, or without a formula in ``X``, ``y``, the covariates
