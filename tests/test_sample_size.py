@@ -161,3 +161,11 @@ def test_bad_survival_and_continuous_input(outcome, change, match):
     base = SURVIVAL if outcome == "survival" else CONTINUOUS
     with pytest.raises(ValueError, match=match):
         sample_size(outcome, **{**base, **change})
+
+
+def test_results_compare_by_identity():
+    # A frame-holding result compares by identity rather than raising
+    # pandas' "truth value of a DataFrame is ambiguous".
+    a, b = (sample_size("binary", **BINARY) for _ in range(2))
+    assert a == a
+    assert a != b

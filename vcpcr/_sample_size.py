@@ -24,7 +24,7 @@ _TUNING_NOTE = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # a DataFrame field has no truth value
 class SampleSizeResult:
     """Riley et al.'s criteria and the minimum sample size they imply.
 
