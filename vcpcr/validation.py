@@ -7,7 +7,8 @@ with intervals (see the "Validating a signature" page of the documentation);
 :func:`validate_increment_external` does the same for a fitted model on an
 external cohort, without refitting, with bootstrap intervals.
 :func:`decision_curve` gives the net benefit of predicted risks (clinical
-utility).
+utility); :func:`sample_size` the minimum sample size to develop a model
+(Riley et al.'s criteria).
 """
 
 from vcpcr._decision_curve import decision_curve
@@ -21,13 +22,16 @@ from vcpcr._increment_external import (
     ExternalIncrementResult,
     validate_increment_external,
 )
+from vcpcr._sample_size import SampleSizeResult, sample_size
 
 __all__ = [
     "ClinicalCox",
     "ExternalIncrementResult",
     "IncrementResult",
+    "SampleSizeResult",
     "decision_curve",
     "increment_interval",
+    "sample_size",
     "validate_increment",
     "validate_increment_external",
 ]
