@@ -608,7 +608,19 @@ def survival_calibration(
       sample; such a fit is rejected and the model refitted from the
       optimum of its nested Weibull model (the summary says so in a note).
       When no spline fit is valid, the Weibull model itself smooths, with a
-      :class:`~vcpcr.exceptions.VCPCRWarning`.
+      :class:`~vcpcr.exceptions.VCPCRWarning`. The likelihood is in log
+      time: a sample censored at time 0 adds nothing to it and is left out;
+      an event at time 0 is placed at half the first positive follow-up
+      time (it still counts, before every other sample). The groups, slope
+      and observed/expected use every sample as given.
+    - **ICI, E50, E90 not reported** (``None``, the curve empty, a
+      :class:`~vcpcr.exceptions.VCPCRWarning` and a note) when the smoother
+      has no valid fit (its likelihood or gradient not finite, or events at
+      its hazard floor with no Weibull fallback) or its curve is degenerate:
+      the groups' observed risks trend with the prediction more than 3.29
+      standard errors from flat (weighted least squares over the groups,
+      weights from their intervals) while the curve's trend over the same
+      groups is below 0.25 times theirs (flat or reversed).
     - **Calibration slope**: the coefficient of a Cox regression (Efron ties)
       of the outcome on :math:`\mathrm{cloglog}(\hat F)`, which for a Cox
       model is its linear predictor up to a constant (1: ideal; below 1:
@@ -781,7 +793,12 @@ def binary_calibration(
     :math:`\hat p` (local linear, tricube weights, no robustness
     iterations; Austin & Steyerberg use R's ``loess``, local quadratic, so
     their ICI differs slightly). Observed frequency per group with Wilson's
-    interval.
+    interval. ICI, E50 and E90 are not reported (``None``, the curve empty,
+    a :class:`~vcpcr.exceptions.VCPCRWarning` and a note) when the lowess
+    curve is degenerate: the groups' observed frequencies trend with the
+    prediction more than 3.29 standard errors from flat while the curve's
+    trend over the same groups is below 0.25 times theirs (flat or
+    reversed), as in :func:`survival_calibration`.
 
     References
     ----------
