@@ -588,3 +588,186 @@ def test_regression_calibration_at_any_scale():
         assert_allclose(np.array(scaled.intercept) / scale, unit.intercept, rtol=1e-9)
     with pytest.raises(ValueError, match="prediction has 38 entries but y has 40"):
         regression_calibration(y, pred[:-2])
+
+
+def _zero_time_cohort(n=300, zeros=3, zero_events=0, seed=0):
+    """A cohort in whole days with ``zeros`` follow-up times of 0 (#48 item 4).
+
+    Exponential times with a true risk model, so that the predictions are
+    calibrated; the ``zeros`` shortest follow-ups set to 0 (censored, the
+    first ``zero_events`` of them events). Horizon 730 days.
+    """
+    rng = np.random.default_rng(seed)
+    lp = rng.normal(scale=0.8, size=n)
+    base, h = 3000.0, 730.0
+    t = rng.exponential(base / np.exp(lp))
+    c = rng.uniform(30, 5000, size=n)
+    time, event = np.floor(np.minimum(t, c)), t <= c
+    first = np.argsort(time)[:zeros]
+    time[first] = 0
+    event[first] = False
+    event[first[:zero_events]] = True
+    return np.column_stack([time, event]), np.exp(-h / base * np.exp(lp)), h
+
+
+@pytest.mark.parametrize("zero_events", [0, 2], ids=["censored", "events"])
+def test_smoother_with_follow_up_times_of_zero(zero_events):
+    """Times of 0 no longer break the smoother (log 0: a flat curve, #48).
+
+    Before, the likelihood in log time was NaN everywhere: the optimizer
+    stopped at its start, the curve was flat and ICI/E50/E90 were reported
+    against it, with numpy RuntimeWarnings.
+    """
+    y, s, h = _zero_time_cohort(zero_events=zero_events)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = survival_calibration(y, s, h)
+    curve = result.curve["observed"].to_numpy()
+    assert curve.size == 100
+    assert np.all(np.diff(curve) > 0)  # follows the risk, not flat
+    groups = result.groups
+    assert curve[-1] - curve[0] > 0.5 * (
+        groups["observed"].iloc[-1] - groups["observed"].iloc[0]
+    )
+    assert result.ici < 0.05
+
+
+def test_zero_times_leave_the_smoother_as_without_them():
+    """Censored at 0 adds nothing to the likelihood: the fit without those rows."""
+    from vcpcr._smoothers import cloglog, survival_smoother
+
+    y, s, _ = _zero_time_cohort(zeros=3)
+    x, time, event = cloglog(1 - s), y[:, 0], y[:, 1] > 0
+    keep = time > 0
+    fit = survival_smoother(x, time, event)
+    without = survival_smoother(x[keep], time[keep], event[keep])
+    assert fit.valid
+    assert_allclose(fit.params, without.params)
+
+
+def _flat_binary_smoother(p, y, frac):
+    return np.full(p.shape, float(np.mean(y)))
+
+
+@pytest.mark.parametrize("family", ["cox", "binomial"])
+def test_a_curve_that_ignores_trending_groups_is_not_reported(monkeypatch, family):
+    """A degenerate (flat) smoothed curve: no ICI/E50/E90, a VCPCRWarning (#48)."""
+    import vcpcr.calibration
+    from vcpcr._smoothers import SplineFit, survival_smoother
+
+    rng = np.random.default_rng(2)
+    if family == "cox":
+        y, s, h = _zero_time_cohort(n=600, zeros=0)
+        x = vcpcr.calibration.cloglog(1 - s)
+        fit = survival_smoother(x, y[:, 0], y[:, 1] > 0)
+        flat = SplineFit(
+            np.r_[0.0, fit.params[1:]], fit.knots, True, 0, "lifelines", True
+        )
+        monkeypatch.setattr(vcpcr.calibration, "survival_smoother", lambda *a: flat)
+
+        def call():
+            return survival_calibration(y, s, h)
+
+    else:
+        p = rng.uniform(0.05, 0.95, 1000)
+        yb = (rng.uniform(size=p.size) < p).astype(float)
+        monkeypatch.setattr(vcpcr.calibration, "binary_smoother", _flat_binary_smoother)
+
+        def call():
+            return binary_calibration(yb, p)
+
+    with pytest.warns(VCPCRWarning, match="degenerate smoothed curve"):
+        result = call()
+    assert (result.ici, result.e50, result.e90) == (None, None, None)
+    assert result.curve.empty
+    assert any("degenerate" in note for note in result.notes)
+    assert 0.7 < result.slope < 1.3  # the slope does not need the smoother
+
+
+def _no_runtime_warning(call):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # VCPCRWarnings may be due on edge data
+        warnings.simplefilter("error", RuntimeWarning)
+        return call()
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["ordinary", "zero-censored", "zero-events", "ties", "floor", "n40"],
+)
+def test_survival_calibration_reaches_no_runtime_warning(case):
+    """No numpy RuntimeWarning reaches the user, ordinary or edge data (#48)."""
+    zeros, zero_events, n = {
+        "zero-censored": (3, 0, 300),
+        "zero-events": (3, 2, 300),
+        "n40": (0, 0, 40),
+    }.get(case, (0, 0, 300))
+    y, s, h = _zero_time_cohort(n=n, zeros=zeros, zero_events=zero_events)
+    if case == "ties":
+        y[:, 0] = np.ceil(y[:, 0] / 30)
+        h = 730.0 / 30
+    if case == "floor":
+        order = np.argsort(s)
+        s[order[:20]], s[order[-20:]] = 0.0, 1.0
+    result = _no_runtime_warning(lambda: survival_calibration(y, s, h))
+    assert np.isfinite(result.slope)
+
+
+@pytest.mark.parametrize("case", ["ordinary", "rounded", "zero-one", "two-values"])
+def test_binary_and_regression_calibration_reach_no_runtime_warning(case):
+    """No numpy RuntimeWarning from the binary or regression workflow (#48)."""
+    rng = np.random.default_rng(1)
+    p = rng.uniform(0.02, 0.98, 500)
+    yb = (rng.uniform(size=500) < p).astype(float)
+    if case == "rounded":
+        p = np.round(p, 1)
+    elif case == "zero-one":
+        p[:30], p[-30:] = 0.0, 1.0
+    elif case == "two-values":
+        p = np.where(p > 0.5, 0.8, 0.2)
+    _no_runtime_warning(lambda: binary_calibration(yb, p))
+    yr = 2 * p + rng.normal(size=500)
+    _no_runtime_warning(lambda: regression_calibration(yr, p))
+
+
+@needs_survival
+@pytest.mark.parametrize("zeros", [0, 3], ids=["ordinary", "zero-times"])
+def test_cox_workflows_reach_no_runtime_warning(zeros):
+    """cross_val_calibration and validate_external (cox), zero times too (#48)."""
+    from vcpcr.external import validate_external
+    from vcpcr.simulate import make_block_data
+
+    d = make_block_data(
+        200,
+        [10, 10],
+        [0.4, -0.4],
+        n_noise=10,
+        family="cox",
+        censoring=0.5,
+        random_state=0,
+    )
+    X = pd.DataFrame(d.X, columns=[f"g{i}" for i in range(d.X.shape[1])])
+    y = np.column_stack([np.ceil(d.y * 1e5), d.event])
+    h = float(np.median(y[:, 0]))
+    y[np.argsort(y[:, 0])[:zeros]] = 0
+    model = VCPCR(family="cox", random_state=0)
+    cv = _no_runtime_warning(lambda: cross_val_calibration(model, X, y, horizon=h))
+    assert np.isfinite(cv.slope)
+    fitted = _no_runtime_warning(lambda: clone(model).fit(X.iloc[50:], y[50:]))
+    ext = _no_runtime_warning(
+        lambda: validate_external(fitted, X.iloc[:50], y[:50], horizon=h)
+    )
+    assert ext is not None
+
+
+@pytest.mark.parametrize("family", ["binomial", "gaussian"])
+def test_binomial_and_gaussian_cv_calibration_reach_no_runtime_warning(family):
+    """cross_val_calibration for the other two families (#48)."""
+    from vcpcr.simulate import make_block_data
+
+    d = make_block_data(
+        200, [10, 10], [0.6, -0.6], n_noise=10, family=family, random_state=0
+    )
+    model = VCPCR(family=family, random_state=0)
+    result = _no_runtime_warning(lambda: cross_val_calibration(model, d.X, d.y))
+    assert np.isfinite(result.slope)

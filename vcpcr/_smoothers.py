@@ -196,6 +196,28 @@ def _minimize(
     return theta
 
 
+def _positive_times(
+    x: NDArray[np.float64], time: NDArray[np.float64], event: NDArray[np.bool_]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
+    """Return the rows of the smoother's likelihood, every follow-up time above 0.
+
+    The likelihood is in ``log t``. A row censored at time 0 adds exactly
+    nothing to it (``log S(0) = 0``, and so nothing to its gradient): it is
+    left out. An event at time 0 has no density under the model (its log
+    hazard is infinite): it is placed at half the first positive follow-up
+    time, before every other row, so that it still counts as an event.
+    Before, ``log 0 = -inf`` made the objective and its gradient NaN at every
+    point: the optimizer stopped at its start, a flat curve (13 numpy
+    ``RuntimeWarning`` s).
+    """
+    zero = time <= 0
+    if not zero.any():
+        return x, time, event
+    keep = ~zero | event
+    first = float(time[~zero].min()) if (~zero).any() else 1.0
+    return x[keep], np.where(zero, 0.5 * first, time)[keep], event[keep]
+
+
 def survival_smoother(
     x: NDArray[np.float64],
     time: NDArray[np.float64],
@@ -206,7 +228,11 @@ def survival_smoother(
     ``x`` is the complementary log-log of the predicted risk at the horizon.
     Knots at the 5th, 50th and 95th percentiles of the log event times.
 
-    A fit is *valid* when no event's hazard is at the floor. The fits tried:
+    Rows with follow-up time 0 are handled by :func:`_positive_times`
+    (censored ones left out, events at half the first positive time).
+
+    A fit is *valid* when its objective and gradient are finite and no
+    event's hazard is at the floor. The fits tried:
 
     1. ``"lifelines"``: from lifelines' start ``(0, 0, 0, 2, 0)``, so that the
        result is lifelines' where lifelines' is valid;
@@ -225,6 +251,7 @@ def survival_smoother(
     risk of 0 for every sample (lifelines' ``survival_probability_calibration``
     returns that fit, without a warning).
     """
+    x, time, event = _positive_times(x, time, event)
     logt = np.log(time)
     knots = np.percentile(logt[event], np.linspace(5, 95, 3))
     sd = float(np.std(x, ddof=1))
@@ -233,7 +260,9 @@ def survival_smoother(
     args = (xs, logt, event.astype(np.float64), knots)
 
     def valid(theta: NDArray[np.float64]) -> bool:
-        return _floored_events(theta, *args) == 0
+        value, grad = _objective(theta, *args)
+        finite = bool(np.isfinite(value) and np.isfinite(grad).all())
+        return finite and _floored_events(theta, *args) == 0
 
     def value(theta: NDArray[np.float64]) -> float:
         return _objective(theta, *args)[0]

@@ -40,7 +40,7 @@ from statsmodels.iolib.summary import Summary
 from vcpcr._families import family_name
 from vcpcr._input import take
 from vcpcr._scaling import constant_columns, magnitude
-from vcpcr._smoothers import binary_smoother, cloglog, survival_smoother
+from vcpcr._smoothers import SplineFit, binary_smoother, cloglog, survival_smoother
 from vcpcr._solvers.partial_likelihood import RiskSets
 from vcpcr._solvers.step2_fits import cox_batch, logit_batch
 from vcpcr._summary import evidence_table, numbered_notes
@@ -52,7 +52,7 @@ from vcpcr._validation import (
     check_survival,
     check_time_event,
 )
-from vcpcr.exceptions import VCPCRWarning
+from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
 __all__ = [
     "CalibrationResult",
@@ -437,12 +437,98 @@ def _logit_slope(
 # ------------------------------------------------------------------ survival
 
 
-def _smoother_notes(start: str, valid: bool) -> list[str]:
-    """Return the summary's note on the smoother's fit when it is not lifelines'."""
-    if not valid:
+#: The groups' trend (observed risk on predicted, weighted by their
+#: intervals) is real when it is this many standard errors from flat
+#: (two-sided p < 0.001) ...
+_TREND_Z = 3.29
+#: ... and the smoothed curve follows it when its own trend over the same
+#: groups is at least this share of theirs. On 384 simulated cohorts
+#: (survival: Weibull shapes 0.5 to 2, 40% cured, miscalibrated slopes 0.5 to
+#: 2, n 100 to 5000; binary: logit slopes 0.3 to 3, n 200 to 20,000) the
+#: smallest share was 0.55 (a cured fraction the smoother cannot bend to);
+#: a flat curve has share 0, a reversed one a negative share.
+_TREND_SHARE = 0.25
+
+
+def _invalid_fit(spline: SplineFit, events: int) -> str | None:
+    """Say why the survival smoother has no valid fit, or None if it has one."""
+    if spline.valid:
+        return None
+    why = (
+        f"{spline.floored} of {events} events at the hazard floor of its likelihood"
+        if spline.floored
+        else "its likelihood or gradient is not finite at the fit"
+    )
+    return f"no valid fit of the spline smoother ({why})"
+
+
+def _unfollowed_groups(
+    smoothed: NDArray[np.float64],
+    group: NDArray[np.intp],
+    groups: pd.DataFrame,
+    alpha: float,
+) -> str | None:
+    """Say how a smoothed curve fails to follow the groups' trend, or None.
+
+    A degenerate smoother's curve is flat (an optimizer stopped at its
+    start) or runs against the groups' observed risks while these rise or
+    fall clearly with the prediction. The trend of the groups is the
+    weighted least-squares slope of their observed risk on their mean
+    prediction, each weighted by the inverse square of its standard error
+    (its interval's half-width over the normal quantile); the curve's trend
+    is the same slope of the smoothed risk averaged over each group. The
+    curve is degenerate when the groups' trend is more than ``_TREND_Z``
+    standard errors from flat and the curve's is below ``_TREND_SHARE``
+    times it. Non-finite smoothed values are degenerate too.
+    """
+    if not np.isfinite(smoothed).all():
+        return "the smoothed risks are not finite"
+    z = stats.norm.ppf(1 - alpha / 2)
+    mean = np.bincount(group, smoothed) / np.bincount(group)
+    x, obs, lo, hi = groups[["predicted", "observed", "lower", "upper"]].to_numpy().T
+    se = (hi - lo) / (2 * z)
+    use = np.isfinite(se) & (se > 0)
+    if use.sum() < 3:
+        return None
+    w = 1.0 / se[use] ** 2
+    xc = x[use] - np.sum(w * x[use]) / np.sum(w)
+    sxx = float(np.sum(w * xc**2))
+    if not sxx > 0:
+        return None
+    trend = float(np.sum(w * xc * obs[use])) / sxx
+    z_trend = abs(trend) * np.sqrt(sxx)
+    if not z_trend > _TREND_Z:
+        return None
+    share = float(np.sum(w * xc * mean[use])) / sxx / trend
+    if share >= _TREND_SHARE:
+        return None
+    return (
+        f"a degenerate smoothed curve: its trend across the {int(use.sum())} "
+        f"groups is {share:.2f} times that of their observed risks, which are "
+        f"{z_trend:.1f} standard errors from flat"
+    )
+
+
+def _warn_unreported(owner: str, problem: str) -> None:
+    """Warn that ICI, E50, E90 and the curve are not reported, and why."""
+    warnings.warn(
+        f"{owner}: {problem}; ICI, E50 and E90 are not reported (None) and the "
+        "smoothed curve is omitted. The groups, slope and the other statistics "
+        "do not depend on the smoother.",
+        VCPCRWarning,
+        stacklevel=user_stacklevel(),
+    )
+
+
+def _smoother_notes(start: str, problem: str | None) -> list[str]:
+    """Return the summary's note on the smoother: why its numbers are omitted.
+
+    Or, when they are reported, which fit of the survival smoother
+    (``start``) smoothed if not lifelines'.
+    """
+    if problem is not None:
         return [
-            "No valid fit of the smoother (events at its hazard floor): ICI, "
-            "E50, E90 and the curve omitted."
+            f"{problem[0].upper()}{problem[1:]}: ICI, E50, E90 and the curve omitted."
         ]
     if start == "weibull":
         return [
@@ -522,7 +608,19 @@ def survival_calibration(
       sample; such a fit is rejected and the model refitted from the
       optimum of its nested Weibull model (the summary says so in a note).
       When no spline fit is valid, the Weibull model itself smooths, with a
-      :class:`~vcpcr.exceptions.VCPCRWarning`.
+      :class:`~vcpcr.exceptions.VCPCRWarning`. The likelihood is in log
+      time: a sample censored at time 0 adds nothing to it and is left out;
+      an event at time 0 is placed at half the first positive follow-up
+      time (it still counts, before every other sample). The groups, slope
+      and observed/expected use every sample as given.
+    - **ICI, E50, E90 not reported** (``None``, the curve empty, a
+      :class:`~vcpcr.exceptions.VCPCRWarning` and a note) when the smoother
+      has no valid fit (its likelihood or gradient not finite, or events at
+      its hazard floor with no Weibull fallback) or its curve is degenerate:
+      the groups' observed risks trend with the prediction more than 3.29
+      standard errors from flat (weighted least squares over the groups,
+      weights from their intervals) while the curve's trend over the same
+      groups is below 0.25 times theirs (flat or reversed).
     - **Calibration slope**: the coefficient of a Cox regression (Efron ties)
       of the outcome on :math:`\mathrm{cloglog}(\hat F)`, which for a Cox
       model is its linear predictor up to a constant (1: ideal; below 1:
@@ -560,32 +658,6 @@ def survival_calibration(
     check_fraction(alpha, "alpha", owner=owner)
     risk = 1.0 - s
     x = cloglog(risk)
-    spline = survival_smoother(x, time, event)
-    observed = spline.risk(x, h)
-    # where the predictions lie (1st to 99th percentile): beyond, a few
-    # extreme predictions steer the smoother (at a predicted risk of 1 - 1e-10
-    # it gave an observed risk of 1e-5, beside 0.90 at 0.99)
-    lo, hi = np.quantile(risk, [0.01, 0.99])
-    grid = np.linspace(max(lo, _EPS), min(hi, 1 - _EPS), 100)
-    curve = pd.DataFrame({"predicted": grid, "observed": spline.risk(cloglog(grid), h)})
-    if spline.start == "weibull only" or not spline.valid:
-        what = (
-            "the smoother without its spline term (a Weibull model) gives ICI, "
-            "E50 and E90"
-            if spline.valid
-            else "ICI, E50 and E90 are not reported"
-        )
-        warnings.warn(
-            f"survival_calibration: no valid fit of the spline smoother ("
-            f"{spline.floored} of {int(event.sum())} events at the hazard floor "
-            f"of its likelihood); {what}. The groups, slope and observed/expected "
-            "do not depend on the smoother.",
-            VCPCRWarning,
-            stacklevel=2,
-        )
-    if not spline.valid:
-        observed = np.full(n, np.nan)
-        curve = curve.iloc[:0]
     group = _group_index(risk, k)
     rows = []
     for g in range(k):
@@ -595,6 +667,31 @@ def survival_calibration(
     groups = pd.DataFrame(
         rows, columns=["n", "predicted", "observed", "lower", "upper"]
     )
+    spline = survival_smoother(x, time, event)
+    observed = spline.risk(x, h)
+    # where the predictions lie (1st to 99th percentile): beyond, a few
+    # extreme predictions steer the smoother (at a predicted risk of 1 - 1e-10
+    # it gave an observed risk of 1e-5, beside 0.90 at 0.99)
+    lo, hi = np.quantile(risk, [0.01, 0.99])
+    grid = np.linspace(max(lo, _EPS), min(hi, 1 - _EPS), 100)
+    curve = pd.DataFrame({"predicted": grid, "observed": spline.risk(cloglog(grid), h)})
+    problem = _invalid_fit(spline, int(event.sum())) or _unfollowed_groups(
+        observed, group, groups, alpha
+    )
+    if problem is not None:
+        _warn_unreported(owner, problem)
+        observed = np.full(n, np.nan)
+        curve = curve.iloc[:0]
+    elif spline.start == "weibull only":
+        warnings.warn(
+            f"{owner}: no valid fit of the spline smoother ({spline.floored} of "
+            f"{int(event.sum())} events at the hazard floor of its likelihood); "
+            "the smoother without its spline term (a Weibull model) gives ICI, E50 "
+            "and E90. The groups, slope and observed/expected do not depend on "
+            "the smoother.",
+            VCPCRWarning,
+            stacklevel=user_stacklevel(),
+        )
     km, lo, hi = kaplan_meier(time, event, h, alpha=alpha)
     expected = float(risk.mean())
     oe = ((1 - km) / expected, (1 - hi) / expected, (1 - lo) / expected)
@@ -613,7 +710,7 @@ def survival_calibration(
     ]
     if not spline.converged:
         notes.append("The smoother's optimizer did not reach a gradient below 1e-5.")
-    notes.extend(_smoother_notes(spline.start, spline.valid))
+    notes.extend(_smoother_notes(spline.start, problem))
     return CalibrationResult(
         family="cox",
         predicted=risk,
@@ -696,7 +793,12 @@ def binary_calibration(
     :math:`\hat p` (local linear, tricube weights, no robustness
     iterations; Austin & Steyerberg use R's ``loess``, local quadratic, so
     their ICI differs slightly). Observed frequency per group with Wilson's
-    interval.
+    interval. ICI, E50 and E90 are not reported (``None``, the curve empty,
+    a :class:`~vcpcr.exceptions.VCPCRWarning` and a note) when the lowess
+    curve is degenerate: the groups' observed frequencies trend with the
+    prediction more than 3.29 standard errors from flat while the curve's
+    trend over the same groups is below 0.25 times theirs (flat or
+    reversed), as in :func:`survival_calibration`.
 
     References
     ----------
@@ -725,8 +827,6 @@ def binary_calibration(
     check_fraction(frac, "frac", owner=owner)
     check_fraction(alpha, "alpha", owner=owner)
     observed = binary_smoother(p, target, frac)
-    order = np.argsort(p)
-    curve = pd.DataFrame({"predicted": p[order], "observed": observed[order]})
     group = _group_index(p, k)
     rows = []
     for g in range(k):
@@ -737,6 +837,14 @@ def binary_calibration(
     groups = pd.DataFrame(
         rows, columns=["n", "predicted", "observed", "lower", "upper"]
     )
+    problem = _unfollowed_groups(observed, group, groups, alpha)
+    if problem is not None:
+        _warn_unreported(owner, problem)
+        observed = np.full(n, np.nan)
+    order = np.argsort(p)
+    curve = pd.DataFrame({"predicted": p[order], "observed": observed[order]})
+    if problem is not None:
+        curve = curve.iloc[:0]
     logit = np.log(p) - np.log1p(-p)
     slope, intercept = _logit_slope(logit, target, alpha)
     notes = [
@@ -749,6 +857,7 @@ def binary_calibration(
         f"Observed frequency per group with its {100 * (1 - alpha):g}% Wilson "
         f"interval.",
     ]
+    notes.extend(_smoother_notes("lowess", problem))
     return CalibrationResult(
         family="binomial",
         predicted=p,
