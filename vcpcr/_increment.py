@@ -29,6 +29,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import RepeatedStratifiedKFold, StratifiedKFold
 
 from vcpcr._families import family_name
+from vcpcr._input import check_same_rows
 from vcpcr._parallel import check_failures, progress_shown, run_parallel, task_seeds
 from vcpcr._solvers.partial_likelihood import efron_loglik
 from vcpcr._summary import VCPCRSummary, numbered_notes
@@ -899,9 +900,14 @@ def _estimator_columns(
 
 
 def _check_frame(
-    X: Any, columns: list[Any], owner: str = _OWNER, name: str = "X"
+    X: Any, y: Any, columns: list[Any], owner: str = _OWNER, name: str = "X"
 ) -> pd.DataFrame:
-    """``X`` as a DataFrame holding the clinical columns, none missing."""
+    """``X`` as a DataFrame holding the clinical columns, none missing.
+
+    Its rows are checked against ``y``'s first (the index is then dropped:
+    the rows of both are paired by position).
+    """
+    check_same_rows(X, y, (name, name.replace("X", "y", 1)))
     if not isinstance(X, pd.DataFrame):
         X = pd.DataFrame(np.asarray(X))
     unknown = [c for c in columns if c not in X.columns]
@@ -1105,7 +1111,7 @@ def validate_increment(
 
     _check_design(estimator, cv, n_repeats, interval, alpha, tau_quantile)
     covariates_, strata_ = _estimator_columns(estimator, covariates, strata)
-    X = _check_frame(X, covariates_ + strata_)
+    X = _check_frame(X, y, covariates_ + strata_)
     time, event = check_survival(y)
     if len(time) != len(X):
         raise ValueError(f"X has {len(X)} rows but y has {len(time)}.")

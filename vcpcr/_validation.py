@@ -24,6 +24,7 @@ __all__ = [
     "check_labels",
     "check_not_constant",
     "check_random_state",
+    "check_same_rows",
     "check_scalar",
     "check_split",
     "check_survival",
@@ -413,6 +414,40 @@ def check_split(
     if not out:
         raise ValueError(f"{owner}: cv gave no fold.")
     return out
+
+
+def check_same_rows(X: Any, y: Any, names: tuple[str, str] = ("X", "y")) -> None:
+    """Raise if pandas ``X`` and ``y`` hold the same row labels in another order.
+
+    Rows are matched by position, as in scikit-learn; a ``y`` whose index
+    is a permutation of ``X``'s was almost surely meant to be matched by
+    label (statsmodels refuses unaligned indexes too). ``names`` are the
+    arguments' names in the message (a prediction and an outcome, a cohort's
+    ``X_train`` and ``y_train``). The one check of every public function
+    that takes rows of both (the indexes are read as pandas' ``Index``,
+    without importing pandas).
+    """
+    xi, yi = _row_index(X), _row_index(y)
+    if xi is None or yi is None:
+        return
+    if len(xi) != len(yi) or xi.equals(yi) or not xi.is_unique:
+        return
+    if yi.is_unique and set(yi) == set(xi):
+        x, what = names
+        raise ValueError(
+            f"{what} holds the rows of {x} in another order (their indexes have "
+            f"the same labels, not in the same order). Rows are matched by "
+            f"position, as in scikit-learn: align them first, e.g. {what} = "
+            f"{what}.loc[{x}.index]."
+        )
+
+
+def _row_index(data: Any) -> Any:
+    """A pandas object's row index (an ``Index``: ``equals``, ``is_unique``), or None."""
+    index = getattr(data, "index", None)  # a list's .index is a method
+    if hasattr(index, "equals") and hasattr(index, "is_unique"):
+        return index
+    return None
 
 
 def check_y_length(n_X: int, y: Any, y_name: str = "y") -> None:

@@ -38,7 +38,7 @@ from sklearn.model_selection import KFold, StratifiedKFold, check_cv
 from statsmodels.iolib.summary import Summary
 
 from vcpcr._families import family_name
-from vcpcr._input import take
+from vcpcr._input import check_same_rows, take
 from vcpcr._scaling import constant_columns, magnitude
 from vcpcr._smoothers import binary_smoother, cloglog, survival_smoother
 from vcpcr._solvers.partial_likelihood import RiskSets
@@ -552,6 +552,7 @@ def survival_calibration(
     True
     """
     owner = "survival_calibration"
+    check_same_rows(predicted_survival, y, ("predicted_survival", "y"))
     time, event = check_survival(y)
     n = time.size
     s = _check_probability(predicted_survival, "predicted_survival", n, owner=owner)
@@ -717,6 +718,7 @@ def binary_calibration(
     from statsmodels.stats.proportion import proportion_confint
 
     owner = "binary_calibration"
+    check_same_rows(probability, y, ("probability", "y"))
     arr = np.asarray(probability)
     n = arr.shape[0] if arr.ndim else 0
     target = _binary_outcome(y, n, owner=owner)
@@ -813,6 +815,7 @@ def regression_calibration(
     2.0
     """
     owner = "regression_calibration"
+    check_same_rows(prediction, y, ("prediction", "y"))
     arr = np.asarray(y)
     n = arr.shape[0] if arr.ndim else 0
     target = _check_vector(y, "y", n, owner=owner)
@@ -876,8 +879,10 @@ def regression_calibration(
 
 
 def _outcome(model: Any, X: Any, y: Any) -> Any:
+    """``y``, its rows checked against ``X``'s, or the formula's outcome."""
     formula = getattr(model, "formula", None)
     if y is not None:
+        check_same_rows(X, y)
         return y
     if formula is None:
         raise ValueError(

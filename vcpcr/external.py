@@ -24,6 +24,7 @@ from statsmodels.iolib.summary import Summary
 
 from vcpcr._families import family_name
 from vcpcr._formula import source_groups
+from vcpcr._input import check_same_rows
 from vcpcr._scaling import constant_columns
 from vcpcr._summary import evidence_table, numbered_notes
 from vcpcr._survival import breslow_baseline, evaluate_baseline
@@ -493,6 +494,7 @@ def validate_external(
         from vcpcr._formula import formula_outcome
 
         y = formula_outcome(fitted.formula, X)
+    check_same_rows(X, y)
     data = cohort.X
     if n_groups is not None:
         check_scalar(n_groups, "n_groups", numbers.Integral, owner=owner, min_val=1)

@@ -13,7 +13,13 @@ from sklearn.utils import Tags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from vcpcr._scaling import raw_coefficients, standardize
-from vcpcr._validation import check_array, check_scalar, check_varying, feature_names
+from vcpcr._validation import (
+    check_array,
+    check_same_rows,
+    check_scalar,
+    check_varying,
+    feature_names,
+)
 
 __all__ = ["BaselineRegressor"]
 
@@ -95,6 +101,7 @@ class BaselineRegressor(RegressorMixin, BaseEstimator, ABC):
         self, X: ArrayLike, y: ArrayLike
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Validate the data and return standardized ``X`` and ``y``."""
+        check_same_rows(X, y)
         Xv, yv = validate_data(
             self, X, y, dtype=np.float64, ensure_all_finite=False, y_numeric=True
         )
