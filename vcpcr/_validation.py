@@ -443,7 +443,7 @@ def check_same_rows(X: Any, y: Any, names: tuple[str, str] = ("X", "y")) -> None
 
 
 def _row_index(data: Any) -> Any:
-    """A pandas object's row index (an ``Index``: ``equals``, ``is_unique``), or None."""
+    """Return a pandas object's row index (an ``Index``), or None."""
     index = getattr(data, "index", None)  # a list's .index is a method
     if hasattr(index, "equals") and hasattr(index, "is_unique"):
         return index
