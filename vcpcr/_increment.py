@@ -151,6 +151,7 @@ class ClinicalCox(BaseEstimator):  # type: ignore[misc]
         ClinicalCox
             The fitted model.
         """
+        check_same_rows(X, y)
         from lifelines import CoxPHFitter
 
         if not _as_list(self.covariates) and not _as_list(self.strata):
