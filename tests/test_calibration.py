@@ -588,3 +588,14 @@ def test_regression_calibration_at_any_scale():
         assert_allclose(np.array(scaled.intercept) / scale, unit.intercept, rtol=1e-9)
     with pytest.raises(ValueError, match="prediction has 38 entries but y has 40"):
         regression_calibration(y, pred[:-2])
+
+
+@needs_survival
+def test_survival_calibration_of_constant_predictions_is_an_error():
+    """An empty model's one predicted survival gave a slope of -58 (#46 row 4);
+    the binary and regression calibrations refuse constant predictions too."""
+    rng = np.random.default_rng(0)
+    t, c = rng.exponential(1, 80), rng.exponential(2, 80)
+    y = np.column_stack([np.minimum(t, c), (t <= c).astype(float)])
+    with pytest.raises(ValueError, match="predicted_survival is constant"):
+        survival_calibration(y, np.full(80, 0.6), horizon=0.5)

@@ -561,6 +561,13 @@ def survival_calibration(
     check_fraction(alpha, "alpha", owner=owner)
     risk = 1.0 - s
     x = cloglog(risk)
+    if constant_columns(x[:, None]).size:
+        raise ValueError(
+            f"predicted_survival is constant (all {float(s[0])!r}, up to rounding), as "
+            f"an empty model's: a calibration slope needs predictions that vary. "
+            f"Report the observed risk (kaplan_meier) against the one prediction "
+            f"instead."
+        )
     spline = survival_smoother(x, time, event)
     observed = spline.risk(x, h)
     # where the predictions lie (1st to 99th percentile): beyond, a few

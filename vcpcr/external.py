@@ -517,6 +517,14 @@ def validate_external(
     )
     time, event = check_survival(y)
     surv = fitted.predict_survival_function(data, return_array=True, times=[horizon])
+    if constant_columns(surv).size:
+        raise ValueError(
+            f"{owner}: the model predicts the same survival for every sample of "
+            f"the cohort ({float(surv[0, 0])!r} at horizon={horizon!r}), as a model "
+            f"that selected no genes does: there is no calibration slope nor "
+            f"concordance to validate. Refit with a smaller lam_ratio, or compare "
+            f"the one prediction with kaplan_meier on the cohort."
+        )
     cal = survival_calibration(y, surv[:, 0], horizon, n_groups=groups, alpha=alpha)
     eta = fitted.predict_log_partial_hazard(data)
     from lifelines.utils import concordance_index
