@@ -743,7 +743,14 @@ def check_survival(
 
 
 def _survival_columns(y: Any, name: str) -> tuple[NDArray[Any], NDArray[Any]]:
-    """Split ``y`` into its time and event columns (no value checks)."""
+    """Split ``y`` into its time and event columns (no value checks).
+
+    Columns or fields named ``time`` and ``event`` are read by name, in any
+    order; otherwise a 2-column ``y`` is (time, event) by position.
+    """
+    named = _time_event_names(getattr(y, "columns", None))
+    if named is not None:
+        return np.asarray(y[named[0]]), np.asarray(y[named[1]])
     if getattr(getattr(y, "dtype", None), "names", None) is not None:
         return _structured_fields(np.asarray(y), name)
     arr = np.asarray(y)  # a DataFrame of float times and bool events: object
@@ -760,6 +767,9 @@ def _survival_columns(y: Any, name: str) -> tuple[NDArray[Any], NDArray[Any]]:
 def _structured_fields(y: NDArray[Any], name: str) -> tuple[NDArray[Any], NDArray[Any]]:
     """(time, event) of a structured array: the bool (else int) field is the event."""
     names = y.dtype.names or ()
+    named = _time_event_names(names)
+    if named is not None and y.ndim == 1:
+        return y[named[0]], y[named[1]]
     kinds = [y.dtype[f].kind for f in names]
     ok = len(names) == 2 and y.ndim == 1
     if ok and kinds.count("b") == 1:
@@ -773,6 +783,16 @@ def _structured_fields(y: NDArray[Any], name: str) -> tuple[NDArray[Any], NDArra
             f"use 1-d with dtype=[('event', '?'), ('time', '<f8')] (any order)."
         )
     return y[names[1 - ev]], y[names[ev]]
+
+
+def _time_event_names(names: Any) -> tuple[Any, Any] | None:
+    """Return the (time, event) names of two named ``time``, ``event``, or None."""
+    if names is None or len(names) != 2:
+        return None
+    by_name = {str(n).lower(): n for n in names}
+    if set(by_name) != {"time", "event"}:
+        return None
+    return by_name["time"], by_name["event"]
 
 
 def _numeric(values: Any) -> NDArray[Any]:
