@@ -599,3 +599,11 @@ def test_survival_calibration_of_constant_predictions_is_an_error():
     y = np.column_stack([np.minimum(t, c), (t <= c).astype(float)])
     with pytest.raises(ValueError, match="predicted_survival is constant"):
         survival_calibration(y, np.full(80, 0.6), horizon=0.5)
+
+
+def test_binary_calibration_of_separating_probabilities_is_an_error():
+    """Probabilities equal to the 0/1 outcomes: numpy's "Singular matrix" or
+    an arbitrary slope with "invalid value encountered in sqrt" (#46 row 9)."""
+    y = np.array([0.0, 1.0] * 20)
+    with pytest.raises(ValueError, match="separate the outcomes completely"):
+        binary_calibration(y, y.copy(), n_groups=3)

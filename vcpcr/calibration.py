@@ -407,6 +407,14 @@ def _logit_slope(
             "The predicted probabilities are constant (up to rounding): a "
             "calibration slope needs predictions that vary."
         )
+    events, others = logit[y > 0.5], logit[y <= 0.5]
+    if events.size and others.size and events.min() > others.max():
+        raise ValueError(
+            f"The predicted probabilities separate the outcomes completely (each "
+            f"of the {events.size} events' above each of the {others.size} "
+            f"non-events'): the calibration slope is infinite, not a number. "
+            f"Check that the probabilities are not the outcomes themselves."
+        )
     fit = logit_batch(logit[None, :, None], y)
     a, b = fit.params[0]
     X = np.column_stack([np.ones_like(logit), logit])
