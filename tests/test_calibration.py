@@ -771,3 +771,20 @@ def test_binomial_and_gaussian_cv_calibration_reach_no_runtime_warning(family):
     model = VCPCR(family=family, random_state=0)
     result = _no_runtime_warning(lambda: cross_val_calibration(model, d.X, d.y))
     assert np.isfinite(result.slope)
+@needs_survival
+def test_survival_calibration_of_constant_predictions_is_an_error():
+    """An empty model's one predicted survival gave a slope of -58 (#46 row 4);
+    the binary and regression calibrations refuse constant predictions too."""
+    rng = np.random.default_rng(0)
+    t, c = rng.exponential(1, 80), rng.exponential(2, 80)
+    y = np.column_stack([np.minimum(t, c), (t <= c).astype(float)])
+    with pytest.raises(ValueError, match="predicted_survival is constant"):
+        survival_calibration(y, np.full(80, 0.6), horizon=0.5)
+
+
+def test_binary_calibration_of_separating_probabilities_is_an_error():
+    """Probabilities equal to the 0/1 outcomes: numpy's "Singular matrix" or
+    an arbitrary slope with "invalid value encountered in sqrt" (#46 row 9)."""
+    y = np.array([0.0, 1.0] * 20)
+    with pytest.raises(ValueError, match="separate the outcomes completely"):
+        binary_calibration(y, y.copy(), n_groups=3)

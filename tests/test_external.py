@@ -189,3 +189,15 @@ def test_breslow_baseline_of_a_diverged_fit_stays_finite_where_it_can():
         else:  # exp(830) overflows: inf, without a warning, after a finite first step
             assert base[0] == pytest.approx(1.0)
             assert np.all(np.isinf(base[1:]))
+
+
+def test_a_model_without_genes_has_no_calibration_to_validate():
+    """A model that selected nothing predicts one survival: validate_external
+    printed a meaningless slope for it (#46 row 4); now it says so."""
+    X, y = _cohort(80, 5)
+    X = X.drop(columns="age")
+    empty = VCPCR(2, family="cox", lam_ratio=1.0, n_init=1, random_state=0)
+    with pytest.warns(UserWarning, match="No feature was selected"):
+        empty.fit(X, y)
+    with pytest.raises(ValueError, match="same survival for every sample"):
+        validate_external(empty, X, y, horizon=float(np.median(y[:, 0])))

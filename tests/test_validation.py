@@ -239,3 +239,19 @@ def test_the_entry_points_check_the_design_alike(entry):
         run(X3, covariates=[0, 1, 2])
     with pytest.raises(ValueError, match="no feature is left to cluster"):
         run(X, covariates=list(range(12)))
+
+
+@pytest.mark.parametrize("structured", [False, True], ids=["frame", "structured"])
+def test_survival_y_with_time_and_event_names_is_read_by_name(structured):
+    """A y with columns (event, time) was read by position: with 0/1 times
+    the swap could not be detected (#46 row 11)."""
+    from vcpcr._validation import check_survival
+
+    time = np.array([1.0, 0.0, 1.0, 1.0, 0.0])
+    event = np.array([0.0, 1.0, 1.0, 0.0, 1.0])
+    y = pd.DataFrame({"event": event, "time": time})
+    if structured:
+        y = y.to_records(index=False)
+    t, e = check_survival(y)
+    np.testing.assert_array_equal(t, time)
+    np.testing.assert_array_equal(e, event.astype(bool))

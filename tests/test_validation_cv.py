@@ -377,3 +377,25 @@ def test_a_fold_that_cannot_define_a_metric_keeps_the_others():
     # Uno's C is undefined on more folds (events after tau), Harrell's stands
     uno = folds.pivot(index="fold", columns="model", values="Uno C")
     assert (uno.isna() & harrell.notna()).any().any()
+
+
+def test_increment_interval_of_equal_increments_has_no_p_value():
+    """Increments equal up to rounding gave se 9e-18 and p 8e-49 (#46 row 10):
+    the ratio of rounding errors is no test."""
+    from vcpcr.validation import increment_interval
+
+    se, lo, hi, p = increment_interval(
+        [0.1, 0.1, 0.1 + 1e-17, 0.1], n_train=80, n_test=20
+    )
+    assert se == 0.0
+    assert_allclose([lo, hi], [0.1, 0.1], rtol=1e-12)
+    assert np.isnan(p)
+
+
+def test_increment_interval_refuses_infinite_increments():
+    """Infinite increments were dropped silently, as NaN ones (#46 row 10)."""
+    from vcpcr.validation import increment_interval
+
+    d = [0.1, np.inf, 0.2, -np.inf, np.nan, 0.05]
+    with pytest.raises(ValueError, match="d contains infinity in 2 of 5 values"):
+        increment_interval(d, n_train=80, n_test=20)

@@ -62,6 +62,7 @@ from vcpcr._validation import (
     check_array,
     check_choice,
     check_cv_param,
+    check_same_rows,
     check_scalar,
     check_split,
     check_y_length,
@@ -1013,6 +1014,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
             not have the rows of the fit, or ``fit_path`` returns a path of
             another shape or a different length in some fold.
         """
+        check_same_rows(X, y)
         check_is_fitted(self, "folds_")
         family = self._family
         if self.scoring != POOLED:
@@ -1170,6 +1172,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         best = self._best()
         if y is None and self.formula is not None:
             y = formula_outcome(self.formula, X)
+        check_same_rows(X, y)
         return float(self.scorer_(best, X, y))
 
     def summary(self, alpha: float = 0.05, inference: Any = None) -> VCPCRSummary:

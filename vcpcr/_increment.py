@@ -29,11 +29,19 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import RepeatedStratifiedKFold, StratifiedKFold
 
 from vcpcr._families import family_name
+from vcpcr._input import check_same_rows
 from vcpcr._parallel import check_failures, progress_shown, run_parallel, task_seeds
+from vcpcr._scaling import constant_columns
 from vcpcr._solvers.partial_likelihood import efron_loglik
 from vcpcr._summary import VCPCRSummary, numbered_notes
 from vcpcr._survival import evaluate_baseline, stratum_baselines
-from vcpcr._validation import check_choice, check_fraction, check_scalar, check_survival
+from vcpcr._validation import (
+    check_choice,
+    check_finite,
+    check_fraction,
+    check_scalar,
+    check_survival,
+)
 
 __all__ = [
     "CLINICAL",
@@ -150,6 +158,7 @@ class ClinicalCox(BaseEstimator):  # type: ignore[misc]
         ClinicalCox
             The fitted model.
         """
+        check_same_rows(X, y)
         from lifelines import CoxPHFitter
 
         if not _as_list(self.covariates) and not _as_list(self.strata):
@@ -603,7 +612,8 @@ def increment_interval(
     Parameters
     ----------
     d : array-like of shape (n_folds,)
-        The paired per-fold increments of all repeats (NaN ignored).
+        The paired per-fold increments of all repeats (NaN, an undefined
+        metric, ignored; an infinite one is an error).
     n_train, n_test : float
         Rows in a training and in a test fold.
     method : {"one_fold", "corrected_t", "naive"}, default="one_fold"
@@ -625,13 +635,16 @@ def increment_interval(
     se, low, high, p : float
         Standard error, interval ``mean -/+ t_{J-1, 1-alpha/2} se`` and the
         one-sided p-value of ``H0: increment <= 0`` (``1 - F_t(mean / se)``);
-        all NaN with fewer than two finite increments.
+        all NaN with fewer than two increments; with increments equal up to
+        rounding, se is 0, the interval the mean and ``p`` NaN (no spread
+        to test: ``mean / se`` would be a ratio of rounding errors).
 
     Raises
     ------
     ValueError
-        If ``d`` is not 1-d, ``method`` is unknown, ``n_train`` or
-        ``n_test`` is not a positive number or ``alpha`` not in (0, 1).
+        If ``d`` is not 1-d or holds an infinite increment, ``method`` is
+        unknown, ``n_train`` or ``n_test`` is not a positive number or
+        ``alpha`` not in (0, 1).
 
     Examples
     --------
@@ -653,7 +666,13 @@ def increment_interval(
         raise ValueError(
             f"d must be a 1-d array of per-fold increments; got shape {values.shape}."
         )
-    values = values[np.isfinite(values)]
+    values = values[~np.isnan(values)]
+    check_finite(
+        values,
+        "d",
+        fix="an increment is a difference of finite metrics: fix or "
+        "drop the folds that gave them",
+    )
     J = values.size
     if J < 2:
         return (np.nan,) * 4
@@ -665,8 +684,10 @@ def increment_interval(
     }[method]
     se = s * np.sqrt(factor)
     mean = float(values.mean())
-    if se == 0.0:
-        return 0.0, mean, mean, (0.0 if mean > 0 else 1.0)
+    if constant_columns(values[:, None]).size:
+        # equal up to rounding: se is rounding error (2e-17), and mean / se
+        # any number; no spread, no test
+        return 0.0, mean, mean, np.nan
     q = stats.t.ppf(1 - alpha / 2, J - 1)
     p = float(stats.t.sf(mean / se, J - 1))
     return float(se), float(mean - q * se), float(mean + q * se), p
@@ -899,9 +920,14 @@ def _estimator_columns(
 
 
 def _check_frame(
-    X: Any, columns: list[Any], owner: str = _OWNER, name: str = "X"
+    X: Any, y: Any, columns: list[Any], owner: str = _OWNER, name: str = "X"
 ) -> pd.DataFrame:
-    """``X`` as a DataFrame holding the clinical columns, none missing."""
+    """``X`` as a DataFrame holding the clinical columns, none missing.
+
+    Its rows are checked against ``y``'s first (the index is then dropped:
+    the rows of both are paired by position).
+    """
+    check_same_rows(X, y, (name, name.replace("X", "y", 1)))
     if not isinstance(X, pd.DataFrame):
         X = pd.DataFrame(np.asarray(X))
     unknown = [c for c in columns if c not in X.columns]
@@ -1105,7 +1131,7 @@ def validate_increment(
 
     _check_design(estimator, cv, n_repeats, interval, alpha, tau_quantile)
     covariates_, strata_ = _estimator_columns(estimator, covariates, strata)
-    X = _check_frame(X, covariates_ + strata_)
+    X = _check_frame(X, y, covariates_ + strata_)
     time, event = check_survival(y)
     if len(time) != len(X):
         raise ValueError(f"X has {len(X)} rows but y has {len(time)}.")
@@ -1281,9 +1307,10 @@ def _increment_row(
     )
     if sign < 0:
         lo, hi = -hi, -lo
-    row.update(
-        se=se, ci_low=lo, ci_high=hi, p=p, status="lower is better" if sign < 0 else ""
-    )
+    status = "lower is better" if sign < 0 else ""
+    if se == 0.0 and np.isnan(p):
+        status = "equal in every fold: no p-value"
+    row.update(se=se, ci_low=lo, ci_high=hi, p=p, status=status)
     return row
 
 

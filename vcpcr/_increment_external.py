@@ -405,7 +405,7 @@ def validate_increment_external(
     shown = progress_shown(verbose, _OWNER)
     covariates_, strata_ = _estimator_columns(model, covariates, strata, _OWNER)
     clinical_columns = covariates_ + strata_
-    X_train = _check_frame(X_train, clinical_columns, _OWNER, "X_train")
+    X_train = _check_frame(X_train, y_train, clinical_columns, _OWNER, "X_train")
     if not isinstance(X_external, pd.DataFrame):
         raise TypeError(
             f"The 'X_external' parameter of {_OWNER} must be a pandas DataFrame "
@@ -419,7 +419,7 @@ def validate_increment_external(
             f"model (covariates={covariates_}, strata={strata_}); name them as "
             f"in training."
         )
-    X_ext = _check_frame(X_external, clinical_columns, _OWNER, "X_external")
+    X_ext = _check_frame(X_external, y_external, clinical_columns, _OWNER, "X_external")
     ys_train = _survival_y(y_train, X_train, "train")
     ys_ext = _survival_y(y_external, X_ext, "external")
     clinical = ClinicalCox(covariates_ or None, strata_ or None).fit(X_train, ys_train)

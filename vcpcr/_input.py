@@ -48,6 +48,7 @@ from vcpcr._validation import (
     check_array,
     check_choice,
     check_not_constant,
+    check_same_rows,
     check_y_length,
     feature_names,
     missing_to_nan,
@@ -364,26 +365,6 @@ def validate_xy(
         y = column_or_1d(y, warn=True)
     check_y_length(Xv.shape[0], y)
     return Xv, y
-
-
-def check_same_rows(X: Any, y: Any) -> None:
-    """Raise if pandas ``X`` and ``y`` hold the same row labels in another order.
-
-    Rows are matched by position, as in scikit-learn; a ``y`` whose index
-    is a permutation of ``X``'s was almost surely meant to be matched by
-    label (statsmodels refuses unaligned indexes too).
-    """
-    xi, yi = getattr(X, "index", None), getattr(y, "index", None)
-    if not isinstance(xi, pd.Index) or not isinstance(yi, pd.Index):
-        return
-    if len(xi) != len(yi) or xi.equals(yi) or not xi.is_unique:
-        return
-    if yi.is_unique and set(yi) == set(xi):
-        raise ValueError(
-            "y holds the rows of X in another order (their indexes have the "
-            "same labels, not in the same order). Rows are matched by position, "
-            "as in scikit-learn: align them first, e.g. y = y.loc[X.index]."
-        )
 
 
 def _check_not_survival(est: Any, y: Any, family: Family) -> None:

@@ -18,6 +18,7 @@ from sklearn.base import clone
 from sklearn.model_selection import KFold, check_cv, cross_val_predict
 from sklearn.utils.validation import check_is_fitted
 
+from vcpcr._input import check_same_rows
 from vcpcr._validation import check_array, check_cv_param, check_split, check_survival
 
 __all__ = ["RiskGroups", "risk_groups"]
@@ -110,6 +111,7 @@ def risk_groups(
         from vcpcr._formula import formula_outcome
 
         y = formula_outcome(formula, X)
+    check_same_rows(X, y)
     time, event = check_survival(y)
     if cv is None:
         eta = model.predict_log_partial_hazard(X)

@@ -24,6 +24,7 @@ __all__ = [
     "check_labels",
     "check_not_constant",
     "check_random_state",
+    "check_same_rows",
     "check_scalar",
     "check_split",
     "check_survival",
@@ -415,6 +416,40 @@ def check_split(
     return out
 
 
+def check_same_rows(X: Any, y: Any, names: tuple[str, str] = ("X", "y")) -> None:
+    """Raise if pandas ``X`` and ``y`` hold the same row labels in another order.
+
+    Rows are matched by position, as in scikit-learn; a ``y`` whose index
+    is a permutation of ``X``'s was almost surely meant to be matched by
+    label (statsmodels refuses unaligned indexes too). ``names`` are the
+    arguments' names in the message (a prediction and an outcome, a cohort's
+    ``X_train`` and ``y_train``). The one check of every public function
+    that takes rows of both (the indexes are read as pandas' ``Index``,
+    without importing pandas).
+    """
+    xi, yi = _row_index(X), _row_index(y)
+    if xi is None or yi is None:
+        return
+    if len(xi) != len(yi) or xi.equals(yi) or not xi.is_unique:
+        return
+    if yi.is_unique and set(yi) == set(xi):
+        x, what = names
+        raise ValueError(
+            f"{what} holds the rows of {x} in another order (their indexes have "
+            f"the same labels, not in the same order). Rows are matched by "
+            f"position, as in scikit-learn: align them first, e.g. {what} = "
+            f"{what}.loc[{x}.index]."
+        )
+
+
+def _row_index(data: Any) -> Any:
+    """Return a pandas object's row index (an ``Index``), or None."""
+    index = getattr(data, "index", None)  # a list's .index is a method
+    if hasattr(index, "equals") and hasattr(index, "is_unique"):
+        return index
+    return None
+
+
 def check_y_length(n_X: int, y: Any, y_name: str = "y") -> None:
     """Raise a ValueError if ``y`` does not have one entry (row) per row of ``X``.
 
@@ -708,7 +743,14 @@ def check_survival(
 
 
 def _survival_columns(y: Any, name: str) -> tuple[NDArray[Any], NDArray[Any]]:
-    """Split ``y`` into its time and event columns (no value checks)."""
+    """Split ``y`` into its time and event columns (no value checks).
+
+    Columns or fields named ``time`` and ``event`` are read by name, in any
+    order; otherwise a 2-column ``y`` is (time, event) by position.
+    """
+    named = _time_event_names(getattr(y, "columns", None))
+    if named is not None:
+        return np.asarray(y[named[0]]), np.asarray(y[named[1]])
     if getattr(getattr(y, "dtype", None), "names", None) is not None:
         return _structured_fields(np.asarray(y), name)
     arr = np.asarray(y)  # a DataFrame of float times and bool events: object
@@ -725,6 +767,9 @@ def _survival_columns(y: Any, name: str) -> tuple[NDArray[Any], NDArray[Any]]:
 def _structured_fields(y: NDArray[Any], name: str) -> tuple[NDArray[Any], NDArray[Any]]:
     """(time, event) of a structured array: the bool (else int) field is the event."""
     names = y.dtype.names or ()
+    named = _time_event_names(names)
+    if named is not None and y.ndim == 1:
+        return y[named[0]], y[named[1]]
     kinds = [y.dtype[f].kind for f in names]
     ok = len(names) == 2 and y.ndim == 1
     if ok and kinds.count("b") == 1:
@@ -738,6 +783,16 @@ def _structured_fields(y: NDArray[Any], name: str) -> tuple[NDArray[Any], NDArra
             f"use 1-d with dtype=[('event', '?'), ('time', '<f8')] (any order)."
         )
     return y[names[1 - ev]], y[names[ev]]
+
+
+def _time_event_names(names: Any) -> tuple[Any, Any] | None:
+    """Return the (time, event) names of two named ``time``, ``event``, or None."""
+    if names is None or len(names) != 2:
+        return None
+    by_name = {str(n).lower(): n for n in names}
+    if set(by_name) != {"time", "event"}:
+        return None
+    return by_name["time"], by_name["event"]
 
 
 def _numeric(values: Any) -> NDArray[Any]:

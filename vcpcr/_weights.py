@@ -43,6 +43,7 @@ from vcpcr._solvers.glmnet import glmnet_weights
 from vcpcr._validation import (
     check_array,
     check_choice,
+    check_same_rows,
     check_scalar,
     check_weights,
     check_y_length,
@@ -509,6 +510,7 @@ def compute_weights(
     array([36, 13])
     """
     check_choice(method, "method", tuple(SCHEMES), owner="compute_weights")
+    check_same_rows(X, y)
     fam = family_instance(family, owner="compute_weights")
     check_scalar(
         l1_ratio,

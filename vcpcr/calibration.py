@@ -38,7 +38,7 @@ from sklearn.model_selection import KFold, StratifiedKFold, check_cv
 from statsmodels.iolib.summary import Summary
 
 from vcpcr._families import family_name
-from vcpcr._input import take
+from vcpcr._input import check_same_rows, take
 from vcpcr._scaling import constant_columns, magnitude
 from vcpcr._smoothers import SplineFit, binary_smoother, cloglog, survival_smoother
 from vcpcr._solvers.partial_likelihood import RiskSets
@@ -407,6 +407,14 @@ def _logit_slope(
             "The predicted probabilities are constant (up to rounding): a "
             "calibration slope needs predictions that vary."
         )
+    events, others = logit[y > 0.5], logit[y <= 0.5]
+    if events.size and others.size and events.min() > others.max():
+        raise ValueError(
+            f"The predicted probabilities separate the outcomes completely (each "
+            f"of the {events.size} events' above each of the {others.size} "
+            f"non-events'): the calibration slope is infinite, not a number. "
+            f"Check that the probabilities are not the outcomes themselves."
+        )
     fit = logit_batch(logit[None, :, None], y)
     a, b = fit.params[0]
     X = np.column_stack([np.ones_like(logit), logit])
@@ -650,6 +658,7 @@ def survival_calibration(
     True
     """
     owner = "survival_calibration"
+    check_same_rows(predicted_survival, y, ("predicted_survival", "y"))
     time, event = check_survival(y)
     n = time.size
     s = _check_probability(predicted_survival, "predicted_survival", n, owner=owner)
@@ -658,6 +667,13 @@ def survival_calibration(
     check_fraction(alpha, "alpha", owner=owner)
     risk = 1.0 - s
     x = cloglog(risk)
+    if constant_columns(x[:, None]).size:
+        raise ValueError(
+            f"predicted_survival is constant (all {float(s[0])!r}, up to rounding), as "
+            f"an empty model's: a calibration slope needs predictions that vary. "
+            f"Report the observed risk (kaplan_meier) against the one prediction "
+            f"instead."
+        )
     group = _group_index(risk, k)
     rows = []
     for g in range(k):
@@ -819,6 +835,7 @@ def binary_calibration(
     from statsmodels.stats.proportion import proportion_confint
 
     owner = "binary_calibration"
+    check_same_rows(probability, y, ("probability", "y"))
     arr = np.asarray(probability)
     n = arr.shape[0] if arr.ndim else 0
     target = _binary_outcome(y, n, owner=owner)
@@ -922,6 +939,7 @@ def regression_calibration(
     2.0
     """
     owner = "regression_calibration"
+    check_same_rows(prediction, y, ("prediction", "y"))
     arr = np.asarray(y)
     n = arr.shape[0] if arr.ndim else 0
     target = _check_vector(y, "y", n, owner=owner)
@@ -985,8 +1003,10 @@ def regression_calibration(
 
 
 def _outcome(model: Any, X: Any, y: Any) -> Any:
+    """``y``, its rows checked against ``X``'s, or the formula's outcome."""
     formula = getattr(model, "formula", None)
     if y is not None:
+        check_same_rows(X, y)
         return y
     if formula is None:
         raise ValueError(

@@ -24,6 +24,7 @@ from statsmodels.iolib.summary import Summary
 
 from vcpcr._families import family_name
 from vcpcr._formula import source_groups
+from vcpcr._input import check_same_rows
 from vcpcr._scaling import constant_columns
 from vcpcr._summary import evidence_table, numbered_notes
 from vcpcr._survival import breslow_baseline, evaluate_baseline
@@ -493,6 +494,7 @@ def validate_external(
         from vcpcr._formula import formula_outcome
 
         y = formula_outcome(fitted.formula, X)
+    check_same_rows(X, y)
     data = cohort.X
     if n_groups is not None:
         check_scalar(n_groups, "n_groups", numbers.Integral, owner=owner, min_val=1)
@@ -515,6 +517,14 @@ def validate_external(
     )
     time, event = check_survival(y)
     surv = fitted.predict_survival_function(data, return_array=True, times=[horizon])
+    if constant_columns(surv).size:
+        raise ValueError(
+            f"{owner}: the model predicts the same survival for every sample of "
+            f"the cohort ({float(surv[0, 0])!r} at horizon={horizon!r}), as a model "
+            f"that selected no genes does: there is no calibration slope nor "
+            f"concordance to validate. Refit with a smaller lam_ratio, or compare "
+            f"the one prediction with kaplan_meier on the cohort."
+        )
     cal = survival_calibration(y, surv[:, 0], horizon, n_groups=groups, alpha=alpha)
     eta = fitted.predict_log_partial_hazard(data)
     from lifelines.utils import concordance_index

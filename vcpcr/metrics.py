@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from vcpcr._validation import check_array
+from vcpcr._validation import check_array, check_same_rows
 
 __all__ = [
     "adjusted_rand_index",
@@ -170,6 +170,7 @@ def msep(y_true: ArrayLike, y_pred: ArrayLike) -> float:
     >>> msep([1.0, 2.0, 3.0], [1.0, 2.0, 5.0])
     1.3333333333333333
     """
+    check_same_rows(y_pred, y_true, ("y_pred", "y_true"))
     yt = check_array(y_true, "y_true", ensure_2d=False)
     yp = check_array(y_pred, "y_pred", ensure_2d=False)
     _check_same_length(yt, yp, ("y_true", "y_pred"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numbers
 from abc import ABC, abstractmethod
-from typing import Self
+from typing import Any, Self
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -13,7 +13,13 @@ from sklearn.utils import Tags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from vcpcr._scaling import raw_coefficients, standardize
-from vcpcr._validation import check_array, check_scalar, check_varying, feature_names
+from vcpcr._validation import (
+    check_array,
+    check_same_rows,
+    check_scalar,
+    check_varying,
+    feature_names,
+)
 
 __all__ = ["BaselineRegressor"]
 
@@ -95,6 +101,7 @@ class BaselineRegressor(RegressorMixin, BaseEstimator, ABC):
         self, X: ArrayLike, y: ArrayLike
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Validate the data and return standardized ``X`` and ``y``."""
+        check_same_rows(X, y)
         Xv, yv = validate_data(
             self, X, y, dtype=np.float64, ensure_all_finite=False, y_numeric=True
         )
@@ -140,3 +147,24 @@ class BaselineRegressor(RegressorMixin, BaseEstimator, ABC):
         )
         Xa = check_array(Xv, "X", feature_names=feature_names(self, Xv.shape[1]))
         return Xa @ self.coef_ + self.intercept_
+
+    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: Any = None) -> float:
+        """Return R^2 of the predictions of ``X`` against ``y`` (scikit-learn's).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Test data with the training columns.
+        y : array-like of shape (n_samples,)
+            True responses, in ``X``'s row order (a pandas ``y`` holding
+            ``X``'s rows in another order is refused).
+        sample_weight : array-like of shape (n_samples,), optional
+            Sample weights.
+
+        Returns
+        -------
+        float
+            The coefficient of determination.
+        """
+        check_same_rows(X, y)
+        return float(super().score(X, y, sample_weight=sample_weight))

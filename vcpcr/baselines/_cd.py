@@ -36,6 +36,8 @@ import sklearn
 from numpy.typing import NDArray
 from sklearn.linear_model import enet_path
 
+from vcpcr._validation import check_same_rows
+
 __all__ = ["CDResult", "cd_quadratic_lasso", "lasso_path", "soft_threshold"]
 
 
@@ -187,6 +189,7 @@ def lasso_path(
     ndarray of shape (n_alphas, n_features)
         The solutions, in the order of ``alphas``.
     """
+    check_same_rows(X, y)
     alphas = np.asarray(alphas, dtype=np.float64)
     order = np.argsort(-alphas, kind="stable")
     init = None if coef_init is None else np.array(coef_init, dtype=np.float64)

@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 from threadpoolctl import threadpool_limits
 
 from vcpcr._sos_nmf import random_partition
-from vcpcr._validation import check_random_state
+from vcpcr._validation import check_random_state, check_same_rows
 from vcpcr.baselines._base import BaselineRegressor
 from vcpcr.baselines._cd import cd_quadratic_lasso, lasso_path
 from vcpcr.exceptions import ConvergenceWarning, user_stacklevel
@@ -168,6 +168,7 @@ def cen_path(
         Coefficients (standardized scale), partitions, objective histories,
         alternation counts and convergence flags of every penalty.
     """
+    check_same_rows(Xs, ys, ("Xs", "ys"))
     alphas = np.asarray(alphas, dtype=np.float64).reshape(-1)
     n, p = Xs.shape
     G, Xy = Xs.T @ Xs, Xs.T @ ys

@@ -11,7 +11,12 @@ from sklearn.utils import RegressorTags, Tags
 from threadpoolctl import threadpool_limits
 
 from vcpcr._sos_nmf import random_partition
-from vcpcr._validation import check_choice, check_labels, check_random_state
+from vcpcr._validation import (
+    check_choice,
+    check_labels,
+    check_random_state,
+    check_same_rows,
+)
 from vcpcr.baselines._base import BaselineRegressor
 from vcpcr.baselines._cd import lasso_path
 from vcpcr.baselines._hclustvar import hclustvar
@@ -112,6 +117,7 @@ def crl_path(
     labels : ndarray of int of shape (n_alphas, n_features)
         The cluster of the features of selected clusters, -1 otherwise.
     """
+    check_same_rows(Xs, ys, ("Xs", "ys"))
     from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 
     alphas = np.asarray(alphas, dtype=np.float64).reshape(-1)

@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from threadpoolctl import threadpool_limits
 
+from vcpcr._validation import check_same_rows
 from vcpcr.baselines._base import BaselineRegressor
 from vcpcr.baselines._cd import cd_quadratic_lasso, lasso_path
 from vcpcr.exceptions import ConvergenceWarning, user_stacklevel
@@ -112,6 +113,7 @@ def srr_path(
         The models of each penalty, objective histories, cycle counts and
         last changes.
     """
+    check_same_rows(Xs, ys, ("Xs", "ys"))
     from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 
     alphas = np.asarray(alphas, dtype=np.float64).reshape(-1)

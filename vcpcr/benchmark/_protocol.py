@@ -29,7 +29,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from vcpcr._scaling import standardize
-from vcpcr._validation import check_varying
+from vcpcr._validation import check_same_rows, check_varying
 from vcpcr.benchmark._grid_fits import solve
 from vcpcr.benchmark._methods import Method, Starts
 from vcpcr.metrics import mcc_clustering, mcc_support
@@ -179,6 +179,7 @@ def standardize_fold(
     >>> fold.Xtr[:, 0].tolist(), fold.Xte.tolist(), fold.yte.tolist()
     ([-1.0, 0.0, 1.0], [[2.0, -2.0]], [7.0])
     """
+    check_same_rows(X, y)
     Xa, ya = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
     tr, te = np.asarray(train), np.asarray(test)
     fold = f" on a training fold of {tr.size} samples"
@@ -325,6 +326,7 @@ def nested_cv(
     start separately (the authors' ``GetBestHPForFixedHP`` grouped by
     ``wh.init``), by the lowest MSEP averaged over the inner test folds.
     """
+    check_same_rows(X, y)
     Xa, ya = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
     truth = None
     if coef_true is not None and labels_true is not None:
