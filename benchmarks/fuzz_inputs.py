@@ -349,18 +349,23 @@ def _pred(m, family):
 DATA_EPS = {}  # name -> (family, fn(X, y), covered public objects)
 USES = {}  # name -> the inputs the entry point reads: {"X", "y"}
 POSITIONAL = set()  # entry points that pair y with a plain array by position
+BY_NAME = set()  # entry points whose fitted model reads X's columns by name
 
 
-def data_ep(name, family, covers, uses="Xy", positional=False):
+def data_ep(name, family, covers, uses="Xy", positional=False, by_name=False):
     """Register ``fn(X, y)``; ``uses`` names the inputs it reads (a variant that
     changes only an unread input is not run), ``positional`` marks entry points
-    whose y meets a plain array (a shuffled index there is not a defect)."""
+    whose y meets a plain array (a shuffled index there is not a defect),
+    ``by_name`` those where reordered columns must give the same numbers (a fit
+    on reordered columns draws other random partitions: not an equivalence)."""
 
     def deco(fn):
         DATA_EPS[name] = (family, fn, covers)
         USES[name] = set(uses)
         if positional:
             POSITIONAL.add(name)
+        if by_name:
+            BY_NAME.add(name)
         return fn
 
     return deco
@@ -370,10 +375,10 @@ for fam in ("gaussian", "binomial", "cox"):
     data_ep(f"VCPCR[{fam}].fit", fam, ["vcpcr.VCPCR"])(
         lambda X, y, f=fam: _pred(small(f).fit(X, y), f)
     )
-    data_ep(f"VCPCR[{fam}].predict", fam, ["vcpcr.VCPCR"], uses="X")(
+    data_ep(f"VCPCR[{fam}].predict", fam, ["vcpcr.VCPCR"], uses="X", by_name=True)(
         lambda X, y, f=fam: fitted(f).predict(X)
     )
-    data_ep(f"VCPCR[{fam}].score", fam, ["vcpcr.VCPCR"])(
+    data_ep(f"VCPCR[{fam}].score", fam, ["vcpcr.VCPCR"], by_name=True)(
         lambda X, y, f=fam: fitted(f).score(X, y)
     )
     data_ep(f"VCPCR[{fam}].summary", fam, ["vcpcr.VCPCR"])(
@@ -385,7 +390,7 @@ for fam in ("gaussian", "binomial", "cox"):
     data_ep(f"VCPCRCV[{fam}].fit", fam, ["vcpcr.VCPCRCV"])(
         lambda X, y, f=fam: _pred(small_cv(f).fit(X, y), f)
     )
-    data_ep(f"VCPCRCV[{fam}].predict", fam, ["vcpcr.VCPCRCV"], uses="X")(
+    data_ep(f"VCPCRCV[{fam}].predict", fam, ["vcpcr.VCPCRCV"], uses="X", by_name=True)(
         lambda X, y, f=fam: fitted(f, True).predict(X)
     )
 data_ep("VCPCR[cox,strata].fit", "cox", ["vcpcr.VCPCR"])(
@@ -394,7 +399,7 @@ data_ep("VCPCR[cox,strata].fit", "cox", ["vcpcr.VCPCR"])(
 data_ep("VCPCRCV[cox,covariates].fit", "cox", ["vcpcr.VCPCRCV"])(
     lambda X, y: _pred(small_cv("cox", covariates="c0").fit(X, y), "cox")
 )
-data_ep("VCPCRCV[gaussian].score", "gaussian", ["vcpcr.VCPCRCV"])(
+data_ep("VCPCRCV[gaussian].score", "gaussian", ["vcpcr.VCPCRCV"], by_name=True)(
     lambda X, y: fitted("gaussian", True).score(X, y)
 )
 data_ep("sos_nmf", "gaussian", ["vcpcr.sos_nmf", "vcpcr.SOSNMFResult"], uses="X")(
@@ -481,6 +486,7 @@ data_ep(
     "validate_external",
     "cox",
     ["vcpcr.external.validate_external", "vcpcr.external.ExternalValidation"],
+    by_name=True,
 )(
     lambda X, y: (
         ext.validate_external(fitted("cox"), X, y, horizon=0.5).calibration.slope
@@ -491,6 +497,7 @@ data_ep(
     "cox",
     ["vcpcr.external.align_cohort", "vcpcr.external.ExternalCohort"],
     uses="X",
+    by_name=True,
 )(lambda X, y: ext.align_cohort(fitted("cox"), X).modules.to_numpy())
 data_ep(
     "survival_calibration",
@@ -525,15 +532,19 @@ data_ep(
 data_ep("kaplan_meier", "cox", ["vcpcr.calibration.kaplan_meier"], uses="y")(
     lambda X, y: cal.kaplan_meier(y["time"], y["event"], 0.5)
 )
-data_ep("Surv", "cox", ["vcpcr.Surv"], uses="y")(
+data_ep("Surv", "cox", ["vcpcr.Surv"], uses="y", positional=True)(
     lambda X, y: vcpcr.Surv(y["time"], y["event"]).to_numpy()
 )
-data_ep("msep", "gaussian", ["vcpcr.metrics.msep"], positional=True)(
+data_ep("msep", "gaussian", ["vcpcr.metrics.msep"], positional=True, by_name=True)(
     lambda X, y: met.msep(y, fitted("gaussian").predict(X))
 )
-data_ep("plot_clusters", "gaussian", ["vcpcr.plotting.plot_clusters"], uses="X")(
-    lambda X, y: (plt_.plot_clusters(fitted("gaussian"), X), None)[1]
-)
+data_ep(
+    "plot_clusters",
+    "gaussian",
+    ["vcpcr.plotting.plot_clusters"],
+    uses="X",
+    by_name=True,
+)(lambda X, y: (plt_.plot_clusters(fitted("gaussian"), X), None)[1])
 data_ep("plot_path", "gaussian", ["vcpcr.plotting.plot_path"])(
     lambda X, y: (plt_.plot_path(small("gaussian"), X, y, lam_ratios=[0.3, 0.6]), None)[
         1
@@ -651,7 +662,9 @@ def _data_cases():
             for vname, _, kind, touched in variants:
                 if not touched & USES[ep]:
                     continue
-                if ep in POSITIONAL and vname == "y_shuffled_index":
+                if (ep in POSITIONAL and vname == "y_shuffled_index") or (
+                    ep not in BY_NAME and vname == "X_cols_reordered"
+                ):
                     kind = "plain"
                 cases.append((ep, vname, kind, ("data", ep, vname)))
     return cases
