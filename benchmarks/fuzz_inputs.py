@@ -49,6 +49,8 @@ from pathlib import Path
 
 import matplotlib
 
+# the vcpcr of the checkout this script sits in, not an editable install elsewhere
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 matplotlib.use("Agg")
 
 import numpy as np
@@ -1565,7 +1567,7 @@ def _outcome_lines(rows, n_cases, seconds):
     cnt = collections.Counter(r["outcome"] for r in rows)
     lines = [
         f"vcpcr fuzz matrix (#46): {len(rows)} of {n_cases} cases run, "
-        f"pyarrow={HAVE_ARROW}, wall {seconds:.0f} s this run",
+        f"pyarrow={HAVE_ARROW}, wall {seconds:.0f} s this run, vcpcr of {VCPCR_DIR}",
         "",
         "| outcome | cases | with a warning |",
         "| --- | ---: | ---: |",
