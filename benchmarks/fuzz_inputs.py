@@ -34,10 +34,9 @@ from __future__ import annotations
 
 import argparse
 import collections
-import hashlib
+import copy
 import json
 import os
-import pickle
 import random
 import resource
 import signal
@@ -50,6 +49,8 @@ from pathlib import Path
 
 import matplotlib
 
+# the vcpcr of the checkout this script sits in, not an editable install elsewhere
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 matplotlib.use("Agg")
 
 import numpy as np
@@ -75,7 +76,7 @@ except ImportError:
 RESULTS = Path(__file__).parent / "results"
 VCPCR_DIR = str(Path(vcpcr.__file__).parent)
 TMP = Path(tempfile.mkdtemp(prefix="vcpcr_fuzz_"))
-SENTINEL = str(TMP / "SENTINEL")
+SENTINEL = "SENTINEL"  # relative: each child runs in its own empty directory
 N, P = 40, 6
 MODULES = {
     "vcpcr": vcpcr,
@@ -156,8 +157,8 @@ def x_variants(family):
     """Variants (name, fn(X, y) -> (X, y), kind). kind: 'plain', 'equiv' (must
     equal the base call), 'nonfinite' (NaN/inf must not be accepted silently)."""
     v = []
-    for nm, val in [("X_nan", np.nan), ("X_inf", np.inf), ("X_-inf", -np.inf)]:
-        v.append((nm, lambda X, y, val=val: (_set(X, val), y), "nonfinite"))
+    for nm, bad in [("X_nan", np.nan), ("X_inf", np.inf), ("X_-inf", -np.inf)]:
+        v.append((nm, lambda X, y, bad=bad: (_set(X, bad), y), "nonfinite"))
     v += [
         ("X_1e300", lambda X, y: (_set(X, 1e300), y), "plain"),
         ("X_1e-300", lambda X, y: (_set(X, 1e-300), y), "plain"),
@@ -348,11 +349,25 @@ def _pred(m, family):
 
 
 DATA_EPS = {}  # name -> (family, fn(X, y), covered public objects)
+USES = {}  # name -> the inputs the entry point reads: {"X", "y"}
+POSITIONAL = set()  # entry points that pair y with a plain array by position
+BY_NAME = set()  # entry points whose fitted model reads X's columns by name
 
 
-def data_ep(name, family, covers):
+def data_ep(name, family, covers, uses="Xy", positional=False, by_name=False):
+    """Register ``fn(X, y)``; ``uses`` names the inputs it reads (a variant that
+    changes only an unread input is not run), ``positional`` marks entry points
+    whose y meets a plain array (a shuffled index there is not a defect),
+    ``by_name`` those where reordered columns must give the same numbers (a fit
+    on reordered columns draws other random partitions: not an equivalence)."""
+
     def deco(fn):
         DATA_EPS[name] = (family, fn, covers)
+        USES[name] = set(uses)
+        if positional:
+            POSITIONAL.add(name)
+        if by_name:
+            BY_NAME.add(name)
         return fn
 
     return deco
@@ -362,10 +377,10 @@ for fam in ("gaussian", "binomial", "cox"):
     data_ep(f"VCPCR[{fam}].fit", fam, ["vcpcr.VCPCR"])(
         lambda X, y, f=fam: _pred(small(f).fit(X, y), f)
     )
-    data_ep(f"VCPCR[{fam}].predict", fam, ["vcpcr.VCPCR"])(
+    data_ep(f"VCPCR[{fam}].predict", fam, ["vcpcr.VCPCR"], uses="X", by_name=True)(
         lambda X, y, f=fam: fitted(f).predict(X)
     )
-    data_ep(f"VCPCR[{fam}].score", fam, ["vcpcr.VCPCR"])(
+    data_ep(f"VCPCR[{fam}].score", fam, ["vcpcr.VCPCR"], by_name=True)(
         lambda X, y, f=fam: fitted(f).score(X, y)
     )
     data_ep(f"VCPCR[{fam}].summary", fam, ["vcpcr.VCPCR"])(
@@ -377,7 +392,7 @@ for fam in ("gaussian", "binomial", "cox"):
     data_ep(f"VCPCRCV[{fam}].fit", fam, ["vcpcr.VCPCRCV"])(
         lambda X, y, f=fam: _pred(small_cv(f).fit(X, y), f)
     )
-    data_ep(f"VCPCRCV[{fam}].predict", fam, ["vcpcr.VCPCRCV"])(
+    data_ep(f"VCPCRCV[{fam}].predict", fam, ["vcpcr.VCPCRCV"], uses="X", by_name=True)(
         lambda X, y, f=fam: fitted(f, True).predict(X)
     )
 data_ep("VCPCR[cox,strata].fit", "cox", ["vcpcr.VCPCR"])(
@@ -386,13 +401,15 @@ data_ep("VCPCR[cox,strata].fit", "cox", ["vcpcr.VCPCR"])(
 data_ep("VCPCRCV[cox,covariates].fit", "cox", ["vcpcr.VCPCRCV"])(
     lambda X, y: _pred(small_cv("cox", covariates="c0").fit(X, y), "cox")
 )
-data_ep("VCPCRCV[gaussian].score", "gaussian", ["vcpcr.VCPCRCV"])(
+data_ep("VCPCRCV[gaussian].score", "gaussian", ["vcpcr.VCPCRCV"], by_name=True)(
     lambda X, y: fitted("gaussian", True).score(X, y)
 )
-data_ep("sos_nmf", "gaussian", ["vcpcr.sos_nmf", "vcpcr.SOSNMFResult"])(
+data_ep("sos_nmf", "gaussian", ["vcpcr.sos_nmf", "vcpcr.SOSNMFResult"], uses="X")(
     lambda X, y: vcpcr.sos_nmf(X, 2, random_state=0).V
 )
-data_ep("lambda_max", "gaussian", ["vcpcr.lambda_max", "vcpcr.random_partition"])(
+data_ep(
+    "lambda_max", "gaussian", ["vcpcr.lambda_max", "vcpcr.random_partition"], uses="X"
+)(
     lambda X, y: vcpcr.lambda_max(
         X, vcpcr.random_partition(np.shape(X)[1] if np.ndim(X) == 2 else 1, 2, 0)
     )
@@ -471,6 +488,7 @@ data_ep(
     "validate_external",
     "cox",
     ["vcpcr.external.validate_external", "vcpcr.external.ExternalValidation"],
+    by_name=True,
 )(
     lambda X, y: (
         ext.validate_external(fitted("cox"), X, y, horizon=0.5).calibration.slope
@@ -480,17 +498,32 @@ data_ep(
     "align_cohort",
     "cox",
     ["vcpcr.external.align_cohort", "vcpcr.external.ExternalCohort"],
+    uses="X",
+    by_name=True,
 )(lambda X, y: ext.align_cohort(fitted("cox"), X).modules.to_numpy())
-data_ep("survival_calibration", "cox", ["vcpcr.calibration.survival_calibration"])(
-    lambda X, y: cal.survival_calibration(y, np.linspace(0.2, 0.9, len(y)), 0.5).slope
-)
-data_ep("binary_calibration", "binomial", ["vcpcr.calibration.binary_calibration"])(
+data_ep(
+    "survival_calibration",
+    "cox",
+    ["vcpcr.calibration.survival_calibration"],
+    uses="y",
+    positional=True,
+)(lambda X, y: cal.survival_calibration(y, np.linspace(0.2, 0.9, len(y)), 0.5).slope)
+data_ep(
+    "binary_calibration",
+    "binomial",
+    ["vcpcr.calibration.binary_calibration"],
+    uses="y",
+    positional=True,
+)(
     lambda X, y: (
         cal.binary_calibration(y, np.linspace(0.1, 0.9, len(y)), n_groups=4).slope
     )
 )
 data_ep(
-    "regression_calibration", "gaussian", ["vcpcr.calibration.regression_calibration"]
+    "regression_calibration",
+    "gaussian",
+    ["vcpcr.calibration.regression_calibration"],
+    positional=True,
 )(
     lambda X, y: (
         cal.regression_calibration(
@@ -498,18 +531,22 @@ data_ep(
         ).slope
     )
 )
-data_ep("kaplan_meier", "cox", ["vcpcr.calibration.kaplan_meier"])(
+data_ep("kaplan_meier", "cox", ["vcpcr.calibration.kaplan_meier"], uses="y")(
     lambda X, y: cal.kaplan_meier(y["time"], y["event"], 0.5)
 )
-data_ep("Surv", "cox", ["vcpcr.Surv"])(
+data_ep("Surv", "cox", ["vcpcr.Surv"], uses="y", positional=True)(
     lambda X, y: vcpcr.Surv(y["time"], y["event"]).to_numpy()
 )
-data_ep("msep", "gaussian", ["vcpcr.metrics.msep"])(
+data_ep("msep", "gaussian", ["vcpcr.metrics.msep"], positional=True, by_name=True)(
     lambda X, y: met.msep(y, fitted("gaussian").predict(X))
 )
-data_ep("plot_clusters", "gaussian", ["vcpcr.plotting.plot_clusters"])(
-    lambda X, y: (plt_.plot_clusters(fitted("gaussian"), X), None)[1]
-)
+data_ep(
+    "plot_clusters",
+    "gaussian",
+    ["vcpcr.plotting.plot_clusters"],
+    uses="X",
+    by_name=True,
+)(lambda X, y: (plt_.plot_clusters(fitted("gaussian"), X), None)[1])
 data_ep("plot_path", "gaussian", ["vcpcr.plotting.plot_path"])(
     lambda X, y: (plt_.plot_path(small("gaussian"), X, y, lam_ratios=[0.3, 0.6]), None)[
         1
@@ -517,6 +554,33 @@ data_ep("plot_path", "gaussian", ["vcpcr.plotting.plot_path"])(
 )
 data_ep("plot_risk_groups", "cox", ["vcpcr.plotting.plot_risk_groups"])(
     lambda X, y: (plt_.plot_risk_groups(small("cox"), X, y, cv=3), None)[1]
+)
+
+
+def _risk(n):
+    return np.linspace(0.05, 0.95, n)
+
+
+DC = ["vcpcr.validation.decision_curve"]
+PDC = ["vcpcr.plotting.plot_decision_curve"]
+data_ep("decision_curve[binomial]", "binomial", DC, uses="y", positional=True)(
+    lambda X, y: val.decision_curve(y, _risk(len(y)), n_bootstrap=0)["net_benefit"]
+)
+data_ep("decision_curve[cox]", "cox", DC, uses="y", positional=True)(
+    lambda X, y: val.decision_curve(y, _risk(len(y)), horizon=0.5, n_bootstrap=0)[
+        "net_benefit"
+    ]
+)
+data_ep("decision_curve[binomial,Series]", "binomial", DC, uses="y")(
+    lambda X, y: val.decision_curve(
+        y, pd.Series(_risk(N), index=base("binomial")[1].index), n_bootstrap=0
+    )["net_benefit"]
+)
+data_ep("plot_decision_curve", "binomial", PDC, uses="y", positional=True)(
+    lambda X, y: (
+        plt_.plot_decision_curve(val.decision_curve(y, _risk(len(y)), n_bootstrap=5)),
+        None,
+    )[1]
 )
 
 
@@ -580,11 +644,36 @@ FORMULAS = {
 
 
 # -------------------------------------------------------------------- cases
+def _touched(fam, vfn):
+    """The inputs a variant changes ("X", "y"): each variant returns the base
+    object itself for the input it leaves alone."""
+    X, y = base(fam)
+    Xv, yv = vfn(X, y)
+    return {n for n, v, b in (("X", Xv, X), ("y", yv, y)) if v is not b}
+
+
+def _data_cases():
+    """(entry, variant, kind, spec) for every data entry point x the variants
+    that change an input it reads."""
+    cases = []
+    for fam in ("gaussian", "binomial", "cox"):
+        variants = [(n, f, k, _touched(fam, f)) for n, f, k in x_variants(fam)]
+        for ep, (efam, _, _) in DATA_EPS.items():
+            if efam != fam:
+                continue
+            for vname, _, kind, touched in variants:
+                if not touched & USES[ep]:
+                    continue
+                if (ep in POSITIONAL and vname == "y_shuffled_index") or (
+                    ep not in BY_NAME and vname == "X_cols_reordered"
+                ):
+                    kind = "plain"
+                cases.append((ep, vname, kind, ("data", ep, vname)))
+    return cases
+
+
 def build_cases():
-    cases = []  # (entry, variant, kind, thunk-producing (fn, X, y))
-    for ep, (fam, fn, _) in DATA_EPS.items():
-        for vname, vfn, kind in x_variants(fam):
-            cases.append((ep, vname, kind, ("data", ep, vname)))
+    cases = _data_cases()  # (entry, variant, kind, spec)
     for fam, fl in FORMULAS.items():
         for i, f in enumerate(fl):
             for cls in ("VCPCR", "VCPCRCV"):
@@ -605,7 +694,7 @@ def build_cases():
                     ("formula_name", fam, name),
                 )
             )
-    for ep, vname, thunk in param_cases():
+    for ep, vname, _ in param_cases():
         cases.append((ep, vname, "plain", ("param", ep, vname)))
     return cases
 
@@ -625,15 +714,25 @@ def _bad_values():
 
 
 def param_cases():
+    """(entry, variant, fn) of the parameter/object cases, one group at a time."""
     out = []
-    bv = _bad_values()
+    for group in (
+        _params_estimators,
+        _params_sos_nmf_weights_inference,
+        _params_validation,
+        _params_calibration,
+        _params_metrics_simulate_datasets,
+        _params_plotting,
+        _params_decision_curve,
+    ):
+        group(lambda ep, vname, fn: out.append((ep, vname, fn)))
+    return out
+
+
+def _params_estimators(add):
     X, y = base("gaussian")
     Xb, yb = base("binomial")
     Xc, yc = base("cox")
-
-    def add(ep, vname, fn):
-        out.append((ep, vname, fn))
-
     for p in [
         "n_clusters",
         "max_iter",
@@ -644,7 +743,7 @@ def param_cases():
         "delta",
         "random_state",
     ]:
-        for k, v in bv.items():
+        for k, v in _bad_values().items():
             add(
                 "VCPCR[param].fit",
                 f"{p}={k}",
@@ -722,6 +821,10 @@ def param_cases():
                 .predict(Xc)
             ),
         )
+
+
+def _params_sos_nmf_weights_inference(add):
+    X, y = base("gaussian")
     for p, v in [
         ("n_clusters", 0),
         ("n_clusters", 100),
@@ -789,6 +892,10 @@ def param_cases():
             f"P={P_!r}"[:50],
             lambda P_=P_: inf.aggregate_pvalues(P_),
         )
+
+
+def _params_validation(add):
+    Xc, yc = base("cox")
     for kw in [
         {"cv": 0},
         {"cv": 1},
@@ -841,6 +948,12 @@ def param_cases():
         lambda: val.ClinicalCox("nope").fit(Xc, yc).predict(Xc),
     )
     add("ClinicalCox", "ok", lambda: val.ClinicalCox("c0").fit(Xc, yc).predict(Xc))
+
+
+def _params_calibration(add):
+    _, y = base("gaussian")
+    Xb, yb = base("binomial")
+    Xc, yc = base("cox")
     for h in [-1.0, 0.0, 1e9, np.nan, "x"]:
         add(
             "cross_val_calibration[param]",
@@ -925,6 +1038,9 @@ def param_cases():
         "numpy_X",
         lambda: ext.align_cohort(fitted("cox"), Xc.to_numpy()),
     )
+
+
+def _params_metrics_simulate_datasets(add):
     for a, b, nm in [
         ([0, 1], [0], "len_mismatch"),
         ([], [], "empty"),
@@ -1018,6 +1134,12 @@ def param_cases():
     ]:
         add("Surv[param]", nm, lambda t=t, e=e: vcpcr.Surv(t, e).to_numpy())
     # plotting helpers on results
+
+
+def _params_plotting(add):
+    X, y = base("gaussian")
+    _, yb = base("binomial")
+    Xc, yc = base("cox")
     add(
         "plot_calibration",
         "ok",
@@ -1108,7 +1230,74 @@ def param_cases():
         "sample_weight_short",
         lambda: fitted("gaussian").score(X, y, sample_weight=np.ones(3)),
     )
-    return out
+
+
+def _params_decision_curve(add):
+    _, y = base("gaussian")
+    _, yb = base("binomial")
+    _, yc = base("cox")
+    risk = _risk(N)
+
+    def nb(yy, rr, **kw):
+        return val.decision_curve(yy, rr, **{"n_bootstrap": 0, **kw})["net_benefit"]
+
+    for kw, nm in [
+        ({"thresholds": [0.0, 0.5]}, "thresholds_0"),
+        ({"thresholds": [1.5]}, "thresholds_gt1"),
+        ({"thresholds": [np.nan]}, "thresholds_nan"),
+        ({"thresholds": []}, "thresholds_empty"),
+        ({"thresholds": "x"}, "thresholds_str"),
+        ({"n_bootstrap": -1}, "n_bootstrap_neg"),
+        ({"n_bootstrap": 2.5}, "n_bootstrap_float"),
+        ({"n_bootstrap": 5, "alpha": 0.0}, "alpha_0"),
+        ({"n_bootstrap": 5, "alpha": 1.5}, "alpha_gt1"),
+        ({"n_bootstrap": 5, "random_state": "x"}, "random_state_str"),
+        ({"horizon": 0.5}, "horizon_on_binary"),
+    ]:
+        add("decision_curve[param]", nm, lambda kw=kw: nb(yb, risk, **kw))
+    for rr, nm in [
+        (np.r_[risk[:-1], 1.5], "risk_gt1"),
+        (np.r_[np.nan, risk[1:]], "risk_nan"),
+        (np.r_[-0.1, risk[1:]], "risk_neg"),
+        (np.full(N, 0.3), "risk_const"),
+        (risk[:3], "risk_short"),
+        (risk.reshape(-1, 2), "risk_2d"),
+        ({"all": risk}, "risk_dict_all"),
+        ({}, "risk_dict_empty"),
+        ({"a": risk, "b": risk[:3]}, "risk_dict_ragged"),
+        ("x", "risk_str"),
+        (list(risk), "risk_list"),
+    ]:
+        add("decision_curve[param]", nm, lambda rr=rr: nb(yb, rr))
+    for kw, nm in [
+        ({}, "cox_no_horizon"),
+        ({"horizon": -1.0}, "cox_horizon_neg"),
+        ({"horizon": 1e9}, "cox_horizon_huge"),
+        ({"horizon": np.nan}, "cox_horizon_nan"),
+        ({"horizon": "x"}, "cox_horizon_str"),
+    ]:
+        add("decision_curve[param]", nm, lambda kw=kw: nb(yc, risk, **kw))
+    add("decision_curve[param]", "gaussian_y", lambda: nb(y, risk))
+    ok = val.decision_curve(yb, risk, n_bootstrap=5, random_state=0)
+    for obj, nm in [
+        (ok, "ok_with_ci"),
+        (ok.drop(columns="net_benefit"), "missing_column"),
+        (ok.iloc[:0], "empty_frame"),
+        (ok.assign(net_benefit=np.nan), "all_nan"),
+        ("x", "not_result"),
+        (None, "none"),
+    ]:
+        add(
+            "plot_decision_curve",
+            nm,
+            lambda obj=obj: (plt_.plot_decision_curve(obj), None)[1],
+        )
+    for ylim, nm in [((1.0, 0.0), "ylim_reversed"), ("x", "ylim_str")]:
+        add(
+            "plot_decision_curve",
+            nm,
+            lambda ylim=ylim: (plt_.plot_decision_curve(ok, ylim=ylim), None)[1],
+        )
 
 
 PARAMS = None
@@ -1123,7 +1312,8 @@ def resolve(spec):
         X, y = base(fam)
         vfn = {n: f for n, f, _ in x_variants(fam)}[vname]
         Xv, yv = vfn(X, y)
-        return (lambda: fn(Xv, yv)), (Xv, yv), (lambda: fn(X, y))
+        guarded = tuple(v for v, b in ((Xv, X), (yv, y)) if v is not b)
+        return (lambda: fn(Xv, yv)), guarded, (lambda: fn(X, y))
     if spec[0] == "formula":
         _, cls, fam, f = spec
         df = formula_frame(fam)
@@ -1141,14 +1331,22 @@ def resolve(spec):
 
 
 # ------------------------------------------------------------------ classify
-def _digest(objs):
-    h = hashlib.sha256()
-    for o in objs:
-        try:
-            h.update(pickle.dumps(o))
-        except Exception:
-            h.update(repr(o).encode())
-    return h.hexdigest()
+def _same(a, b):
+    """Whether ``a`` still equals its deep copy ``b`` (NaN equal to NaN)."""
+    if isinstance(a, pd.DataFrame | pd.Series | pd.Index):
+        return a.equals(b)
+    if isinstance(a, np.ndarray):
+        if a.dtype.kind in "fc":
+            return np.array_equal(a, b, equal_nan=True)
+        return np.array_equal(a, b)
+    if isinstance(a, list | tuple):
+        return len(a) == len(b) and all(_same(x, z) for x, z in zip(a, b, strict=True))
+    if isinstance(a, float) and np.isnan(a):
+        return isinstance(b, float) and np.isnan(b)
+    try:
+        return bool(a == b)
+    except Exception:
+        return repr(a) == repr(b)
 
 
 def _numbers(r):
@@ -1160,20 +1358,64 @@ def _numbers(r):
         r, bool
     ):
         return np.asarray([r], dtype=float)
-    if isinstance(r, pd.DataFrame | pd.Series):
-        r = (
-            r.select_dtypes("number").to_numpy()
-            if isinstance(r, pd.DataFrame)
-            else r.to_numpy()
-        )
+    if isinstance(r, pd.DataFrame):
+        r = r.select_dtypes("number").to_numpy()
+    elif isinstance(r, pd.Series):
+        r = r.to_numpy()
     if isinstance(r, np.ndarray) and r.dtype.kind in "fiub":
         return r.astype(float).ravel()
     return None
 
 
+def _classify_exception(exc):
+    """clear error / foreign exception / harness error (no vcpcr frame at all:
+    the fuzz harness's own lambda failed before reaching vcpcr)."""
+    tb = traceback.extract_tb(exc.__traceback__)
+    where = tb[-1].filename if tb else ""
+    in_vcpcr = where.startswith(VCPCR_DIR)
+    msg = f"{type(exc).__name__}: {str(exc)[:300]}"
+    if in_vcpcr:
+        loc = os.path.relpath(where, os.path.dirname(VCPCR_DIR))
+    else:
+        loc = where.split("site-packages/")[-1]
+    loc = f"{loc}:{tb[-1].lineno if tb else 0}"
+    if not any(f.filename.startswith(VCPCR_DIR) for f in tb):
+        return {"outcome": "harness error", "detail": msg, "where": loc}
+    clear = isinstance(exc, ValueError | TypeError | ImportError) and (
+        in_vcpcr or "vcpcr" in str(exc).lower()
+    )
+    outcome = "clear error" if clear else "foreign exception"
+    return {"outcome": outcome, "detail": msg, "where": loc}
+
+
+def _check_result(r, kind, ref, warned):
+    """The outcome of a call that returned ``r``."""
+    nums = _numbers(r)
+    if kind == "equiv" and ref is not None and nums is not None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            n0 = _numbers(ref())
+        if n0 is not None and not (
+            nums.shape == n0.shape
+            and np.allclose(nums, n0, rtol=1e-6, atol=1e-9, equal_nan=True)
+        ):
+            diff = (
+                "shape"
+                if nums.shape != n0.shape
+                else f"max |diff| {np.nanmax(np.abs(nums - n0)):.3g}"
+            )
+            return "silent wrong", f"differs from the plain call ({diff})"
+    if nums is not None and nums.size and not np.all(np.isfinite(nums)) and not warned:
+        bad = int((~np.isfinite(nums)).sum())
+        return "silent wrong", f"returned {bad} non-finite of {nums.size}, no warning"
+    if kind == "nonfinite" and not warned:
+        return "silent wrong", "NaN/inf input accepted without error or warning"
+    return "right result", ""
+
+
 def run_case(spec, kind):
     fn, guarded, ref = resolve(spec)
-    before = _digest(guarded)
+    copies = copy.deepcopy(guarded)
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         try:
@@ -1183,62 +1425,17 @@ def run_case(spec, kind):
             exc = e
     warned = sorted({f"{x.category.__name__}: {str(x.message)[:80]}" for x in w})
     out = {"warned": warned}
-    if _digest(guarded) != before:
+    if not all(_same(a, b) for a, b in zip(guarded, copies, strict=True)):
         return {**out, "outcome": "data loss", "detail": "input modified in place"}
     if exc is not None:
-        tb = traceback.extract_tb(exc.__traceback__)
-        where = tb[-1].filename if tb else ""
-        in_vcpcr = where.startswith(VCPCR_DIR)
-        msg = f"{type(exc).__name__}: {str(exc)[:300]}"
-        loc = f"{os.path.relpath(where, os.path.dirname(VCPCR_DIR)) if in_vcpcr else where.split('site-packages/')[-1]}:{tb[-1].lineno if tb else 0}"
-        clear = isinstance(exc, ValueError | TypeError | ImportError) and (
-            in_vcpcr or "vcpcr" in str(exc).lower()
-        )
-        return {
-            **out,
-            "outcome": "clear error" if clear else "foreign exception",
-            "detail": msg,
-            "where": loc,
-        }
-    nums = _numbers(r)
-    if kind == "equiv" and ref is not None:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            r0 = ref()
-        n0 = _numbers(r0)
-        if nums is not None and n0 is not None:
-            same = nums.shape == n0.shape and np.allclose(
-                nums, n0, rtol=1e-6, atol=1e-9, equal_nan=True
-            )
-            if not same:
-                diff = (
-                    "shape"
-                    if nums.shape != n0.shape
-                    else f"max |diff| {np.nanmax(np.abs(nums - n0)):.3g}"
-                )
-                return {
-                    **out,
-                    "outcome": "silent wrong",
-                    "detail": f"differs from the plain call ({diff})",
-                }
-    if nums is not None and nums.size and not np.all(np.isfinite(nums)) and not warned:
-        return {
-            **out,
-            "outcome": "silent wrong",
-            "detail": f"returned {int((~np.isfinite(nums)).sum())} non-finite of {nums.size}, no warning",
-        }
-    if kind == "nonfinite" and not warned:
-        return {
-            **out,
-            "outcome": "silent wrong",
-            "detail": "NaN/inf input accepted without error or warning",
-        }
-    return {**out, "outcome": "right result", "detail": ""}
+        return {**out, **_classify_exception(exc)}
+    outcome, detail = _check_result(r, kind, ref, warned)
+    return {**out, "outcome": outcome, "detail": detail}
 
 
-def child(spec, kind, path):
+def child(spec, kind, workdir, path):
     resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
-    os.chdir(TMP)
+    os.chdir(workdir)
     try:
         res = run_case(spec, kind)
     except BaseException as e:
@@ -1248,6 +1445,84 @@ def child(spec, kind, path):
             "warned": [],
         }
     Path(path).write_text(json.dumps(res, default=str))
+
+
+def _load_log(log, fresh):
+    if fresh and log.exists():
+        log.unlink()
+    done = {}
+    if log.exists():
+        for line in log.read_text().splitlines():
+            d = json.loads(line)
+            done[(d["entry"], d["variant"])] = d
+    return done
+
+
+def _launch(case, k):
+    """Fork one case in its own empty directory; the sentinel is relative to it."""
+    ep, vname, kind, spec = case
+    workdir = TMP / f"case_{k}"
+    workdir.mkdir()
+    path = str(TMP / f"res_{k}.json")
+    pid = os.fork()
+    if pid == 0:
+        try:
+            child(spec, kind, workdir, path)
+        finally:
+            os._exit(0)
+    return pid, (ep, vname, workdir, path, time.time())
+
+
+def _collect(pid, info, timeout):
+    """The result of a finished child, or None while it runs within ``timeout``."""
+    ep, vname, workdir, path, st = info
+    wp, status = os.waitpid(pid, os.WNOHANG)
+    if wp == 0 and time.time() - st < timeout:
+        return None
+    if wp == 0:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        res = {"outcome": "hang", "detail": f"> {timeout:.0f} s", "warned": []}
+    elif os.path.exists(path):
+        res = json.loads(Path(path).read_text())
+    else:
+        res = {
+            "outcome": "foreign exception",
+            "detail": f"child died (status {status})",
+            "warned": [],
+        }
+    made = sorted(p.name for p in workdir.iterdir() if p.name.startswith(SENTINEL))
+    if made:
+        detail = f"sentinel {made} created; " + res.get("detail", "")
+        res = {**res, "outcome": "code run", "detail": detail}
+    res.update(entry=ep, variant=vname, seconds=round(time.time() - st, 2))
+    return res
+
+
+def _run(todo, done, log, args):
+    running = {}
+    t0 = time.time()
+    k = 0
+    with log.open("a") as fh:
+        while todo or running:
+            while todo and len(running) < args.jobs:
+                pid, info = _launch(todo.pop(0), k)
+                running[pid] = info
+                k += 1
+            time.sleep(0.01)
+            for pid, info in list(running.items()):
+                res = _collect(pid, info, args.timeout)
+                if res is None:
+                    continue
+                del running[pid]
+                done[(res["entry"], res["variant"])] = res
+                fh.write(json.dumps(res, default=str) + "\n")
+                fh.flush()
+                if len(done) % 100 == 0:
+                    print(
+                        f"{len(done)} done, {time.time() - t0:.0f} s", file=sys.stderr
+                    )
+    return time.time() - t0
 
 
 def main():
@@ -1260,18 +1535,8 @@ def main():
     args = ap.parse_args()
     RESULTS.mkdir(exist_ok=True)
     log = RESULTS / "fuzz_inputs.jsonl"
-    if args.fresh and log.exists():
-        log.unlink()
-    done = {}
-    if log.exists():
-        for line in log.read_text().splitlines():
-            d = json.loads(line)
-            done[(d["entry"], d["variant"])] = d
-    for fam in (
-        "gaussian",
-        "binomial",
-        "cox",
-    ):  # fit once in the parent, reused by forks
+    done = _load_log(log, args.fresh)
+    for fam in ("gaussian", "binomial", "cox"):  # fitted once, reused by the forks
         fitted(fam)
         fitted(fam, True)
     cases = build_cases()
@@ -1282,62 +1547,9 @@ def main():
     print(
         f"{len(cases)} cases, {len(todo)} to run, pyarrow={HAVE_ARROW}", file=sys.stderr
     )
-    running = {}
-    t0 = time.time()
-    with log.open("a") as fh:
-        while todo or running:
-            while todo and len(running) < args.jobs:
-                ep, vname, kind, spec = todo.pop(0)
-                path = str(TMP / f"res_{len(done)}_{len(todo)}.json")
-                if os.path.exists(SENTINEL):
-                    os.unlink(SENTINEL)
-                pid = os.fork()
-                if pid == 0:
-                    try:
-                        child(spec, kind, path)
-                    finally:
-                        os._exit(0)
-                running[pid] = (ep, vname, path, time.time())
-            time.sleep(0.01)
-            for pid, (ep, vname, path, st) in list(running.items()):
-                wp, status = os.waitpid(pid, os.WNOHANG)
-                if wp == 0 and time.time() - st < args.timeout:
-                    continue
-                if wp == 0:
-                    os.kill(pid, signal.SIGKILL)
-                    os.waitpid(pid, 0)
-                    res = {
-                        "outcome": "hang",
-                        "detail": f"> {args.timeout:.0f} s",
-                        "warned": [],
-                    }
-                elif os.path.exists(path):
-                    res = json.loads(Path(path).read_text())
-                else:
-                    res = {
-                        "outcome": "foreign exception",
-                        "detail": f"child died (status {status})",
-                        "warned": [],
-                    }
-                if os.path.exists(SENTINEL):
-                    res = {
-                        **res,
-                        "outcome": "code run",
-                        "detail": "sentinel file created; " + res.get("detail", ""),
-                    }
-                    os.unlink(SENTINEL)
-                res.update(entry=ep, variant=vname, seconds=round(time.time() - st, 2))
-                del running[pid]
-                done[(ep, vname)] = res
-                fh.write(json.dumps(res, default=str) + "\n")
-                fh.flush()
-                if len(done) % 100 == 0:
-                    print(
-                        f"{len(done)} done, {time.time() - t0:.0f} s", file=sys.stderr
-                    )
-    report(
-        [done[(c[0], c[1])] for c in cases if (c[0], c[1]) in done], time.time() - t0
-    )
+    seconds = _run(todo, done, log, args)
+    rows = [done[(c[0], c[1])] for c in cases if (c[0], c[1]) in done]
+    report(rows, len(cases), seconds)
 
 
 ORDER = [
@@ -1351,70 +1563,78 @@ ORDER = [
 ]
 
 
-def report(rows, seconds):
-    lines = []
+def _outcome_lines(rows, n_cases, seconds):
     cnt = collections.Counter(r["outcome"] for r in rows)
+    lines = [
+        f"vcpcr fuzz matrix (#46): {len(rows)} of {n_cases} cases run, "
+        f"pyarrow={HAVE_ARROW}, wall {seconds:.0f} s this run, vcpcr of {VCPCR_DIR}",
+        "",
+        "| outcome | cases | with a warning |",
+        "| --- | ---: | ---: |",
+    ]
+    for o in [*ORDER, "harness error"]:
+        warned = sum(1 for r in rows if r["outcome"] == o and r["warned"])
+        lines.append(f"| {o} | {cnt.get(o, 0)} | {warned} |")
     lines.append(
-        f"vcpcr fuzz matrix (#46): {len(rows)} cases, pyarrow={HAVE_ARROW}, wall {seconds:.0f} s this run"
+        "\n(harness error: the harness's own lambda failed before any vcpcr frame,"
+        " e.g. `y['time']` on an array; not counted for or against vcpcr)"
     )
-    lines.append("")
-    lines.append("| outcome | cases | with a warning |")
-    lines.append("| --- | ---: | ---: |")
-    for o in ORDER:
-        lines.append(
-            f"| {o} | {cnt.get(o, 0)} | {sum(1 for r in rows if r['outcome'] == o and r['warned'])} |"
-        )
-    lines.append("")
-    lines.append("| entry point | " + " | ".join(ORDER) + " |")
+    return lines
+
+
+def _entry_lines(rows):
+    lines = ["", "| entry point | " + " | ".join(ORDER) + " |"]
     lines.append("| --- |" + " ---: |" * len(ORDER))
     by = collections.defaultdict(collections.Counter)
     for r in rows:
         by[r["entry"]][r["outcome"]] += 1
     for ep in sorted(by):
-        lines.append(
-            f"| {ep} | " + " | ".join(str(by[ep].get(o, 0)) for o in ORDER) + " |"
-        )
+        counts = " | ".join(str(by[ep].get(o, 0)) for o in ORDER)
+        lines.append(f"| {ep} | {counts} |")
+    return lines
+
+
+def _coverage_line(rows):
     covered = {c for _, _, cov in DATA_EPS.values() for c in cov}
-    eps = {r["entry"] for r in rows}
-    public = []
-    for mname, mod in MODULES.items():
-        for n in mod.__all__:
-            obj = getattr(mod, n)
-            if callable(obj) and not (
-                isinstance(obj, type) and issubclass(obj, Warning)
-            ):
-                public.append(f"{mname}.{n}")
-    hit = [
-        p
-        for p in public
-        if p in covered
-        or p.split(".")[-1] in {e.split("[")[0].split(".")[0] for e in eps}
+    eps = {r["entry"].split("[")[0].split(".")[0] for r in rows}
+    public = [
+        f"{mname}.{n}"
+        for mname, mod in MODULES.items()
+        for n in mod.__all__
+        if callable(getattr(mod, n))
+        and not (
+            isinstance(getattr(mod, n), type) and issubclass(getattr(mod, n), Warning)
+        )
     ]
-    lines.append("")
-    lines.append(
-        f"public callables covered: {len(hit)} of {len(public)}; not covered: {', '.join(sorted(set(public) - set(hit))) or 'none'}"
+    hit = [p for p in public if p in covered or p.split(".")[-1] in eps]
+    missing = ", ".join(sorted(set(public) - set(hit))) or "none"
+    return (
+        f"public callables covered: {len(hit)} of {len(public)}; not covered: {missing}"
     )
-    lines.append("")
-    lines.append("## non-clear cases (grouped by outcome, entry point, message)")
-    for o in ORDER[2:]:
+
+
+def _nonclear_lines(rows):
+    lines = ["", "## non-clear cases (grouped by outcome, entry point, message)"]
+    for o in [*ORDER[2:], "harness error"]:
         grp = collections.defaultdict(list)
         for r in rows:
             if r["outcome"] == o:
-                grp[(r["entry"], r.get("where", ""), r["detail"][:160])].append(
-                    r["variant"]
-                )
+                key = (r["entry"], r.get("where", ""), r["detail"][:160])
+                grp[key].append(r["variant"])
         if not grp:
             continue
-        lines.append(f"\n### {o} ({cnt[o]})")
+        lines.append(f"\n### {o} ({sum(len(v) for v in grp.values())})")
         for (ep, where, det), vs in sorted(grp.items()):
-            lines.append(
-                f"- {ep} [{', '.join(vs)}]: {det.replace(chr(10), ' ')}"
-                + (f" @ {where}" if where else "")
-            )
-    warn_right = collections.Counter(
-        r["entry"] for r in rows if r["outcome"] == "right result" and r["warned"]
-    )
-    lines.append(f"\nright results that warned: {sum(warn_right.values())}")
+            at = f" @ {where}" if where else ""
+            lines.append(f"- {ep} [{', '.join(vs)}]: {det.replace(chr(10), ' ')}{at}")
+    return lines
+
+
+def report(rows, n_cases, seconds):
+    lines = _outcome_lines(rows, n_cases, seconds) + _entry_lines(rows)
+    lines += ["", _coverage_line(rows), *_nonclear_lines(rows)]
+    n_warn = sum(1 for r in rows if r["outcome"] == "right result" and r["warned"])
+    lines.append(f"\nright results that warned: {n_warn}")
     text = "\n".join(lines) + "\n"
     print(text)
     (RESULTS / "fuzz_inputs.txt").write_text(text)
