@@ -624,6 +624,28 @@ def test_a_date_column_is_named_with_the_fix(column):
         VCPCR(2).fit(X.assign(when=column), rng.normal(size=30))
 
 
+@pytest.mark.parametrize("nullable", ["Int64", "Float64"])
+@pytest.mark.parametrize(
+    ("name", "column", "error", "fix"),
+    [
+        ("er", pd.Categorical(["pos", "neg"] * 15), ValueError, "Encode"),
+        ("when", pd.date_range("2020-01-01", periods=30), TypeError, "dates"),
+    ],
+    ids=["categorical", "datetime"],
+)
+def test_a_nullable_column_beside_a_non_numeric_one_names_it(
+    nullable, name, column, error, fix
+):
+    """An Int64/Float64 column beside a categorical or datetime one: vcpcr's
+    message naming the latter (before: pandas' "Cannot cast ... to float64";
+    #46 row 8)."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(30, 6)), columns=[f"g{j}" for j in range(6)])
+    X["age"] = pd.array(rng.integers(40, 80, 30), dtype=nullable)
+    with pytest.raises(error, match=rf"non-numeric columns: \['{name}'\].*{fix}"):
+        VCPCR(2).fit(X.assign(**{name: column}), rng.normal(size=30))
+
+
 def test_a_y_in_another_row_order_is_an_error():
     """A y whose index holds X's labels in another order was fitted by
     position, silently (R^2 0.34 instead of 0.72 on the sweep's data)."""

@@ -419,8 +419,15 @@ def _check_not_survival(est: Any, y: Any, family: Family) -> None:
         )
 
 
-#: The messages of a failed conversion of X to floats (:func:`_hint_non_numeric`).
-_NOT_NUMERIC = ("could not convert", "could not be promoted", "float() argument")
+#: The messages of a failed conversion of X to floats (:func:`_hint_non_numeric`);
+#: pandas' "Cannot cast" when a nullable (Int64, Float64) column sits beside a
+#: categorical or datetime one.
+_NOT_NUMERIC = (
+    "could not convert",
+    "could not be promoted",
+    "float() argument",
+    "Cannot cast",
+)
 
 
 @contextmanager
@@ -428,7 +435,8 @@ def _hint_non_numeric(est: Any, X: Any) -> Iterator[None]:
     """Re-raise a failed conversion of ``X`` to floats with the fix.
 
     scikit-learn's "could not convert" (strings), numpy's promotion error
-    (datetime and timedelta columns) and ``float()``'s (pandas periods).
+    (datetime and timedelta columns), ``float()``'s (pandas periods) and
+    pandas' "Cannot cast" (those columns beside a nullable numeric one).
     """
     try:
         yield
