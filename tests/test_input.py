@@ -676,3 +676,21 @@ def test_a_masked_array_is_not_read_through_its_mask():
     with pytest.raises(ValueError, match=r"masked array .* X.filled\(np.nan\)"):
         VCPCR(2, n_init=1).fit(masked, y)
     VCPCR(2, n_init=1, random_state=0).fit(np.ma.masked_array(X), y)  # no mask
+
+
+@pytest.mark.parametrize(
+    ("X", "y", "error", "match"),
+    [
+        (np.zeros((30, 0)), np.arange(30.0), ValueError, r"X has 0 columns"),
+        ([[1.0, 2.0], [3.0]] * 15, np.arange(30.0), ValueError, r"X is ragged"),
+        (np.eye(30)[:, :5] + 1, 3.0, TypeError, r"y must be.*one entry per row.*3.0"),
+        (np.eye(30)[:, :5] + 1, {"a": 1}, TypeError, r"y must be.*got a dict"),
+    ],
+    ids=["0 columns", "ragged", "scalar y", "dict y"],
+)
+@pytest.mark.parametrize("cls", [VCPCR, VCPCRCV], ids=["VCPCR", "VCPCRCV"])
+def test_shapes_scikit_learn_would_report_get_the_fix(cls, X, y, error, match):
+    """X with 0 columns, a ragged list, a scalar or dict y: vcpcr's message
+    with the fix (#46 row 12; before: scikit-learn's or numpy's)."""
+    with pytest.raises(error, match=match):
+        (VCPCR(2, n_init=1) if cls is VCPCR else VCPCRCV((2,), cv=3)).fit(X, y)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import difflib
 import numbers
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
@@ -380,6 +380,16 @@ def validate_xy(
             est, missing_as_nan(X), dtype=np.float64, ensure_all_finite=False
         )
     if not family.survival:
+        scalar = isinstance(y, str | bytes | numbers.Number) or (
+            isinstance(y, np.ndarray) and y.ndim == 0
+        )
+        if scalar or isinstance(y, Mapping):
+            got = "a dict" if isinstance(y, Mapping) else f"the scalar {y!r}"
+            raise TypeError(
+                f"y must be array-like with one entry per row of X (a list, an "
+                f"array or a Series); got {got}. Pass the outcome of each row, "
+                f"e.g. y = df['outcome']."
+            )
         y = column_or_1d(y, warn=True)
     check_y_length(Xv.shape[0], y)
     return Xv, y
@@ -434,6 +444,8 @@ _NOT_NUMERIC = (
 def _hint_non_numeric(est: Any, X: Any) -> Iterator[None]:
     """Re-raise a failed conversion of ``X`` to floats with the fix.
 
+    A table with no column and a ragged list get their own message.
+
     scikit-learn's "could not convert" (strings), numpy's promotion error
     (datetime and timedelta columns), ``float()``'s (pandas periods) and
     pandas' "Cannot cast" (those columns beside a nullable numeric one).
@@ -445,6 +457,17 @@ def _hint_non_numeric(est: Any, X: Any) -> Iterator[None]:
             raise ValueError(  # scikit-learn's message then prints all of X
                 "Complex data not supported: X holds complex numbers; VC-PCR "
                 "needs real ones (e.g. X.real or abs(X))."
+            ) from None
+        if "0 feature(s)" in str(exc):
+            raise ValueError(
+                f"X has 0 columns ({exc}): VC-PCR needs at least one feature to "
+                f"cluster. Check the column selection that built X."
+            ) from None
+        if "inhomogeneous" in str(exc):
+            raise ValueError(
+                "X is ragged: its rows have different lengths, so it is no "
+                "table. Pass a rectangular array or a DataFrame, one value per "
+                "row and column (pad or drop the short rows)."
             ) from None
         if not any(s in str(exc) for s in _NOT_NUMERIC):
             raise
