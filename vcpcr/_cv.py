@@ -1352,14 +1352,34 @@ _SAFE_EXPONENT = 480
 
 
 def _scores_in_units(frame: pd.DataFrame, power: int) -> pd.DataFrame:
-    """Return ``cv_results_`` with its scores multiplied by ``2**power`` (exact)."""
+    """Return ``cv_results_`` with its scores multiplied by ``2**power`` (exact).
+
+    A score beyond float64 in those units (the squared errors of a ``y`` of
+    scale 1e300) is NaN, with a warning: no float64 number is its value,
+    and ``-inf`` would read as the worst score. The grid was ranked before,
+    on ``y``'s unit scale.
+    """
     if power == 0:
         return frame
     columns = [c for c in frame.columns if c.endswith("_test_score")]
     columns.remove("rank_test_score")
     out = frame.copy()
-    with np.errstate(over="ignore", under="ignore"):  # a score beyond float64
-        out[columns] = np.ldexp(frame[columns].to_numpy(dtype=np.float64), power)
+    unit = frame[columns].to_numpy(dtype=np.float64)
+    with np.errstate(over="ignore", under="ignore"):  # checked just below
+        scores = np.ldexp(unit, power)
+    beyond = np.isinf(scores) & np.isfinite(unit)
+    if beyond.any():
+        scores[beyond] = np.nan
+        warnings.warn(
+            f"The CV scores in y's units are beyond float64 (their values on "
+            f"y's unit scale times 2**{power}): {int(beyond.sum())} entries of "
+            f"cv_results_ are NaN, and best_score_ if it is one. The grid "
+            f"was ranked on the unit scale, so best_params_ and the refit are "
+            f"right. Rescale y (e.g. y / y.std()) to read the scores.",
+            VCPCRWarning,
+            stacklevel=user_stacklevel(),
+        )
+    out[columns] = scores
     return out
 
 
