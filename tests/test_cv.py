@@ -626,8 +626,14 @@ def test_cv_is_equivariant_in_the_scale_of_y(unit_cv, scale):
     ref, data, params = unit_cv
     if 1e-150 <= scale <= 1e150:  # squared residuals are float64 numbers
         cv = VCPCRCV(**params).fit(data.X, data.y * scale)
-    else:  # the refit's statistics (not its fit) are unreliable: said
+    elif scale < 1:  # the refit's statistics (not its fit) are unreliable: said
         with pytest.warns(VCPCRWarning, match="squared residuals underflow or"):
+            cv = VCPCRCV(**params).fit(data.X, data.y * scale)
+    else:  # and the scores in y's units are beyond float64: NaN, said (#46)
+        with (
+            pytest.warns(VCPCRWarning, match="squared residuals underflow or"),
+            pytest.warns(VCPCRWarning, match="scores in y's units are beyond"),
+        ):
             cv = VCPCRCV(**params).fit(data.X, data.y * scale)
     assert cv.best_index_ == ref.best_index_
     assert cv.best_params_["lam_ratio"] == ref.best_params_["lam_ratio"]
@@ -639,6 +645,30 @@ def test_cv_is_equivariant_in_the_scale_of_y(unit_cv, scale):
     if 1e-150 <= scale <= 1e150:  # the squared errors are float64 numbers
         expected = ref.cv_results_["mean_test_score"] * scale**2
         assert_allclose(cv.cv_results_["mean_test_score"], expected, rtol=1e-9)
+
+
+def test_cv_scores_beyond_float64_are_nan_with_a_note(unit_cv):
+    """y * 1e300 reported best_score_ = -inf (the squared errors' 1e600
+    overflowed) while the grid was ranked right (#46 row 14)."""
+    ref, data, params = unit_cv
+    msg = r"scores in y's units are beyond float64.*NaN, and best_score_.*Rescale y"
+    with (
+        pytest.warns(VCPCRWarning, match=msg),
+        pytest.warns(VCPCRWarning, match="squared residuals underflow"),
+    ):
+        cv = VCPCRCV(**params).fit(data.X, data.y * 1e300)
+    assert np.isnan(cv.best_score_)
+    assert cv.cv_results_["mean_test_score"].isna().all()
+    assert cv.best_index_ == ref.best_index_
+    assert_array_equal(
+        cv.cv_results_["rank_test_score"], ref.cv_results_["rank_test_score"]
+    )
+    # a score of unit degree (RMSE, ~1e300) is a float64 number: kept, exact
+    rmse = {**params, "scoring": "neg_root_mean_squared_error"}
+    with pytest.warns(VCPCRWarning, match="squared residuals underflow"):
+        big = VCPCRCV(**rmse).fit(data.X, data.y * 2.0**990)
+    unit = VCPCRCV(**rmse).fit(data.X, data.y)
+    assert big.best_score_ == unit.best_score_ * 2.0**990
 
 
 def test_cv_scores_of_y_in_powers_of_two_are_exact(unit_cv):

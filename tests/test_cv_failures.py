@@ -264,3 +264,47 @@ def test_separation_warning_names_vcpcrcv_parameters():
         cv.set_params(cv=3, refit=False, random_state=0).fit(X, y)
     message = next(str(w.message) for w in rec if "most CV" in str(w.message))
     assert message.endswith("fewer clusters (n_clusters) or larger lam_ratios.")
+
+
+def _gaussian(n=30, p=6):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, p))
+    return X, X[:, 0] + rng.normal(size=n)
+
+
+def test_a_probability_scoring_for_gaussian_is_refused_up_front():
+    """scoring='neg_brier_score' for gaussian: scikit-learn's AttributeError
+    "VCPCR has none of the following attributes: predict_proba" (#46 row 12)."""
+    X, y = _gaussian()
+    with pytest.raises(
+        ValueError,
+        match=r"'neg_brier_score' needs predict_proba.*"
+        r"family='gaussian'.*Valid choices",
+    ):
+        VCPCRCV((2,), scoring="neg_brier_score", cv=3, n_init=1).fit(X, y)
+
+
+@pytest.mark.parametrize("cv", [None, 5])
+def test_more_folds_than_a_class_has_rows_is_refused(cv):
+    """cv=5 with 3 rows of class 1: scikit-learn's "least populated class"
+    warning, then folds without that class (#46 row 12)."""
+    X, _ = _gaussian()
+    y = np.where(np.arange(30) < 3, "yes", "no")
+    with pytest.raises(ValueError, match=r"cv=5 folds.*class 'yes' has 3 rows.*cv=3"):
+        VCPCRCV((2,), family="binomial", cv=cv, n_init=1).fit(X, y)
+
+
+def test_refit_false_predict_says_why():
+    """available_if replaced vcpcr's message by a bare "has no attribute
+    'predict'" (#46 row 12); hasattr stays False, as GridSearchCV's."""
+    X, y = _gaussian()
+    cv = VCPCRCV((2,), refit=False, cv=3, n_init=1, random_state=0).fit(X, y)
+    assert not hasattr(cv, "predict")
+    assert not hasattr(cv, "transform")
+    with pytest.raises(AttributeError, match="refit=False: predict is available only"):
+        cv.predict(X)
+    refit = VCPCRCV((2,), cv=3, n_init=1, random_state=0).fit(X, y)
+    assert hasattr(refit, "predict")
+    assert not hasattr(refit, "predict_proba")  # not gaussian's
+    with pytest.raises(AttributeError, match="predict_proba"):
+        refit.predict_proba(X)

@@ -624,6 +624,28 @@ def test_a_date_column_is_named_with_the_fix(column):
         VCPCR(2).fit(X.assign(when=column), rng.normal(size=30))
 
 
+@pytest.mark.parametrize("nullable", ["Int64", "Float64"])
+@pytest.mark.parametrize(
+    ("name", "column", "error", "fix"),
+    [
+        ("er", pd.Categorical(["pos", "neg"] * 15), ValueError, "Encode"),
+        ("when", pd.date_range("2020-01-01", periods=30), TypeError, "dates"),
+    ],
+    ids=["categorical", "datetime"],
+)
+def test_a_nullable_column_beside_a_non_numeric_one_names_it(
+    nullable, name, column, error, fix
+):
+    """An Int64/Float64 column beside a categorical or datetime one: vcpcr's
+    message naming the latter (before: pandas' "Cannot cast ... to float64";
+    #46 row 8)."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(30, 6)), columns=[f"g{j}" for j in range(6)])
+    X["age"] = pd.array(rng.integers(40, 80, 30), dtype=nullable)
+    with pytest.raises(error, match=rf"non-numeric columns: \['{name}'\].*{fix}"):
+        VCPCR(2).fit(X.assign(**{name: column}), rng.normal(size=30))
+
+
 def test_a_y_in_another_row_order_is_an_error():
     """A y whose index holds X's labels in another order was fitted by
     position, silently (R^2 0.34 instead of 0.72 on the sweep's data)."""
@@ -654,3 +676,21 @@ def test_a_masked_array_is_not_read_through_its_mask():
     with pytest.raises(ValueError, match=r"masked array .* X.filled\(np.nan\)"):
         VCPCR(2, n_init=1).fit(masked, y)
     VCPCR(2, n_init=1, random_state=0).fit(np.ma.masked_array(X), y)  # no mask
+
+
+@pytest.mark.parametrize(
+    ("X", "y", "error", "match"),
+    [
+        (np.zeros((30, 0)), np.arange(30.0), ValueError, r"X has 0 columns"),
+        ([[1.0, 2.0], [3.0]] * 15, np.arange(30.0), ValueError, r"X is ragged"),
+        (np.eye(30)[:, :5] + 1, 3.0, TypeError, r"y must be.*one entry per row.*3.0"),
+        (np.eye(30)[:, :5] + 1, {"a": 1}, TypeError, r"y must be.*got a dict"),
+    ],
+    ids=["0 columns", "ragged", "scalar y", "dict y"],
+)
+@pytest.mark.parametrize("cls", [VCPCR, VCPCRCV], ids=["VCPCR", "VCPCRCV"])
+def test_shapes_scikit_learn_would_report_get_the_fix(cls, X, y, error, match):
+    """X with 0 columns, a ragged list, a scalar or dict y: vcpcr's message
+    with the fix (#46 row 12; before: scikit-learn's or numpy's)."""
+    with pytest.raises(error, match=match):
+        (VCPCR(2, n_init=1) if cls is VCPCR else VCPCRCV((2,), cv=3)).fit(X, y)

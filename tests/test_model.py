@@ -680,6 +680,36 @@ def test_duplicate_column_names_are_named(small_fit, where):
         call(*args)
 
 
+@pytest.mark.parametrize(
+    "columns",
+    [
+        lambda p: list(range(1, p + 1)),
+        lambda p: [j + 0.5 for j in range(p)],
+        lambda p: pd.MultiIndex.from_arrays([["g"] * p, range(p)]),
+    ],
+    ids=["int", "float", "multiindex"],
+)
+def test_non_string_column_names_are_refused_at_fit_and_predict(small_fit, columns):
+    """Non-string names would be matched by position: refused with the fix,
+    unless they are the positions in order (#46 row 6)."""
+    model, X, y, _ = small_fit
+    unnamed = X.set_axis(columns(X.shape[1]), axis=1)
+    msg = r"column names must be strings.*X.columns = X.columns.astype\(str\)"
+    with pytest.raises(TypeError, match=msg):
+        VCPCR(n_clusters=2, n_init=1).fit(unnamed, y)
+    with pytest.raises(TypeError, match=msg):
+        VCPCRCV(n_clusters=[2], n_init=1, cv=3).fit(unnamed, y)
+    with pytest.raises(TypeError, match=msg):  # fitted on names: no silent reorder
+        model.predict(unnamed[unnamed.columns[::-1]])
+    # pd.DataFrame(array)'s default names are the positions: fitted as the array
+    default = pd.DataFrame(X.to_numpy())
+    on_frame = VCPCR(n_clusters=2, n_init=1, random_state=0).fit(default, y)
+    on_array = VCPCR(n_clusters=2, n_init=1, random_state=0).fit(X.to_numpy(), y)
+    assert_array_equal(on_frame.predict(default), on_array.predict(X.to_numpy()))
+    with pytest.raises(TypeError, match=msg):  # reordered: no longer positions
+        on_frame.predict(default[default.columns[::-1]])
+
+
 @pytest.mark.parametrize("value", [1.5, -0.1])
 def test_lam_ratio_outside_unit_interval_is_an_error(blocks, value):
     X, y, _, _ = blocks

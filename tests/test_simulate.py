@@ -365,3 +365,20 @@ def test_paper_covariance_bad_arguments():
         paper_covariance(0.6, config=0)
     with pytest.raises(ValueError, match="'rho' parameter of paper_covariance"):
         paper_covariance(-0.5, config=1)
+
+
+@pytest.mark.parametrize("family", ["gaussian", "cox"])
+@pytest.mark.parametrize(
+    ("coef", "noise_sd"), [(1e200, None), (1.0, 1e308)], ids=["coefs", "noise"]
+)
+def test_an_outcome_beyond_float64_is_an_error(family, coef, noise_sd):
+    """coefs whose b'Sigma b overflows gave NaN gaussian outcomes (and a
+    scipy solver error for cox); a noise sd near float64's limit inf ones
+    (#46 row 14)."""
+    if family == "cox" and noise_sd is not None:
+        pytest.skip("noise_sd is gaussian only")
+    kw = {"noise_sd": noise_sd} if noise_sd else {}
+    with pytest.raises(ValueError, match=r"beyond float64.*smaller"):
+        make_block_data(50, [5, 5], [coef, 0.0], family=family, random_state=0, **kw)
+    ok = make_block_data(50, [5, 5], [1e100, 0.0], family="gaussian", random_state=0)
+    assert np.all(np.isfinite(ok.y))

@@ -12,14 +12,14 @@ import numbers
 import time
 import warnings
 from collections.abc import Callable
-from functools import wraps
+from functools import update_wrapper, wraps
+from types import MethodType
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from sklearn.model_selection import check_cv
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 from statsmodels.iolib import summary2 as sm_summary2
 
@@ -78,6 +78,23 @@ from vcpcr.exceptions import (
 __all__ = ["VCPCRCV"]
 
 
+def _check_class_sizes(y: Any, k: int) -> None:
+    """Raise if a class has fewer rows than the ``k`` stratified folds.
+
+    scikit-learn only warns ("the least populated class ..."), and then
+    some test folds lack the class.
+    """
+    classes, counts = np.unique(np.asarray(y), return_counts=True)
+    m = int(counts.min())
+    if m < k:
+        fewer = f"Use cv={m} or fewer folds, or" if m >= 2 else "A CV needs 2;"
+        raise ValueError(
+            f"cv={k} folds, but class {classes[np.argmin(counts)].item()!r} has "
+            f"{m} rows in y: some stratified test folds would have none. "
+            f"{fewer} gather more rows of that class."
+        )
+
+
 def _estimator_has(attr: str) -> Any:
     """``available_if`` check: the tuned VCPCR has ``attr`` (as GridSearchCV)."""
 
@@ -96,6 +113,32 @@ def _estimator_has(attr: str) -> Any:
     return check
 
 
+class _AvailableIf:
+    """A method present on an instance when ``check`` passes (``available_if``).
+
+    As scikit-learn's ``available_if`` (``hasattr`` is False when ``check``
+    raises ``AttributeError``; the class holds the plain function, for its
+    docstring), but the check's own message reaches the user: scikit-learn's
+    replaces it by a bare "has no attribute", which hid why (``refit=False``).
+    """
+
+    def __init__(self, fn: Any, check: Any) -> None:
+        self.fn = fn
+        self.check = check
+        update_wrapper(self, fn)  # type: ignore[arg-type]
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:
+            return self.fn
+        try:
+            self.check(obj)  # raises AttributeError with the reason
+        except AttributeError:
+            raise
+        except Exception as exc:  # e.g. a bad family: hasattr stays False
+            raise AttributeError(str(exc)) from exc
+        return MethodType(self.fn, obj)
+
+
 def _delegated(name: str) -> Any:
     """VCPCR's method ``name`` on VCPCRCV: ``best_estimator_``'s.
 
@@ -109,7 +152,7 @@ def _delegated(name: str) -> Any:
     def call(self: VCPCRCV, *args: Any, **kwargs: Any) -> Any:
         return getattr(self._best(), name)(*args, **kwargs)
 
-    return available_if(_estimator_has(name))(call)
+    return _AvailableIf(call, _estimator_has(name))
 
 
 def _fitted(name: str) -> Any:
@@ -152,7 +195,7 @@ class _BestEstimator:
     ``yname_``, ``classes_``) are VCPCRCV's own, set by the same input
     route as VCPCR's. Kept out of VCPCRCV's own namespace: scikit-learn's
     ``set_output`` wraps a subclass's own ``transform`` and
-    ``fit_transform`` and would drop their ``available_if``;
+    ``fit_transform`` and would drop their availability check;
     :meth:`VCPCRCV.set_output` is passed on to ``best_estimator_`` instead.
     """
 
@@ -207,7 +250,7 @@ class _BestEstimator:
     concordance_index_ = _fitted("concordance_index_")
     baseline_cumulative_hazard_ = _fitted("baseline_cumulative_hazard_")
     separated_ = _fitted("separated_")
-    fit_transform = available_if(_estimator_has("transform"))(_fit_transform)
+    fit_transform = _AvailableIf(_fit_transform, _estimator_has("transform"))
 
 
 class VCPCRCV(_BestEstimator, VCPCRBase):
@@ -603,6 +646,8 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         if not isinstance(k, numbers.Integral) and not hasattr(k, "split"):
             folds = list(k)  # (train, test) pairs, checked below
         elif not family.survival or labels is None:
+            if classifier and isinstance(k, numbers.Integral):
+                _check_class_sizes(yv, int(k))
             folds = _split(check_cv(self.cv, yv, classifier=classifier), Xa, yv)
         elif (
             isinstance(k, numbers.Integral)
@@ -1313,14 +1358,34 @@ _SAFE_EXPONENT = 480
 
 
 def _scores_in_units(frame: pd.DataFrame, power: int) -> pd.DataFrame:
-    """Return ``cv_results_`` with its scores multiplied by ``2**power`` (exact)."""
+    """Return ``cv_results_`` with its scores multiplied by ``2**power`` (exact).
+
+    A score beyond float64 in those units (the squared errors of a ``y`` of
+    scale 1e300) is NaN, with a warning: no float64 number is its value,
+    and ``-inf`` would read as the worst score. The grid was ranked before,
+    on ``y``'s unit scale.
+    """
     if power == 0:
         return frame
     columns = [c for c in frame.columns if c.endswith("_test_score")]
     columns.remove("rank_test_score")
     out = frame.copy()
-    with np.errstate(over="ignore", under="ignore"):  # a score beyond float64
-        out[columns] = np.ldexp(frame[columns].to_numpy(dtype=np.float64), power)
+    unit = frame[columns].to_numpy(dtype=np.float64)
+    with np.errstate(over="ignore", under="ignore"):  # checked just below
+        scores = np.ldexp(unit, power)
+    beyond = np.isinf(scores) & np.isfinite(unit)
+    if beyond.any():
+        scores[beyond] = np.nan
+        warnings.warn(
+            f"The CV scores in y's units are beyond float64 (their values on "
+            f"y's unit scale times 2**{power}): {int(beyond.sum())} entries of "
+            f"cv_results_ are NaN, and best_score_ if it is one. The grid "
+            f"was ranked on the unit scale, so best_params_ and the refit are "
+            f"right. Rescale y (e.g. y / y.std()) to read the scores.",
+            VCPCRWarning,
+            stacklevel=user_stacklevel(),
+        )
+    out[columns] = scores
     return out
 
 

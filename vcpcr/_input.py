@@ -7,7 +7,7 @@ entry per row; :func:`missing_as_nan` lets pandas' ``NA`` through as NaN so
 that missing values are reported by column. The values themselves are
 checked once, by the foundations (:mod:`vcpcr._validation`: ``X`` by
 ``check_array``, ``y`` by the family's ``prepare``). A DataFrame's column
-names must be unique (:func:`check_unique_columns`), and new data's are
+names must be unique strings (:func:`check_column_names`), and new data's are
 matched to the training ones by name (:func:`aligned_columns`). Also the
 covariates' and strata's columns (:func:`covariate_columns`,
 :func:`strata_columns`, :func:`check_covariates`, :func:`check_levels`,
@@ -23,7 +23,7 @@ from __future__ import annotations
 import difflib
 import numbers
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
@@ -58,11 +58,11 @@ __all__ = [
     "ColumnLayout",
     "Level",
     "aligned_columns",
+    "check_column_names",
     "check_covariates",
     "check_levels",
     "check_same_rows",
     "check_strata",
-    "check_unique_columns",
     "covariate_columns",
     "merge_covariates",
     "missing_as_nan",
@@ -272,14 +272,33 @@ def missing_as_nan(X: Any) -> Any:
     return X
 
 
-def check_unique_columns(X: Any) -> None:
-    """Raise a ValueError naming the duplicated column names of a DataFrame ``X``.
+def check_column_names(X: Any) -> None:
+    """Raise unless a DataFrame ``X``'s column names are unique strings.
 
-    scikit-learn's feature-name check fails on them inside narwhals, and a
-    name (a covariate, a selected feature) must say which column it means.
+    Non-string names (integers, floats, a MultiIndex's tuples) would be
+    matched by position, as scikit-learn does (it records string names
+    only): reordered columns would silently change the predictions, and the
+    summaries would call the columns ``x<j>``. They are refused with the
+    fix, as the formula path refuses them, unless they are the positions
+    themselves in order (``pd.DataFrame(array)``'s default ``0..p-1``), for
+    which position and name agree. Duplicated names fail
+    scikit-learn's feature-name check inside narwhals, and a name (a
+    covariate, a selected feature) must say which column it means.
     """
     columns = getattr(X, "columns", None)
-    if not isinstance(columns, pd.Index) or columns.is_unique:
+    if not isinstance(columns, pd.Index):
+        return
+    positions = columns.equals(pd.RangeIndex(len(columns)))
+    if columns.inferred_type != "string" and not positions:  # one C pass
+        bad = [c for c in columns if not isinstance(c, str)]
+        raise TypeError(
+            f"X's column names must be strings (they are matched by name at "
+            f"predict); got {len(bad)} non-string name(s), e.g. {bad[:5]}. "
+            f"Rename them, e.g. X.columns = X.columns.astype(str) (a MultiIndex: "
+            f"X.columns = ['_'.join(map(str, c)) for c in X.columns]), or pass "
+            f"X.to_numpy()."
+        )
+    if columns.is_unique:
         return
     dup = [str(c) for c in columns[columns.duplicated()].unique()]
     raise ValueError(
@@ -297,15 +316,15 @@ def aligned_columns(est: Any, X: Any) -> Any:
     on one (``feature_names_in_``): the same columns in another order are
     reordered by name, as a formula model's data is; missing or extra
     columns raise a ValueError naming them. Other inputs pass unchanged
-    (scikit-learn's own checks apply). Duplicated names raise
-    (:func:`check_unique_columns`).
+    (scikit-learn's own checks apply). Duplicated or non-string names raise
+    (:func:`check_column_names`).
     """
-    check_unique_columns(X)
+    check_column_names(X)
     names = getattr(est, "feature_names_in_", None)
     if names is None or not isinstance(X, pd.DataFrame):
         return X
     columns = list(X.columns)
-    if not all(isinstance(c, str) for c in columns) or columns == list(names):
+    if columns == list(names):
         return X
     fitted, given = set(names), set(columns)
     missing = [str(c) for c in names if c not in given]
@@ -356,12 +375,22 @@ def validate_xy(
             "X.filled(np.nan), then drop or impute those rows."
         )
     check_same_rows(X, y)
-    check_unique_columns(X)
+    check_column_names(X)
     with _hint_non_numeric(est, X):
         Xv = validate_data(
             est, missing_as_nan(X), dtype=np.float64, ensure_all_finite=False
         )
     if not family.survival:
+        scalar = isinstance(y, str | bytes | numbers.Number) or (
+            isinstance(y, np.ndarray) and y.ndim == 0
+        )
+        if scalar or isinstance(y, Mapping):
+            got = "a dict" if isinstance(y, Mapping) else f"the scalar {y!r}"
+            raise TypeError(
+                f"y must be array-like with one entry per row of X (a list, an "
+                f"array or a Series); got {got}. Pass the outcome of each row, "
+                f"e.g. y = df['outcome']."
+            )
         y = column_or_1d(y, warn=True)
     check_y_length(Xv.shape[0], y)
     return Xv, y
@@ -381,16 +410,26 @@ def _check_not_survival(est: Any, y: Any, family: Family) -> None:
         )
 
 
-#: The messages of a failed conversion of X to floats (:func:`_hint_non_numeric`).
-_NOT_NUMERIC = ("could not convert", "could not be promoted", "float() argument")
+#: The messages of a failed conversion of X to floats (:func:`_hint_non_numeric`);
+#: pandas' "Cannot cast" when a nullable (Int64, Float64) column sits beside a
+#: categorical or datetime one.
+_NOT_NUMERIC = (
+    "could not convert",
+    "could not be promoted",
+    "float() argument",
+    "Cannot cast",
+)
 
 
 @contextmanager
 def _hint_non_numeric(est: Any, X: Any) -> Iterator[None]:
     """Re-raise a failed conversion of ``X`` to floats with the fix.
 
+    A table with no column and a ragged list get their own message.
+
     scikit-learn's "could not convert" (strings), numpy's promotion error
-    (datetime and timedelta columns) and ``float()``'s (pandas periods).
+    (datetime and timedelta columns), ``float()``'s (pandas periods) and
+    pandas' "Cannot cast" (those columns beside a nullable numeric one).
     """
     try:
         yield
@@ -399,6 +438,17 @@ def _hint_non_numeric(est: Any, X: Any) -> Iterator[None]:
             raise ValueError(  # scikit-learn's message then prints all of X
                 "Complex data not supported: X holds complex numbers; VC-PCR "
                 "needs real ones (e.g. X.real or abs(X))."
+            ) from None
+        if "0 feature(s)" in str(exc):
+            raise ValueError(
+                f"X has 0 columns ({exc}): VC-PCR needs at least one feature to "
+                f"cluster. Check the column selection that built X."
+            ) from None
+        if "inhomogeneous" in str(exc):
+            raise ValueError(
+                "X is ragged: its rows have different lengths, so it is no "
+                "table. Pass a rectangular array or a DataFrame, one value per "
+                "row and column (pad or drop the short rows)."
             ) from None
         if not any(s in str(exc) for s in _NOT_NUMERIC):
             raise

@@ -482,4 +482,13 @@ def get_scorer(scoring: Any, family: Family, estimator: Any) -> Scorer:
             f"family={family.name!r}: {_choices(family)} (the names: "
             f"sklearn.metrics.get_scorer_names())."
         )
-    return check_scoring(estimator, scoring=scoring)
+    scorer = check_scoring(estimator, scoring=scoring)
+    methods = getattr(scorer, "_response_method", "predict")
+    methods = (methods,) if isinstance(methods, str) else tuple(methods)
+    if not any(hasattr(estimator, m) for m in methods):
+        raise ValueError(
+            f"scoring={scoring!r} needs {' or '.join(methods)}, which a "
+            f"family={family.name!r} model does not have. Valid choices: "
+            f"{_choices(family)}."
+        )
+    return scorer

@@ -400,8 +400,23 @@ def make_block_data(
     opts = _check_outcome_args(family, distribution.simulation_args, outcome_args)
     rng = check_random_state(random_state)
     X = _sample_x(rng, int(n_samples), groups, float(rho))
-    signal_var = _signal_variance(coef, groups, float(rho))
-    y, noise, icpt, event = distribution.simulate(rng, X @ coef, signal_var, opts)
+    with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+        signal_var = _signal_variance(coef, groups, float(rho))
+        eta = X @ coef
+    if not (np.isfinite(signal_var) and np.all(np.isfinite(eta))):
+        raise ValueError(
+            f"coefs up to {np.max(np.abs(coef)):.3g} make the linear predictor "
+            f"X @ coef or its variance b'Sigma b ({signal_var:.3g}) beyond "
+            f"float64: use smaller coefs (below about 1e150) and rescale the "
+            f"outcome afterwards if that scale is needed."
+        )
+    with np.errstate(over="ignore", invalid="ignore"):
+        y, noise, icpt, event = distribution.simulate(rng, eta, signal_var, opts)
+    if y.dtype.names is None and not np.all(np.isfinite(y)):
+        raise ValueError(
+            f"The simulated outcome is beyond float64 ({int(np.sum(~np.isfinite(y)))} "
+            f"non-finite values): use a smaller noise_sd, intercept or coefs."
+        )
     cov = _dense_covariance(groups, float(rho)) if return_cov else None
     return SimulatedData(X, y, coef, labels, groups, cov, noise, icpt, event)
 
