@@ -771,6 +771,8 @@ def test_binomial_and_gaussian_cv_calibration_reach_no_runtime_warning(family):
     model = VCPCR(family=family, random_state=0)
     result = _no_runtime_warning(lambda: cross_val_calibration(model, d.X, d.y))
     assert np.isfinite(result.slope)
+
+
 @needs_survival
 def test_survival_calibration_of_constant_predictions_is_an_error():
     """An empty model's one predicted survival gave a slope of -58 (#46 row 4);
