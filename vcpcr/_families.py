@@ -664,7 +664,10 @@ class Cox(Family):
         separated = False
         if design.shape[1]:  # the empty model has nothing to separate
             fit = cox_batch(design[None], time, event > 0, strata=codes, firth=True)
-            separated = fit.firth is not None and bool(fit.firth[0])
+            # monotone: Firth's estimate replaced the fit, or even it found no
+            # maximum (a design lifelines fitted is of full rank, so a fit
+            # that is not ok has run off to infinity)
+            separated = fit.firth is not None and bool(fit.firth[0] or not fit.ok[0])
         if separated:
             warnings.warn(
                 "The Cox outcome model (step 2) has a monotone partial "
