@@ -28,25 +28,18 @@ ESTIMATORS = [
 ]
 
 
-def expected_failed_checks(estimator):
-    """The one check expected to fail, on purpose (#24).
-
-    It fails when the fitted model does not use column 0, where the check
-    puts its NaN and inf for predict. Which columns ``VCPCRCV`` selects on
-    the check's few rows of noise is a near-tie of its grid points' CV
-    scores: its sparse rule had selected columns 0 and 1 there, until the
-    folds' sparse loadings changed the scores' rounding (1e-14 relative on
-    ``make_blocks``; tiny noise designs amplify it) and it chose otherwise.
-    So the check is expected to fail for every estimator.
-    """
-    return {
-        "check_estimators_nan_inf": (
-            "predict and transform read only the variables the model selected "
-            "(and the covariates): NaN in an unselected column is allowed; fit "
-            "rejects NaN, and predict rejects it in the columns it uses "
-            "(tests/test_model.py)."
-        )
-    }
+#: Why ``check_estimators_nan_inf`` may fail (#24). It fails when the fitted
+#: model does not use column 0, where the check puts its NaN and inf for
+#: predict. Which columns ``VCPCRCV`` selects on the check's few rows of noise
+#: is a near-tie of its grid points' CV scores, which the installed numpy,
+#: scipy and scikit-learn round differently (scipy 1.17 made it select column
+#: 0, and the check passed), so the check may pass or fail: neither is a defect.
+NAN_INF_REASON = (
+    "predict and transform read only the variables the model selected "
+    "(and the covariates): NaN in an unselected column is allowed; fit "
+    "rejects NaN, and predict rejects it in the columns it uses "
+    "(tests/test_model.py)."
+)
 
 
 # scikit-learn's classification checks use well-separated blobs, on which the
@@ -59,9 +52,15 @@ def expected_failed_checks(estimator):
 # a training fold's own delta_max can be lower, so its top delta zeroes the
 # weights there, and VCPCRCV says so.
 @pytest.mark.filterwarnings("ignore:.*weights are zero")
-@parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
+@parametrize_with_checks(ESTIMATORS)
 def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
+    if check.func.__name__ != "check_estimators_nan_inf":
+        check(estimator)
+        return
+    try:
+        check(estimator)
+    except AssertionError:  # the check's "does not check for NaN in predict"
+        pytest.xfail(NAN_INF_REASON)
 
 
 def test_n_clusters_capped_at_n_features_with_warning(blocks):
