@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import needs_survival
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -73,6 +74,7 @@ def _fits(name):
         assert not SENTINEL.exists(), f"the name {name!r} ran code"
 
 
+@needs_survival  # the strata= routes are cox's
 @settings(
     max_examples=25,
     derandomize=True,
