@@ -19,10 +19,32 @@ SENTINEL_DIR = Path(tempfile.mkdtemp(prefix="vcpcr_names_"))
 SENTINEL = SENTINEL_DIR / "ran"
 CODE = f"I(open({str(SENTINEL)!r}, 'w').close())"
 FRAGMENTS = [
-    "`", "'", '"', "\n", "+", "-", "*", "/", ":", "|", "~", "(", ")", "é", "ß",
-    "1", "lambda", "class", " ", "_", f"` + {CODE} + `", "__import__('os')",
-    "strata(", "a", "x",
-]  # fmt: skip
+    "`",
+    "'",
+    '"',
+    "\n",
+    "+",
+    "-",
+    "*",
+    "/",
+    ":",
+    "|",
+    "~",
+    "(",
+    ")",
+    "é",
+    "ß",
+    "1",
+    "lambda",
+    "class",
+    " ",
+    "_",
+    f"` + {CODE} + `",
+    "__import__('os')",
+    "strata(",
+    "a",
+    "x",
+]
 KW = {"n_clusters": 2, "n_init": 1, "random_state": 0}
 TRIED = {"n": 0}
 

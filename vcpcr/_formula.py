@@ -849,10 +849,25 @@ def _show(items: list[Any] | dict[str, Any]) -> str:
 # strata, harmless builtins; numpy only through ``np.<public name>``.
 _CALLABLES = frozenset(TRANSFORMS) | {"Surv", "strata", "abs", "round", "min", "max"}
 _NODES = (
-    ast.Expression, ast.Call, ast.Name, ast.Attribute, ast.Constant, ast.Load,
-    ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.operator, ast.unaryop,
-    ast.boolop, ast.cmpop, ast.keyword, ast.Tuple, ast.List, ast.IfExp,
-)  # fmt: skip
+    ast.Expression,
+    ast.Call,
+    ast.Name,
+    ast.Attribute,
+    ast.Constant,
+    ast.Load,
+    ast.BinOp,
+    ast.UnaryOp,
+    ast.BoolOp,
+    ast.Compare,
+    ast.operator,
+    ast.unaryop,
+    ast.boolop,
+    ast.cmpop,
+    ast.keyword,
+    ast.Tuple,
+    ast.List,
+    ast.IfExp,
+)
 _NUMPY_IO = {"save", "savez", "savez_compressed", "savetxt", "load", "loadtxt"}
 _NUMPY_IO |= {"genfromtxt", "fromfile", "memmap", "fromregex", "lib", "ctypeslib"}
 _QUOTED = re.compile(r"`[^`]*`")
