@@ -19,7 +19,7 @@ import inspect
 from pathlib import Path
 from typing import Any, cast
 
-__all__ = ["ConvergenceWarning", "SeparationWarning", "VCPCRWarning", "user_stacklevel"]
+__all__ = ["ConvergenceWarning", "SeparationWarning", "VCPCRWarning"]
 
 _PACKAGE = str(Path(__file__).resolve().parent) + "/"
 
