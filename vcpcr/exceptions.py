@@ -1,13 +1,13 @@
 """Warnings raised by vcpcr.
 
-All warnings derive from :class:`VCPCRWarning` so that a user can silence or
+All warnings derive from ``VCPCRWarning`` so that a user can silence or
 escalate every vcpcr warning at once with ``warnings.simplefilter``.
 
 ``ConvergenceWarning`` also derives from scikit-learn's
 ``sklearn.exceptions.ConvergenceWarning``, so that the filters users already
 write for scikit-learn catch vcpcr's too. So that the numpy/scipy core does
 not import scikit-learn (and with it pandas), the class is created on first
-access (PEP 562); it is an ordinary class from then on::
+access (PEP 562); it is an ordinary class from then on:
 
     class ConvergenceWarning(VCPCRWarning, sklearn.exceptions.ConvergenceWarning):
         '''An iterative solver stopped before meeting its convergence criterion.'''
@@ -61,8 +61,18 @@ def _convergence_warning() -> type[VCPCRWarning]:
     return cast("type[VCPCRWarning]", cls)
 
 
-# Declared for type checkers and linters; bound by ``__getattr__`` on first use.
+# Declared for type checkers, linters and the API reference (which reads this
+# docstring); bound by ``__getattr__`` on first use, to the class documented by
+# ``_CONVERGENCE_DOC``.
 ConvergenceWarning: type[VCPCRWarning]
+"""An iterative solver stopped before meeting its convergence criterion.
+
+The message states the iteration limit and the last relative change of the
+objective, so that the user can judge whether to raise ``max_iter``.
+Subclasses both ``VCPCRWarning`` and scikit-learn's
+``sklearn.exceptions.ConvergenceWarning``; the class is created on first
+access, so that the numpy/scipy core does not import scikit-learn.
+"""
 
 
 def __getattr__(name: str) -> Any:
