@@ -28,9 +28,9 @@ NUMPY_ONLY_KERNELS = (
 
 
 def test_solver_imports_only_numpy_and_scipy():
-    """STYLE.md: the functional core (the SOS-NMF engine and its public API,
-    the numpy-only kernels, the foundations: docs/architecture.md) never
-    imports pandas, statsmodels, lifelines or scikit-learn."""
+    """The functional core (the SOS-NMF engine and its public API, the
+    numpy-only kernels, the foundations: docs/architecture.md, "Import
+    direction") never imports pandas, statsmodels, lifelines or scikit-learn."""
     kernels = ", ".join(f"vcpcr._solvers.{name}" for name in NUMPY_ONLY_KERNELS)
     code = (
         f"import sys, vcpcr._sos_nmf, {kernels};"
@@ -102,7 +102,8 @@ def test_docs_build_strict(tmp_path):
 
 @pytest.mark.slow
 def test_mypy_clean(tmp_path):
-    """STYLE.md: every signature is typed (mypy --disallow-untyped-defs on vcpcr/)."""
+    """Every signature is typed (pyproject.toml's [tool.mypy]: disallow_untyped_defs
+    on vcpcr/)."""
     res = subprocess.run(
         [sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path)],
         cwd=ROOT,
@@ -252,8 +253,8 @@ def test_import_graph_sees_function_local_and_lazy_imports():
 
 
 def test_no_import_cycle_in_vcpcr():
-    """STYLE.md §1: no import cycle anywhere in vcpcr/, not even through a
-    function-local import."""
+    """docs/architecture.md, "Import direction": no import cycle anywhere in
+    vcpcr/, not even through a function-local import."""
     cycles = find_cycles(vcpcr_import_graph())
     assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
 

@@ -249,7 +249,7 @@ def test_initial_lambda_max_matches_solver_and_lambda_max():
 
 
 def _lam_max_by_hand(Xs, w, init):
-    """DESIGN.md step 1: ``max_jk w_j cor(u_k, x_j)``, ``u_k`` the standardized
+    """docs/method.md, step 1: ``max_jk w_j cor(u_k, x_j)``, ``u_k`` the standardized
     mean of cluster k's weighted columns (a column of sd 0 left unscaled)."""
     n = Xs.shape[0]
     XW = Xs * w

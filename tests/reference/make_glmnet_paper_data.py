@@ -4,11 +4,11 @@ Run from anywhere (numpy only):
 
     python tests/reference/make_glmnet_paper_data.py
 
-The design is the paper's (DESIGN.md section 4), written out here so that the
-committed CSV files do not depend on the library's generator: p = 200;
-variables 1-50 form ten blocks of five (active, inactive, ... in the order
-A I A I A I A I I I), 51-200 are independent N(0, 1); b = +1, -1, +1, -1 on
-the four active blocks; X ~ N(0, Sigma) with correlation ``rho`` inside a
+The design is the paper's simulation study (docs/reproduction.md), written out
+here so that the committed CSV files do not depend on the library's generator:
+p = 200; variables 1-50 form ten blocks of five (active, inactive, ... in the
+order A I A I A I A I I I), 51-200 are independent N(0, 1); b = +1, -1, +1, -1
+on the four active blocks; X ~ N(0, Sigma) with correlation ``rho`` inside a
 correlated group (config 1: blocks of ten 1-10, ..., 31-40, plus 41-45 and
 46-50; config 2: each block of five; config 3: the four active blocks only);
 noise variance b' Sigma b / SNR with SNR = 10. Every draw uses its own
