@@ -35,7 +35,6 @@ __all__ = [
 #: Random initial partitions: ``starts[K][i]`` is start ``i`` with ``K`` clusters.
 Starts = dict[int, list[NDArray[np.intp]]]
 
-#: The paper's eight methods, in the order of its figures.
 METHOD_NAMES = (
     "vcpcr-ridge",
     "vcpcr-lasso",
@@ -46,6 +45,7 @@ METHOD_NAMES = (
     "cen",
     "srr",
 )
+"""The paper's eight methods, in the order of its figures."""
 
 _LABELS = {
     "vcpcr-ridge": "VC-PCR-Ridge",
@@ -214,6 +214,9 @@ PROFILES: dict[str, Profile] = {
         },
     ),
 }
+"""The study designs by name (a ``Profile`` each): ``"full"`` and
+``"quick"`` for the simulation study, ``"liver"`` and ``"liver-quick"`` for the
+Liver experiment."""
 
 
 def _vcpcr(name: str, profile: Profile) -> Method:
