@@ -12,7 +12,8 @@ is ``::: vcpcr.exceptions.ConvergenceWarning``). A directive on a whole module
 does not count for its members: what it renders is what griffe finds in the
 source, which is not always ``__all__`` (the lazily created
 ``ConvergenceWarning`` was missing from the page that documented
-``::: vcpcr.exceptions``).
+``::: vcpcr.exceptions``). And each directive's object must have a docstring
+where mkdocstrings reads it, in griffe's reading of the source.
 """
 
 from __future__ import annotations
@@ -115,11 +116,13 @@ def test_public_modules_are_found():
 
 
 def test_every_directive_resolves_to_a_public_object():
-    """Each ``::: target`` of docs/api/ names an object the code has, by a
+    """Each ``::: target`` of docs/api/ names an object vcpcr has, by a
     public path, and the members its options list exist on it: the reference
     cannot cite what the code lacks."""
     problems = []
     for page, target, members in directives():
+        if target.split(".")[0] != "vcpcr":
+            problems.append(f"{page}: {target} is not vcpcr's")
         if any(p.startswith("_") and not p.startswith("__") for p in target.split(".")):
             problems.append(f"{page}: {target} is a private path")
         try:
@@ -133,6 +136,26 @@ def test_every_directive_resolves_to_a_public_object():
             if not hasattr(obj, member)
         )
     assert not problems, "\n".join(problems)
+
+
+def test_every_directive_renders_a_docstring():
+    """What mkdocstrings renders comes from griffe's reading of the source,
+    not from the imported object: each target has a docstring there (the
+    lazily created ``ConvergenceWarning`` rendered as a bare annotation, and
+    ``#:`` comments are not docstrings)."""
+    griffe = pytest.importorskip("griffe")
+    package = griffe.load("vcpcr", search_paths=[str(ROOT)], resolve_aliases=True)
+    undocumented = []
+    for page, target, _ in directives():
+        path = target.partition(".")[2]  # the part below "vcpcr"
+        try:
+            obj = package[path] if path else package
+        except (KeyError, griffe.AliasResolutionError):
+            undocumented.append(f"{page}: {target} (griffe does not find it)")
+            continue
+        if not obj.docstring or not obj.docstring.value.strip():
+            undocumented.append(f"{page}: {target}")
+    assert not undocumented, "rendered without a docstring:\n" + "\n".join(undocumented)
 
 
 def test_every_public_name_is_documented():

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from vcpcr.exceptions import ConvergenceWarning
 
 __version__ = "0.1.0"
+"""The version of vcpcr, a PEP 440 string such as ``"0.1.0"``."""
 
 _LAZY = {
     "ConvergenceWarning": "vcpcr.exceptions",
