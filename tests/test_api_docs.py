@@ -182,6 +182,29 @@ def test_every_public_name_is_documented():
     )
 
 
+def test_each_object_is_rendered_once():
+    """One entry per object, on one page of docs/api/ (a second rendering is a
+    second anchor for the same name, and cross-references become ambiguous);
+    other pages link to it."""
+    rendered: dict[int, list[str]] = {}
+    for page, target, _ in directives():
+        try:
+            obj = resolve(target)
+        except AttributeError:
+            continue  # test_every_directive_resolves_to_a_public_object
+        if _by_identity(obj) and not inspect.ismodule(obj):
+            rendered.setdefault(id(obj), []).append(f"{page}: {target}")
+    twice = [" and ".join(where) for where in rendered.values() if len(where) > 1]
+    assert not twice, "rendered more than once:\n" + "\n".join(twice)
+    elsewhere = [
+        f"{page.relative_to(ROOT)}: {target}"
+        for page in sorted((ROOT / "docs").rglob("*.md"))
+        if page.parent != API_DOCS
+        for target in DIRECTIVE.findall(page.read_text())
+    ]
+    assert not elsewhere, "directives outside docs/api/:\n" + "\n".join(elsewhere)
+
+
 def test_every_api_page_is_in_the_nav():
     """mkdocs builds a page missing from the nav without a warning (even under
     ``--strict``), so the test looks: each docs/api/ page is in mkdocs.yml."""
