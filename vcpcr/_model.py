@@ -12,7 +12,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import clone
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from vcpcr._base import VCPCRBase
 from vcpcr._clustering import (
@@ -24,12 +24,7 @@ from vcpcr._clustering import (
 )
 from vcpcr._families import Family, Prepared, family_instance, known_family
 from vcpcr._formula import encode_new, formula_outcome, transform_new
-from vcpcr._input import (
-    ColumnLayout,
-    aligned_columns,
-    check_same_rows,
-    missing_as_nan,
-)
+from vcpcr._input import ColumnLayout, check_same_rows, validate_new_x
 from vcpcr._scaling import raw_coefficients, standardize
 from vcpcr._solvers.distributions import LOGISTIC
 from vcpcr._sos_nmf import initial_partitions
@@ -825,8 +820,8 @@ class VCPCR(SummaryMixin, VCPCRBase):
     ) -> NDArray[np.float64]:
         """Validate new data (encoded by the stored formula, if any).
 
-        A DataFrame's columns are matched to the training ones by name
-        (:func:`vcpcr._input.aligned_columns`). Only the columns a prediction
+        The one check of new data (:func:`vcpcr._input.validate_new_x`:
+        columns matched by name, fit's messages). Only the columns a prediction
         reads (:attr:`_used_columns`) must be finite, unless ``every_column``:
         the features the model did not select may hold NaN, and stay NaN.
         """
@@ -835,13 +830,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
             X = transform_new(self.model_spec_, X)
         elif hasattr(self, "model_spec_"):  # categorical covariates or strata
             X = encode_new(self.model_spec_, X)
-        Xv = validate_data(
-            self,
-            missing_as_nan(aligned_columns(self, X)),
-            dtype=np.float64,
-            ensure_all_finite=False,
-            reset=False,
-        )
+        Xv = validate_new_x(self, X)
         used = np.arange(Xv.shape[1]) if every_column else self._used_columns
         names = feature_names(self, Xv.shape[1])
         why = (
