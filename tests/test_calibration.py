@@ -546,6 +546,36 @@ def test_kaplan_meier_checks_its_input():
         kaplan_meier(t, e, 2.5, alpha=0.0)
 
 
+def test_kaplan_meier_beyond_the_last_follow_up_is_an_error_not_nan():
+    """Before: (NaN, NaN, NaN) without a word for a horizon past every
+    follow-up (one or two rows, all times 0, a horizon of 1e9)."""
+    t, e = np.array([1.0, 2.0, 3.0, 4.0]), np.array([1, 0, 1, 0])
+    for time, event, h in [(t, e, 1e9), (t[:1], e[:1], 2.0), (0 * t, e, 0.5)]:
+        with pytest.raises(ValueError, match="beyond the last follow-up time"):
+            kaplan_meier(time, event, h)
+    assert kaplan_meier(t, e, 4.0)[0] == pytest.approx(0.375)  # at the last: defined
+
+
+@pytest.mark.parametrize(
+    ("event", "horizon", "estimate", "why"),
+    [
+        ([0, 0, 0, 0], 3.0, 1.0, "no event at or before it"),
+        ([1, 0, 1, 0], 0.0, 1.0, "no event at or before it"),
+        ([1, 1, 1, 1], 4.0, 0.0, "every sample at risk had the event"),
+    ],
+    ids=["all_censored", "horizon_0", "all_events"],
+)
+def test_kaplan_meier_warns_that_the_interval_does_not_exist_at_0_or_1(
+    event, horizon, estimate, why
+):
+    """Before: NaN bounds without a note (all censored, horizon 0)."""
+    with pytest.warns(VCPCRWarning, match=why):
+        s, lo, hi = kaplan_meier([1.0, 2.0, 3.0, 4.0], event, horizon)
+    assert s == estimate
+    assert np.isnan(lo)
+    assert np.isnan(hi)
+
+
 def test_increment_interval_checks_its_arguments():
     from vcpcr.validation import increment_interval
 
