@@ -392,6 +392,19 @@ def test_increment_interval_of_equal_increments_has_no_p_value():
     assert np.isnan(p)
 
 
+def test_increment_interval_of_empty_or_single_increments_is_not_silent():
+    """An empty d gave four NaN, and one non-NaN increment too, without a word."""
+    from vcpcr.exceptions import VCPCRWarning
+    from vcpcr.validation import increment_interval
+
+    with pytest.raises(ValueError, match="d is empty"):
+        increment_interval([], n_train=80, n_test=20)
+    for d in ([np.nan, 0.1], [0.1], [np.nan, np.nan]):
+        with pytest.warns(VCPCRWarning, match="a standard error needs at least 2"):
+            out = increment_interval(d, n_train=80, n_test=20)
+        assert np.isnan(out).all()
+
+
 def test_increment_interval_refuses_infinite_increments():
     """Infinite increments were dropped silently, as NaN ones (#46 row 10)."""
     from vcpcr.validation import increment_interval

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +43,7 @@ from vcpcr._validation import (
     check_scalar,
     check_survival,
 )
+from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
 __all__ = [
     "CLINICAL",
@@ -635,14 +637,15 @@ def increment_interval(
     se, low, high, p : float
         Standard error, interval ``mean -/+ t_{J-1, 1-alpha/2} se`` and the
         one-sided p-value of ``H0: increment <= 0`` (``1 - F_t(mean / se)``);
-        all NaN with fewer than two increments; with increments equal up to
+        all NaN, with a :class:`~vcpcr.exceptions.VCPCRWarning`, with fewer
+        than two finite increments (a spread needs two); with increments equal up to
         rounding, se is 0, the interval the mean and ``p`` NaN (no spread
         to test: ``mean / se`` would be a ratio of rounding errors).
 
     Raises
     ------
     ValueError
-        If ``d`` is not 1-d or holds an infinite increment, ``method`` is
+        If ``d`` is empty, not 1-d or holds an infinite increment, ``method`` is
         unknown, ``n_train`` or ``n_test`` is not a positive number or
         ``alpha`` not in (0, 1).
 
@@ -666,6 +669,35 @@ def increment_interval(
         raise ValueError(
             f"d must be a 1-d array of per-fold increments; got shape {values.shape}."
         )
+    if values.size == 0:
+        raise ValueError(
+            "d is empty: no increment to summarize. Pass the per-fold "
+            "increments (e.g. validate_increment's result.folds)."
+        )
+    result = _increment_interval(values, n_train, n_test, method, alpha)
+    finite = int((~np.isnan(values)).sum())
+    if finite < 2:
+        warnings.warn(
+            f"{owner}: {finite} of the {values.size} increment(s) in d are not "
+            f"NaN; a standard error needs at least 2, so se, the interval and "
+            f"p are NaN.",
+            VCPCRWarning,
+            stacklevel=user_stacklevel(),
+        )
+    return result
+
+
+def _increment_interval(
+    values: NDArray[np.float64],
+    n_train: float,
+    n_test: float,
+    method: str,
+    alpha: float,
+) -> tuple[float, float, float, float]:
+    """:func:`increment_interval` of checked arguments; NaN (silently) below 2.
+
+    ``validate_increment`` reports a model with fewer than two folds itself.
+    """
     values = values[~np.isnan(values)]
     check_finite(
         values,
@@ -1302,9 +1334,7 @@ def _increment_row(
         )
         return row
     sign = -1.0 if metric in _LOWER_BETTER else 1.0
-    se, lo, hi, p = increment_interval(
-        sign * values, n_train=n_train, n_test=n_test, method=interval, alpha=alpha
-    )
+    se, lo, hi, p = _increment_interval(sign * values, n_train, n_test, interval, alpha)
     if sign < 0:
         lo, hi = -hi, -lo
     status = "lower is better" if sign < 0 else ""
