@@ -412,6 +412,7 @@ def test_numpy_input_gets_default_names(blocks):
         ({"weights": "pca"}, ValueError, "'weights' parameter of VCPCR"),
         ({"n_clusters": 0}, ValueError, "'n_clusters' parameter of VCPCR"),
         ({"n_init": 0}, ValueError, "'n_init' parameter"),
+        ({"n_init": 10**12}, ValueError, "at most 10,000 are allowed"),  # hung
         ({"lam_ratio": -0.5}, ValueError, "'lam_ratio' parameter"),
         ({"delta": -1.0}, ValueError, "'delta' parameter"),
         ({"tol": "small"}, TypeError, "'tol' parameter"),
