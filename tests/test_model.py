@@ -487,6 +487,35 @@ def test_score_checks_y(blocks):
         clf.score(X, labels + 5)
 
 
+@pytest.mark.parametrize("cls", ["VCPCR", "VCPCRCV"])
+def test_score_checks_y_in_vcpcr_and_vcpcrcv_alike(blocks, cls):
+    """VCPCRCV.score passed y straight to scikit-learn ("Input contains NaN",
+    "The 'y_true' parameter of mean_squared_error must be an array-like",
+    "inconsistent numbers of samples"); VCPCR.score read a dict as a 0-d
+    array and sample_weight's length went unchecked (#46 fuzz)."""
+    X, y, _, _ = blocks
+    est = (
+        VCPCR(n_clusters=2, n_init=1, random_state=0)
+        if cls == "VCPCR"
+        else VCPCRCV(n_clusters=(2,), n_init=1, cv=3, random_state=0)
+    ).fit(X, y)
+    bad = [
+        (dict(enumerate(y)), TypeError, "got a dict"),
+        ("y", TypeError, "got the scalar 'y'"),
+        (1.0, TypeError, "got the scalar 1.0"),
+        (None, ValueError, "score needs y"),
+        (np.r_[np.nan, y[1:]], ValueError, "y contains NaN in 1 of"),
+        (np.r_[np.inf, y[1:]], ValueError, "y contains infinity in 1 of"),
+        (y[:-3], ValueError, r"X has \d+ rows but y has"),
+    ]
+    for yb, error, match in bad:
+        with pytest.raises(error, match=match):
+            est.score(X, yb)
+    if cls == "VCPCR":
+        with pytest.raises(ValueError, match=r"X has \d+ rows but sample_weight has 3"):
+            est.score(X, y, sample_weight=np.ones(3))
+
+
 def test_input_messages_name_the_fix(blocks):
     X, y, _, _ = blocks
     with pytest.raises(

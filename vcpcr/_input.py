@@ -62,6 +62,7 @@ __all__ = [
     "check_column_names",
     "check_covariates",
     "check_levels",
+    "check_outcome_like",
     "check_same_rows",
     "check_strata",
     "covariate_columns",
@@ -378,19 +379,28 @@ def validate_xy(
             est, missing_as_nan(X), dtype=np.float64, ensure_all_finite=False
         )
     if not family.survival:
-        scalar = isinstance(y, str | bytes | numbers.Number) or (
-            isinstance(y, np.ndarray) and y.ndim == 0
-        )
-        if scalar or isinstance(y, Mapping):
-            got = "a dict" if isinstance(y, Mapping) else f"the scalar {y!r}"
-            raise TypeError(
-                f"y must be array-like with one entry per row of X (a list, an "
-                f"array or a Series); got {got}. Pass the outcome of each row, "
-                f"e.g. y = df['outcome']."
-            )
+        check_outcome_like(y)
         y = column_or_1d(y, warn=True)
     check_y_length(Xv.shape[0], y)
     return Xv, y
+
+
+def check_outcome_like(y: Any) -> None:
+    """Raise a TypeError for a ``y`` that is no sequence: a scalar, string or dict.
+
+    scikit-learn would read a dict or a scalar as a 0-d array ("y should be
+    a 1d array, got an array of shape ()"), or a string as its name.
+    """
+    scalar = isinstance(y, str | bytes | numbers.Number) or (
+        isinstance(y, np.ndarray) and y.ndim == 0
+    )
+    if scalar or isinstance(y, Mapping):
+        got = "a dict" if isinstance(y, Mapping) else f"the scalar {y!r}"
+        raise TypeError(
+            f"y must be array-like with one entry per row of X (a list, an "
+            f"array or a Series); got {got}. Pass the outcome of each row, "
+            f"e.g. y = df['outcome']."
+        )
 
 
 def _check_not_masked(X: Any) -> None:

@@ -24,7 +24,12 @@ from vcpcr._clustering import (
 )
 from vcpcr._families import Family, Prepared, family_instance, known_family
 from vcpcr._formula import encode_new, formula_outcome, transform_new
-from vcpcr._input import ColumnLayout, check_same_rows, validate_new_x
+from vcpcr._input import (
+    ColumnLayout,
+    check_outcome_like,
+    check_same_rows,
+    validate_new_x,
+)
 from vcpcr._scaling import raw_coefficients, standardize
 from vcpcr._solvers.distributions import LOGISTIC
 from vcpcr._sos_nmf import initial_partitions
@@ -1285,15 +1290,31 @@ class VCPCR(SummaryMixin, VCPCRBase):
         float
             The score (higher is better).
         """
+        prediction, y = self._score_target(X, y)
+        if sample_weight is not None:
+            check_y_length(prediction.shape[0], sample_weight, "sample_weight")
+        return self._fitted_family.score(y, prediction, sample_weight)
+
+    def _score_target(self, X: ArrayLike, y: Any) -> tuple[NDArray[Any], Any]:
+        """Return the prediction of ``X`` and the checked ``y`` of a score.
+
+        The one check of a score's outcome (``VCPCR.score`` and
+        ``VCPCRCV.score``): given (or the formula's), a sequence
+        (:func:`vcpcr._input.check_outcome_like`) with one entry per row of
+        ``X``, paired by label, of the labels seen in fit (a classifier) or
+        finite numbers (a regressor).
+        """
         check_is_fitted(self)
         if y is None:
             if self.formula is None:
                 raise ValueError("score needs y (or a model fitted with formula=).")
             y = formula_outcome(self.formula, X)
         prediction = self.predict(X)
+        family = self._fitted_family
+        if not family.survival:
+            check_outcome_like(y)
         check_y_length(prediction.shape[0], y)
         check_same_rows(X, y)
-        family = self._fitted_family
         if not family.survival:
             y = column_or_1d(y)
         if family.estimator_type == "classifier":
@@ -1306,7 +1327,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
                 )
         elif not family.survival:
             y = check_array(y, "y", ensure_2d=False, min_samples=2)
-        return family.score(y, prediction, sample_weight)
+        return prediction, y
 
 
 def _stratum_keys(S: NDArray[Any]) -> list[Any]:
