@@ -449,13 +449,17 @@ def _logit_slope(
             "calibration slope needs predictions that vary."
         )
     events, others = logit[y > 0.5], logit[y <= 0.5]
-    if events.size and others.size and events.min() > others.max():
-        raise ValueError(
-            f"The predicted probabilities separate the outcomes completely (each "
-            f"of the {events.size} events' above each of the {others.size} "
-            f"non-events'): the calibration slope is infinite, not a number. "
-            f"Check that the probabilities are not the outcomes themselves."
-        )
+    if events.size and others.size:
+        above = events.min() > others.max()
+        if above or events.max() < others.min():
+            raise ValueError(
+                f"The predicted probabilities separate the outcomes completely "
+                f"(each of the {events.size} events' {'above' if above else 'below'}"
+                f" each of the {others.size} non-events'): the calibration slope "
+                f"is {'' if above else 'minus '}infinite, not a number. Check "
+                f"that the probabilities are not the outcomes themselves"
+                f"{'' if above else ' (or the probabilities of the other class)'}."
+            )
     fit = logit_batch(logit[None, :, None], y)
     a, b = fit.params[0]
     X = np.column_stack([np.ones_like(logit), logit])
@@ -1245,9 +1249,11 @@ def cross_val_calibration(
             else f"takes no horizon for family={family!r}; drop it"
         )
         raise ValueError(f"{owner} {need}.")
-    if cv is not None and getattr(model, "missing", None) == "drop":
-        # Drop the incomplete rows once (with fit's warning), before the
-        # folds: a test fold's row with a missing value cannot be predicted.
+    if cv is not None and hasattr(model, "_fit_input"):
+        # fit's checks of X and y, once, before the folds split them (a bad
+        # y met scikit-learn's splitter first); with missing="drop" the
+        # incomplete rows are dropped here (with fit's warning): a test
+        # fold's row with a missing value cannot be predicted.
         rows = clone(model)._fit_input(X, y, owner=owner).rows
         if rows is not None:
             X, y = take(X, rows), take(y, rows)
