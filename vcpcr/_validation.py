@@ -170,9 +170,12 @@ def missing_to_nan(values: NDArray[Any]) -> NDArray[Any]:
     """
     if values.dtype.kind != "O":
         return values
-    missing = np.frompyfunc(
-        lambda v: v is None or type(v).__name__ in ("NAType", "NaTType"), 1, 1
-    )(values).astype(bool)
+    missing = np.asarray(  # a 0-d array's ufunc result is a Python bool
+        np.frompyfunc(
+            lambda v: v is None or type(v).__name__ in ("NAType", "NaTType"), 1, 1
+        )(values),
+        dtype=bool,
+    )
     if not missing.any():
         return values
     out = values.copy()
