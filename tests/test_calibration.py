@@ -836,7 +836,8 @@ def test_binary_calibration_of_reversed_separating_probabilities_is_an_error():
 def test_cross_val_calibration_checks_y_before_the_folds_split_it():
     """A continuous, NaN, infinite or dict y met scikit-learn's splitter first
     ("Supported target types are: ('binary', 'multiclass')", "Input y
-    contains NaN"), as did a 1-d X and one without columns (#46 fuzz)."""
+    contains NaN"), as did a 1-d X and one without columns; a y shorter than
+    X gave a slope (#46 fuzz)."""
     X, y, _, _ = make_blocks(n=60, seed=1)
     labels = (y > np.median(y)).astype(float)
     model = VCPCR(2, family="binomial", n_init=1, random_state=0)
@@ -845,6 +846,7 @@ def test_cross_val_calibration_checks_y_before_the_folds_split_it():
         (X, np.r_[np.nan, labels[1:]], "NaN"),
         (X, np.r_[np.inf, labels[1:]], "y contains infinity"),
         (X, dict(enumerate(labels)), "got a dict"),
+        (X, labels[:-3], "inconsistent numbers of samples"),  # was a slope
         (X[:, 0], labels, "Reshape your data"),
         (X[:, :0], labels, "0 feature"),
     ]:

@@ -514,6 +514,8 @@ def test_score_checks_y_in_vcpcr_and_vcpcrcv_alike(blocks, cls):
     if cls == "VCPCR":
         with pytest.raises(ValueError, match=r"X has \d+ rows but sample_weight has 3"):
             est.score(X, y, sample_weight=np.ones(3))
+    else:  # minus the mean squared error: defined on one row (R^2 is not)
+        assert np.isfinite(est.score(X[:1], y[:1]))
 
 
 def test_input_messages_name_the_fix(blocks):

@@ -1214,7 +1214,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
             The score.
         """
         best = self._best()
-        _, y = best._score_target(X, y)  # VCPCR.score's checks of y
+        _, y = best._score_target(X, y, min_samples=1)  # VCPCR.score's checks
         return float(self.scorer_(best, X, y))
 
     def summary(self, alpha: float = 0.05, inference: Any = None) -> VCPCRSummary:

@@ -1295,14 +1295,17 @@ class VCPCR(SummaryMixin, VCPCRBase):
             check_y_length(prediction.shape[0], sample_weight, "sample_weight")
         return self._fitted_family.score(y, prediction, sample_weight)
 
-    def _score_target(self, X: ArrayLike, y: Any) -> tuple[NDArray[Any], Any]:
+    def _score_target(
+        self, X: ArrayLike, y: Any, *, min_samples: int = 2
+    ) -> tuple[NDArray[Any], Any]:
         """Return the prediction of ``X`` and the checked ``y`` of a score.
 
         The one check of a score's outcome (``VCPCR.score`` and
         ``VCPCRCV.score``): given (or the formula's), a sequence
         (:func:`vcpcr._input.check_outcome_like`) with one entry per row of
         ``X``, paired by label, of the labels seen in fit (a classifier) or
-        finite numbers (a regressor).
+        at least ``min_samples`` finite numbers (a regressor: R^2 needs two,
+        ``VCPCRCV``'s mean squared error one).
         """
         check_is_fitted(self)
         if y is None:
@@ -1326,7 +1329,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
                     f"it on the same labels."
                 )
         elif not family.survival:
-            y = check_array(y, "y", ensure_2d=False, min_samples=2)
+            y = check_array(y, "y", ensure_2d=False, min_samples=min_samples)
         return prediction, y
 
 
