@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import warnings
+from pathlib import Path
 
 import matplotlib
 import numpy as np
@@ -14,6 +15,7 @@ from numpy.testing import assert_allclose
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
+import vcpcr
 from vcpcr import VCPCR, VCPCRWarning
 from vcpcr.calibration import (
     CalibrationResult,
@@ -546,6 +548,36 @@ def test_kaplan_meier_checks_its_input():
         kaplan_meier(t, e, 2.5, alpha=0.0)
 
 
+def test_kaplan_meier_beyond_the_last_follow_up_is_an_error_not_nan():
+    """Before: (NaN, NaN, NaN) without a word for a horizon past every
+    follow-up (one or two rows, all times 0, a horizon of 1e9)."""
+    t, e = np.array([1.0, 2.0, 3.0, 4.0]), np.array([1, 0, 1, 0])
+    for time, event, h in [(t, e, 1e9), (t[:1], e[:1], 2.0), (0 * t, e, 0.5)]:
+        with pytest.raises(ValueError, match="beyond the last follow-up time"):
+            kaplan_meier(time, event, h)
+    assert kaplan_meier(t, e, 4.0)[0] == pytest.approx(0.375)  # at the last: defined
+
+
+@pytest.mark.parametrize(
+    ("event", "horizon", "estimate", "why"),
+    [
+        ([0, 0, 0, 0], 3.0, 1.0, "no event at or before it"),
+        ([1, 0, 1, 0], 0.0, 1.0, "no event at or before it"),
+        ([1, 1, 1, 1], 4.0, 0.0, "every sample at risk had the event"),
+    ],
+    ids=["all_censored", "horizon_0", "all_events"],
+)
+def test_kaplan_meier_warns_that_the_interval_does_not_exist_at_0_or_1(
+    event, horizon, estimate, why
+):
+    """Before: NaN bounds without a note (all censored, horizon 0)."""
+    with pytest.warns(VCPCRWarning, match=why):
+        s, lo, hi = kaplan_meier([1.0, 2.0, 3.0, 4.0], event, horizon)
+    assert s == estimate
+    assert np.isnan(lo)
+    assert np.isnan(hi)
+
+
 def test_increment_interval_checks_its_arguments():
     from vcpcr.validation import increment_interval
 
@@ -790,3 +822,35 @@ def test_binary_calibration_of_separating_probabilities_is_an_error():
     y = np.array([0.0, 1.0] * 20)
     with pytest.raises(ValueError, match="separate the outcomes completely"):
         binary_calibration(y, y.copy(), n_groups=3)
+
+
+def test_binary_calibration_of_reversed_separating_probabilities_is_an_error():
+    """Every event predicted below every non-event (minus infinite slope): was
+    numpy's "Singular matrix" with an overflow warning (#46 fuzz)."""
+    y = np.zeros(40)
+    y[:2] = 1.0
+    with pytest.raises(ValueError, match="each of the 2 events' below"):
+        binary_calibration(y, np.linspace(0.1, 0.9, 40), n_groups=4)
+
+
+def test_cross_val_calibration_checks_y_before_the_folds_split_it():
+    """A continuous, NaN, infinite or dict y met scikit-learn's splitter first
+    ("Supported target types are: ('binary', 'multiclass')", "Input y
+    contains NaN"), as did a 1-d X and one without columns; a y shorter than
+    X gave a slope (#46 fuzz)."""
+    X, y, _, _ = make_blocks(n=60, seed=1)
+    labels = (y > np.median(y)).astype(float)
+    model = VCPCR(2, family="binomial", n_init=1, random_state=0)
+    for Xb, yb, match in [
+        (X, np.r_[1e300, labels[1:]], "y must be 0/1"),
+        (X, np.r_[np.nan, labels[1:]], "NaN"),
+        (X, np.r_[np.inf, labels[1:]], "y contains infinity"),
+        (X, dict(enumerate(labels)), "got a dict"),
+        (X, labels[:-3], "inconsistent numbers of samples"),  # was a slope
+        (X[:, 0], labels, "Reshape your data"),
+        (X[:, :0], labels, "0 feature"),
+    ]:
+        with pytest.raises((ValueError, TypeError), match=match) as info:
+            cross_val_calibration(model, Xb, yb, cv=3)
+        assert "Supported target types" not in str(info.value)
+        assert info.traceback[-1].path.is_relative_to(Path(vcpcr.__file__).parent)

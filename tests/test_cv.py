@@ -390,6 +390,7 @@ def test_plot_still_draws_the_cv_curve_with_a_future_warning(fitted_cv):
         ),
         ({"deltas": [0.0]}, "'deltas' parameter of VCPCRCV must be > 0"),
         ({"n_init": 0}, "'n_init' parameter"),
+        ({"n_init": 10**12}, "at most 10,000 are allowed"),  # hung
         ({"n_se": -0.5}, r"'n_se' parameter of VCPCRCV must be in the range \[0.0"),
         ({"n_se": np.inf}, "'n_se' parameter of VCPCRCV must be finite"),
         ({"selection": "min", "n_se": 1.0}, "selection='min' does not use it"),

@@ -126,6 +126,18 @@ def test_errors(fitted):
         validate_external(model, X, y)
 
 
+@pytest.mark.parametrize("value", [np.inf, -np.inf])
+@pytest.mark.parametrize("standardize", ["training", "external"])
+def test_align_cohort_refuses_an_infinite_selected_gene(fitted, value, standardize):
+    """An infinite expression value was accepted without a word (#46 fuzz)."""
+    model, X, _ = fitted
+    sel = model.membership_.index[model.labels_ >= 0][0]
+    bad = X.copy()
+    bad.loc[bad.index[3], sel] = value
+    with pytest.raises(ValueError, match=f"Selected gene '{sel}' contains infinity"):
+        align_cohort(model, bad, standardize=standardize)
+
+
 def test_summary_shows_report_and_recalibration(fitted):
     model, _, _ = fitted
     X2, y2 = _cohort(120, 11)

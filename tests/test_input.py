@@ -9,6 +9,7 @@ rare level ``"missing"`` (2 rows, no event).
 
 from __future__ import annotations
 
+import importlib.util
 import warnings
 
 import numpy as np
@@ -694,3 +695,73 @@ def test_shapes_scikit_learn_would_report_get_the_fix(cls, X, y, error, match):
     with the fix (#46 row 12; before: scikit-learn's or numpy's)."""
     with pytest.raises(error, match=match):
         (VCPCR(2, n_init=1) if cls is VCPCR else VCPCRCV((2,), cv=3)).fit(X, y)
+
+
+def _fitted_on_frame():
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame(rng.normal(size=(40, 5)), columns=[f"g{j}" for j in range(5)])
+    y = X["g0"] + rng.normal(size=40)
+    return (
+        VCPCR(2, n_init=1, random_state=0).fit(X, y),
+        VCPCRCV((2,), n_init=1, cv=3, random_state=0).fit(X, y),
+        X,
+        y,
+    )
+
+
+def _bad_new_x(X):
+    """New data a user may pass by mistake, and the words its message must hold."""
+    arrow = []
+    if importlib.util.find_spec("pyarrow") is not None:
+        arrow = [
+            (
+                X.assign(g3=pd.array(["a", "b"] * 20, dtype="string[pyarrow]")),
+                "non-numeric columns: ['g3']",
+            )
+        ]
+    return [
+        (X.assign(g3=["a", "b"] * 20), "non-numeric columns: ['g3']"),
+        (X.assign(g3=pd.Categorical(["a", "b"] * 20)), "non-numeric columns: ['g3']"),
+        (X.assign(g3=pd.date_range("2020", periods=40)), "non-numeric columns: ['g3']"),
+        (X.to_numpy()[:, 0], "X.reshape(-1, 1)"),
+        (X.to_numpy()[:, :, None], "must be a 2-d array"),
+        ([list(r) for r in X.to_numpy()[:-1]] + [[1.0]], "ragged"),
+        *arrow,
+    ]
+
+
+@pytest.mark.filterwarnings("ignore:X does not have valid feature names")
+def test_new_x_of_a_fitted_model_gets_fits_messages_in_every_method():
+    """predict, score, decision functions and result helpers share one check of X.
+
+    Strings, categories and datetimes name the column; 1-d, 3-d and ragged X
+    say how to fix the shape (were scikit-learn's, pandas' or numpy's errors).
+    """
+    from vcpcr.external import validate_external
+
+    model, cv_model, X, y = _fitted_on_frame()
+    calls = {
+        "VCPCR.predict": lambda Xn: model.predict(Xn),
+        "VCPCR.score": lambda Xn: model.score(Xn, y),
+        "VCPCR.transform": lambda Xn: model.transform(Xn),
+        "VCPCRCV.predict": lambda Xn: cv_model.predict(Xn),
+        "VCPCRCV.score": lambda Xn: cv_model.score(Xn, y),
+        "validate_external": lambda Xn: validate_external(model, Xn, y),
+    }
+    for Xn, words in _bad_new_x(X):
+        for name, call in calls.items():
+            if name == "validate_external" and not isinstance(Xn, pd.DataFrame):
+                continue  # it takes a cohort, its genes by name: frames only
+            with pytest.raises((ValueError, TypeError)) as info:
+                call(Xn)
+            assert words in str(info.value), (name, str(info.value))
+
+
+@pytest.mark.parametrize("Xbad", ["1d", "0 columns"])
+def test_fit_names_a_1d_x_and_an_x_without_columns(Xbad):
+    """Were scikit-learn's "Expected 2D array" and "at least one array or dtype"."""
+    _, _, X, y = _fitted_on_frame()
+    Xn = X.to_numpy()[:, 0] if Xbad == "1d" else X.iloc[:, :0]
+    words = "X.reshape(-1, 1)" if Xbad == "1d" else "X has 0 columns"
+    with pytest.raises(ValueError, match=words.replace("(", r"\(").replace(")", r"\)")):
+        VCPCR(2, n_init=1).fit(Xn, y)

@@ -285,3 +285,15 @@ def test_metrics_refuse_an_unfitted_estimator(call):
 
     with pytest.raises(NotFittedError, match="VCPCR instance is not fitted"):
         call(VCPCR())
+
+
+def test_msep_names_a_dict_or_none_y_true():
+    """A dict or None y_true met an AttributeError inside vcpcr's missing-value
+    rule ('bool' object has no attribute 'astype') (#46 fuzz)."""
+    from vcpcr.metrics import msep
+
+    pred = np.arange(4.0)
+    with pytest.raises(TypeError, match="y_true must contain numbers only"):
+        msep(dict(enumerate(pred)), pred)
+    with pytest.raises(ValueError, match="y_true must be a 1-d array"):
+        msep(None, pred)

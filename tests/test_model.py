@@ -412,6 +412,7 @@ def test_numpy_input_gets_default_names(blocks):
         ({"weights": "pca"}, ValueError, "'weights' parameter of VCPCR"),
         ({"n_clusters": 0}, ValueError, "'n_clusters' parameter of VCPCR"),
         ({"n_init": 0}, ValueError, "'n_init' parameter"),
+        ({"n_init": 10**12}, ValueError, "at most 10,000 are allowed"),  # hung
         ({"lam_ratio": -0.5}, ValueError, "'lam_ratio' parameter"),
         ({"delta": -1.0}, ValueError, "'delta' parameter"),
         ({"tol": "small"}, TypeError, "'tol' parameter"),
@@ -484,6 +485,37 @@ def test_score_checks_y(blocks):
     clf.fit(X, labels)
     with pytest.raises(ValueError, match=r"label\(s\) \[5, 6\] that the model"):
         clf.score(X, labels + 5)
+
+
+@pytest.mark.parametrize("cls", ["VCPCR", "VCPCRCV"])
+def test_score_checks_y_in_vcpcr_and_vcpcrcv_alike(blocks, cls):
+    """VCPCRCV.score passed y straight to scikit-learn ("Input contains NaN",
+    "The 'y_true' parameter of mean_squared_error must be an array-like",
+    "inconsistent numbers of samples"); VCPCR.score read a dict as a 0-d
+    array and sample_weight's length went unchecked (#46 fuzz)."""
+    X, y, _, _ = blocks
+    est = (
+        VCPCR(n_clusters=2, n_init=1, random_state=0)
+        if cls == "VCPCR"
+        else VCPCRCV(n_clusters=(2,), n_init=1, cv=3, random_state=0)
+    ).fit(X, y)
+    bad = [
+        (dict(enumerate(y)), TypeError, "got a dict"),
+        ("y", TypeError, "got the scalar 'y'"),
+        (1.0, TypeError, "got the scalar 1.0"),
+        (None, ValueError, "score needs y"),
+        (np.r_[np.nan, y[1:]], ValueError, "y contains NaN in 1 of"),
+        (np.r_[np.inf, y[1:]], ValueError, "y contains infinity in 1 of"),
+        (y[:-3], ValueError, r"X has \d+ rows but y has"),
+    ]
+    for yb, error, match in bad:
+        with pytest.raises(error, match=match):
+            est.score(X, yb)
+    if cls == "VCPCR":
+        with pytest.raises(ValueError, match=r"X has \d+ rows but sample_weight has 3"):
+            est.score(X, y, sample_weight=np.ones(3))
+    else:  # minus the mean squared error: defined on one row (R^2 is not)
+        assert np.isfinite(est.score(X[:1], y[:1]))
 
 
 def test_input_messages_name_the_fix(blocks):

@@ -208,3 +208,35 @@ def test_cluster_colours_beyond_ten_are_distinct():
     colors = _cluster_colors(12)[:, :3]
     gaps = np.linalg.norm(colors[:, None] - colors[None], axis=2)
     assert gaps[np.triu_indices(12, 1)].min() > 0.15
+
+
+def test_plotting_helpers_name_the_result_they_draw(models):
+    """Another object (a string, an int, None, cv_results_, an empty frame, a
+    bad ylim) met an AttributeError inside, or matplotlib's and numpy's
+    errors (#46 fuzz)."""
+    from vcpcr.plotting import (
+        plot_calibration,
+        plot_decision_curve,
+        plot_increments,
+        plot_stability,
+    )
+
+    cv, _, _ = models
+    for call, match in [
+        (lambda: plot_calibration("result"), "must be a CalibrationResult"),
+        (lambda: plot_increments(3), "must be an IncrementResult"),
+        (lambda: plot_stability(None), "must be a StabilityResult"),
+        (lambda: plot_cv(pd.DataFrame(cv.cv_results_)), "not its cv_results_"),
+    ]:
+        with pytest.raises(TypeError, match=match):
+            call()
+    curve = pd.DataFrame(
+        {"model": ["m", "m"], "threshold": [0.1, 0.2], "net_benefit": [0.05, 0.02]}
+    )
+    with pytest.raises(ValueError, match="holds no net benefit"):
+        plot_decision_curve(curve.iloc[:0])
+    with pytest.raises(ValueError, match="ylim must be a pair of finite numbers"):
+        plot_decision_curve(curve, ylim="0,1")
+    ax = plot_decision_curve(curve, ylim=(-0.05, 0.1))
+    assert ax.get_ylim() == pytest.approx((-0.05, 0.1))
+    matplotlib.pyplot.close(ax.figure)

@@ -364,7 +364,11 @@ def test_a_fold_that_cannot_define_a_metric_keeps_the_others():
     template = VCPCR(
         family="cox", n_clusters=2, lam_ratio=0.5, n_init=1, covariates=["age"]
     )
-    res = validate_increment(template, X, y, cv=10, n_repeats=1, random_state=0)
+    from vcpcr.exceptions import VCPCRWarning
+
+    # IBS and IPA are defined on no fold here: said, not left as silent NaN
+    with pytest.warns(VCPCRWarning, match="IBS: lower is better; defined in 0 of"):
+        res = validate_increment(template, X, y, cv=10, n_repeats=1, random_state=0)
     folds = res.folds
     assert folds["error"].isna().all()  # no fold is a failed fit
     assert folds["CVPL"].notna().all()  # defined on every fold
@@ -377,6 +381,29 @@ def test_a_fold_that_cannot_define_a_metric_keeps_the_others():
     # Uno's C is undefined on more folds (events after tau), Harrell's stands
     uno = folds.pivot(index="fold", columns="model", values="Uno C")
     assert (uno.isna() & harrell.notna()).any().any()
+
+
+def test_validate_increment_warns_of_increments_without_a_p_value():
+    """Metrics undefined in every fold (all follow-up times 0) gave NaN
+    increments and p-values without a word (#46 fuzz)."""
+    from vcpcr import VCPCR
+    from vcpcr.exceptions import VCPCRWarning
+    from vcpcr.validation import validate_increment
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(40, 7)), columns=[*"abcdef", "age"])
+    y = np.column_stack([np.zeros(40), rng.uniform(size=40) < 0.8])
+    template = VCPCR(2, family="cox", n_init=1, random_state=0)
+    with pytest.warns(VCPCRWarning, match="have no p-value") as record:
+        res = validate_increment(
+            template, X, y, covariates="age", cv=2, n_repeats=1, random_state=0
+        )
+    said = " ".join(str(w.message) for w in record)
+    untested = res.increments[res.increments["p"].isna()]
+    assert len(untested) > 0
+    for (model, metric), status in untested["status"].items():
+        assert "no interval" in status or "no p-value" in status
+        assert f"{model} {metric}: {status}" in said
 
 
 def test_increment_interval_of_equal_increments_has_no_p_value():
@@ -392,6 +419,19 @@ def test_increment_interval_of_equal_increments_has_no_p_value():
     assert np.isnan(p)
 
 
+def test_increment_interval_of_empty_or_single_increments_is_not_silent():
+    """An empty d gave four NaN, and one non-NaN increment too, without a word."""
+    from vcpcr.exceptions import VCPCRWarning
+    from vcpcr.validation import increment_interval
+
+    with pytest.raises(ValueError, match="d is empty"):
+        increment_interval([], n_train=80, n_test=20)
+    for d in ([np.nan, 0.1], [0.1], [np.nan, np.nan]):
+        with pytest.warns(VCPCRWarning, match="a standard error needs at least 2"):
+            out = increment_interval(d, n_train=80, n_test=20)
+        assert np.isnan(out).all()
+
+
 def test_increment_interval_refuses_infinite_increments():
     """Infinite increments were dropped silently, as NaN ones (#46 row 10)."""
     from vcpcr.validation import increment_interval
@@ -399,3 +439,29 @@ def test_increment_interval_refuses_infinite_increments():
     d = [0.1, np.inf, 0.2, -np.inf, np.nan, 0.05]
     with pytest.raises(ValueError, match="d contains infinity in 2 of 5 values"):
         increment_interval(d, n_train=80, n_test=20)
+
+
+def test_validate_increment_and_clinical_cox_name_bad_frames_and_cv():
+    """A MultiIndex's columns ("The truth value of a Series is ambiguous"), a
+    3-d X ("Must pass 2-d input"), cv above the rows (scikit-learn's splitter)
+    and ClinicalCox's missing or NaN clinical columns (pandas' KeyError,
+    lifelines' "NaNs were detected") were foreign errors (#46 fuzz)."""
+    from vcpcr import VCPCR
+    from vcpcr.validation import ClinicalCox
+
+    X, y = _cohort()
+    template = VCPCR(2, family="cox", n_init=1, random_state=0)
+    multi = X.set_axis(pd.MultiIndex.from_tuples([(c, "a") for c in X.columns]), axis=1)
+    for Xb, cv, error, match in [
+        (multi, 3, TypeError, "column names must be strings"),
+        (X.drop(columns=["er", "node"]).to_numpy()[:, :, None], 3, ValueError, "2-d"),
+        (X, 500, ValueError, "'cv' parameter of validate_increment must be an int"),
+    ]:
+        with pytest.raises(error, match=match):
+            _validate(template, Xb, y, covariates=["age"], cv=cv)
+    with pytest.raises(ValueError, match=r"X has no columns \['nope'\]"):
+        ClinicalCox(covariates="nope").fit(X, y)
+    Xn = X.copy()
+    Xn.loc[3, "age"] = np.nan
+    with pytest.raises(ValueError, match=r"missing values \{'age': 1\}"):
+        ClinicalCox(covariates="age").fit(Xn, y)

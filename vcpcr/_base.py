@@ -38,6 +38,11 @@ __all__ = ["FitInput", "VCPCRBase", "same_value"]
 #: Parameters that do not change a fitted model (how it runs, not what it is).
 _RUN_PARAMS = ("n_jobs", "verbose")
 
+#: The most random starts a fit takes: each is a full clustering (10 is
+#: ``VCPCR``'s default, 5 ``VCPCRCV``'s, per grid point and fold), so that a
+#: typo such as ``n_init=10**12`` is an error, not a fit that never ends.
+MAX_N_INIT = 10_000
+
 
 def same_value(a: Any, b: Any) -> bool:
     """Whether two parameter values are equal (arrays by value, objects by repr)."""
@@ -133,6 +138,13 @@ class VCPCRBase(TransformerMixin, BaseEstimator):
         owner = type(self).__name__
         integral = numbers.Integral
         check_scalar(self.n_init, "n_init", integral, owner=owner, min_val=1)
+        if self.n_init > MAX_N_INIT:
+            raise ValueError(
+                f"The 'n_init' parameter of {owner} asks for {self.n_init:,} random "
+                f"starts, each a full clustering: at most {MAX_N_INIT:,} are "
+                f"allowed (the fit would not end). 10 to 100 starts find the best "
+                f"partition in practice; use n_init <= {MAX_N_INIT:,}."
+            )
         check_scalar(self.max_iter, "max_iter", integral, owner=owner, min_val=1)
         check_scalar(self.tol, "tol", numbers.Real, owner=owner, min_val=0.0)
         check_latent(self.latent, owner)

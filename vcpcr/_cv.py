@@ -25,7 +25,6 @@ from statsmodels.iolib import summary2 as sm_summary2
 
 from vcpcr._base import FitInput, VCPCRBase
 from vcpcr._families import Family, Prepared
-from vcpcr._formula import formula_outcome
 from vcpcr._input import Level, check_levels, check_strata, take
 from vcpcr._model import VCPCR, cap_n_clusters, check_lam_ratios
 from vcpcr._parallel import (
@@ -1215,9 +1214,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
             The score.
         """
         best = self._best()
-        if y is None and self.formula is not None:
-            y = formula_outcome(self.formula, X)
-        check_same_rows(X, y)
+        _, y = best._score_target(X, y, min_samples=1)  # VCPCR.score's checks
         return float(self.scorer_(best, X, y))
 
     def summary(self, alpha: float = 0.05, inference: Any = None) -> VCPCRSummary:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +30,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import RepeatedStratifiedKFold, StratifiedKFold
 
 from vcpcr._families import family_name
-from vcpcr._input import check_same_rows
+from vcpcr._input import check_column_names, check_same_rows
 from vcpcr._parallel import check_failures, progress_shown, run_parallel, task_seeds
 from vcpcr._scaling import constant_columns
 from vcpcr._solvers.partial_likelihood import efron_loglik
@@ -37,11 +38,14 @@ from vcpcr._summary import VCPCRSummary, numbered_notes
 from vcpcr._survival import evaluate_baseline, stratum_baselines
 from vcpcr._validation import (
     check_choice,
+    check_cv_param,
     check_finite,
     check_fraction,
     check_scalar,
     check_survival,
+    dimension_error,
 )
+from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
 __all__ = [
     "CLINICAL",
@@ -167,7 +171,10 @@ class ClinicalCox(BaseEstimator):  # type: ignore[misc]
                 "covariates=['age', ...] (or strata=)."
             )
         time, event = check_survival(y)
-        frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
+        # the clinical columns present and complete (lifelines' "NaNs were
+        # detected" and pandas' KeyError otherwise)
+        columns = [*_as_list(self.covariates), *_as_list(self.strata)]
+        frame = _check_frame(X, y, columns, owner="ClinicalCox")
         self.dummies_ = _Dummies(self.covariates).fit(frame)
         self.levels_ = self.dummies_.levels
         design = self._design(frame)
@@ -635,14 +642,15 @@ def increment_interval(
     se, low, high, p : float
         Standard error, interval ``mean -/+ t_{J-1, 1-alpha/2} se`` and the
         one-sided p-value of ``H0: increment <= 0`` (``1 - F_t(mean / se)``);
-        all NaN with fewer than two increments; with increments equal up to
+        all NaN, with a :class:`~vcpcr.exceptions.VCPCRWarning`, with fewer
+        than two finite increments (a spread needs two); with increments equal up to
         rounding, se is 0, the interval the mean and ``p`` NaN (no spread
         to test: ``mean / se`` would be a ratio of rounding errors).
 
     Raises
     ------
     ValueError
-        If ``d`` is not 1-d or holds an infinite increment, ``method`` is
+        If ``d`` is empty, not 1-d or holds an infinite increment, ``method`` is
         unknown, ``n_train`` or ``n_test`` is not a positive number or
         ``alpha`` not in (0, 1).
 
@@ -666,6 +674,35 @@ def increment_interval(
         raise ValueError(
             f"d must be a 1-d array of per-fold increments; got shape {values.shape}."
         )
+    if values.size == 0:
+        raise ValueError(
+            "d is empty: no increment to summarize. Pass the per-fold "
+            "increments (e.g. validate_increment's result.folds)."
+        )
+    result = _increment_interval(values, n_train, n_test, method, alpha)
+    finite = int((~np.isnan(values)).sum())
+    if finite < 2:
+        warnings.warn(
+            f"{owner}: {finite} of the {values.size} increment(s) in d are not "
+            f"NaN; a standard error needs at least 2, so se, the interval and "
+            f"p are NaN.",
+            VCPCRWarning,
+            stacklevel=user_stacklevel(),
+        )
+    return result
+
+
+def _increment_interval(
+    values: NDArray[np.float64],
+    n_train: float,
+    n_test: float,
+    method: str,
+    alpha: float,
+) -> tuple[float, float, float, float]:
+    """:func:`increment_interval` of checked arguments; NaN (silently) below 2.
+
+    ``validate_increment`` reports a model with fewer than two folds itself.
+    """
     values = values[~np.isnan(values)]
     check_finite(
         values,
@@ -929,7 +966,11 @@ def _check_frame(
     """
     check_same_rows(X, y, (name, name.replace("X", "y", 1)))
     if not isinstance(X, pd.DataFrame):
-        X = pd.DataFrame(np.asarray(X))
+        values = np.asarray(X)
+        if values.ndim != 2:
+            raise dimension_error(name, values.shape)
+        X = pd.DataFrame(values)
+    check_column_names(X)  # a MultiIndex's tuples are no clinical column names
     unknown = [c for c in columns if c not in X.columns]
     if unknown:
         raise ValueError(
@@ -1135,6 +1176,7 @@ def validate_increment(
     time, event = check_survival(y)
     if len(time) != len(X):
         raise ValueError(f"X has {len(X)} rows but y has {len(time)}.")
+    check_cv_param(cv, len(X), _OWNER)
     ys = Surv.from_arrays(event, time)
     plan = _plan(X, ys, covariates_, strata_, tau_quantile)
     models: dict[str, Any] = {
@@ -1254,6 +1296,7 @@ def _result(
             )
     fold_increments = pd.concat(diffs, names=["model"]).reset_index()
     increments = pd.DataFrame(rows).set_index(["model", "metric"])
+    _warn_untested(increments)
     notes = _notes(plan, folds, models, interval, coxnet, strata)
     return IncrementResult(
         folds=folds,
@@ -1273,6 +1316,28 @@ def _result(
         strata=strata,
         splits=splits,
         notes=notes,
+    )
+
+
+def _warn_untested(increments: pd.DataFrame) -> None:
+    """Warn, once, of the increments left without a p-value, and why.
+
+    The status column says it row by row; a model that chose no gene has
+    its own status (and no interval by design).
+    """
+    untested = increments[increments["p"].isna() & ~increments["status"].isin(_NO_GENE)]
+    if untested.empty:
+        return
+    listed = "; ".join(
+        f"{model} {metric}: {status}"
+        for (model, metric), status in untested["status"].items()
+    )
+    warnings.warn(
+        f"validate_increment: {len(untested)} increment(s) have no p-value "
+        f"({listed}). See result.increments' status column and "
+        f"result.fold_increments.",
+        VCPCRWarning,
+        stacklevel=user_stacklevel(),
     )
 
 
@@ -1302,14 +1367,15 @@ def _increment_row(
         )
         return row
     sign = -1.0 if metric in _LOWER_BETTER else 1.0
-    se, lo, hi, p = increment_interval(
-        sign * values, n_train=n_train, n_test=n_test, method=interval, alpha=alpha
-    )
+    se, lo, hi, p = _increment_interval(sign * values, n_train, n_test, interval, alpha)
     if sign < 0:
         lo, hi = -hi, -lo
     status = "lower is better" if sign < 0 else ""
     if se == 0.0 and np.isnan(p):
         status = "equal in every fold: no p-value"
+    elif row["n_folds"] < 2:
+        few = f"defined in {row['n_folds']} of {values.size} folds: no interval"
+        status = f"{status}; {few}" if status else few
     row.update(se=se, ci_low=lo, ci_high=hi, p=p, status=status)
     return row
 

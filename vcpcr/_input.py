@@ -50,6 +50,7 @@ from vcpcr._validation import (
     check_not_constant,
     check_same_rows,
     check_y_length,
+    dimension_error,
     feature_names,
     missing_to_nan,
 )
@@ -61,6 +62,7 @@ __all__ = [
     "check_column_names",
     "check_covariates",
     "check_levels",
+    "check_outcome_like",
     "check_same_rows",
     "check_strata",
     "covariate_columns",
@@ -69,6 +71,7 @@ __all__ = [
     "resolve_input",
     "strata_columns",
     "take",
+    "validate_new_x",
     "validate_xy",
     "validated_design",
 ]
@@ -368,12 +371,7 @@ def validate_xy(
             f"{give if family.survival else 'the outcome, one entry per row of X'}."
         )
     _check_not_survival(est, y, family)
-    if isinstance(X, np.ma.MaskedArray) and np.ma.getmaskarray(X).any():
-        raise ValueError(
-            "X is a masked array with masked entries, which scikit-learn's "
-            "conversion would read as data. Mark them missing first: "
-            "X.filled(np.nan), then drop or impute those rows."
-        )
+    _check_not_masked(X)
     check_same_rows(X, y)
     check_column_names(X)
     with _hint_non_numeric(est, X):
@@ -381,19 +379,38 @@ def validate_xy(
             est, missing_as_nan(X), dtype=np.float64, ensure_all_finite=False
         )
     if not family.survival:
-        scalar = isinstance(y, str | bytes | numbers.Number) or (
-            isinstance(y, np.ndarray) and y.ndim == 0
-        )
-        if scalar or isinstance(y, Mapping):
-            got = "a dict" if isinstance(y, Mapping) else f"the scalar {y!r}"
-            raise TypeError(
-                f"y must be array-like with one entry per row of X (a list, an "
-                f"array or a Series); got {got}. Pass the outcome of each row, "
-                f"e.g. y = df['outcome']."
-            )
+        check_outcome_like(y)
         y = column_or_1d(y, warn=True)
     check_y_length(Xv.shape[0], y)
     return Xv, y
+
+
+def check_outcome_like(y: Any) -> None:
+    """Raise a TypeError for a ``y`` that is no sequence: a scalar, string or dict.
+
+    scikit-learn would read a dict or a scalar as a 0-d array ("y should be
+    a 1d array, got an array of shape ()"), or a string as its name.
+    """
+    scalar = isinstance(y, str | bytes | numbers.Number) or (
+        isinstance(y, np.ndarray) and y.ndim == 0
+    )
+    if scalar or isinstance(y, Mapping):
+        got = "a dict" if isinstance(y, Mapping) else f"the scalar {y!r}"
+        raise TypeError(
+            f"y must be array-like with one entry per row of X (a list, an "
+            f"array or a Series); got {got}. Pass the outcome of each row, "
+            f"e.g. y = df['outcome']."
+        )
+
+
+def _check_not_masked(X: Any) -> None:
+    """Raise for a masked array with masked entries (numpy would read them)."""
+    if isinstance(X, np.ma.MaskedArray) and np.ma.getmaskarray(X).any():
+        raise ValueError(
+            "X is a masked array with masked entries, which scikit-learn's "
+            "conversion would read as data. Mark them missing first: "
+            "X.filled(np.nan), then drop or impute those rows."
+        )
 
 
 def _check_not_survival(est: Any, y: Any, family: Family) -> None:
@@ -422,35 +439,42 @@ _NOT_NUMERIC = (
 
 
 @contextmanager
-def _hint_non_numeric(est: Any, X: Any) -> Iterator[None]:
+def _hint_non_numeric(est: Any, X: Any, *, fitted: bool = False) -> Iterator[None]:
     """Re-raise a failed conversion of ``X`` to floats with the fix.
-
-    A table with no column and a ragged list get their own message.
 
     scikit-learn's "could not convert" (strings), numpy's promotion error
     (datetime and timedelta columns), ``float()``'s (pandas periods) and
-    pandas' "Cannot cast" (those columns beside a nullable numeric one).
+    pandas' "Cannot cast" (those columns beside a nullable numeric one) name
+    the non-numeric columns. A 1-d or 3-d ``X``
+    (:func:`vcpcr._validation.dimension_error`), a table with no column and
+    a ragged list get their own message. ``fitted``: new data for a fitted
+    estimator, whose fix is to encode it as the data of ``fit`` was.
     """
     try:
         yield
     except (ValueError, TypeError) as exc:
-        if str(exc).startswith("Complex data not supported"):
+        text = str(exc)
+        if text.startswith("Complex data not supported"):
             raise ValueError(  # scikit-learn's message then prints all of X
                 "Complex data not supported: X holds complex numbers; VC-PCR "
                 "needs real ones (e.g. X.real or abs(X))."
             ) from None
-        if "0 feature(s)" in str(exc):
-            raise ValueError(
-                f"X has 0 columns ({exc}): VC-PCR needs at least one feature to "
-                f"cluster. Check the column selection that built X."
+        if text.startswith(("Expected 2D array", "Found array with dim")):
+            raise dimension_error("X", np.shape(X)) from None
+        if "0 feature(s)" in text or "at least one array or dtype" in text:
+            said = text if "0 feature(s)" in text else f"shape {np.shape(X)}"
+            raise ValueError(  # scikit-learn's own words kept: its checks read them
+                f"X has 0 columns ({said}): VC-PCR needs at least "
+                f"one feature{' (those of fit)' if fitted else ' to cluster'}. "
+                f"Check the column selection that built X."
             ) from None
-        if "inhomogeneous" in str(exc):
+        if "inhomogeneous" in text:
             raise ValueError(
                 "X is ragged: its rows have different lengths, so it is no "
                 "table. Pass a rectangular array or a DataFrame, one value per "
                 "row and column (pad or drop the short rows)."
             ) from None
-        if not any(s in str(exc) for s in _NOT_NUMERIC):
+        if not any(s in text for s in _NOT_NUMERIC):
             raise
         columns = getattr(X, "columns", None)
         dtypes = getattr(X, "dtypes", None)
@@ -464,14 +488,46 @@ def _hint_non_numeric(est: Any, X: Any) -> Iterator[None]:
             else []
         )
         where = f" (non-numeric columns: {bad[:5]})" if bad else ""
+        fix = (
+            f"{type(est).__name__} was fitted on numeric columns: pass them as "
+            f"numbers, encoded as the data given to fit was (a model fitted "
+            f"with formula= or categorical covariates encodes its own columns)"
+            if fitted
+            else f"Encode the categorical columns (e.g. pandas.get_dummies or "
+            f"sklearn's OneHotEncoder), or use {type(est).__name__}(formula="
+            f"'y ~ .'), which encodes them"
+        )
         # The type stays: scikit-learn's checks expect a TypeError for objects.
         error = TypeError if isinstance(exc, TypeError) else ValueError
         raise error(
-            f"X must be numeric{where}: {exc}. Encode the categorical columns "
-            f"(e.g. pandas.get_dummies or sklearn's OneHotEncoder), or use "
-            f"{type(est).__name__}(formula='y ~ .'), which encodes them; give "
-            f"dates and durations as numbers (e.g. days since a reference date)."
+            f"X must be numeric{where}: {exc}. {fix}; give dates and durations "
+            f"as numbers (e.g. days since a reference date)."
         ) from exc
+
+
+def validate_new_x(est: Any, X: Any) -> NDArray[np.float64]:
+    """Return a fitted estimator's new data ``X`` as floats: the one check of it.
+
+    Every method that reads new data (``predict``, ``score``, the decision
+    functions, and the result helpers that call them) goes through here, so
+    a bad ``X`` gets fit's messages (:func:`_hint_non_numeric`): a DataFrame's
+    columns are matched to the training ones by name
+    (:func:`aligned_columns`), missing entries become NaN
+    (:func:`missing_as_nan`), and scikit-learn's ``validate_data`` checks the
+    number of columns. The values (finite) are the caller's to check: only
+    the columns a prediction reads need be.
+    """
+    _check_not_masked(X)
+    X = aligned_columns(est, X)
+    with _hint_non_numeric(est, X, fitted=True):
+        Xv: NDArray[np.float64] = validate_data(
+            est,
+            missing_as_nan(X),
+            dtype=np.float64,
+            ensure_all_finite=False,
+            reset=False,
+        )
+    return Xv
 
 
 def resolve_input(est: Any, X: Any, y: Any, *, owner: str) -> Resolved:

@@ -12,7 +12,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import clone
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from vcpcr._base import VCPCRBase
 from vcpcr._clustering import (
@@ -26,9 +26,9 @@ from vcpcr._families import Family, Prepared, family_instance, known_family
 from vcpcr._formula import encode_new, formula_outcome, transform_new
 from vcpcr._input import (
     ColumnLayout,
-    aligned_columns,
+    check_outcome_like,
     check_same_rows,
-    missing_as_nan,
+    validate_new_x,
 )
 from vcpcr._scaling import raw_coefficients, standardize
 from vcpcr._solvers.distributions import LOGISTIC
@@ -825,8 +825,8 @@ class VCPCR(SummaryMixin, VCPCRBase):
     ) -> NDArray[np.float64]:
         """Validate new data (encoded by the stored formula, if any).
 
-        A DataFrame's columns are matched to the training ones by name
-        (:func:`vcpcr._input.aligned_columns`). Only the columns a prediction
+        The one check of new data (:func:`vcpcr._input.validate_new_x`:
+        columns matched by name, fit's messages). Only the columns a prediction
         reads (:attr:`_used_columns`) must be finite, unless ``every_column``:
         the features the model did not select may hold NaN, and stay NaN.
         """
@@ -835,13 +835,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
             X = transform_new(self.model_spec_, X)
         elif hasattr(self, "model_spec_"):  # categorical covariates or strata
             X = encode_new(self.model_spec_, X)
-        Xv = validate_data(
-            self,
-            missing_as_nan(aligned_columns(self, X)),
-            dtype=np.float64,
-            ensure_all_finite=False,
-            reset=False,
-        )
+        Xv = validate_new_x(self, X)
         used = np.arange(Xv.shape[1]) if every_column else self._used_columns
         names = feature_names(self, Xv.shape[1])
         why = (
@@ -1296,15 +1290,34 @@ class VCPCR(SummaryMixin, VCPCRBase):
         float
             The score (higher is better).
         """
+        prediction, y = self._score_target(X, y)
+        if sample_weight is not None:
+            check_y_length(prediction.shape[0], sample_weight, "sample_weight")
+        return self._fitted_family.score(y, prediction, sample_weight)
+
+    def _score_target(
+        self, X: ArrayLike, y: Any, *, min_samples: int = 2
+    ) -> tuple[NDArray[Any], Any]:
+        """Return the prediction of ``X`` and the checked ``y`` of a score.
+
+        The one check of a score's outcome (``VCPCR.score`` and
+        ``VCPCRCV.score``): given (or the formula's), a sequence
+        (:func:`vcpcr._input.check_outcome_like`) with one entry per row of
+        ``X``, paired by label, of the labels seen in fit (a classifier) or
+        at least ``min_samples`` finite numbers (a regressor: R^2 needs two,
+        ``VCPCRCV``'s mean squared error one).
+        """
         check_is_fitted(self)
         if y is None:
             if self.formula is None:
                 raise ValueError("score needs y (or a model fitted with formula=).")
             y = formula_outcome(self.formula, X)
         prediction = self.predict(X)
+        family = self._fitted_family
+        if not family.survival:
+            check_outcome_like(y)
         check_y_length(prediction.shape[0], y)
         check_same_rows(X, y)
-        family = self._fitted_family
         if not family.survival:
             y = column_or_1d(y)
         if family.estimator_type == "classifier":
@@ -1316,8 +1329,8 @@ class VCPCR(SummaryMixin, VCPCRBase):
                     f"it on the same labels."
                 )
         elif not family.survival:
-            y = check_array(y, "y", ensure_2d=False, min_samples=2)
-        return family.score(y, prediction, sample_weight)
+            y = check_array(y, "y", ensure_2d=False, min_samples=min_samples)
+        return prediction, y
 
 
 def _stratum_keys(S: NDArray[Any]) -> list[Any]:

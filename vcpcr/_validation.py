@@ -34,6 +34,7 @@ __all__ = [
     "check_weight_vector",
     "check_weights",
     "check_y_length",
+    "dimension_error",
     "feature_names",
     "missing_to_nan",
 ]
@@ -120,14 +121,8 @@ def check_array(
                 f"categorical columns (e.g. with a formula) before fitting."
             )
     arr = np.asarray(arr, dtype=np.float64)
-    want = 2 if ensure_2d else 1
-    if arr.ndim != want:
-        shape = " of shape (n_samples, n_features)" if ensure_2d else ""
-        hint = " Reshape a single feature with X.reshape(-1, 1)." if ensure_2d else ""
-        raise ValueError(
-            f"{name} must be a {want}-d array{shape}; got an array with "
-            f"shape {arr.shape}.{hint}"
-        )
+    if arr.ndim != (2 if ensure_2d else 1):
+        raise dimension_error(name, arr.shape, ensure_2d=ensure_2d)
     if arr.shape[0] < min_samples:
         raise ValueError(
             f"{name} has {arr.shape[0]} sample(s); at least {min_samples} are required."
@@ -138,6 +133,30 @@ def check_array(
     if not allow_constant and ensure_2d:
         check_not_constant(arr, name, feature_names)
     return arr
+
+
+def dimension_error(
+    name: str, shape: tuple[int, ...], *, ensure_2d: bool = True
+) -> ValueError:
+    """Return the error for data of the wrong number of dimensions (one message).
+
+    A table must be 2-d, ``(n_samples, n_features)``; a vector 1-d. Shared
+    by :func:`check_array` and the estimators' conversion of ``X`` through
+    scikit-learn (:func:`vcpcr._input.validate_xy`,
+    :func:`vcpcr._input.validate_new_x`).
+    """
+    want = 2 if ensure_2d else 1
+    where = " of shape (n_samples, n_features)" if ensure_2d else ""
+    hint = (
+        f" Reshape your data: {name}.reshape(-1, 1) if it is a single feature, "
+        f"{name}.reshape(1, -1) if it is a single sample (or pass a DataFrame)."
+        if ensure_2d and len(shape) == 1
+        else ""
+    )
+    return ValueError(
+        f"{name} must be a {want}-d array{where}; got an array with shape "
+        f"{shape}.{hint}"
+    )
 
 
 def missing_to_nan(values: NDArray[Any]) -> NDArray[Any]:
@@ -151,9 +170,12 @@ def missing_to_nan(values: NDArray[Any]) -> NDArray[Any]:
     """
     if values.dtype.kind != "O":
         return values
-    missing = np.frompyfunc(
-        lambda v: v is None or type(v).__name__ in ("NAType", "NaTType"), 1, 1
-    )(values).astype(bool)
+    missing = np.asarray(  # a 0-d array's ufunc result is a Python bool
+        np.frompyfunc(
+            lambda v: v is None or type(v).__name__ in ("NAType", "NaTType"), 1, 1
+        )(values),
+        dtype=bool,
+    )
     if not missing.any():
         return values
     out = values.copy()

@@ -340,8 +340,16 @@ def kaplan_meier(
     Returns
     -------
     survival, lower, upper : float
-        The estimate and its interval; NaN bounds when the estimate is 0 or
-        1, NaN for all three when no sample is followed up to ``horizon``.
+        The estimate and its interval. When the estimate is 1 (no event at
+        or before ``horizon``) or 0 (every sample at risk had the event),
+        the log-log interval does not exist: its bounds are NaN, with a
+        :class:`~vcpcr.exceptions.VCPCRWarning`.
+
+    Raises
+    ------
+    ValueError
+        If ``horizon`` lies beyond the last follow-up time: no sample is at
+        risk there, and the estimate is undefined.
 
     Examples
     --------
@@ -361,9 +369,42 @@ def kaplan_meier(
     t, e = check_time_event(time, event, name="(time, event)")
     check_scalar(horizon, "horizon", numbers.Real, owner=owner, min_val=0.0)
     check_fraction(alpha, "alpha", owner=owner)
-    if t.max() < horizon:
+    h, last = float(horizon), float(t.max())
+    if last < h:
+        raise ValueError(
+            f"The 'horizon' parameter of {owner} ({h:g}) lies beyond the last "
+            f"follow-up time ({last:g}): no sample is at risk there, so the "
+            f"Kaplan-Meier estimate is undefined. Choose a horizon of at most "
+            f"{last:g}, e.g. the median follow-up, {float(np.median(t)):g}."
+        )
+    s, lo, hi = _kaplan_meier(t, e, h, alpha)
+    if s in (0.0, 1.0):
+        why = (
+            "no event at or before it"
+            if s == 1.0
+            else "every sample at risk had the event by then"
+        )
+        warnings.warn(
+            f"{owner}: the estimate at horizon={h:g} is {s:g} ({why}); the "
+            f"log-log interval does not exist there, so its bounds are NaN.",
+            VCPCRWarning,
+            stacklevel=user_stacklevel(),
+        )
+    return s, lo, hi
+
+
+def _kaplan_meier(
+    t: NDArray[np.float64], e: NDArray[np.bool_], h: float, alpha: float
+) -> tuple[float, float, float]:
+    """:func:`kaplan_meier` of checked data, silently NaN where it is undefined.
+
+    NaN bounds when the estimate is 0 or 1, NaN for all three when no sample
+    is followed up to ``h`` (the calibration's groups report these
+    themselves).
+    """
+    if t.max() < h:
         return np.nan, np.nan, np.nan
-    times = np.unique(t[e & (t <= horizon)])
+    times = np.unique(t[e & (t <= h)])
     at_risk = (t[None, :] >= times[:, None]).sum(axis=1)
     deaths = ((t[None, :] == times[:, None]) & e[None, :]).sum(axis=1)
     s = float(np.prod(1.0 - deaths / at_risk))
@@ -408,13 +449,17 @@ def _logit_slope(
             "calibration slope needs predictions that vary."
         )
     events, others = logit[y > 0.5], logit[y <= 0.5]
-    if events.size and others.size and events.min() > others.max():
-        raise ValueError(
-            f"The predicted probabilities separate the outcomes completely (each "
-            f"of the {events.size} events' above each of the {others.size} "
-            f"non-events'): the calibration slope is infinite, not a number. "
-            f"Check that the probabilities are not the outcomes themselves."
-        )
+    if events.size and others.size:
+        above = events.min() > others.max()
+        if above or events.max() < others.min():
+            raise ValueError(
+                f"The predicted probabilities separate the outcomes completely "
+                f"(each of the {events.size} events' {'above' if above else 'below'}"
+                f" each of the {others.size} non-events'): the calibration slope "
+                f"is {'' if above else 'minus '}infinite, not a number. Check "
+                f"that the probabilities are not the outcomes themselves"
+                f"{'' if above else ' (or the probabilities of the other class)'}."
+            )
     fit = logit_batch(logit[None, :, None], y)
     a, b = fit.params[0]
     X = np.column_stack([np.ones_like(logit), logit])
@@ -678,7 +723,7 @@ def survival_calibration(
     rows = []
     for g in range(k):
         m = group == g
-        km, lo, hi = kaplan_meier(time[m], event[m], h, alpha=alpha)
+        km, lo, hi = _kaplan_meier(time[m], event[m], h, alpha)
         rows.append((int(m.sum()), float(risk[m].mean()), 1 - km, 1 - hi, 1 - lo))
     groups = pd.DataFrame(
         rows, columns=["n", "predicted", "observed", "lower", "upper"]
@@ -708,7 +753,7 @@ def survival_calibration(
             VCPCRWarning,
             stacklevel=user_stacklevel(),
         )
-    km, lo, hi = kaplan_meier(time, event, h, alpha=alpha)
+    km, lo, hi = _kaplan_meier(time, event, h, alpha)
     expected = float(risk.mean())
     oe = ((1 - km) / expected, (1 - hi) / expected, (1 - lo) / expected)
     notes = [
@@ -1204,9 +1249,11 @@ def cross_val_calibration(
             else f"takes no horizon for family={family!r}; drop it"
         )
         raise ValueError(f"{owner} {need}.")
-    if cv is not None and getattr(model, "missing", None) == "drop":
-        # Drop the incomplete rows once (with fit's warning), before the
-        # folds: a test fold's row with a missing value cannot be predicted.
+    if cv is not None and hasattr(model, "_fit_input"):
+        # fit's checks of X and y, once, before the folds split them (a bad
+        # y met scikit-learn's splitter first); with missing="drop" the
+        # incomplete rows are dropped here (with fit's warning): a test
+        # fold's row with a missing value cannot be predicted.
         rows = clone(model)._fit_input(X, y, owner=owner).rows
         if rows is not None:
             X, y = take(X, rows), take(y, rows)

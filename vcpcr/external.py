@@ -28,7 +28,12 @@ from vcpcr._input import check_same_rows
 from vcpcr._scaling import constant_columns
 from vcpcr._summary import evidence_table, numbered_notes
 from vcpcr._survival import breslow_baseline, evaluate_baseline
-from vcpcr._validation import check_choice, check_scalar, check_survival
+from vcpcr._validation import (
+    check_choice,
+    check_finite,
+    check_scalar,
+    check_survival,
+)
 from vcpcr.calibration import (
     CalibrationResult,
     binary_calibration,
@@ -179,8 +184,8 @@ def align_cohort(
     ------
     ValueError
         On missing selected genes with ``missing_genes="raise"``, missing
-        covariates or strata, a duplicated selected gene, or missing values
-        in selected genes.
+        covariates or strata, a duplicated selected gene, or missing or
+        infinite values in selected genes.
     TypeError
         If ``X`` is not a DataFrame.
 
@@ -284,6 +289,9 @@ def _reexpressed(
                     f"missing or non-numeric value(s) in X; impute or drop those "
                     f"rows first."
                 )
+            check_finite(
+                values, f"Selected gene {name!r}", fix="fix or drop those rows first"
+            )
             if standardize == "external":
                 if constant_columns(values[:, None]).size:
                     constant.append(name)

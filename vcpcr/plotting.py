@@ -7,6 +7,7 @@ the functions are safe without a display (save with ``ax.figure.savefig``).
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -38,6 +39,16 @@ def _pyplot() -> Any:
             "vcpcr.plotting requires matplotlib: pip install 'vcpcr[plot]'"
         ) from None
     return plt
+
+
+def _check_result(result: Any, attributes: tuple[str, ...], what: str) -> None:
+    """Raise a TypeError unless ``result`` has the ``attributes`` of ``what``.
+
+    A plotting helper given another object (a string, a frame, None) fails
+    here, naming the result it draws, not on a missing attribute inside.
+    """
+    if not all(hasattr(result, a) for a in attributes):
+        raise TypeError(f"result must be {what}; got a {type(result).__name__}.")
 
 
 def _axes(ax: Any, **kwargs: Any) -> Any:
@@ -150,6 +161,11 @@ def plot_cv(
         raise ValueError(
             f"A peer's curve is drawn against model size: pass x='mean_size' "
             f"with peer (got x={x!r})."
+        )
+    if not hasattr(cv, "get_params"):  # check_is_fitted prints all of a frame
+        raise TypeError(
+            f"cv must be a fitted VCPCRCV; got a {type(cv).__name__}. Pass the "
+            f"VCPCRCV itself (not its cv_results_)."
         )
     check_is_fitted(cv, "cv_results_")
     res = cv.cv_results_
@@ -585,6 +601,11 @@ def plot_stability(
     ndarray of matplotlib.axes.Axes
         The two axes.
     """
+    _check_result(
+        result,
+        ("modules", "selection_frequency", "coclustering"),
+        "a StabilityResult (from vcpcr.inference.stability_selection)",
+    )
     own = axes is None
     if own:
         axes = _pyplot().subplots(
@@ -727,6 +748,11 @@ def plot_calibration(result: Any, ax: Any = None) -> Any:
     matplotlib.axes.Axes
         The axes.
     """
+    _check_result(
+        result,
+        ("groups", "predicted"),
+        "a CalibrationResult (from vcpcr.calibration)",
+    )
     own = ax is None
     ax = _axes(ax, figsize=(8, 5))
     groups = result.groups
@@ -816,6 +842,12 @@ def plot_increments(result: Any, axes: Any = None) -> Any:
     ndarray of matplotlib.axes.Axes
         The axes, one per metric.
     """
+    _check_result(
+        result,
+        ("increments",),
+        "an IncrementResult or ExternalIncrementResult (from "
+        "vcpcr.validation.validate_increment or validate_increment_external)",
+    )
     metrics = list(result.increments.index.get_level_values("metric").unique())
     models = list(result.increments.index.get_level_values("model").unique())
     if axes is None:
@@ -888,6 +920,21 @@ def plot_decision_curve(
             f"result must be the DataFrame of vcpcr.validation.decision_curve "
             f"(columns {sorted(needed)}); got a {type(result).__name__}."
         )
+    if result["net_benefit"].notna().sum() == 0:
+        raise ValueError(
+            "result holds no net benefit (an empty frame, or NaN only): "
+            "nothing to draw. Pass the frame vcpcr.validation.decision_curve "
+            "returned."
+        )
+    if ylim is not None:
+        pair = np.asarray(ylim, dtype=object).ravel()
+        if pair.size != 2 or not all(
+            isinstance(v, numbers.Real) and np.isfinite(float(v)) for v in pair
+        ):
+            raise ValueError(
+                f"ylim must be a pair of finite numbers (low, high), e.g. "
+                f"(-0.05, 0.3); got {ylim!r}."
+            )
     own = ax is None
     ax = _axes(ax, figsize=(8, 5))
     band = {"ci_low", "ci_high"} <= set(result.columns)
