@@ -215,6 +215,7 @@ class _BestEstimator:
     outcome_design = _delegated("outcome_design")
     standardized_design = _delegated("standardized_design")
     signature = _delegated("signature")
+    export_scoring_rule = _delegated("export_scoring_rule")
     print_summary = _delegated("print_summary")
     path = _delegated("path")
 
