@@ -969,6 +969,22 @@ def _scale_row(
     ax.text(-3, y, name, ha="right", va="center", fontsize="medium")
 
 
+def _spaced(
+    x: NDArray[np.float64], keep: NDArray[np.bool_], gap: float = 3.5
+) -> NDArray[np.bool_]:
+    """Return ``keep`` without the ticks closer than ``gap`` to the last one kept.
+
+    From left to right, so that a probability scale's labels do not overlap
+    where the scale is compressed (near 0 and 1).
+    """
+    out = np.zeros_like(keep)
+    last = -np.inf
+    for k in np.argsort(x):
+        if keep[k] and x[k] - last >= gap:
+            out[k], last = True, x[k]
+    return out
+
+
 def _label(value: float) -> str:
     return f"{value:g}"
 
@@ -1071,12 +1087,12 @@ def plot_nomogram(
     for name, stratum, values in rows:
         y -= 1
         at = chart.total_points_at(values, stratum)
-        keep = (at >= -1e-9) & (at <= total + 1e-9)
+        keep = _spaced(at * stretch, (at >= -1e-9) & (at <= total + 1e-9))
         _scale_row(ax, y, at[keep] * stretch, [_label(v) for v in values[keep]], name)
     ax.set(xlim=(-1, 101), ylim=(y - 0.6, 0.7))
     ax.axis("off")
     what = {
-        "cox": f"survival at t = {chart.horizon}",
+        "cox": f"survival at t = {chart.horizon or 0:g}",
         "binomial": "probability of the event",
     }.get(chart.family, "predicted response")
     ax.set_title(f"Nomogram: clinical covariates and signature, {what}")
