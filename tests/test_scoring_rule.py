@@ -261,3 +261,32 @@ def test_a_transformed_term_is_refused_with_the_fix():
     ).fit(df)
     with pytest.raises(ValueError, match=r"np\.log\(age\).*compute each as a data"):
         model.export_scoring_rule()
+
+
+def test_cox_rule_with_two_strata_columns_numeric_and_categorical():
+    """Strata keyed by a tuple (a number and a category) are written as the
+    data's raw values, and the scorer finds each row's baseline by them."""
+    pytest.importorskip("lifelines")
+    df = _cohort(n=120, family="cox", seed=5)
+    df["site"] = np.random.default_rng(5).choice([1, 2], len(df))
+    X = df[[*GENES, "age", "site", "center"]]
+    y = df[["time", "event"]]
+    model = VCPCR(
+        3,
+        family="cox",
+        covariates=["age"],
+        strata=["site", "center"],
+        lam_ratio=0.3,
+        n_init=2,
+        random_state=0,
+    ).fit(X.iloc[:90], y.iloc[:90])
+    horizons = [0.3, 0.8]
+    rule = model.export_scoring_rule(horizons=horizons)
+    assert rule.strata == ["site", "center"]
+    strata = set(map(tuple, rule.baseline[["site", "center"]].to_numpy().tolist()))
+    assert strata == {(1.0, "A"), (1.0, "B"), (2.0, "A"), (2.0, "B")}
+    test = X.iloc[90:]
+    eta, (_, survival) = score_from_json(rule.to_json(), _columns(test), horizons)
+    assert_allclose(eta, model.predict_log_partial_hazard(test), **TOL)
+    expected = model.predict_survival_function(test, return_array=True, times=horizons)
+    assert_allclose(survival, expected, **TOL)

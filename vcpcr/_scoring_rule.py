@@ -173,7 +173,9 @@ class ScoringRule:
     (``stratum``: an object of the strata columns' values, ``time``,
     ``cumulative_hazard``, ``survival``). Numbers are written with 17
     significant digits (Python's ``repr``), so reading them back gives the
-    same doubles.
+    same doubles. A separated Cox fit (``separated_``), whose baseline
+    hazard can be infinite, writes it as ``Infinity`` (Python's JSON, not
+    strict JSON); such a fit is not an estimate to export.
     """
 
     family: str
