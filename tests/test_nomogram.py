@@ -8,6 +8,7 @@ mapped to the prediction; that must be the model's own prediction.
 from __future__ import annotations
 
 import matplotlib
+import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
 from test_scoring_rule import GENES, _cohort
@@ -139,3 +140,31 @@ def test_gaussian_points_give_the_prediction():
     patients = X.iloc[70:75]
     total = _read_off(chart, model, patients)
     assert_allclose(chart.predict_points(total), model.predict(patients), **TOL)
+
+
+def test_a_fitted_vcpcrcv_gives_its_best_estimators_nomogram():
+    pytest.importorskip("lifelines")
+    from sklearn.model_selection import StratifiedKFold
+
+    from vcpcr import VCPCRCV
+
+    df = _cohort(family="cox", seed=2)
+    X, y = df[[*GENES, "age"]], df[["time", "event"]]
+    folds = StratifiedKFold(3, shuffle=True, random_state=0).split(X, y["event"])
+    cv = VCPCRCV(
+        n_clusters=(2, 3),
+        family="cox",
+        covariates="age",
+        lam_ratios=[0.3, 0.5],
+        deltas=[0.1],
+        n_init=1,
+        random_state=0,
+        cv=list(folds),
+    ).fit(X, y)
+    chart = nomogram(cv, X, horizon=0.5)
+    best = nomogram(cv.best_estimator_, X, horizon=0.5)
+    pd.testing.assert_frame_equal(chart.terms, best.terms)
+    patients = X.iloc[:4]
+    total = _read_off(chart, cv, patients)
+    expected = cv.predict_survival_function(patients, return_array=True, times=[0.5])
+    assert_allclose(chart.predict_points(total), expected[:, 0], **TOL)
