@@ -57,6 +57,7 @@ CALLS = {
     "outcome_design": lambda m, X, y: m.outcome_design(X),
     "standardized_design": lambda m, X, y: m.standardized_design(X),
     "signature": lambda m, X, y: m.signature(),
+    "export_scoring_rule": lambda m, X, y: m.export_scoring_rule().to_json(),
     "path": lambda m, X, y: m.path(X, y, lam_ratios=[0.3, 0.6]),
     "get_prediction": lambda m, X, y: m.get_prediction(X).summary_frame(),
     "predict_survival_function": lambda m, X, y: m.predict_survival_function(

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from vcpcr._cv import VCPCRCV
     from vcpcr._formula import Surv
     from vcpcr._model import VCPCR
+    from vcpcr._scoring_rule import ScoringRule
     from vcpcr._weights import compute_weights
     from vcpcr.exceptions import ConvergenceWarning
 
@@ -35,6 +36,7 @@ _LAZY = {
     "VCPCR": "vcpcr._model",
     "VCPCRCV": "vcpcr._cv",
     "Surv": "vcpcr._formula",
+    "ScoringRule": "vcpcr._scoring_rule",
     "compute_weights": "vcpcr._weights",
 }
 
@@ -43,6 +45,7 @@ __all__ = [
     "VCPCRCV",
     "ConvergenceWarning",
     "SOSNMFResult",
+    "ScoringRule",
     "SeparationWarning",
     "Surv",
     "VCPCRWarning",

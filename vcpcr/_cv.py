@@ -214,6 +214,7 @@ class _BestEstimator:
     outcome_design = _delegated("outcome_design")
     standardized_design = _delegated("standardized_design")
     signature = _delegated("signature")
+    export_scoring_rule = _delegated("export_scoring_rule")
     print_summary = _delegated("print_summary")
     path = _delegated("path")
 

@@ -41,11 +41,13 @@ from vcpcr._validation import check_choice, check_time_event
 from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
 __all__ = [
+    "ColumnEncoding",
     "DesignSpec",
     "FormulaResult",
     "Resolved",
     "Surv",
     "as_list",
+    "column_encodings",
     "encode_columns",
     "encode_new",
     "expand_names",
@@ -559,6 +561,113 @@ def reference_levels(spec: DesignSpec | None) -> dict[str, str]:
         kind, state = model_spec.encoder_state.get(factors[0].expr, (None, {}))
         if kind is Factor.Kind.CATEGORICAL and state.get("categories"):
             out[column] = str(state["categories"][0])
+    return out
+
+
+class ColumnEncoding(NamedTuple):
+    """How one design column is computed from one data column.
+
+    ``source`` is the data column; ``levels`` None for a numeric column (the
+    design column is the data column as it is), else the categories and
+    ``values`` the design column's value for each (the contrast coding:
+    treatment dummies are 1 for one level and 0 for the others).
+    """
+
+    source: str
+    levels: tuple[Any, ...] | None = None
+    values: tuple[float, ...] | None = None
+
+
+def _python_value(value: Any) -> Any:
+    """Return a numpy scalar as the Python scalar (JSON writes those)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _term_encodings(spec: DesignSpec) -> Iterator[tuple[str, ColumnEncoding | str]]:
+    """Yield each design column of ``spec`` with its encoding, or its term's text.
+
+    A term is portable when it reads one data column as it is (a number),
+    or as categories (``stage``, ``C(stage)``, ``C(stage, contr.sum)``);
+    any other term (``np.log(age)``, ``a:b``, ``I(x**2)``) is yielded as the
+    text of its term.
+    """
+    for part in spec.parts:
+        yield from _term_encodings(part)
+    model_spec = spec.model_spec
+    if model_spec is None:
+        if not spec.parts:  # the fast path: the data columns, as numbers
+            yield from ((c, ColumnEncoding(c)) for c in spec.columns)
+        return
+    for struct in model_spec.structure:
+        if str(struct.term) == "1":
+            continue
+        encodings = _struct_encodings(struct, model_spec, set(spec.columns))
+        for k, column in enumerate(struct.columns):
+            yield column, (str(struct.term) if encodings is None else encodings[k])
+
+
+def _struct_encodings(
+    struct: Any, model_spec: ModelSpec, columns: set[str]
+) -> list[ColumnEncoding] | None:
+    """Return the encodings of one formulaic term's columns (None: not portable)."""
+    read = set(model_spec.term_variables[struct.term]) & columns
+    factors = struct.term.factors
+    if len(read) != 1 or len(factors) != 1:
+        return None
+    source, expr = next(iter(read)), factors[0].expr
+    kind, state = model_spec.encoder_state.get(expr, (None, {}))
+    if kind is Factor.Kind.NUMERICAL:
+        return [ColumnEncoding(source)] if expr == source else None
+    wrapped = re.fullmatch(r"C\(\s*`?(.*?)`?\s*(,.*)?\)", expr, re.DOTALL)
+    if expr != source and (wrapped is None or wrapped.group(1) != source):
+        return None
+    contrasts, levels = state.get("contrasts"), state.get("categories")
+    if contrasts is None or not levels:
+        return None
+    reduced = len(struct.columns) < len(levels)
+    coding = contrasts.contrasts.get_coding_matrix(list(levels), reduced_rank=reduced)
+    if coding.shape[1] != len(struct.columns):
+        return None
+    categories = tuple(_python_value(v) for v in levels)
+    return [
+        ColumnEncoding(source, categories, tuple(float(v) for v in coding.iloc[:, k]))
+        for k in range(coding.shape[1])
+    ]
+
+
+def column_encodings(
+    spec: DesignSpec | None, names: Sequence[str]
+) -> dict[str, ColumnEncoding]:
+    """Return how each design column of ``names`` is computed from the data.
+
+    Without ``spec`` (numeric data, no encoding) each column is its own
+    source. With one, a column that is not in ``spec``'s design (a numeric
+    column beside encoded covariates) is its own source too.
+
+    Raises
+    ------
+    ValueError
+        If a column of ``names`` comes from a term that is not a data column
+        nor the categories of one (``np.log(age)``, an interaction): the
+        fix is to compute it as a data column before fitting.
+    """
+    encoded = dict(_term_encodings(spec)) if spec is not None else {}
+    out: dict[str, ColumnEncoding] = {}
+    terms: dict[str, str] = {}
+    for name in names:
+        found = encoded.get(name, ColumnEncoding(name))
+        if isinstance(found, str):
+            terms[name] = found
+        else:
+            out[name] = found
+    if terms:
+        raise ValueError(
+            f"The design column(s) {_show(terms)} come from formula terms that "
+            f"are neither a data column nor the categories of one, so a scoring "
+            f"rule cannot state them as data: compute each as a data column "
+            f"before fitting (e.g. df['log_age'] = np.log(df['age']) for "
+            f"np.log(age)) and name that column in the formula."
+        )
     return out
 
 

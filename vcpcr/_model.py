@@ -23,7 +23,13 @@ from vcpcr._clustering import (
     order_clusters,
 )
 from vcpcr._families import Family, Prepared, family_instance, known_family
-from vcpcr._formula import encode_new, formula_outcome, transform_new
+from vcpcr._formula import (
+    ColumnEncoding,
+    column_encodings,
+    encode_new,
+    formula_outcome,
+    transform_new,
+)
 from vcpcr._input import (
     ColumnLayout,
     check_outcome_like,
@@ -31,6 +37,7 @@ from vcpcr._input import (
     validate_new_x,
 )
 from vcpcr._scaling import raw_coefficients, standardize
+from vcpcr._scoring_rule import ScoringRule, level_rows
 from vcpcr._solvers.distributions import LOGISTIC
 from vcpcr._sos_nmf import initial_partitions
 from vcpcr._summary import SummaryMixin
@@ -1270,6 +1277,164 @@ class VCPCR(SummaryMixin, VCPCRBase):
         columns = ["gene", "module", "membership", "module_sd", "module_effect_per_sd"]
         return pd.DataFrame(rows, columns=[*columns, "coef"])
 
+    def export_scoring_rule(self, horizons: ArrayLike | None = None) -> ScoringRule:
+        """Return the fitted model as a portable scoring rule (frames and JSON).
+
+        Everything needed to score a new patient without vcpcr: per selected
+        gene its centring and scale, module and signed weight; per module
+        the coefficient (with the model's ``shrinkage``); the covariates'
+        coefficients and how each is computed from a data column (the
+        categories' coding); the intercept; for a Cox model the baseline
+        cumulative hazard and survival per stratum. The numbers are the
+        fitted model's: ``eta`` computed from them is
+        ``predict_log_partial_hazard`` (cox), ``decision_function``
+        (binomial) or ``predict`` (gaussian), to rounding.
+
+        Parameters
+        ----------
+        horizons : array-like of float, optional
+            Cox only: times at which to give the baseline (e.g. ``[365,
+            1825]`` for 1 and 5 years in days). None gives the whole step
+            function, at every distinct training time (``unique_times_``).
+
+        Returns
+        -------
+        ScoringRule
+            With ``genes``, ``modules``, ``covariates``, ``levels`` and
+            ``baseline`` frames, ``to_json()`` and ``ScoringRule.from_json``.
+
+        Raises
+        ------
+        ValueError
+            If ``horizons`` is given for a gaussian or binomial model, or
+            holds negative or non-finite times; if a column the model uses
+            comes from a formula term that is not a data column nor its
+            categories (``np.log(age)``: compute it as a column before
+            fitting).
+
+        See Also
+        --------
+        vcpcr.validation.nomogram : The rule as a points chart.
+
+        Examples
+        --------
+        >>> from vcpcr import VCPCR
+        >>> from vcpcr.datasets import load_liver
+        >>> X, y = load_liver(return_X_y=True)
+        >>> model = VCPCR(3, lam_ratio=0.6, n_init=2, random_state=0)
+        >>> rule = model.fit(X.iloc[:, :100], y).export_scoring_rule()
+        >>> list(rule.genes.columns)
+        ['source', 'module', 'loading', 'center', 'scale', 'coef']
+        >>> text = rule.to_json()  # for use without vcpcr
+        """
+        check_is_fitted(self)
+        self._check_unchanged("export_scoring_rule")
+        family = self._fitted_family
+        times = check_times(horizons, "horizons")
+        if times is not None and not family.survival:
+            raise ValueError(
+                f"horizons are the times of a Cox model's baseline survival; a "
+                f"family={family.name!r} model has none. Leave horizons=None."
+            )
+        selected = self.labels_ >= 0
+        genes = list(self.membership_.index[selected])
+        encodings = column_encodings(
+            getattr(self, "model_spec_", None),
+            [*genes, *self.covariate_names_, *self.strata_names_],
+        )
+        gene_table = self._gene_table(selected, encodings)
+        coef = self.coef_[self.clustered_columns_[selected]]
+        # eta = intercept_ + X @ coef_: the genes' part is sum_k a_k m_k plus
+        # the constant -sum(mean * coef), which goes to the rule's intercept
+        intercept = self.intercept_ + float(self.mean_[selected] @ coef)
+        covariates = pd.DataFrame(
+            {
+                "source": [encodings[c].source for c in self.covariate_names_],
+                "coef": self.covariate_coef_.to_numpy(dtype=np.float64),
+            },
+            index=pd.Index(self.covariate_names_, name="covariate"),
+        )
+        modules = pd.DataFrame(
+            {
+                "coef": self.cluster_coef_.to_numpy(dtype=np.float64),
+                "sd": self.module_sd_.to_numpy(dtype=np.float64),
+                "n_genes": [len(self.clusters_[k]) for k in self.membership_.columns],
+            },
+            index=pd.Index(self.membership_.columns, name="module"),
+        )
+        strata: list[str] = []
+        baseline = None
+        if family.survival:
+            strata, baseline = self._baseline_table(times, encodings)
+        return ScoringRule(
+            family=family.name,
+            outcome=self.yname_,
+            intercept=intercept,
+            shrinkage=float(self.shrinkage),
+            classes=(
+                [v.item() if isinstance(v, np.generic) else v for v in self.classes_]
+                if hasattr(self, "classes_")
+                else None
+            ),
+            genes=gene_table,
+            modules=modules,
+            covariates=covariates,
+            levels=level_rows(encodings),
+            strata=strata,
+            **({} if baseline is None else {"baseline": baseline}),
+            horizons=None if times is None else times.tolist(),
+            n_samples=int(self.n_samples_fit_),
+            prognostic_index_sd=float(self.prognostic_index_sd_),
+        )
+
+    def _gene_table(
+        self, selected: NDArray[np.bool_], encodings: dict[str, ColumnEncoding]
+    ) -> pd.DataFrame:
+        """Return the rule's genes: source, module, loading, centring, scale, coef."""
+        genes = self.membership_.index[selected]
+        columns = self.membership_.columns
+        labels = self.labels_[selected]
+        loadings = self.loadings_.to_numpy()[selected, labels]
+        return pd.DataFrame(
+            {
+                "source": [encodings[g].source for g in genes],
+                "module": [str(columns[k]) for k in labels],
+                "loading": loadings,
+                "center": self.mean_[selected],
+                "scale": self.scale_[selected],
+                "coef": self.coef_[self.clustered_columns_[selected]],
+            },
+            index=pd.Index(genes, name="gene"),
+        )
+
+    def _baseline_table(
+        self, times: NDArray[np.float64] | None, encodings: dict[str, ColumnEncoding]
+    ) -> tuple[list[str], pd.DataFrame]:
+        """Return the strata's data columns and the baseline per stratum at ``times``.
+
+        Each stratum of ``baseline_cumulative_hazard_`` (a value of the
+        strata design columns, a tuple for several) is written as the data
+        columns' values: a number as it is, a category as its level.
+        """
+        grid = self.unique_times_ if times is None else times
+        base = self.baseline_cumulative_hazard_
+        names = self.strata_names_
+        sources = list(dict.fromkeys(encodings[c].source for c in names))
+        frames = []
+        for key in base.columns:
+            keys = key if len(names) > 1 else [key]
+            values = dict(zip(names, keys, strict=True)) if names else {}
+            H0 = evaluate_baseline(base[[key]], grid)
+            frame = pd.DataFrame(
+                {"time": grid, "cumulative_hazard": H0, "survival": np.exp(-H0)}
+            )
+            for source in reversed(sources):
+                frame.insert(
+                    0, source, [_raw_value(source, values, encodings)] * grid.size
+                )
+            frames.append(frame)
+        return sources, pd.concat(frames, ignore_index=True)
+
     def score(
         self, X: ArrayLike, y: ArrayLike | None = None, sample_weight: Any = None
     ) -> float:
@@ -1343,3 +1508,23 @@ def _stratum_keys(S: NDArray[Any]) -> list[Any]:
     if S.shape[1] == 1:
         return list(S[:, 0].tolist())
     return [tuple(row) for row in S.tolist()]
+
+
+def _raw_value(
+    source: str, values: dict[str, float], encodings: dict[str, ColumnEncoding]
+) -> Any:
+    """Return a stratum's value of the data column ``source`` (from its design).
+
+    ``values`` maps each strata design column to the stratum's value; a
+    number is its own value, a category the level whose coding matches.
+    """
+    columns = [c for c in values if encodings[c].source == source]
+    first = encodings[columns[0]]
+    if first.levels is None:
+        return values[columns[0]]
+    for k, level in enumerate(first.levels):
+        if all(encodings[c].values[k] == values[c] for c in columns):  # type: ignore[index]
+            return level
+    raise ValueError(  # unreachable for a stratum the data produced
+        f"No level of {source!r} has the coding {[values[c] for c in columns]}."
+    )

@@ -16,6 +16,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.utils.validation import check_is_fitted
 
 from vcpcr._model import VCPCR
+from vcpcr._nomogram import Nomogram, nomogram
 from vcpcr._scoring import scoring_name
 from vcpcr._tuning import SELECTIONS, score_se, selected_index
 
@@ -25,6 +26,7 @@ __all__ = [
     "plot_cv",
     "plot_decision_curve",
     "plot_increments",
+    "plot_nomogram",
     "plot_path",
     "plot_risk_groups",
     "plot_stability",
@@ -969,6 +971,178 @@ def plot_decision_curve(
         title="Decision curve" + (" (bands: bootstrap intervals)" if band else ""),
     )
     _legend(ax, own, fontsize="small", frameon=False)
+    if own:
+        _fit_in_figure(ax.figure)
+    return ax
+
+
+def _ticks(low: float, high: float, n: int = 6) -> NDArray[np.float64]:
+    """Round tick values within ``[low, high]`` (matplotlib's locator)."""
+    from matplotlib.ticker import MaxNLocator
+
+    if not high > low:
+        return np.array([low])
+    values = np.asarray(MaxNLocator(nbins=n).tick_values(low, high), dtype=np.float64)
+    slack = 1e-9 * (high - low)
+    return values[(values >= low - slack) & (values <= high + slack)]
+
+
+def _scale_row(
+    ax: Any,
+    y: float,
+    x: NDArray[np.float64],
+    labels: list[str],
+    name: str,
+    span: tuple[float, float] | None = None,
+) -> None:
+    """Draw one nomogram scale: a line over ``span``, ticks at ``x``, labels."""
+    ends = span if span is not None else (x.min(), x.max()) if x.size else None
+    if ends is not None:
+        ax.plot(list(ends), [y, y], color="black", lw=1)
+    ax.vlines(x, y, y + 0.12, color="black", lw=1)
+    order = np.argsort(x)
+    for rank, k in enumerate(order):
+        # close labels (levels of a categorical term) alternate above and below
+        crowded = rank > 0 and x[k] - x[order[rank - 1]] < 6
+        below = crowded and rank % 2 == 1
+        ax.text(
+            x[k],
+            y - 0.12 if below else y + 0.17,
+            labels[k],
+            ha="center",
+            va="top" if below else "bottom",
+            fontsize="small",
+        )
+    ax.text(-3, y, name, ha="right", va="center", fontsize="medium")
+
+
+def _spaced(
+    x: NDArray[np.float64], keep: NDArray[np.bool_], gap: float = 3.5
+) -> NDArray[np.bool_]:
+    """Return ``keep`` without the ticks closer than ``gap`` to the last one kept.
+
+    From left to right, so that a probability scale's labels do not overlap
+    where the scale is compressed (near 0 and 1).
+    """
+    out = np.zeros_like(keep)
+    last = -np.inf
+    for k in np.argsort(x):
+        if keep[k] and x[k] - last >= gap:
+            out[k], last = True, x[k]
+    return out
+
+
+def _label(value: float) -> str:
+    return f"{value:g}"
+
+
+def _prediction_rows(chart: Nomogram) -> list[tuple[str, Any, NDArray[np.float64]]]:
+    """Return the bottom scales: (name, stratum, prediction values) of each."""
+    total = float(chart.terms["max_points"].sum())
+    if chart.family == "gaussian":
+        ends = chart.predict_points([0.0, total])
+        return [
+            ("Predicted " + chart.rule.outcome, None, _ticks(ends.min(), ends.max()))
+        ]
+    grid = np.array(
+        [0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99]
+    )
+    if chart.family == "binomial":
+        return [(f"P({chart.rule.outcome} = {chart.rule.classes[1]})", None, grid)]  # type: ignore[index]
+    strata = list(chart.baseline.index)
+    return [
+        (
+            f"S({chart.horizon:g})" + ("" if len(strata) == 1 else f", {stratum}"),
+            stratum,
+            grid,
+        )
+        for stratum in strata
+    ]
+
+
+def plot_nomogram(
+    model: Any, X: Any = None, *, horizon: float | None = None, ax: Any = None
+) -> Any:
+    """Draw the nomogram of a fitted model: points per term, total to prediction.
+
+    A row of points (0 to 100) on top; one scale per covariate and one for
+    the signature's prognostic index, whose values sit at their points; the
+    total points; and the prediction at the total (survival at ``horizon``
+    for cox, one scale per stratum; the event probability for binomial; the
+    response for gaussian). Read a patient by summing the points of their
+    values and reading the prediction below the total.
+
+    Parameters
+    ----------
+    model : VCPCR, VCPCRCV or Nomogram
+        A fitted model (then the scales are :func:`vcpcr.validation.nomogram`
+        of ``X``), or the scales themselves.
+    X : array-like or DataFrame, optional
+        With a model: the data whose ranges the scales span (the training
+        data, usually).
+    horizon : float, optional
+        With a Cox model: the time of the survival probabilities.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes.
+
+    See Also
+    --------
+    vcpcr.validation.nomogram : The scales, and the points of values.
+    """
+    if isinstance(model, Nomogram):
+        chart = model
+    else:
+        if X is None:
+            raise ValueError(
+                "plot_nomogram needs X, the data whose ranges the scales span "
+                "(the training data, usually): plot_nomogram(model, X, ...)."
+            )
+        chart = nomogram(model, X, horizon=horizon)
+    rows = _prediction_rows(chart)
+    n_rows = 2 + len(chart.terms) + len(rows)
+    own = ax is None
+    ax = _axes(ax, figsize=(9, 0.62 * n_rows + 0.6))
+    points = np.arange(0, 101, 10, dtype=np.float64)
+    _scale_row(ax, 0, points, [_label(p) for p in points], "Points")
+    y = 0.0
+    for term, row in chart.terms.iterrows():
+        y -= 1
+        ends = None
+        if row["kind"] == "categorical":
+            levels = chart.levels[str(term)]
+            x = levels.to_numpy(dtype=np.float64)
+            labels = [str(v) for v in levels.index]
+        else:
+            values = _ticks(float(row["low"]), float(row["high"]))
+            x = chart.term_points(str(term), values)
+            labels = [_label(v) for v in values]
+            span = chart.term_points(str(term), [row["low"], row["high"]])
+            ends = (float(span.min()), float(span.max()))
+        _scale_row(ax, y, x, labels, str(term), ends)
+    total = float(chart.terms["max_points"].sum())
+    stretch = 100.0 / total
+    totals = _ticks(0.0, total, 8)
+    y -= 1
+    _scale_row(
+        ax, y, totals * stretch, [_label(t) for t in totals], "Total points", (0, 100)
+    )
+    for name, stratum, values in rows:
+        y -= 1
+        at = chart.total_points_at(values, stratum)
+        keep = _spaced(at * stretch, (at >= -1e-9) & (at <= total + 1e-9))
+        _scale_row(ax, y, at[keep] * stretch, [_label(v) for v in values[keep]], name)
+    ax.set(xlim=(-1, 101), ylim=(y - 0.6, 0.7))
+    ax.axis("off")
+    what = {
+        "cox": f"survival at t = {chart.horizon or 0:g}",
+        "binomial": "probability of the event",
+    }.get(chart.family, "predicted response")
+    ax.set_title(f"Nomogram: clinical covariates and signature, {what}")
     if own:
         _fit_in_figure(ax.figure)
     return ax

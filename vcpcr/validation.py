@@ -8,7 +8,8 @@ with intervals (see the "Validating a signature" page of the documentation);
 external cohort, without refitting, with bootstrap intervals.
 :func:`decision_curve` gives the net benefit of predicted risks (clinical
 utility); :func:`sample_size` the minimum sample size to develop a model
-(Riley et al.'s criteria).
+(Riley et al.'s criteria); :func:`nomogram` the points scales of a fitted
+model (:func:`vcpcr.plotting.plot_nomogram` draws them).
 """
 
 from vcpcr._decision_curve import decision_curve
@@ -22,15 +23,18 @@ from vcpcr._increment_external import (
     ExternalIncrementResult,
     validate_increment_external,
 )
+from vcpcr._nomogram import Nomogram, nomogram
 from vcpcr._sample_size import SampleSizeResult, sample_size
 
 __all__ = [
     "ClinicalCox",
     "ExternalIncrementResult",
     "IncrementResult",
+    "Nomogram",
     "SampleSizeResult",
     "decision_curve",
     "increment_interval",
+    "nomogram",
     "sample_size",
     "validate_increment",
     "validate_increment_external",
