@@ -8,7 +8,8 @@ with intervals (see the "Validating a signature" page of the documentation);
 external cohort, without refitting, with bootstrap intervals.
 :func:`decision_curve` gives the net benefit of predicted risks (clinical
 utility); :func:`sample_size` the minimum sample size to develop a model
-(Riley et al.'s criteria).
+(Riley et al.'s criteria); :func:`report` the reviewer's report of a
+signature (TRIPOD+AI items), as HTML or Markdown.
 """
 
 from vcpcr._decision_curve import decision_curve
@@ -22,15 +23,19 @@ from vcpcr._increment_external import (
     ExternalIncrementResult,
     validate_increment_external,
 )
+from vcpcr._report import Report, Section, report
 from vcpcr._sample_size import SampleSizeResult, sample_size
 
 __all__ = [
     "ClinicalCox",
     "ExternalIncrementResult",
     "IncrementResult",
+    "Report",
     "SampleSizeResult",
+    "Section",
     "decision_curve",
     "increment_interval",
+    "report",
     "sample_size",
     "validate_increment",
     "validate_increment_external",
