@@ -243,7 +243,7 @@ def test_bad_input(call, error, match):
         call(X, y)
 
 
-def _cli_args(csv, out):
+def _cli_args(csv, out, *extra):
     return [
         "report",
         str(csv),
@@ -266,6 +266,7 @@ def _cli_args(csv, out):
         "--out",
         str(out),
         "--no-progress",
+        *extra,
     ]
 
 
@@ -280,13 +281,14 @@ def test_cli_writes_the_report_and_never_overwrites_without_force(tmp_path, caps
     assert "TRIPOD+AI checklist" in text
     assert "data:image/png;base64," in text
     out.write_text("mine")
-    assert main(_cli_args(csv, out)) == 2
+    fast = "--no-calibration"
+    assert main(_cli_args(csv, out, fast)) == 2
     assert "already exists; pass --force" in capsys.readouterr().err
     assert out.read_text() == "mine"
-    assert main([*_cli_args(csv, out), "--force"]) == 0
+    assert main([*_cli_args(csv, out, fast), "--force"]) == 0
     assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     md = tmp_path / "report.md"
-    assert main(_cli_args(csv, md)) == 0
+    assert main(_cli_args(csv, md, fast)) == 0
     assert md.read_text(encoding="utf-8").startswith("# Signature report")
 
 

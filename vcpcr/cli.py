@@ -193,6 +193,7 @@ def report_command(args: argparse.Namespace) -> str:
         n_repeats=args.repeats,
         inference=not args.no_inference,
         stability=not args.no_stability,
+        calibration=not args.no_calibration,
         n_jobs=args.jobs,
         verbose=not args.no_progress,
         random_state=args.seed,
@@ -445,6 +446,11 @@ def _add_report_parser(sub: Any) -> None:
     )
     p.add_argument(
         "--no-stability", action="store_true", help="skip stability selection"
+    )
+    p.add_argument(
+        "--no-calibration",
+        action="store_true",
+        help="skip the calibration and the decision curve",
     )
     p.add_argument(
         "--jobs", type=_jobs, default=1, help="parallel jobs, -1 for all cores"
