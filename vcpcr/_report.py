@@ -258,7 +258,7 @@ class Report:
         if self.skipped:
             items = "".join(f"<li>{_esc(s)}</li>" for s in self.skipped)
             body.append(f"<section><h2>Not run</h2><ul>{items}</ul></section>")
-        checklist = self.checklist().to_html(border=0)
+        checklist = self.checklist().to_html(border=0, classes="checklist")
         body.append(f"<section><h2>TRIPOD+AI checklist</h2>{checklist}</section>")
         return (
             "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
@@ -311,7 +311,7 @@ _CSS = (
     "td,th{padding:.15em .6em;text-align:right;border-bottom:1px solid #eee}"
     "img{max-width:100%}figcaption{font-style:italic;margin:.3em 0}"
     "pre{font-size:80%;overflow-x:auto;background:#f8f8f8;padding:.5em}"
-    ".note{color:#555}"
+    ".note{color:#555}.checklist td,.checklist th{text-align:left}"
 )
 
 
@@ -917,7 +917,7 @@ def _run_sample_size(
     r2: float | None,
     results: dict[str, Any],
 ) -> Section:
-    from vcpcr.validation import sample_size
+    from vcpcr._sample_size import sample_size
 
     fitted = getattr(model, "best_estimator_", model)
     n = len(time)
@@ -949,8 +949,8 @@ def _run_calibration(
     seed: dict[str, int],
     results: dict[str, Any],
 ) -> list[Section]:
+    from vcpcr._decision_curve import decision_curve
     from vcpcr.calibration import cross_val_predict_survival, survival_calibration
-    from vcpcr.validation import decision_curve
 
     surv = cross_val_predict_survival(
         estimator,
