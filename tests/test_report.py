@@ -98,7 +98,9 @@ def test_numbers_are_the_public_functions(full):
     surv, h = res["out_of_fold_survival"], res["calibration"].horizon
     again = survival_calibration(y, surv, h)
     assert again.slope == res["calibration"].slope
-    dc = decision_curve(y, {"VCPCR": 1 - surv}, horizon=h, n_bootstrap=0)
+    clinical = res["clinical_out_of_fold_survival"]
+    risks = {"clinical Cox": 1 - clinical, "VCPCR": 1 - surv}
+    dc = decision_curve(y, risks, horizon=h, n_bootstrap=0)
     assert_allclose(
         dc["net_benefit"], res["decision_curve"]["net_benefit"], rtol=0, atol=0
     )

@@ -28,7 +28,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from vcpcr._families import family_name
-from vcpcr._increment import validate_increment
+from vcpcr._increment import CLINICAL, ClinicalCox, validate_increment
 from vcpcr._parallel import progress_shown, task_seeds
 from vcpcr._validation import check_scalar, check_survival
 
@@ -137,7 +137,9 @@ class Report:
         The sections, in order.
     results : dict of str to object
         The public functions' results the sections format (``"model"``,
-        ``"increment"``, ``"calibration"``, ``"decision_curve"``,
+        ``"increment"``, ``"out_of_fold_survival"``,
+        ``"clinical_out_of_fold_survival"``, ``"calibration"``,
+        ``"decision_curve"``,
         ``"sample_size"``, ``"multi_split"``, ``"stability"``,
         ``"external"``, ``"scoring_rule"``; those that ran).
     skipped : list of str
@@ -511,8 +513,10 @@ def _decision_section(frame: pd.DataFrame, horizon: float) -> Section:
         [
             "Net benefit of treating the rows whose out-of-fold predicted risk "
             "by the horizon is at least the threshold (decision_curve, "
-            "Kaplan-Meier among them, Vickers et al. 2008), against treating "
-            "all and none, with bootstrap intervals."
+            "Kaplan-Meier among them, Vickers et al. 2008), for the clinical "
+            "Cox model and the signature (both cross_val_predict_survival, on "
+            "the same folds as the calibration), against treating all and "
+            "none, with bootstrap intervals."
         ],
         [
             (
@@ -853,7 +857,7 @@ def report(
         bar.update()
         if calibration:
             step("calibration")
-            sections += _run_calibration(estimator, X, y, h, cv, seed, results)
+            sections += _run_calibration(estimator, X, y, h, cv, inc, seed, results)
             bar.update()
         else:
             skipped.append("Calibration and decision curve (calibration=False).")
@@ -946,26 +950,24 @@ def _run_calibration(
     y: Any,
     horizon: float,
     cv: int,
+    inc: Any,
     seed: dict[str, int],
     results: dict[str, Any],
 ) -> list[Section]:
     from vcpcr._decision_curve import decision_curve
     from vcpcr.calibration import cross_val_predict_survival, survival_calibration
 
-    surv = cross_val_predict_survival(
-        estimator,
-        X,
-        y,
-        horizon=horizon,
-        cv=cv,
-        random_state=seed["calibration"] % 2**32,
-    )
+    folds = {"horizon": horizon, "cv": cv, "random_state": seed["calibration"] % 2**32}
+    surv = cross_val_predict_survival(estimator, X, y, **folds)
+    clinical = ClinicalCox(inc.covariates or None, inc.strata or None)
+    clinical_surv = cross_val_predict_survival(clinical, X, y, **folds)
     cal = survival_calibration(y, surv, horizon)
-    dc = decision_curve(
-        y,
-        {type(estimator).__name__: 1.0 - surv},
-        horizon=horizon,
-        random_state=seed["calibration"],
+    risks = {CLINICAL: 1.0 - clinical_surv, type(estimator).__name__: 1.0 - surv}
+    dc = decision_curve(y, risks, horizon=horizon, random_state=seed["calibration"])
+    results.update(
+        out_of_fold_survival=surv,
+        clinical_out_of_fold_survival=clinical_surv,
+        calibration=cal,
+        decision_curve=dc,
     )
-    results.update(out_of_fold_survival=surv, calibration=cal, decision_curve=dc)
     return [_calibration_section(cal, horizon), _decision_section(dc, horizon)]
