@@ -350,3 +350,42 @@ def test_html_renders_in_headless_chromium(full, tmp_path):
     assert n_images == sum(len(s.figures) for s in rep.sections)
     assert broken == 0
     assert errors == 0
+
+
+@pytest.mark.slow
+def test_a_vcpcrcv_reports_its_rule_and_grid_without_its_own_bar():
+    from vcpcr import VCPCRCV
+
+    X, y = _data()
+    cv = VCPCRCV(
+        family="cox",
+        n_clusters=[1, 2],
+        lam_ratios=[0.3, 0.6],
+        deltas=[0.5],
+        cv=3,
+        n_init=1,
+        covariates="age",
+        random_state=0,
+        verbose=True,
+    )
+    rep = report(
+        cv,
+        X,
+        y,
+        cv=3,
+        n_repeats=1,
+        inference=False,
+        stability=False,
+        calibration=False,
+        random_state=0,
+    )
+    model = rep.results["model"]
+    assert model.verbose is False
+    tuning = next(s for s in rep.sections if s.title == "Model and tuning")
+    captions = [c for c, _ in tuning.tables]
+    assert captions == ["Parameters", "Chosen hyperparameters", "Grid (values tried)"]
+    chosen = tuning.tables[1][1]["value"]
+    assert chosen.to_dict() == {k: repr(v) for k, v in model.best_params_.items()}
+    grid = tuning.tables[2][1]["values"]
+    assert grid["n_clusters"] == "1, 2"
+    assert grid["lam_ratio"] == "0.3, 0.6"

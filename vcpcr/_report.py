@@ -327,6 +327,13 @@ def _cell(value: Any) -> str:
     return str(value).replace("|", "\\|")
 
 
+def _value(value: Any) -> str:
+    """Return a grid value as text (numpy scalars as plain numbers)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    return f"{value:.4g}" if isinstance(value, float) else repr(value)
+
+
 def _markdown_table(frame: pd.DataFrame) -> str:
     """Return ``frame`` (its index as the first column) as a pipe table."""
     flat = frame.reset_index()
@@ -414,12 +421,17 @@ def _tuning_section(model: Any) -> Section:
             index=pd.Index(list(model.best_params_), name="parameter"),
         )
         section.text.append(
-            f"Tuned by {type(model).__name__}: {len(results)} grid points; the "
-            f"chosen point and the grid follow (cv_results_, best_params_)."
+            f"Tuned by {type(model).__name__}: {len(results)} grid points, "
+            f"criterion scoring={params.get('scoring')!r}, rule "
+            f"selection={params.get('selection')!r} (the parameters above); "
+            f"the chosen point and the grid follow (best_params_, cv_results_)."
         )
         section.tables.append(("Chosen hyperparameters", best))
-        grid = [c for c in results.columns if c.startswith("param_")]
-        values = {c[6:]: sorted(map(repr, results[c].unique())) for c in grid}
+        values = {
+            c: [_value(v) for v in np.unique(results[c])]
+            for c in model.best_params_
+            if c in results.columns
+        }
         section.tables.append(
             (
                 "Grid (values tried)",
@@ -715,7 +727,7 @@ def report(
     ----------
     estimator : VCPCR or VCPCRCV
         Unfitted, with ``family="cox"`` (a ``VCPCRCV`` is re-tuned inside
-        every training fold and resample).
+        every training fold and resample, without its own progress bar).
     X : DataFrame of shape (n_samples, n_features)
         Genes and the clinical columns.
     y : array-like of shape (n_samples, 2) or structured array
@@ -802,6 +814,9 @@ def report(
     from tqdm.auto import tqdm
 
     pair = _check_args(estimator, X, external, horizon, n_splits, n_pairs)
+    estimator = clone(estimator)
+    if "verbose" in estimator.get_params(deep=False):  # a VCPCRCV: one bar, ours
+        estimator.set_params(verbose=False)
     shown = progress_shown(verbose, _OWNER)
     steps = [
         "validate_increment",
