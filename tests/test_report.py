@@ -389,3 +389,16 @@ def test_a_vcpcrcv_reports_its_rule_and_grid_without_its_own_bar():
     grid = tuning.tables[2][1]["values"]
     assert grid["n_clusters"] == "1, 2"
     assert grid["lam_ratio"] == "0.3, 0.6"
+
+
+def test_an_unseeded_estimator_gives_the_same_report_twice():
+    X, y = _data()
+    model = VCPCR(family="cox", n_clusters=2, lam_ratio=0.3, covariates="age")
+    kw = {"cv": 3, "n_repeats": 1, "inference": False, "stability": False}
+    one = report(model, X, y, random_state=3, **kw).results
+    two = report(model, X, y, random_state=3, **kw).results
+    assert model.random_state is None  # the caller's estimator is not changed
+    assert_allclose(
+        one["out_of_fold_survival"], two["out_of_fold_survival"], rtol=0, atol=0
+    )
+    pd.testing.assert_frame_equal(one["increment"].folds, two["increment"].folds)

@@ -829,6 +829,9 @@ def report(
     ]
     seeds = task_seeds(random_state, len(steps))
     seed = dict(zip(steps, seeds, strict=True))
+    if estimator.get_params(deep=False).get("random_state", 0) is None:
+        # every step's fits seeded (the out-of-fold predictions fit clones)
+        estimator.set_params(random_state=seed["fit"])
     results: dict[str, Any] = {}
     skipped: list[str] = []
     with tqdm(total=len(steps), desc=_OWNER, unit="step", disable=not shown) as bar:
@@ -852,10 +855,7 @@ def report(
         results["increment"] = inc
         bar.update()
         step("fit")
-        model = clone(estimator)
-        if model.get_params(deep=False).get("random_state", 0) is None:
-            model.set_params(random_state=seed["fit"])
-        model.fit(X, y)
+        model = clone(estimator).fit(X, y)
         results["model"] = model
         bar.update()
         time, event = check_survival(y)
