@@ -398,6 +398,35 @@ def test_cross_val_predict_survival_by_hand():
 
 
 @needs_survival
+def test_cross_val_predict_survival_of_the_clinical_model_against_lifelines():
+    """ClinicalCox (no family): the same folds, each fold lifelines' CoxPHFitter.
+
+    Its Breslow baseline read as a step function at ``h`` (lifelines'
+    ``predict_survival_function(times=)`` interpolates between event times).
+    """
+    from lifelines import CoxPHFitter
+
+    from vcpcr.validation import ClinicalCox
+
+    X, y = _cox_data()
+    frame = pd.DataFrame({"age": X[:, 0], "g": X[:, 5]})
+    h = float(np.median(y[:, 0]))
+    got = cross_val_predict_survival(
+        ClinicalCox(covariates="age"), frame, y, horizon=h, cv=3, random_state=1
+    )
+    want = np.empty(len(y))
+    folds = StratifiedKFold(3, shuffle=True, random_state=1).split(X, y[:, 1])
+    for train, test in folds:
+        data = pd.DataFrame({"age": X[train, 0], "T": y[train, 0], "E": y[train, 1]})
+        cph = CoxPHFitter().fit(data, "T", "E")
+        base = cph.baseline_cumulative_hazard_.iloc[:, 0]
+        H0 = base[base.index <= h].iloc[-1]
+        risk = cph.predict_partial_hazard(pd.DataFrame({"age": X[test, 0]}))
+        want[test] = np.exp(-H0 * risk.to_numpy())
+    assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+@needs_survival
 def test_cross_val_calibration_drops_what_the_model_drops():
     """A ``missing="drop"`` model: the incomplete rows are dropped before
     the folds (before: the fold whose test part held one failed to predict)."""

@@ -43,6 +43,21 @@ def test_an_unknown_option_shows_the_commands_usage(command, capsys):
     assert "unrecognized arguments: --bogus" in err
 
 
+def test_report_needs_its_columns_and_rejects_unknown_options(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["report", "cohort.csv"])
+    assert exc.value.code == 2
+    assert "the following arguments are required: --time, --event" in (
+        capsys.readouterr().err
+    )
+    with pytest.raises(SystemExit) as exc:
+        main(["report", "c.csv", "--time", "t", "--event", "e", "--bogus"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "usage: vcpcr report" in err
+    assert "unrecognized arguments: --bogus" in err
+
+
 BAD_ARGS = {
     "negative n": (["benchmark", "--n", "-5"], "--n: must be >= 1"),
     "nan rho": (["benchmark", "--rho", "nan"], "--rho: must be in [0, 1); got nan"),
@@ -55,6 +70,10 @@ BAD_ARGS = {
     "zero jobs": (["demo", "--jobs", "0"], "--jobs: must be >= 1, or -1"),
     "text seed": (["demo", "--seed", "x"], "--seed: must be an integer"),
     "negative seed": (["benchmark", "--seed", "-3"], "--seed: must be >= 0"),
+    "lam ratio above 1": (
+        ["report", "c.csv", "--time", "t", "--event", "e", "--lam-ratio", "2"],
+        "--lam-ratio: must be in (0, 1]",
+    ),
 }
 
 
@@ -117,7 +136,7 @@ def test_version_and_python_m(capsys):
     assert "usage: vcpcr" in run.stdout
 
 
-@pytest.mark.parametrize("command", ["demo", "benchmark"])
+@pytest.mark.parametrize("command", ["demo", "benchmark", "report"])
 def test_every_option_has_help(capsys, command):
     with pytest.raises(SystemExit) as exc:
         main([command, "--help"])

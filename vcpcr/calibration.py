@@ -1138,6 +1138,13 @@ def cross_val_predict_survival(
 ) -> NDArray[np.float64]:
     """Out-of-fold predicted survival at ``horizon`` of a Cox ``VCPCR`` or ``VCPCRCV``.
 
+    Also of any survival estimator without a ``family`` whose
+    ``predict_survival_function(X, return_array=True, times=...)`` returns
+    an array, such as the clinical-only
+    :class:`vcpcr.validation.ClinicalCox`: with the same ``cv`` and
+    ``random_state``, both models are predicted on the same folds (the
+    decision curve of the clinical model beside the signature's).
+
     An unfitted clone of ``model`` is fitted on each training fold and
     predicts the survival of its held-out fold at ``horizon`` (as
     scikit-learn's ``cross_val_predict``). A ``VCPCRCV`` is re-tuned inside
@@ -1146,8 +1153,10 @@ def cross_val_predict_survival(
 
     Parameters
     ----------
-    model : VCPCR or VCPCRCV
-        A model with ``family="cox"`` (fitted or not: its parameters are used).
+    model : VCPCR, VCPCRCV or survival estimator
+        A model with ``family="cox"``, or one without ``family`` that has
+        ``predict_survival_function`` (fitted or not: its parameters are
+        used).
     X : array-like or DataFrame of shape (n_samples, n_features)
         The data (with the covariates and strata the model names).
     y : array-like of shape (n_samples, 2), optional
@@ -1174,7 +1183,10 @@ def cross_val_predict_survival(
     survival_calibration : Calibration of these predictions.
     """
     owner = "cross_val_predict_survival"
-    family = _family(model, owner)
+    other = getattr(model, "family", None) is None and callable(
+        getattr(model, "predict_survival_function", None)
+    )
+    family = "cox" if other else _family(model, owner)
     if family != "cox":
         raise ValueError(f"{owner} needs a model with family='cox'; got {family!r}.")
     check_scalar(

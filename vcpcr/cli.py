@@ -1,4 +1,4 @@
-"""The ``vcpcr`` command line: ``vcpcr demo`` and ``vcpcr benchmark``."""
+"""The ``vcpcr`` command line: ``vcpcr demo``, ``benchmark`` and ``report``."""
 
 from __future__ import annotations
 
@@ -130,6 +130,81 @@ def benchmark(args: argparse.Namespace) -> str:
             "",
             *(f"wrote {f}" for f in result.files),
         ]
+    )
+
+
+def _read_table(path: Path) -> pd.DataFrame:
+    """Read a CSV or parquet file (by its suffix)."""
+    if not path.is_file():
+        raise ValueError(f"{path} does not exist or is not a file.")
+    if path.suffix.lower() in (".parquet", ".pq"):
+        return pd.read_parquet(path)
+    if path.suffix.lower() in (".csv", ".txt", ".gz"):
+        return pd.read_csv(path)
+    raise ValueError(
+        f"{path} has the suffix {path.suffix!r}; give a .csv or .parquet file."
+    )
+
+
+def report_command(args: argparse.Namespace) -> str:
+    """Build the report of ``vcpcr report`` and write it; return what was done.
+
+    The genes are every column but ``--time``, ``--event``, ``--covariates``
+    and ``--strata``; the signature is ``VCPCR(family="cox")`` with
+    ``--n-clusters`` and ``--lam-ratio`` when given, otherwise ``VCPCRCV``
+    (tuned by its defaults, re-tuned in every fold and resample).
+    """
+    from vcpcr import VCPCR, VCPCRCV
+    from vcpcr.validation import report
+
+    out = Path(args.out)
+    if out.exists() and not args.force:
+        raise ValueError(
+            f"--out {out} already exists; pass --force to overwrite it, or "
+            f"choose another --out."
+        )
+    data = _read_table(Path(args.data))
+    outcome = [args.time, args.event]
+    clinical = [*args.covariates, *args.strata]
+    unknown = [c for c in [*outcome, *clinical] if c not in data.columns]
+    if unknown:
+        raise ValueError(
+            f"{args.data} has no columns {unknown}; its columns start with "
+            f"{list(data.columns[:8])}."
+        )
+    y = data[outcome].to_numpy(dtype=float)
+    X = data.drop(columns=outcome)
+    params: dict[str, Any] = {
+        "family": "cox",
+        "covariates": args.covariates or None,
+        "strata": args.strata or None,
+        "random_state": args.seed,
+    }
+    if args.n_clusters is not None:
+        lam = {} if args.lam_ratio is None else {"lam_ratio": args.lam_ratio}
+        estimator: Any = VCPCR(n_clusters=args.n_clusters, **lam, **params)
+    else:
+        estimator = VCPCRCV(**params)
+    rep = report(
+        estimator,
+        X,
+        y,
+        cv=args.cv,
+        n_repeats=args.repeats,
+        inference=not args.no_inference,
+        stability=not args.no_stability,
+        calibration=not args.no_calibration,
+        n_jobs=args.jobs,
+        verbose=not args.no_progress,
+        random_state=args.seed,
+    )
+    if out.suffix.lower() == ".md":
+        out.write_text(rep.to_markdown(), encoding="utf-8")
+    else:
+        rep.to_html(out, force=True)  # checked above, before the work
+    return (
+        f"wrote {out} ({len(rep.sections)} sections; TRIPOD+AI items "
+        f"{', '.join(rep.covered())})"
     )
 
 
@@ -309,6 +384,83 @@ def _add_benchmark_parser(sub: Any) -> None:
     )
 
 
+def _fraction(text: str) -> float:
+    """Parse a number in (0, 1] (argparse ``type=``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number; got {text!r}") from None
+    if not 0.0 < value <= 1.0:  # also rejects nan
+        raise argparse.ArgumentTypeError(f"must be in (0, 1]; got {text}")
+    return value
+
+
+def _add_report_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "report",
+        help="a reviewer's report (TRIPOD+AI) of a survival signature, as HTML",
+        description=(
+            "Fit a Cox VC-PCR signature on a CSV or parquet file (one row per "
+            "patient: the genes, the clinical columns, time and event) and "
+            "write the report of vcpcr.validation.report: data, tuning, the "
+            "signature, the increment over the clinical Cox model, calibration, "
+            "decision curve, sample size, multi-split and stability, mapped to "
+            "TRIPOD+AI items. One self-contained HTML file (or Markdown if "
+            "--out ends in .md)."
+        ),
+    )
+    p.set_defaults(subparser=p)
+    p.add_argument("data", help="CSV or parquet file")
+    p.add_argument("--time", required=True, help="column of the follow-up time")
+    p.add_argument("--event", required=True, help="column of the event (1/0)")
+    p.add_argument(
+        "--covariates", nargs="+", default=[], help="clinical columns to adjust for"
+    )
+    p.add_argument(
+        "--strata", nargs="+", default=[], help="columns whose levels are strata"
+    )
+    p.add_argument(
+        "--out",
+        default="vcpcr-report.html",
+        help="file to write (default: ./vcpcr-report.html; .md for Markdown)",
+    )
+    p.add_argument("--force", action="store_true", help="overwrite --out")
+    p.add_argument(
+        "--n-clusters",
+        type=_positive_int,
+        default=None,
+        help="fixed number of modules (default: VCPCRCV tunes it)",
+    )
+    p.add_argument(
+        "--lam-ratio",
+        type=_fraction,
+        default=None,
+        help="fixed lam_ratio with --n-clusters (default: VCPCR's)",
+    )
+    p.add_argument("--cv", type=_positive_int, default=5, help="folds (default: 5)")
+    p.add_argument(
+        "--repeats", type=_positive_int, default=2, help="CV repeats (default: 2)"
+    )
+    p.add_argument(
+        "--no-inference", action="store_true", help="skip the multi-split section"
+    )
+    p.add_argument(
+        "--no-stability", action="store_true", help="skip stability selection"
+    )
+    p.add_argument(
+        "--no-calibration",
+        action="store_true",
+        help="skip the calibration and the decision curve",
+    )
+    p.add_argument(
+        "--jobs", type=_jobs, default=1, help="parallel jobs, -1 for all cores"
+    )
+    p.add_argument("--seed", type=_seed, default=0, help="seed (default: 0)")
+    p.add_argument(
+        "--no-progress", action="store_true", help="do not show the progress bar"
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     """Return the parser of the ``vcpcr`` command."""
     from vcpcr import __version__
@@ -323,6 +475,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_demo_parser(sub)
     _add_benchmark_parser(sub)
+    _add_report_parser(sub)
     return parser
 
 
@@ -349,6 +502,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(demo(args.out, args.jobs, args.seed))
         elif args.command == "benchmark":
             print(benchmark(args))
+        elif args.command == "report":
+            print(report_command(args))
     except ValueError as exc:  # bad input argparse cannot see (e.g. --methods)
         print(f"vcpcr {args.command}: error: {exc}", file=sys.stderr)
         return 2

@@ -9,7 +9,8 @@ external cohort, without refitting, with bootstrap intervals.
 :func:`decision_curve` gives the net benefit of predicted risks (clinical
 utility); :func:`sample_size` the minimum sample size to develop a model
 (Riley et al.'s criteria); :func:`nomogram` the points scales of a fitted
-model (:func:`vcpcr.plotting.plot_nomogram` draws them).
+model (:func:`vcpcr.plotting.plot_nomogram` draws them); :func:`report` the
+reviewer's report of a signature (TRIPOD+AI items), as HTML or Markdown.
 """
 
 from vcpcr._decision_curve import decision_curve
@@ -24,6 +25,7 @@ from vcpcr._increment_external import (
     validate_increment_external,
 )
 from vcpcr._nomogram import Nomogram, nomogram
+from vcpcr._report import Report, Section, report
 from vcpcr._sample_size import SampleSizeResult, sample_size
 
 __all__ = [
@@ -31,10 +33,13 @@ __all__ = [
     "ExternalIncrementResult",
     "IncrementResult",
     "Nomogram",
+    "Report",
     "SampleSizeResult",
+    "Section",
     "decision_curve",
     "increment_interval",
     "nomogram",
+    "report",
     "sample_size",
     "validate_increment",
     "validate_increment_external",

@@ -1,0 +1,404 @@
+"""The reviewer's report: sections, numbers from the public functions, HTML, CLI."""
+
+from __future__ import annotations
+
+import base64
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_allclose
+
+from tests.conftest import needs_survival
+from vcpcr import VCPCR
+from vcpcr.calibration import survival_calibration
+from vcpcr.cli import main
+from vcpcr.validation import Report, decision_curve, report, sample_size
+
+pytestmark = [
+    needs_survival,
+    pytest.mark.filterwarnings("ignore::vcpcr.exceptions.VCPCRWarning"),
+]
+
+
+def _data(seed: int = 0, n: int = 80) -> tuple[pd.DataFrame, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.normal(size=(n, 10)), columns=[f"g{j}" for j in range(10)])
+    X["age"] = rng.normal(size=n)
+    lp = X["g0"] + X["g1"] + 0.5 * X["age"]
+    y = np.column_stack([rng.exponential(np.exp(-lp)), rng.random(n) < 0.8])
+    return X, y.astype(float)
+
+
+def _model() -> VCPCR:
+    return VCPCR(
+        family="cox",
+        n_clusters=2,
+        lam_ratio=0.3,
+        n_init=2,
+        covariates="age",
+        random_state=0,
+    )
+
+
+@pytest.fixture(scope="module")
+def full() -> tuple[Report, pd.DataFrame, np.ndarray]:
+    X, y = _data()
+    rep = report(
+        _model(),
+        X,
+        y,
+        cv=3,
+        n_repeats=1,
+        n_splits=4,
+        n_pairs=2,
+        external=_data(seed=1, n=60),
+        random_state=0,
+    )
+    return rep, X, y
+
+
+def test_sections_and_tripod_items(full):
+    rep, _, _ = full
+    titles = [s.title for s in rep.sections]
+    for start in (
+        "Data",
+        "Model and tuning",
+        "The signature",
+        "Discrimination",
+        "Sample size",
+        "Calibration",
+        "Clinical utility",
+        "Multi-split",
+        "Stability",
+        "External validation",
+    ):
+        assert any(t.startswith(start) for t in titles), start
+    checklist = rep.checklist()
+    assert checklist.loc["10", "where"] == "Sample size"
+    assert checklist.loc["17", "where"] == "to write by the authors"  # ethics
+    assert {"10", "11", "12c", "12e", "22", "23a"} <= set(rep.covered())
+    assert rep.skipped == []
+
+
+def test_numbers_are_the_public_functions(full):
+    rep, X, y = full
+    res = rep.results
+    # the signature: the estimator's own fit on all rows (random_state kept)
+    assert_allclose(
+        res["model"].signature()["coef"],
+        _model().fit(X, y).signature()["coef"],
+        rtol=1e-12,
+        atol=0,
+    )
+    # calibration and decision curve: the public functions of the oof survival
+    surv, h = res["out_of_fold_survival"], res["calibration"].horizon
+    again = survival_calibration(y, surv, h)
+    assert again.slope == res["calibration"].slope
+    clinical = res["clinical_out_of_fold_survival"]
+    risks = {"clinical Cox": 1 - clinical, "VCPCR": 1 - surv}
+    dc = decision_curve(y, risks, horizon=h, n_bootstrap=0)
+    assert_allclose(
+        dc["net_benefit"], res["decision_curve"]["net_benefit"], rtol=0, atol=0
+    )
+    # the sample size, from the inputs the section states
+    ss = res["sample_size"]
+    lr = res["model"].result_.log_likelihood_ratio_test().test_statistic
+    again = sample_size(
+        "survival",
+        parameters=ss.parameters,
+        r2=1 - np.exp(-lr / len(y)),
+        rate=y[:, 1].sum() / y[:, 0].sum(),
+        timepoint=h,
+        mean_follow_up=y[:, 0].mean(),
+        n_available=len(y),
+    )
+    assert again.n_required == ss.n_required
+    # the tables are the results' frames, unchanged
+    by_title = {s.title: s for s in rep.sections}
+    inc = by_title["Discrimination and the increment over the clinical model"]
+    pd.testing.assert_frame_equal(inc.tables[1][1], res["increment"].increments)
+    ms = by_title["Multi-split evidence for the modules and genes"]
+    pd.testing.assert_frame_equal(
+        ms.tables[0][1], res["multi_split"].module_evidence(res["model"])
+    )
+
+
+def test_markdown_shows_the_numbers(full):
+    rep, _, _ = full
+    md = rep.to_markdown()
+    res = rep.results
+    assert "## TRIPOD+AI checklist" in md
+    assert f"{res['calibration'].slope:.4g}" in md
+    assert f"at least {res['sample_size'].n_required} participants" in md
+    for gene in res["model"].signature()["gene"]:
+        assert f"| {gene} |" in md
+    harrell = res["increment"].increments.loc[("VCPCR", "Harrell C"), "increment"]
+    assert f"{harrell:.4g}" in md
+
+
+def test_html_is_self_contained_and_never_overwritten(full, tmp_path):
+    rep, _, _ = full
+    path = tmp_path / "report.html"
+    text = rep.to_html(path)
+    assert path.read_text(encoding="utf-8") == text == rep._repr_html_()
+    assert "<script" not in text
+    assert not re.search(r"(src|href)=['\"]?https?:", text)
+    images = re.findall(r"src='data:image/png;base64,([^']+)'", text)
+    assert len(images) == sum(len(s.figures) for s in rep.sections) >= 4
+    assert all(base64.b64decode(i).startswith(b"\x89PNG") for i in images)
+    path.write_text("mine")
+    with pytest.raises(FileExistsError, match="force=True"):
+        rep.to_html(path)
+    assert path.read_text() == "mine"
+    rep.to_html(path, force=True)
+    assert path.read_text(encoding="utf-8") == text
+
+
+def test_expensive_sections_can_be_skipped():
+    X, y = _data()
+    rep = report(
+        _model(),
+        X,
+        y,
+        cv=3,
+        n_repeats=1,
+        inference=False,
+        stability=False,
+        calibration=False,
+        random_state=0,
+    )
+    titles = [s.title for s in rep.sections]
+    assert not any(t.startswith(("Multi", "Stab", "Calib", "Clinical")) for t in titles)
+    assert len(rep.skipped) == 3
+    assert "inference=False" in rep.to_markdown()
+    assert {"multi_split", "stability", "calibration"}.isdisjoint(rep.results)
+
+
+def test_scoring_rule_section_when_the_estimator_has_one():
+    class WithRule(VCPCR):
+        def export_scoring_rule(self):
+            return self.signature().set_index("gene")[["coef"]]
+
+    X, y = _data()
+    model = WithRule(
+        family="cox",
+        n_clusters=2,
+        lam_ratio=0.3,
+        n_init=2,
+        covariates="age",
+        random_state=0,
+    )
+    rep = report(
+        model,
+        X,
+        y,
+        cv=3,
+        n_repeats=1,
+        inference=False,
+        stability=False,
+        calibration=False,
+        random_state=0,
+    )
+    assert rep.sections[-1].title == "Scoring rule"
+    pd.testing.assert_frame_equal(
+        rep.sections[-1].tables[0][1], rep.results["scoring_rule"]
+    )
+
+
+BAD = {
+    "binomial": (
+        lambda X, y: report(VCPCR(family="binomial"), X, y),
+        ValueError,
+        "must be a survival model",
+    ),
+    "array X": (
+        lambda X, y: report(_model(), X.to_numpy(), y),
+        TypeError,
+        "must be a pandas DataFrame",
+    ),
+    "external not a pair": (
+        lambda X, y: report(_model(), X, y, external=X),
+        ValueError,
+        r"must be a pair \(X2, y2\)",
+    ),
+    "zero splits": (
+        lambda X, y: report(_model(), X, y, n_splits=0),
+        ValueError,
+        "n_splits",
+    ),
+    "not an estimator": (
+        lambda X, y: report("VCPCR", X, y),
+        TypeError,
+        "unfitted VCPCR",
+    ),
+}
+
+
+@pytest.mark.parametrize(("call", "error", "match"), BAD.values(), ids=BAD)
+def test_bad_input(call, error, match):
+    X, y = _data()
+    with pytest.raises(error, match=match):
+        call(X, y)
+
+
+def _cli_args(csv, out, *extra):
+    return [
+        "report",
+        str(csv),
+        "--time",
+        "time",
+        "--event",
+        "event",
+        "--covariates",
+        "age",
+        "--n-clusters",
+        "2",
+        "--lam-ratio",
+        "0.3",
+        "--cv",
+        "3",
+        "--repeats",
+        "1",
+        "--no-inference",
+        "--no-stability",
+        "--out",
+        str(out),
+        "--no-progress",
+        *extra,
+    ]
+
+
+def test_cli_writes_the_report_and_never_overwrites_without_force(tmp_path, capsys):
+    X, y = _data()
+    csv = tmp_path / "cohort.csv"
+    X.assign(time=y[:, 0], event=y[:, 1].astype(int)).to_csv(csv, index=False)
+    out = tmp_path / "report.html"
+    assert main(_cli_args(csv, out)) == 0
+    assert f"wrote {out}" in capsys.readouterr().out
+    text = out.read_text(encoding="utf-8")
+    assert "TRIPOD+AI checklist" in text
+    assert "data:image/png;base64," in text
+    out.write_text("mine")
+    fast = "--no-calibration"
+    assert main(_cli_args(csv, out, fast)) == 2
+    assert "already exists; pass --force" in capsys.readouterr().err
+    assert out.read_text() == "mine"
+    assert main([*_cli_args(csv, out, fast), "--force"]) == 0
+    assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    md = tmp_path / "report.md"
+    assert main(_cli_args(csv, md, fast)) == 0
+    assert md.read_text(encoding="utf-8").startswith("# Signature report")
+
+
+def test_cli_names_unknown_columns(tmp_path, capsys):
+    X, y = _data()
+    csv = tmp_path / "cohort.csv"
+    X.assign(T=y[:, 0], event=y[:, 1]).to_csv(csv, index=False)
+    assert main(_cli_args(csv, tmp_path / "r.html")) == 2
+    assert "has no columns ['time']" in capsys.readouterr().err
+    assert not (tmp_path / "r.html").exists()
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+_PROBE = """<script>
+window.__errors = [];
+window.addEventListener(
+  'error', e => window.__errors.push(String(e.message || e.target.src)), true);
+const _err = console.error;
+console.error = (...a) => { window.__errors.push(a.join(' ')); _err(...a); };
+window.addEventListener('load', () => {
+  const imgs = [...document.images];
+  const bad = imgs.filter(i => !(i.complete && i.naturalWidth > 0)).length;
+  const p = document.createElement('pre');
+  const n = window.__errors.length;
+  p.textContent = `images=${imgs.length} broken=${bad} errors=${n}`;
+  document.body.appendChild(p);
+});
+</script>"""
+
+
+@pytest.mark.skipif(
+    CHROMIUM is None, reason="needs headless Chromium (apt-get install chromium)"
+)
+def test_html_renders_in_headless_chromium(full, tmp_path):
+    rep, _, _ = full
+    page = tmp_path / "probe.html"
+    page.write_text(rep.to_html().replace("<head>", "<head>" + _PROBE, 1))
+    run = subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--virtual-time-budget=5000",
+            "--dump-dom",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    probe = re.search(r"images=(\d+) broken=(\d+) errors=(\d+)", run.stdout)
+    assert probe is not None, run.stderr[-2000:]
+    n_images, broken, errors = map(int, probe.groups())
+    assert n_images == sum(len(s.figures) for s in rep.sections)
+    assert broken == 0
+    assert errors == 0
+
+
+@pytest.mark.slow
+def test_a_vcpcrcv_reports_its_rule_and_grid_without_its_own_bar():
+    from vcpcr import VCPCRCV
+
+    X, y = _data()
+    cv = VCPCRCV(
+        family="cox",
+        n_clusters=[1, 2],
+        lam_ratios=[0.3, 0.6],
+        deltas=[0.5],
+        cv=3,
+        n_init=1,
+        covariates="age",
+        random_state=0,
+        verbose=True,
+    )
+    rep = report(
+        cv,
+        X,
+        y,
+        cv=3,
+        n_repeats=1,
+        inference=False,
+        stability=False,
+        calibration=False,
+        random_state=0,
+    )
+    model = rep.results["model"]
+    assert model.verbose is False
+    tuning = next(s for s in rep.sections if s.title == "Model and tuning")
+    captions = [c for c, _ in tuning.tables]
+    assert captions == ["Parameters", "Chosen hyperparameters", "Grid (values tried)"]
+    chosen = tuning.tables[1][1]["value"]
+    assert chosen.to_dict() == {k: repr(v) for k, v in model.best_params_.items()}
+    grid = tuning.tables[2][1]["values"]
+    assert grid["n_clusters"] == "1, 2"
+    assert grid["lam_ratio"] == "0.3, 0.6"
+
+
+def test_an_unseeded_estimator_gives_the_same_report_twice():
+    X, y = _data()
+    model = VCPCR(family="cox", n_clusters=2, lam_ratio=0.3, covariates="age")
+    kw = {"cv": 3, "n_repeats": 1, "inference": False, "stability": False}
+    one = report(model, X, y, random_state=3, **kw).results
+    two = report(model, X, y, random_state=3, **kw).results
+    assert model.random_state is None  # the caller's estimator is not changed
+    assert_allclose(
+        one["out_of_fold_survival"], two["out_of_fold_survival"], rtol=0, atol=0
+    )
+    pd.testing.assert_frame_equal(one["increment"].folds, two["increment"].folds)
