@@ -235,6 +235,7 @@ class _BestEstimator:
     strata_columns_ = _fitted("strata_columns_")
     strata_names_ = _fitted("strata_names_")
     weights_ = _fitted("weights_")
+    weights_kkt_ = _fitted("weights_kkt_")
     delta_ = _fitted("delta_")
     lam_ = _fitted("lam_")
     lam_max_ = _fitted("lam_max_")
