@@ -227,7 +227,8 @@ def test_ridge_paths_report_rounding_level_kkt(family):
 
 def test_fitted_estimators_keep_the_weights_kkt():
     """VCPCR and VCPCRCV keep the step-0 weights' violation (None without a
-    penalty); it meets KKT_TOL by the reference conditions."""
+    penalty), and cv_results_ its largest over the folds per grid point; it
+    meets KKT_TOL by the reference conditions."""
     pytest.importorskip("sksurv")
     pytest.importorskip("lifelines")
     from vcpcr import VCPCR, VCPCRCV, compute_weights
@@ -252,3 +253,7 @@ def test_fitted_estimators_keep_the_weights_kkt():
     ).fit(X, y)
     assert cv.weights_kkt_ == cv.best_estimator_.weights_kkt_
     assert cv.weights_kkt_ <= KKT_TOL
+    fold_kkt = cv.cv_results_["max_weights_kkt"].to_numpy()
+    assert fold_kkt.shape == (len(cv.cv_results_),)
+    assert np.all(fold_kkt <= KKT_TOL)  # every fold's path met the tolerance
+    assert np.all(fold_kkt > 0)  # a measured violation, not a placeholder

@@ -262,6 +262,9 @@ class FoldResult(NamedTuple):
     #: the features' part of ``eta``: the clusters' terms, centred at the training
     #: means (what a calibration slope scales); None with ``eta``
     eta_clustered: NDArray[np.float64] | None = None
+    #: the relative KKT violation of each point's step-0 weights (NaN: no
+    #: penalty, or the weights could not be fitted)
+    weights_kkt: NDArray[np.float64] | None = None
 
 
 #: What a fit that cannot be done raises (lifelines' ConvergenceError is a
@@ -593,6 +596,7 @@ def fit_fold(
         _fold_weight(scoring_of(family), spec, yte),
         eta,
         eta_clustered,
+        np.full(scores.size, np.nan) if path.kkt is None else path.kkt[delta_index],
     )
 
 
