@@ -450,7 +450,8 @@ def _polish(
     Li, Sun & Toh 2018, SIAM J Optim 28:433, on the primal here). Steps
     are damped by backtracking on ``||F||``; the iteration stops at a
     relative KKT violation of :data:`POLISH_KKT`, after
-    :data:`MAX_POLISH` steps, or when a step no longer lowers ``||F||``.
+    :data:`MAX_POLISH` steps, when a step no longer lowers ``||F||``, or at
+    a singular Jacobian (covariates that separate the outcome).
     """
     rs, Xo = prob.rs, prob.X[prob.rs.order]
     Zo = prob.Z[rs.order]
@@ -489,27 +490,33 @@ def _polish(
         active = now
         H = rs.breslow_hessian(eta, terms)
         J = np.block([[np.eye(n) + K @ H / l2, -Zo], [Zo.T @ H, np.zeros((c, c))]])
-        step = -np.linalg.solve(J, F)
-        cand = _backtrack(residual, eta, beta, step, norm)
+        cand = _newton_step(residual, eta, beta, J, F, norm)
         if cand is None:
-            break  # no step lowers ||F||: rounding level, or a kink
+            break  # no step lowers ||F|| (rounding level, a kink), or J singular
         eta, beta, (w, F, terms) = cand
         norm = float(np.linalg.norm(F))
     return best[1], (prob.Z @ best[2]) if c else offset0
 
 
-def _backtrack(
+def _newton_step(
     residual: Callable[[_Float, _Float], tuple[_Float, _Float, Any]],
     eta: _Float,
     beta: _Float,
-    step: _Float,
+    J: _Float,
+    F: _Float,
     norm: float,
 ) -> tuple[_Float, _Float, tuple[_Float, _Float, Any]] | None:
-    """Damp a Newton ``step`` on ``(eta, beta)`` until ``||F||`` drops enough.
+    """Take a damped Newton step ``-J^{-1} F`` on ``(eta, beta)``.
 
-    Halves the step from 1 down to ``1e-6`` (Armijo on ``||F||``); returns
-    the new point and its ``residual``, or None if no step lowered it.
+    Halves the step from 1 down to ``1e-6`` until ``||F||`` (``norm`` now)
+    drops enough (Armijo); returns the new point and its ``residual``, or
+    None if no step lowered it or ``J`` is singular (a covariate that
+    separates the outcome, say).
     """
+    try:
+        step = -np.linalg.solve(J, F)
+    except np.linalg.LinAlgError:
+        return None
     n, t = eta.size, 1.0
     while t >= 1e-6:
         cand = (eta + t * step[:n], beta + t * step[n:])
