@@ -252,7 +252,7 @@ def grid_row(name: str, Xs: Array, W: Array, Ks: tuple[int, ...], starts: int) -
 def ridge(X: Array, y: Array, deltas: Any) -> tuple[Array, Array]:
     Xs = standardize(np.asarray(X, dtype=float))[0]
     ys = (y - y.mean()) / y.std(ddof=1)
-    return Xs, weights_for_grid(Xs, ys, "ridge", list(deltas), "gaussian")
+    return Xs, weights_for_grid(Xs, ys, "ridge", list(deltas), "gaussian").coef
 
 
 def grids() -> None:

@@ -198,7 +198,10 @@ def main() -> None:
             deltas = dmax * 10 ** np.linspace(np.log10(0.5), -2, 6)
             sec, W = _best(
                 lambda Xs=Xs, y=y, d=deltas, f=family: (
-                    SCHEMES["enet"].with_l1_ratio(L1_RATIO).path(Xs, y, d, family=f)
+                    SCHEMES["enet"]
+                    .with_l1_ratio(L1_RATIO)
+                    .path(Xs, y, d, family=f)
+                    .coef
                 ),
                 args.repeat,
             )

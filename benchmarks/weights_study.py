@@ -107,7 +107,7 @@ def exact_scheme(method: str, grid: Array) -> WeightsFn:
     """Exact ridge or lasso weights (vcpcr's solvers) on a delta grid."""
 
     def fn(Xs: Array, ys: Array, rng: np.random.Generator) -> Array:
-        return WEIGHT_SCHEMES[method].path(Xs, ys, grid, family="gaussian")
+        return WEIGHT_SCHEMES[method].path(Xs, ys, grid, family="gaussian").coef
 
     return fn
 
@@ -125,6 +125,7 @@ def enet_scheme(l1_ratio: float, grid: Array) -> WeightsFn:
             WEIGHT_SCHEMES["enet"]
             .with_l1_ratio(l1_ratio)
             .path(Xs, ys, lams, family="gaussian")
+            .coef
         )
 
     return fn

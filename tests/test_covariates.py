@@ -102,7 +102,9 @@ def test_weights_equal_glmnet_penalty_factor_zero(name, family):
             Xs, time, event, ref["deltas"], l1_ratio=0.05, covariates=Z, tol=1e-13
         )
     else:
-        W = weights_for_grid(Xs, target, "enet", ref["deltas"], family, covariates=Z)
+        W = weights_for_grid(
+            Xs, target, "enet", ref["deltas"], family, covariates=Z
+        ).coef
     for k in range(len(ref["deltas"])):
         expected = np.asarray(ref["coef"][k])
         # glmnet's accuracy (1e-7 on the objective), as tests/test_weights.py
@@ -120,13 +122,13 @@ def test_gaussian_weights_frisch_waugh_lovell():
     Q = np.column_stack([np.ones(len(y)), Zs])
     H = Q @ np.linalg.pinv(Q)
     delta = 0.2
-    w = weights_for_grid(Xs, ys, "enet", [delta], "gaussian", covariates=Zs)[0]
+    w = weights_for_grid(Xs, ys, "enet", [delta], "gaussian", covariates=Zs).coef[0]
     ref = ElasticNet(
         alpha=delta, l1_ratio=ENET_L1_RATIO, fit_intercept=False, tol=1e-14
     ).fit(Xs - H @ Xs, ys - H @ ys)
     assert_allclose(w, ref.coef_, atol=1e-6 * np.abs(ref.coef_).max())
     # and the adjustment matters: unadjusted weights differ
-    w0 = weights_for_grid(Xs, ys, "enet", [delta], "gaussian")[0]
+    w0 = weights_for_grid(Xs, ys, "enet", [delta], "gaussian").coef[0]
     assert np.abs(w0 - w).max() > 1e-2 * np.abs(w).max()
 
 

@@ -193,14 +193,18 @@ def test_cox_ridge_against_R_glmnet(dataset):
 
 
 # Tolerance of the lasso/elastic-net Cox weights against the exact R glmnet
-# solution (thresh = 1e-30). vcpcr stops at glmnet's default threshold (1e-7,
-# scikit-survival's Coxnet), so the weights are not exact: measured on the two
-# reference sets, the largest coefficient difference is 3.9e-3 x max|coef|,
-# the objective 8.5e-7 above the optimum (relative), and the supports agree
-# except for one R coefficient of 2.9e-5 x max|coef| that stays at zero.
+# solution (thresh = 1e-30). Coxnet stops at glmnet's default threshold (1e-7);
+# vcpcr then polishes the elastic net (semismooth Newton) and refits a lasso
+# that misses KKT_TOL with a tighter tolerance. Measured at Coxnet's 1e-7 alone
+# on the two reference sets, the largest coefficient difference was 3.9e-3 x
+# max|coef|, the objective 8.5e-7 above the optimum (relative), and the supports
+# agreed except for one R coefficient of 2.9e-5 x max|coef| that stayed at zero;
+# the bounds are kept. The polished weights reach R's objective to rounding
+# (ROUNDING below it at most).
 COEF_ATOL = 5e-3  # x max|coef|
 OBJ_RTOL = 2e-6
 SUPPORT_FLOOR = 1e-4  # x max|coef|: supports compared above this size
+ROUNDING = 1e-12  # relative: how far below R's exact objective ours may be
 
 
 def _check_against_R(W, ref, Xs, time, event, a):
@@ -213,7 +217,7 @@ def _check_against_R(W, ref, Xs, time, event, a):
     for w, delta, obj in zip(W, ref["delta"], ref["objective"], strict=True):
         loss = breslow(Xs @ w, time, event, hessian=False)[0]
         pen = delta * (a * np.abs(w).sum() + (1 - a) / 2 * w @ w)
-        assert obj <= loss + pen <= obj * (1 + OBJ_RTOL)
+        assert obj * (1 - ROUNDING) <= loss + pen <= obj * (1 + OBJ_RTOL)
 
 
 @needs_survival
@@ -493,7 +497,7 @@ def test_cox_lasso_path_stopped_at_the_callers_max_iter_is_returned(monkeypatch)
     monkeypatch.setattr(vcpcr._solvers.cox, "_coxnet", counted)
     Xs, time, event = _wide_data(seed=5)
     dmax = cox_lasso_delta_max(Xs, time, event)
-    with pytest.warns(ConvergenceWarning, match="max_iter=3 "):
+    with pytest.warns(ConvergenceWarning, match=r"max_iter=3\)"):
         cox_lasso_path(Xs, time, event, [0.05 * dmax], max_iter=3)
     assert max(calls, default=0) == 3
 
@@ -518,7 +522,8 @@ def test_cox_lasso_warns_when_not_converged():
     dmax = cox_lasso_delta_max(Xs, time, event)
     with pytest.warns(
         ConvergenceWarning,
-        match=r"max_iter=1 .*tol=1e-07.* violation [1-9][\d.e+]* at delta=0\.0\d+\.$",
+        match=r"tol=1e-07; Coxnet stopped at max_iter=1\): [1-9][\d.e+]* at "
+        r"delta=0\.0\d+\. ",
     ):
         cox_lasso_path(Xs, time, event, [0.05 * dmax], max_iter=1)
 

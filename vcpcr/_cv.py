@@ -235,6 +235,7 @@ class _BestEstimator:
     strata_columns_ = _fitted("strata_columns_")
     strata_names_ = _fitted("strata_names_")
     weights_ = _fitted("weights_")
+    weights_kkt_ = _fitted("weights_kkt_")
     delta_ = _fitted("delta_")
     lam_ = _fitted("lam_")
     lam_max_ = _fitted("lam_max_")
@@ -434,7 +435,9 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         minus the best point's; 0 at the best), ``n_failed_folds`` (folds
         where the point could not be fitted or scored, or scored non-finite:
         then its ``split<i>_test_score`` is NaN), ``mean_size`` (selected
-        features), ``mean_n_clusters``,
+        features), ``mean_n_clusters``, ``max_weights_kkt`` (the largest
+        relative KKT violation of the point's step-0 weights over the folds,
+        see :class:`VCPCR`'s ``weights_kkt_``; NaN without a penalty),
         ``rank_test_score``, ``params`` (dicts, as ``GridSearchCV``),
         ``mean_fit_time`` and ``std_fit_time`` (seconds per grid point and
         fold: a fold solves all grid points at once, so each is charged an
@@ -952,6 +955,16 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
                 frame[name] = (
                     np.where(failed, 0.0, np.column_stack(values)).sum(axis=1) / used
                 )
+        kkt = np.column_stack(
+            [
+                np.full(len(points), np.nan) if r.weights_kkt is None else r.weights_kkt
+                for r in results
+            ]
+        )
+        frame["max_weights_kkt"] = np.max(
+            np.where(np.isnan(kkt), -np.inf, kkt), axis=1, initial=-np.inf
+        )
+        frame.loc[np.isnan(kkt).all(axis=1), "max_weights_kkt"] = np.nan
         finite = frame["mean_test_score"].where(np.isfinite(frame["mean_test_score"]))
         # Non-finite mean scores rank last (as in GridSearchCV), not NaN.
         rank = finite.rank(ascending=False, method="min", na_option="bottom")

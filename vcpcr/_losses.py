@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 from vcpcr._families import Family, registered
 from vcpcr._solvers.cox import cox_lasso_delta_max, cox_lasso_path, cox_ridge_path
 from vcpcr._solvers.enet import enet_binomial_path, enet_gaussian_path
+from vcpcr._solvers.kkt import WeightsPath
 from vcpcr._solvers.ridge import ridge_binomial_path, ridge_gaussian_path
 from vcpcr._validation import check_survival
 
@@ -60,14 +61,17 @@ class PenalizedLoss(abc.ABC):
         deltas: NDArray[np.float64],
         l1_ratio: float,
         covariates: NDArray[np.float64] | None = None,
-    ) -> NDArray[np.float64]:
-        """Penalized regression weights for every delta (rows).
+    ) -> WeightsPath:
+        """Penalized regression weights for every delta (rows), with their KKT.
 
         ``l1_ratio`` is glmnet's ``alpha``: 0 is the ridge (solved exactly),
         1 the lasso, in between the elastic net. ``covariates``
         (standardized, shape (n_samples, c)) enter unpenalized; only where
         :meth:`takes_covariates` says so (the callers check it first, see
-        :meth:`vcpcr._weights.WeightScheme.check_family`).
+        :meth:`vcpcr._weights.WeightScheme.check_family`). The path reports
+        each row's relative KKT violation
+        (:func:`vcpcr._solvers.kkt.relative_kkt`) and warns where one
+        exceeds :data:`~vcpcr._solvers.kkt.KKT_TOL`.
         """
 
     def takes_covariates(self, l1_ratio: float) -> bool:
@@ -114,7 +118,7 @@ class GaussianLoss(_MeanLoss):
         deltas: NDArray[np.float64],
         l1_ratio: float,
         covariates: NDArray[np.float64] | None = None,
-    ) -> NDArray[np.float64]:
+    ) -> WeightsPath:
         """Closed-form ridge, or coordinate descent along the path of deltas.
 
         Covariates are partialled out first (:meth:`partial_out`).
@@ -122,8 +126,11 @@ class GaussianLoss(_MeanLoss):
         if covariates is not None:
             Xs, target, _ = self.partial_out(Xs, target, covariates)
         if l1_ratio == 0:
-            return ridge_gaussian_path(Xs, target, deltas)
-        return enet_gaussian_path(Xs, target, deltas, l1_ratio)
+            path = ridge_gaussian_path(Xs, target, deltas, return_kkt=True)
+        else:
+            path = enet_gaussian_path(Xs, target, deltas, l1_ratio, return_kkt=True)
+        assert isinstance(path, WeightsPath)  # return_kkt
+        return path
 
     def takes_covariates(self, l1_ratio: float) -> bool:
         """Return True: covariates are partialled out exactly, whatever the penalty."""
@@ -159,19 +166,20 @@ class BinomialLoss(_MeanLoss):
         deltas: NDArray[np.float64],
         l1_ratio: float,
         covariates: NDArray[np.float64] | None = None,
-    ) -> NDArray[np.float64]:
+    ) -> WeightsPath:
         """Ridge logistic regression, or proximal Newton along the path.
 
         The ridge is Newton's method in the row space of ``Xs``; the elastic
         net, coordinate descent on its quadratic approximations.
         """
         if l1_ratio == 0:
-            weights, _ = ridge_binomial_path(Xs, target, deltas)
+            path, _ = ridge_binomial_path(Xs, target, deltas, return_kkt=True)
         else:
-            weights, _ = enet_binomial_path(
-                Xs, target, deltas, l1_ratio, covariates=covariates
+            path, _ = enet_binomial_path(
+                Xs, target, deltas, l1_ratio, covariates=covariates, return_kkt=True
             )
-        return weights
+        assert isinstance(path, WeightsPath)  # return_kkt
+        return path
 
 
 class CoxLoss(PenalizedLoss):
@@ -192,14 +200,23 @@ class CoxLoss(PenalizedLoss):
         deltas: NDArray[np.float64],
         l1_ratio: float,
         covariates: NDArray[np.float64] | None = None,
-    ) -> NDArray[np.float64]:
+    ) -> WeightsPath:
         """Ridge Cox (Newton in the row space), or Coxnet along the path."""
         time, event = target[:, 0], target[:, 1] == 1
         if l1_ratio == 0:
-            return cox_ridge_path(Xs, time, event, deltas)
-        return cox_lasso_path(
-            Xs, time, event, deltas, l1_ratio=l1_ratio, covariates=covariates
-        )
+            path = cox_ridge_path(Xs, time, event, deltas, return_kkt=True)
+        else:
+            path = cox_lasso_path(
+                Xs,
+                time,
+                event,
+                deltas,
+                l1_ratio=l1_ratio,
+                covariates=covariates,
+                return_kkt=True,
+            )
+        assert isinstance(path, WeightsPath)  # return_kkt
+        return path
 
 
 #: The step-0 losses by family name (the families' names in

@@ -65,6 +65,7 @@ class _FitData(NamedTuple):
     scale: NDArray[np.float64]
     prepared: Prepared
     weights: NDArray[np.float64]
+    weights_kkt: float | None
     starts: list[NDArray[np.intp]]
     layout: ColumnLayout
 
@@ -331,6 +332,13 @@ class VCPCR(SummaryMixin, VCPCRBase):
         the input columns: all but the covariates.
     weights_ : ndarray of shape (n_clustered,)
         Step-0 weights of the clustered features.
+    weights_kkt_ : float or None
+        How far ``weights_`` are from the optimum of their penalized fit: the
+        largest violation of its optimality (KKT) conditions, relative to
+        ``delta`` (0 at the optimum; see ``docs/weights.md``). The solvers
+        reach at most ``1e-3`` or warn (``ConvergenceWarning``). None for
+        weights that are no penalized fit (``"identity"``, given weights,
+        the paper's early-stopped ``"glmnet_*"`` weights).
     lam_ : float
         Absolute SOS-NMF penalty, ``lam_ratio * lam_max_``.
     lam_max_ : float
@@ -564,6 +572,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
             solution,
             yname=data.yname,
             layout=data.layout,
+            weights_kkt=data.weights_kkt,
         )
         if self.n_clusters_ == 0:
             self._warn_nothing_selected()
@@ -602,7 +611,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
         d, owner = data.design, type(self).__name__
         n_clusters = cap_n_clusters(int(self.n_clusters), d.clustered.size, owner)
         Xs, mean, scale = standardize(d.X[:, d.clustered])
-        weights = self._compute_weights(
+        weights, kkt = self._compute_weights(
             data.family, Xs, d.prepared.weights_target, d.Zs
         )
         starts = initial_partitions(
@@ -614,7 +623,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
             owner=owner,
         )
         return _FitData(
-            data.yname, Xs, mean, scale, d.prepared, weights, starts, data.layout
+            data.yname, Xs, mean, scale, d.prepared, weights, kkt, starts, data.layout
         )
 
     def path(
@@ -702,6 +711,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
         *,
         yname: str = "y",
         layout: ColumnLayout,
+        weights_kkt: float | None = None,
     ) -> VCPCR:
         """Set the complete fitted state from a solved problem; return self.
 
@@ -711,7 +721,8 @@ class VCPCR(SummaryMixin, VCPCRBase):
         scorer may call any method of a fold model. The inputs are the
         standardized training design ``Xs`` with its ``mean`` and ``scale``,
         the prepared response (named ``yname`` in the summary), the step-0
-        ``weights`` and the kept start ``solution``
+        ``weights`` (with their relative KKT violation ``weights_kkt``) and
+        the kept start ``solution``
         (:func:`vcpcr._clustering.best_start`, or a grid point's
         :meth:`vcpcr._clustering.BestStarts.kept`). It orders the clusters,
         fits step 2 (``result_``) and maps its coefficients back to raw
@@ -729,6 +740,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
         self.clustered_columns_ = layout.clustered
         self.strata_columns_ = layout.strata
         self.mean_, self.scale_, self.weights_ = mean, scale, weights
+        self.weights_kkt_ = weights_kkt
         self.delta_ = scheme_delta(self.weights, self.delta)
         if prepared.classes is not None:
             self.classes_ = prepared.classes
@@ -814,9 +826,9 @@ class VCPCR(SummaryMixin, VCPCRBase):
         Xs: NDArray[np.float64],
         target: NDArray[np.float64],
         covariates: NDArray[np.float64] | None,
-    ) -> NDArray[np.float64]:
-        """Step 0 on the standardized data (covariates unpenalized)."""
-        return weights_for_grid(
+    ) -> tuple[NDArray[np.float64], float | None]:
+        """Step 0 on the standardized data (covariates unpenalized) and its KKT."""
+        path = weights_for_grid(
             Xs,
             target,
             self.weights,
@@ -824,7 +836,8 @@ class VCPCR(SummaryMixin, VCPCRBase):
             family,
             covariates=covariates,
             stacklevel=user_stacklevel(),
-        )[0]
+        )
+        return path.coef[0], None if path.kkt is None else float(path.kkt[0])
 
     # --------------------------------------------------------------- predict
     def _check_input(

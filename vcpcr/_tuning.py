@@ -35,6 +35,7 @@ from vcpcr._scaling import (
     standardize,
 )
 from vcpcr._scoring import FamilyScoring, scoring_of
+from vcpcr._solvers.kkt import WeightsPath
 from vcpcr._sos_nmf import random_partition
 from vcpcr._weights import scheme_of, weights_for_grid
 from vcpcr.exceptions import SeparationWarning
@@ -261,6 +262,9 @@ class FoldResult(NamedTuple):
     #: the features' part of ``eta``: the clusters' terms, centred at the training
     #: means (what a calibration slope scales); None with ``eta``
     eta_clustered: NDArray[np.float64] | None = None
+    #: the relative KKT violation of each point's step-0 weights (NaN: no
+    #: penalty, or the weights could not be fitted)
+    weights_kkt: NDArray[np.float64] | None = None
 
 
 #: What a fit that cannot be done raises (lifelines' ConvergenceError is a
@@ -268,10 +272,8 @@ class FoldResult(NamedTuple):
 FIT_ERRORS = (ValueError, ArithmeticError, np.linalg.LinAlgError)
 
 
-def _fold_weights(
-    fold: TrainFold, prepared: Prepared, spec: FoldSpec
-) -> NDArray[np.float64]:
-    """Weights for every delta of the grid (one row each)."""
+def _fold_weights(fold: TrainFold, prepared: Prepared, spec: FoldSpec) -> WeightsPath:
+    """Weights for every delta of the grid (one row each) and their KKT."""
     Z = fold.layout.Z
     Zs = standardize(Z)[0] if Z.shape[1] else None
     return weights_for_grid(
@@ -288,13 +290,15 @@ def _fold_weights(
 class SolvedFold(NamedTuple):
     """A training fold with every grid point solved (steps 0 and 1).
 
-    ``weights`` holds one row per delta and ``delta_index`` the row of each
-    grid point; ``solved`` the kept start of each point.
+    ``weights`` holds one row per delta (``weights_kkt`` their relative KKT
+    violations, or None) and ``delta_index`` the row of each grid point;
+    ``solved`` the kept start of each point.
     """
 
     train: TrainFold
     prepared: Prepared
     weights: NDArray[np.float64]
+    weights_kkt: NDArray[np.float64] | None
     delta_index: NDArray[np.intp]
     solved: BestStarts
 
@@ -364,7 +368,9 @@ def fold_model(fold: SolvedFold, spec: FoldSpec, point: int) -> Any:
     """
     K, delta, ratio = spec.grid.points()[point]
     model = clone(spec.template).set_params(n_clusters=K, delta=delta, lam_ratio=ratio)
-    train, weights = fold.train, fold.weights[fold.delta_index[point]]
+    row = fold.delta_index[point]
+    train, weights = fold.train, fold.weights[row]
+    kkt = None if fold.weights_kkt is None else float(fold.weights_kkt[row])
     return model._set_solution(
         train.Xs,
         train.mean,
@@ -373,6 +379,7 @@ def fold_model(fold: SolvedFold, spec: FoldSpec, point: int) -> Any:
         weights,
         fold.solved.kept(point, train.Xs, weights),
         layout=train.layout,
+        weights_kkt=kkt,
     )
 
 
@@ -556,13 +563,13 @@ def fit_fold(
     train = train_fold(Xtr, spec.n_covariates, spec.n_strata, spec.names)
     prepared = family.prepare(ytr)
     try:
-        W = _fold_weights(train, prepared, spec)
+        path = _fold_weights(train, prepared, spec)
     except FIT_ERRORS as exc:  # no delta can be fitted on this fold
         nan = np.full(len(spec.grid.points()), np.nan)
         failed = np.ones(nan.size, bool)
         return FoldResult(nan, nan, nan, 0, 0, failed, (str(exc),) * nan.size)
-    solved, delta_index = solve_grid(train.Xs, W, spec, seed)
-    fold = SolvedFold(train, prepared, W, delta_index, solved)
+    solved, delta_index = solve_grid(train.Xs, path.coef, spec, seed)
+    fold = SolvedFold(train, prepared, path.coef, path.kkt, delta_index, solved)
     failures: dict[int, str] = {}
     eta = eta_clustered = None
     with warnings.catch_warnings(record=True) as caught:
@@ -589,6 +596,7 @@ def fit_fold(
         _fold_weight(scoring_of(family), spec, yte),
         eta,
         eta_clustered,
+        np.full(scores.size, np.nan) if path.kkt is None else path.kkt[delta_index],
     )
 
 

@@ -40,6 +40,7 @@ from vcpcr._losses import loss_of
 from vcpcr._scaling import relative_weights
 from vcpcr._scaling import standardize as _standardize
 from vcpcr._solvers.glmnet import glmnet_weights
+from vcpcr._solvers.kkt import WeightsPath
 from vcpcr._validation import (
     check_array,
     check_choice,
@@ -269,24 +270,27 @@ class WeightScheme:
         *,
         family: Family,
         covariates: NDArray[np.float64] | None = None,
-    ) -> NDArray[np.float64]:
+    ) -> WeightsPath:
         """Weights for every delta (rows), on validated, standardized input.
 
         ``deltas`` are valid penalties (see :meth:`check_deltas`).
         ``covariates`` (standardized) are unpenalized: partialled out
         (gaussian) or an unpenalized block of the family's loss' solver (the
         pairing checked by :meth:`check_family`). A scheme without a penalty
-        gives ones, one row per delta.
+        gives ones, one row per delta. The path's ``kkt`` holds each row's
+        relative KKT violation (:mod:`vcpcr._solvers.kkt`); None without a
+        penalty or for a scheme's own solver (the paper's early-stopped
+        glmnet weights are no optimum by design).
         """
         grid = np.asarray(deltas, dtype=np.float64)
         if self.l1_ratio is None:
-            return np.ones((grid.size, Xs.shape[1]))
+            return WeightsPath(np.ones((grid.size, Xs.shape[1])), None)
         loss = loss_of(family)
         if self.solver is None:
             return loss.penalized_path(Xs, target, grid, self.l1_ratio, covariates)
         if covariates is not None:
             Xs, target, _ = loss.partial_out(Xs, target, covariates)
-        return self.solver(Xs, target, grid, self.l1_ratio)
+        return WeightsPath(self.solver(Xs, target, grid, self.l1_ratio), None)
 
 
 def _decades(start: float, stop: float, num: int) -> tuple[float, ...]:
@@ -538,7 +542,7 @@ def compute_weights(
     else:  # no penalty: delta only sets the number of rows
         deltas = np.zeros(1 if delta is None else np.size(delta))
     Xs = _standardize(Xa)[0] if standardize else Xa
-    W = scheme.path(Xs, ya, deltas, family=fam)
+    W = scheme.path(Xs, ya, deltas, family=fam).coef
     return W[0] if scalar else W
 
 
@@ -552,8 +556,8 @@ def weights_for_grid(
     covariates: NDArray[np.float64] | None = None,
     stacklevel: int = 1,
     delta_name: str = "delta",
-) -> NDArray[np.float64]:
-    """Step-0 weights of every ``delta`` (rows), on standardized data.
+) -> WeightsPath:
+    """Step-0 weights of every ``delta`` (rows) and their KKT, on standardized data.
 
     The one route from a weight scheme to the weights, for :class:`VCPCR`,
     :class:`VCPCRCV` (per fold) and ``vcpcr benchmark``: a user array is
@@ -565,7 +569,9 @@ def weights_for_grid(
     :meth:`WeightScheme.path`; the caller has checked the pairing with
     :func:`check_scheme`); ``delta`` stays the features' penalty.
 
-    Warns (VCPCRWarning, ``stacklevel`` frames above the caller) when the
+    Returns the weights with their relative KKT violations (None without a
+    penalty, see :meth:`WeightScheme.path`). Warns (VCPCRWarning,
+    ``stacklevel`` frames above the caller) when the
     weights of some ``delta`` are all zero: no feature can then be selected.
     A penalized Cox path that cannot be fitted raises a ValueError in the
     estimators' terms (their ``weights`` and ``delta_name``, the estimator's
@@ -576,7 +582,7 @@ def weights_for_grid(
     p = Xs.shape[1]
     given = check_weights(weights, p, owner="weights", methods=tuple(SCHEMES))
     if not isinstance(given, str):
-        return relative_weights(given)[None, :]
+        return WeightsPath(relative_weights(given)[None, :], None)
     scheme = SCHEMES[given]
     grid = (
         scheme.check_deltas(
@@ -587,14 +593,14 @@ def weights_for_grid(
         else np.zeros(1)  # no penalty: one row
     )
     try:
-        W = scheme.path(Xs, target, grid, family=fam, covariates=covariates)
+        path = scheme.path(Xs, target, grid, family=fam, covariates=covariates)
     except ValueError as exc:
         if not loss_of(fam).may_diverge or not scheme.relative:
             raise
         raise ValueError(
             _cox_path_failed(given, covariates is not None, delta_name)
         ) from exc
-    zero = ~W.any(axis=1)
+    zero = ~path.coef.any(axis=1)
     if zero.any():
         at = ", ".join(f"{d:g}" for d in grid[zero])
         warnings.warn(
@@ -603,7 +609,7 @@ def weights_for_grid(
             VCPCRWarning,
             stacklevel=stacklevel + 1,
         )
-    return W
+    return path
 
 
 def _cox_path_failed(weights: str, covariates: bool, delta_name: str) -> str:

@@ -31,6 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vcpcr._solvers.distributions import LOGISTIC
+from vcpcr._solvers.kkt import WeightsPath, relative_kkt, warn_kkt
 from vcpcr.exceptions import ConvergenceWarning, user_stacklevel
 
 __all__ = ["TOL", "enet_binomial_path", "enet_gaussian_path"]
@@ -154,15 +155,19 @@ def enet_gaussian_path(
     *,
     tol: float = TOL,
     max_iter: int = MAX_ITER,
-) -> _Float:
+    return_kkt: bool = False,
+) -> _Float | WeightsPath:
     """Elastic-net least squares for every ``delta`` (rows), no intercept.
 
     Minimizes ``1/(2n)||y - ybar - X w||^2 + delta (a||w||_1 +
-    (1-a)/2||w||^2)`` with ``a = l1_ratio`` (``X`` centred).
+    (1-a)/2||w||^2)`` with ``a = l1_ratio`` (``X`` centred). With
+    ``return_kkt``, returns the weights with their relative KKT violations
+    (warned about above :data:`~vcpcr._solvers.kkt.KKT_TOL` either way).
     """
     n, p = Xs.shape
     yc = y - y.mean()
-    coef = np.zeros((deltas.size, p))
+    coef, kkt = np.zeros((deltas.size, p)), np.zeros(deltas.size)
+    done = np.ones(deltas.size, bool)  # the deltas not warned about by _warn
     w, g = np.zeros(p), Xs.T @ yc / n
 
     def solve(cols: NDArray[np.intp], delta: float) -> tuple[_Float, float, bool]:
@@ -176,8 +181,11 @@ def enet_gaussian_path(
         g, converged, worst = _working_sets(w, g, delta, l1_ratio, solve)
         if not converged:
             _warn("gaussian", delta, max_iter, worst, tol)
-        coef[i] = w
-    return coef
+        coef[i], kkt[i] = w, relative_kkt(-g, w, delta, l1_ratio)  # g: -gradient
+        done[i] = converged
+    detail = f"coordinate descent to tol={tol:g}, max_iter={max_iter}"
+    warn_kkt("gaussian elastic-net", deltas, kkt, detail, done)
+    return WeightsPath(coef, kkt) if return_kkt else coef
 
 
 def _prox_newton(
@@ -274,19 +282,24 @@ def enet_binomial_path(
     covariates: _Float | None = None,
     tol: float = TOL,
     max_iter: int = MAX_ITER,
-) -> tuple[_Float, _Float]:
+    return_kkt: bool = False,
+) -> tuple[_Float | WeightsPath, _Float]:
     """Elastic-net logistic regression for every ``delta``: ``(coef, intercept)``.
 
     Minimizes ``-(1/n) loglik(b0 + Z c + X w) + delta (a||w||_1 +
     (1-a)/2||w||^2)`` with an unpenalized intercept ``b0`` and unpenalized
     coefficients ``c`` of the ``covariates`` ``Z`` (glmnet's
     ``penalty.factor = 0``, at its ``lambda = delta p / (p + c)``: glmnet
-    rescales the penalty factors to sum to the number of columns).
+    rescales the penalty factors to sum to the number of columns). With
+    ``return_kkt``, ``coef`` is a :class:`~vcpcr._solvers.kkt.WeightsPath`,
+    the weights with their relative KKT violations (warned about above
+    :data:`~vcpcr._solvers.kkt.KKT_TOL` either way).
     """
     n, p = Xs.shape
     Z = np.empty((n, 0)) if covariates is None else covariates
     Q = np.column_stack([np.ones(n), Z])
     coef, intercept = np.zeros((deltas.size, p)), np.zeros(deltas.size)
+    kkt, done = np.zeros(deltas.size), np.ones(deltas.size, bool)
     beta, w = _null_logit(Q, y, tol), np.zeros(p)
     g = Xs.T @ (LOGISTIC.mean(Q @ beta) - y) / n
 
@@ -304,4 +317,7 @@ def enet_binomial_path(
         if not converged:
             _warn("binomial", delta, max(max_iter, MAX_NEWTON), worst, tol)
         coef[i], intercept[i] = w, beta[0]
-    return coef, intercept
+        kkt[i], done[i] = relative_kkt(g, w, delta, l1_ratio), converged
+    detail = f"proximal Newton to tol={tol:g}, max_iter={max(max_iter, MAX_NEWTON)}"
+    warn_kkt("binomial elastic-net", deltas, kkt, detail, done)
+    return (WeightsPath(coef, kkt) if return_kkt else coef), intercept

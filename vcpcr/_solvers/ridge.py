@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vcpcr._solvers.distributions import LOGISTIC
+from vcpcr._solvers.kkt import WeightsPath, relative_kkt
 from vcpcr.exceptions import ConvergenceWarning, user_stacklevel
 
 __all__ = ["newton", "ridge_binomial_path", "ridge_gaussian_path", "spectrum"]
@@ -83,28 +84,48 @@ def newton(
 
 
 def ridge_gaussian_path(
-    Xs: NDArray[np.float64], y: NDArray[np.float64], deltas: NDArray[np.float64]
-) -> NDArray[np.float64]:
+    Xs: NDArray[np.float64],
+    y: NDArray[np.float64],
+    deltas: NDArray[np.float64],
+    *,
+    return_kkt: bool = False,
+) -> NDArray[np.float64] | WeightsPath:
     """Ridge coefficients for every delta from one spectral decomposition.
 
     ``w(delta) = X' U diag(1 / (s^2 + n delta)) U'y`` (the dual form, with
     ``X = U S V'``); ``delta = 0`` gives the minimum-norm least-squares fit.
+    With ``return_kkt`` (deltas ``> 0``), the weights with their relative
+    KKT violations (:func:`vcpcr._solvers.kkt.relative_kkt`; rounding level).
     """
     n = Xs.shape[0]
     U, s = spectrum(Xs)
-    Uty = U.T @ (y - y.mean())
-    alpha = (Uty / (s**2 + n * deltas[:, None])) @ U.T
-    return alpha @ Xs
+    yc = y - y.mean()
+    alpha = ((U.T @ yc) / (s**2 + n * deltas[:, None])) @ U.T
+    coef = alpha @ Xs
+    if not return_kkt:
+        return coef
+    grads = (coef @ Xs.T - yc) @ Xs / n
+    kkt = [
+        relative_kkt(g, w, d, 0.0) for g, w, d in zip(grads, coef, deltas, strict=True)
+    ]
+    return WeightsPath(coef, np.array(kkt))
 
 
 def ridge_binomial_path(
-    Xs: NDArray[np.float64], y: NDArray[np.float64], deltas: NDArray[np.float64]
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    Xs: NDArray[np.float64],
+    y: NDArray[np.float64],
+    deltas: NDArray[np.float64],
+    *,
+    return_kkt: bool = False,
+) -> tuple[NDArray[np.float64] | WeightsPath, NDArray[np.float64]]:
     """Ridge logistic regression for every delta, solved in the row space of X.
 
     The ridge solution lies in the row space of ``X`` (``w = V theta`` with
     ``X = U S V'``), so Newton's method runs on ``r = rank(X) <= n``
     coordinates whatever ``p`` is; one decomposition serves every delta.
+    Returns ``(coef, intercept)``; with ``return_kkt``, ``coef`` is a
+    :class:`~vcpcr._solvers.kkt.WeightsPath` (the weights with their relative
+    KKT violations).
     """
     n = Xs.shape[0]
     U, s = spectrum(Xs)
@@ -132,4 +153,10 @@ def ridge_binomial_path(
 
         beta = newton(f, grad_hess, beta, what="the binomial ridge weights")
         intercept[i], coef[i] = beta[0], ((U / s) @ beta[1:]) @ Xs
-    return coef, intercept
+    if not return_kkt:
+        return coef, intercept
+    kkt = [
+        relative_kkt(Xs.T @ (LOGISTIC.mean(b0 + Xs @ w) - y) / n, w, d, 0.0)
+        for w, b0, d in zip(coef, intercept, deltas, strict=True)
+    ]
+    return WeightsPath(coef, np.array(kkt)), intercept

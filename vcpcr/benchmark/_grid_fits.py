@@ -100,7 +100,7 @@ def _solve_vcpcr(
         relative = method.options["relative_delta"]
         delta_max = SCHEMES[scheme].delta_max(Xs, ys, GAUSSIAN)
         scale = delta_max if relative and delta_max is not None else 1.0
-        W = weights_for_grid(Xs, ys, scheme, uniq * scale, GAUSSIAN)
+        W = weights_for_grid(Xs, ys, scheme, uniq * scale, GAUSSIAN).coef
     else:
         W, d_of_t = np.ones((1, p)), np.zeros(len(method.tuned), dtype=np.intp)
     uK, k_of_t = np.unique(Ks, return_inverse=True)
