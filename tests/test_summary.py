@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import joblib
 import numpy as np
 import pandas as pd
@@ -183,6 +185,39 @@ def test_signature_table(cox_model, tmp_path):
     table.to_csv(tmp_path / "signature.csv", index=False)
     back = pd.read_csv(tmp_path / "signature.csv")
     pd.testing.assert_frame_equal(back, table, check_exact=False, rtol=1e-12)
+
+
+def test_signature_keeps_the_signs_of_the_signed_default():
+    """With ``latent="signed"`` a gene anti-correlated with its module enters
+    its score negatively: the signature's membership is the summary's signed
+    degree (``loadings_``), and its sign times the module's coefficient is
+    the sign of the gene's coefficient (``coef_ = L a`` rescaled). Before
+    #48 the signature showed ``membership_``, never negative."""
+    rng = np.random.default_rng(7)
+    z = rng.normal(size=(100, 2))
+    up = z[:, [0]] + 0.4 * rng.normal(size=(100, 4))
+    down = -z[:, [0]] + 0.4 * rng.normal(size=(100, 3))
+    other = z[:, [1]] + 0.4 * rng.normal(size=(100, 4))
+    X = pd.DataFrame(
+        np.hstack([up, down, other, rng.normal(size=(100, 10))]),
+        columns=[f"g{j}" for j in range(21)],
+    )
+    y = z[:, 0] + 0.5 * z[:, 1] + 0.5 * rng.normal(size=100)
+    model = VCPCR(2, latent="signed", lam_ratio=0.3, n_init=3, random_state=0)
+    model.fit(X, y)
+    table = model.signature().set_index("gene")
+    negative = table.index[table.membership < 0]
+    assert set(negative) == {"g4", "g5", "g6"}  # the anti-correlated genes
+    for gene, row in table.iterrows():
+        assert row.membership == model.loadings_.at[gene, row.module]
+        assert abs(row.membership) == model.membership_.at[gene, row.module]
+        sign = np.sign(row.membership) * np.sign(model.cluster_coef_[row.module])
+        assert np.sign(row.coef) == sign
+    composition = model.summary().as_text().split("Cluster composition")[1]
+    shown = re.findall(r"(g\d+) \((-?[0-9.]+)\)", composition)
+    assert any(float(degree) < 0 for _, degree in shown)
+    for gene, degree in shown:  # the summary's top members, 3 significant digits
+        assert_allclose(float(degree), table.membership[gene], rtol=1e-3, atol=0)
 
 
 @needs_survival

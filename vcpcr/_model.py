@@ -1234,8 +1234,14 @@ class VCPCR(SummaryMixin, VCPCRBase):
         -------
         pandas.DataFrame
             Columns ``gene`` (the feature), ``module`` (its cluster),
-            ``membership`` (the feature's entry of ``membership_``, its weight
-            in the cluster score), ``module_sd`` (the cluster score's standard
+            ``membership`` (the feature's signed membership degree, its
+            weight in the cluster score ``M = X L`` on the standardized
+            scale: its entry of ``loadings_``, as the summary's cluster
+            composition shows it; with ``latent="signed"`` the entry of
+            ``membership_`` times the sign of the feature's step-0 weight, so
+            a feature that enters its module negatively is negative; with
+            ``latent="paper"`` the entry of ``membership_``, never negative),
+            ``module_sd`` (the cluster score's standard
             deviation on the training data),
             ``module_effect_per_sd`` (hazard ratio for cox, odds ratio for
             binomial, coefficient for gaussian, per SD of the cluster score:
@@ -1265,7 +1271,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
             (
                 feature,
                 cluster,
-                float(self.membership_.at[feature, cluster]),
+                float(self.loadings_.at[feature, cluster]),
                 float(self.module_sd_[cluster]),
                 float(effect[k]),
                 float(coef[feature]),
