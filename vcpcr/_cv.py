@@ -254,6 +254,7 @@ class _BestEstimator:
     unique_times_ = _fitted("unique_times_")
     concordance_index_ = _fitted("concordance_index_")
     baseline_cumulative_hazard_ = _fitted("baseline_cumulative_hazard_")
+    train_linear_predictor_ = _fitted("train_linear_predictor_")
     separated_ = _fitted("separated_")
     fit_transform = _AvailableIf(_fit_transform, _estimator_has("transform"))
 

@@ -650,7 +650,9 @@ class Cox(Family):
         """``unique_times_``, ``concordance_index_``, the baseline, ``separated_``.
 
         scikit-survival's and lifelines' names; the baseline cumulative
-        hazard is that of ``eta`` (lifelines' own when ``eta`` is its fit's).
+        hazard is that of ``eta`` (lifelines' own when ``eta`` is its fit's),
+        and ``eta`` itself is ``train_linear_predictor_`` (the training
+        distribution that risk groups of new data are cut at).
         ``separated_`` says whether the partial likelihood of ``design`` has
         no finite maximum (monotone likelihood), by the test the folds use
         to switch to Firth's estimate (:func:`cox_batch`); then it warns.
@@ -688,6 +690,7 @@ class Cox(Family):
             "unique_times_": np.unique(time),
             "concordance_index_": float(result.concordance_index_),
             "baseline_cumulative_hazard_": breslow_baseline(eta, time, event, strata),
+            "train_linear_predictor_": np.array(eta, dtype=np.float64),
             "separated_": separated,
         }
 

@@ -357,6 +357,10 @@ class VCPCR(SummaryMixin, VCPCRBase):
         predictors ``X @ coef_ + intercept_`` (cox; lifelines' name and
         layout: indexed by ``unique_times_``, one column per stratum), which
         the survival predictions use; lifelines' own when ``shrinkage=1``.
+    train_linear_predictor_ : ndarray of shape (n_samples_fit,)
+        The training rows' linear predictor ``predict_log_partial_hazard``
+        (cox), in their order: its quantiles are the training cut-offs at
+        which :func:`vcpcr.plotting.plot_risk_groups` splits new data.
     separated_ : bool
         Whether step 2's partial likelihood has no finite maximum (cox): the
         regressors separate the events (monotone likelihood), the fit warns
