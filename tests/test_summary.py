@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from conftest import make_blocks, needs_survival
 from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.base import clone
 
 from vcpcr import VCPCR, VCPCRCV
 
@@ -218,6 +219,31 @@ def test_signature_keeps_the_signs_of_the_signed_default():
     assert any(float(degree) < 0 for _, degree in shown)
     for gene, degree in shown:  # the summary's top members, 3 significant digits
         assert_allclose(float(degree), table.membership[gene], rtol=1e-3, atol=0)
+
+
+@needs_survival
+def test_the_summarys_concordance_has_its_bootstrap_interval(cox_model):
+    """The header's C is lifelines' (the fit's own ranking without shrinkage)
+    and is printed with its 95 % bootstrap interval: concordance_interval of
+    the training rows' predictions (#48: an interval wherever a C is
+    printed)."""
+    from vcpcr.metrics import concordance_interval
+
+    model, X, data = cox_model
+    header = model.summary().tables[0].as_text()
+    ci = concordance_interval(
+        data[["time", "event"]].to_numpy(), model.predict_log_partial_hazard(X)
+    )
+    assert ci.estimate == pytest.approx(model.concordance_index_, abs=1e-12)
+    shown = re.search(r"Concordance: +([0-9.]+)", header).group(1)
+    assert shown == f"{ci.estimate:.4f}"
+    assert f"Concordance 95% CI:     [{ci.low:.3f}, {ci.high:.3f}]" in header
+    assert ci.low < ci.estimate < ci.high
+    stratified = clone(model).set_params(strata=["node"])
+    stratified.fit(data[["age", "node", *X.columns[1:]]], data[["time", "event"]])
+    header = stratified.summary().tables[0].as_text()
+    assert "Concordance 95% CI" not in header  # lifelines' within-strata C
+    assert f"{stratified.concordance_index_:.4f}" in header
 
 
 @needs_survival
