@@ -212,3 +212,48 @@ def test_default_shrinks_a_stratified_cox_refit_with_covariates():
     assert cv.best_params_["covariates"] == [0]
     assert cv.best_params_["strata"] == [1]
     assert_allclose(rebuilt.coef_, cv.coef_, rtol=1e-12, atol=0)
+
+
+def _closest(cv, top=3):
+    """The ``top`` best grid points with features (by mean score)."""
+    res = cv.cv_results_
+    genes = res[(res["mean_size"] > 0) & np.isfinite(res["mean_test_score"])]
+    return genes.sort_values("mean_test_score", ascending=False, kind="stable")[:top]
+
+
+@needs_survival
+def test_an_empty_choice_says_which_points_came_close():
+    """#48's empty-model trap: when the default keeps no gene, the summary's
+    tuning note names the best points with features, their mean score minus
+    the chosen one's and their calibration slope, and, when one of them is
+    the best point, the gate that let the empty model win. Before, it only
+    said that the features add nothing the CV can detect."""
+    data = make_block_data(
+        60, [5] * 8, [0.0] * 8, n_noise=20, rho=0.6, family="cox", random_state=0
+    )
+    y = _outcome(data, "cox")
+    cv = VCPCRCV((2, 3), family="cox", random_state=0).fit(data.X, y)
+    assert cv.best_estimator_.n_clusters_ == 0
+    note = " ".join(str(cv.summary()).split())
+    assert "Closest points with features, their mean score minus the chosen" in note
+    res = cv.cv_results_
+    chosen = res["mean_test_score"].iloc[cv.best_index_]
+    closest = _closest(cv)
+    assert len(closest) == 3
+    for _, row in closest.iterrows():
+        shown = (
+            f"n_clusters={int(row.n_clusters)}, delta={row.delta:.3g}, "
+            f"lam_ratio={row.lam_ratio:.3g} ({row.mean_size:.1f} features, "
+            f"calibration slope {row.calibration_slope:.2f}): "
+            f"{row.mean_test_score - chosen:+.4g}"
+        )
+        assert shown in note
+    best = res["mean_test_score"].idxmax()
+    assert best != cv.best_index_  # a point with features scored best ...
+    margin = res["mean_test_score"][best] - chosen
+    se = res["se_diff_test_score"].iloc[cv.best_index_]
+    assert 0 < margin <= PAIRED_N_SE * se  # ... inside the gate
+    assert (
+        f"scored {margin:.4g} above the chosen one, inside the gate of "
+        f"{PAIRED_N_SE:g} x {se:.4g} = {PAIRED_N_SE * se:.4g}" in note
+    )

@@ -56,6 +56,7 @@ from vcpcr._tuning import (
     default_n_se,
     fit_fold,
     fold_paired_se,
+    score_se,
     selected_index,
 )
 from vcpcr._validation import (
@@ -1333,11 +1334,73 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
             )
             + (
                 " The CV chose a model without clusters: on these data the features "
-                "add nothing the CV can detect."
+                "add nothing the CV can detect." + self._near_misses()
                 if self.refit and self.best_estimator_.n_clusters_ == 0
                 else ""
             )
         )
+
+    def _near_misses(self, top: int = 3) -> str:
+        """Say which grid points with features came closest to the chosen one.
+
+        For an empty choice (#48's trap: the default keeps no gene where a
+        model with genes scores nearly as well, or better but inside the
+        gate): the ``top`` best points whose folds selected features and
+        their mean score minus the chosen point's. When the chosen point is
+        the best, each difference is also given in its standard errors
+        (``se_diff_test_score``, paired); when a point with features is the
+        best, the note says by how much it beat the chosen one and the gate
+        that let the sparser point win.
+        """
+        res = self.cv_results_
+        mean = res["mean_test_score"].to_numpy()
+        genes = np.flatnonzero((res["mean_size"].to_numpy() > 0) & np.isfinite(mean))
+        if genes.size == 0:
+            return " No grid point with features was scored on every fold."
+        order = genes[np.argsort(-mean[genes], kind="stable")][:top]
+        chosen = mean[self.best_index_]
+        best = int(np.nanargmax(np.where(np.isfinite(mean), mean, np.nan)))
+        se = (
+            res["se_diff_test_score"].to_numpy()
+            if "se_diff_test_score" in res
+            else np.full(mean.size, np.nan)
+        )
+        parts = []
+        for i in order:
+            row = res.iloc[i]
+            delta = "" if pd.isna(row["delta"]) else f", delta={row['delta']:.3g}"
+            slope = (
+                f", calibration slope {row['calibration_slope']:.2f}"
+                if "calibration_slope" in row
+                else ""
+            )
+            diff = mean[i] - chosen
+            paired = best == self.best_index_ and se[i] > 0
+            parts.append(
+                f"n_clusters={int(row['n_clusters'])}{delta}, "
+                f"lam_ratio={row['lam_ratio']:.3g} ({row['mean_size']:.1f} "
+                f"features{slope}): {diff:+.4g}"
+                + (f" ({diff / se[i]:+.2f} SE)" if paired else "")
+            )
+        text = (
+            " Closest points with features, their mean score minus the chosen "
+            "one's: " + "; ".join(parts) + "."
+        )
+        if best != self.best_index_ and self.selection != "min":
+            margin = mean[best] - chosen
+            width = default_n_se(self.selection) if self.n_se is None else self.n_se
+            unit = (
+                se[self.best_index_]
+                if self.selection == "paired"
+                else score_se(res, self.n_splits_).to_numpy()[best]
+            )
+            text += (
+                f" The best point has features and scored {margin:.4g} above "
+                f"the chosen one, inside the gate of {width:g} x {unit:.4g} = "
+                f"{width * unit:.4g} (selection='{self.selection}'), so the "
+                f"sparser point won."
+            )
+        return text
 
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
         """Plot the CV curve (deprecated meaning: use :meth:`plot_cv`).
