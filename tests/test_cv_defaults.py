@@ -12,6 +12,7 @@ features on at least 80 % of 200 null data sets per family).
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from conftest import PREVIOUS_DEFAULT, needs_survival
 from numpy.testing import assert_allclose
@@ -129,6 +130,56 @@ def test_default_is_sparser_on_signal_and_keeps_the_true_features(family):
     assert_allclose(default.coef_, slope * unshrunk.coef_, rtol=1e-10, atol=1e-14)
 
 
+#: A small grid for the tests that need a fitted default CV, not its choice.
+SMALL = {"n_clusters": (2, 3), "lam_ratios": [0.05, 0.2, 0.5, 1.0], "cv": 3}
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_best_params_build_the_chosen_model(family):
+    """``VCPCR(**cv.best_params_)`` is ``best_estimator_``'s estimator (#48).
+
+    Before, ``best_params_`` held only the grid point, and VCPCR's own
+    defaults (``latent="paper"``, ``n_init=10``, no shrinkage, no seed)
+    made it another model. Now it holds the grid point first, then every
+    parameter that differs from ``VCPCR()``'s, and its fit on the same data
+    has the refit's coefficients."""
+    data, y = _signal(family)
+    cv = VCPCRCV(family=family, random_state=0, **SMALL).fit(data.X, y)
+    params = cv.best_params_
+    grid_point = cv.cv_results_["params"].iloc[cv.best_index_]
+    assert list(params)[:3] == ["n_clusters", "delta", "lam_ratio"]
+    assert {k: params[k] for k in grid_point} == grid_point
+    assert params["latent"] == "signed"
+    assert params["n_init"] == 5
+    assert params["random_state"] == 0
+    assert params.get("family", "gaussian") == family
+    assert params.get("shrinkage", 1.0) == cv.shrinkage_
+    assert "weights" not in params  # "enet" is VCPCR's default too
+    assert VCPCR(**params).get_params() == cv.best_estimator_.get_params()
+    rebuilt = VCPCR(**params).fit(data.X, y)
+    assert np.count_nonzero(rebuilt.coef_) > 0
+    assert_allclose(rebuilt.coef_, cv.coef_, rtol=1e-12, atol=0)
+    assert_allclose(rebuilt.intercept_, cv.intercept_, rtol=1e-12, atol=1e-14)
+    assert_allclose(rebuilt.predict(data.X), cv.predict(data.X), rtol=1e-12, atol=0)
+    # the grid point alone, with VCPCR's defaults, is another model
+    alone = VCPCR(**grid_point, family=family, random_state=0).fit(data.X, y)
+    assert not np.allclose(alone.coef_, cv.coef_, rtol=1e-6, atol=0)
+
+
+def test_best_params_of_a_formula_cv_refit_the_formula():
+    """A formula and its covariates are parameters of the chosen model."""
+    data, y = _signal("gaussian")
+    frame = pd.DataFrame(data.X, columns=[f"g{j}" for j in range(data.X.shape[1])])
+    frame = frame.assign(age=np.random.default_rng(5).normal(60, 8, size=len(y)), y=y)
+    cv = VCPCRCV(formula="y ~ age | .", random_state=0, missing="drop", **SMALL)
+    cv.fit(frame)
+    assert cv.best_params_["formula"] == "y ~ age | ."
+    assert cv.best_params_["missing"] == "drop"
+    rebuilt = VCPCR(**cv.best_params_).fit(frame)
+    assert_allclose(rebuilt.coef_, cv.coef_, rtol=1e-12, atol=0)
+    assert rebuilt.covariate_names_ == cv.covariate_names_ == ["age"]
+
+
 @needs_survival
 def test_default_shrinks_a_stratified_cox_refit_with_covariates():
     """Cox with a covariate (age) and a stratum (centre), the default tuning on
@@ -157,3 +208,52 @@ def test_default_shrinks_a_stratified_cox_refit_with_covariates():
     assert np.count_nonzero(cv.coef_[genes]) > 0
     assert_allclose(cv.coef_[genes], slope * unshrunk.coef_[genes], rtol=1e-10)
     assert_allclose(cv.covariate_coef_, unshrunk.covariate_coef_, rtol=1e-10)
+    rebuilt = VCPCR(**cv.best_params_).fit(X, y)  # covariates, strata, shrinkage
+    assert cv.best_params_["covariates"] == [0]
+    assert cv.best_params_["strata"] == [1]
+    assert_allclose(rebuilt.coef_, cv.coef_, rtol=1e-12, atol=0)
+
+
+def _closest(cv, top=3):
+    """The ``top`` best grid points with features (by mean score)."""
+    res = cv.cv_results_
+    genes = res[(res["mean_size"] > 0) & np.isfinite(res["mean_test_score"])]
+    return genes.sort_values("mean_test_score", ascending=False, kind="stable")[:top]
+
+
+@needs_survival
+def test_an_empty_choice_says_which_points_came_close():
+    """#48's empty-model trap: when the default keeps no gene, the summary's
+    tuning note names the best points with features, their mean score minus
+    the chosen one's and their calibration slope, and, when one of them is
+    the best point, the gate that let the empty model win. Before, it only
+    said that the features add nothing the CV can detect."""
+    data = make_block_data(
+        60, [5] * 8, [0.0] * 8, n_noise=20, rho=0.6, family="cox", random_state=0
+    )
+    y = _outcome(data, "cox")
+    cv = VCPCRCV((2, 3), family="cox", random_state=0).fit(data.X, y)
+    assert cv.best_estimator_.n_clusters_ == 0
+    note = " ".join(str(cv.summary()).split())
+    assert "Closest points with features, their mean score minus the chosen" in note
+    res = cv.cv_results_
+    chosen = res["mean_test_score"].iloc[cv.best_index_]
+    closest = _closest(cv)
+    assert len(closest) == 3
+    for _, row in closest.iterrows():
+        shown = (
+            f"n_clusters={int(row.n_clusters)}, delta={row.delta:.3g}, "
+            f"lam_ratio={row.lam_ratio:.3g} ({row.mean_size:.1f} features, "
+            f"calibration slope {row.calibration_slope:.2f}): "
+            f"{row.mean_test_score - chosen:+.4g}"
+        )
+        assert shown in note
+    best = res["mean_test_score"].idxmax()
+    assert best != cv.best_index_  # a point with features scored best ...
+    margin = res["mean_test_score"][best] - chosen
+    se = res["se_diff_test_score"].iloc[cv.best_index_]
+    assert 0 < margin <= PAIRED_N_SE * se  # ... inside the gate
+    assert (
+        f"scored {margin:.4g} above the chosen one, inside the gate of "
+        f"{PAIRED_N_SE:g} x {se:.4g} = {PAIRED_N_SE * se:.4g}" in note
+    )

@@ -59,8 +59,11 @@ def _failing_fit(monkeypatch, k):
             out.ok[:] = False
         return out
 
-    monkeypatch.setattr(cox, "fit", failing_fit)
-    monkeypatch.setattr(cox, "fit_batch", batch)
+    # in the shared family's own __dict__, so that the undo deletes them:
+    # monkeypatch.setattr would leave bound methods of ``cox`` on it, whose
+    # repr holds ``cox``'s (a RecursionError in any later repr of the family)
+    monkeypatch.setitem(vars(cox), "fit", failing_fit)
+    monkeypatch.setitem(vars(cox), "fit_batch", batch)
 
 
 @needs_survival
@@ -223,8 +226,11 @@ def test_nothing_fitted_is_a_clear_error(monkeypatch):
         out.ok[:] = False
         return out
 
-    monkeypatch.setattr(cox, "fit", failing_fit)
-    monkeypatch.setattr(cox, "fit_batch", batch)
+    # in the shared family's own __dict__, so that the undo deletes them:
+    # monkeypatch.setattr would leave bound methods of ``cox`` on it, whose
+    # repr holds ``cox``'s (a RecursionError in any later repr of the family)
+    monkeypatch.setitem(vars(cox), "fit", failing_fit)
+    monkeypatch.setitem(vars(cox), "fit_batch", batch)
     with pytest.raises(
         ValueError,
         match=r"(?s)No grid point could be fitted and scored in every one of the 3 "

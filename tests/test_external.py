@@ -55,6 +55,17 @@ def test_same_cohort_reproduces_the_model(fitted):
     assert_allclose(
         res.concordance, concordance_index(y[:, 0], -eta, y[:, 1]), rtol=1e-12
     )
+    # its bootstrap interval, in the summary's notes (#48)
+    draws = np.random.default_rng(0).integers(0, len(y), size=(1000, len(y)))
+    reps = [concordance_index(y[d, 0], -eta[d], y[d, 1]) for d in draws[:1000]]
+    low, high = np.quantile(reps, [0.025, 0.975])
+    ci = res.concordance_interval
+    assert_allclose([ci.low, ci.high], [low, high], rtol=1e-12, atol=1e-12)
+    note = (
+        f"Harrell's C of the linear predictor: {res.concordance:.4f}, 95% "
+        f"bootstrap interval [{low:.4f}, {high:.4f}] (1000 resamples"
+    )
+    assert note in " ".join(str(res.summary()).split())
 
 
 def test_external_standardization_removes_a_platform_shift(fitted):

@@ -65,6 +65,11 @@ def test_a_registered_family_works_under_any_name(monkeypatch, name):
         )
 
 
+def _without_family(params):
+    """``best_params_`` but its ``family`` (a name or object: the same fit)."""
+    return {k: v for k, v in params.items() if k != "family"}
+
+
 @pytest.mark.parametrize("name", ["gaussian", "binomial", COX])
 def test_a_registered_family_is_cross_validated_as_the_original(monkeypatch, name):
     X, y = _outcome(name)
@@ -87,7 +92,7 @@ def test_a_registered_family_is_cross_validated_as_the_original(monkeypatch, nam
         rtol=1e-12,
         atol=0,
     )
-    assert new.best_params_ == ref.best_params_
+    assert _without_family(new.best_params_) == _without_family(ref.best_params_)
 
 
 def test_standardized_design_against_hand_encoding():
@@ -186,7 +191,7 @@ def test_a_family_object_is_cross_validated_as_its_name(name):
     new = VCPCRCV(family=FAMILIES[name], **kw).fit(X, y)
     columns = ["mean_test_score", "std_test_score", "mean_size"]
     assert_array_equal(new.cv_results_[columns], ref.cv_results_[columns])
-    assert new.best_params_ == ref.best_params_
+    assert _without_family(new.best_params_) == _without_family(ref.best_params_)
     assert_array_equal(new.coef_, ref.coef_)
     assert_array_equal(new.predict(X), ref.predict(X))
     assert new.summary().as_text() == ref.summary().as_text()

@@ -33,6 +33,7 @@ from vcpcr import (
     random_partition,
     sos_nmf,
 )
+from vcpcr._cv import GRID_PARAMS
 from vcpcr.metrics import mcc_clustering, mcc_support, model_size, msep
 from vcpcr.simulate import make_block_data, make_paper_data
 
@@ -227,7 +228,11 @@ def test_cv_takes_an_array_of_weights():
     w = np.linspace(-1, 1, X0.shape[1])
     cv = VCPCRCV((2,), weights=w, cv=3, n_init=1, random_state=0).fit(X0, Y0)
     listed = VCPCRCV((2,), weights=list(w), cv=3, n_init=1, random_state=0)
-    assert cv.best_params_ == listed.fit(X0, Y0).best_params_
+    listed.fit(X0, Y0)
+    assert {k: cv.best_params_[k] for k in GRID_PARAMS} == {
+        k: listed.best_params_[k] for k in GRID_PARAMS
+    }
+    assert cv.best_params_["weights"] is w  # the chosen model's weights
 
 
 # ------------------------------------------------------------------ bad data

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from conftest import needs_survival
 from numpy.testing import assert_allclose
 from sklearn.metrics import adjusted_rand_score
 from sklearn.metrics.cluster import pair_confusion_matrix
@@ -14,6 +15,7 @@ from sklearn.metrics.cluster import pair_confusion_matrix
 from vcpcr.metrics import (
     _pair_counts,
     adjusted_rand_index,
+    concordance_interval,
     mcc_clustering,
     mcc_support,
     model_size,
@@ -297,3 +299,80 @@ def test_msep_names_a_dict_or_none_y_true():
         msep(dict(enumerate(pred)), pred)
     with pytest.raises(ValueError, match="y_true must be a 1-d array"):
         msep(None, pred)
+
+
+def _survival(n, seed, ties=False):
+    rng = np.random.default_rng(seed)
+    risk = rng.normal(size=n)
+    time = rng.exponential(np.exp(-0.8 * risk))
+    if ties:  # tied times (event and censored alike) and tied scores
+        time, risk = np.round(time, 1), np.round(risk, 1)
+    event = rng.random(n) < 0.6
+    return np.column_stack([time, event]), risk
+
+
+@needs_survival
+@pytest.mark.parametrize("ties", [False, True], ids=["distinct", "ties"])
+def test_concordance_interval_against_lifelines_and_sksurv(ties):
+    """The estimate is lifelines' and scikit-survival's Harrell's C; each
+    bootstrap replicate is lifelines' C of the resampled rows, and the
+    interval their percentiles."""
+    from lifelines.utils import concordance_index
+    from sksurv.metrics import concordance_index_censored
+
+    y, risk = _survival(150, seed=4, ties=ties)
+    time, event = y[:, 0], y[:, 1].astype(bool)
+    ci = concordance_interval(y, risk, n_bootstrap=60, random_state=3, alpha=0.1)
+    harrell = concordance_index(time, -risk, event)
+    assert ci.estimate == pytest.approx(harrell, abs=1e-12)
+    ref = concordance_index_censored(event, time, risk)[0]
+    if not ties:  # sksurv counts tied censored times as not comparable
+        assert ci.estimate == pytest.approx(ref, abs=1e-12)
+    draws = np.random.default_rng(3).integers(0, 150, size=(60, 150))
+    reps = [concordance_index(time[d], -risk[d], event[d]) for d in draws]
+    low, high = np.quantile(reps, [0.05, 0.95])
+    assert_allclose([ci.low, ci.high], [low, high], rtol=1e-12, atol=1e-12)
+    assert ci.se == pytest.approx(np.std(reps, ddof=1), rel=1e-10)
+    assert (ci.alpha, ci.n_bootstrap) == (0.1, 60)
+    assert str(ci) == f"{ci.estimate:.4f} [{ci.low:.4f}, {ci.high:.4f}]"
+
+
+@needs_survival
+@pytest.mark.slow
+def test_concordance_interval_covers_the_population_c():
+    """95 % intervals of 200 data sets of 120 rows cover the C of the same
+    model on 20,000 rows (the population value) at about the nominal rate."""
+    y, risk = _survival(20_000, seed=99)
+    from lifelines.utils import concordance_index
+
+    truth = concordance_index(y[:, 0], -risk, y[:, 1])
+    intervals = [
+        concordance_interval(*_survival(120, seed=s), n_bootstrap=300)
+        for s in range(200)
+    ]
+    covered = np.mean([ci.low <= truth <= ci.high for ci in intervals])
+    assert 0.90 <= covered <= 0.99  # measured: 0.925
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"alpha": 1.5}, "alpha"),
+        ({"n_bootstrap": 0}, "n_bootstrap"),
+        ({"risk": np.ones(5)}, "5"),
+        ({"risk": np.r_[np.nan, np.ones(9)]}, "risk"),
+    ],
+    ids=["alpha", "n_bootstrap", "length", "nan"],
+)
+def test_concordance_interval_bad_input(kwargs, match):
+    y, risk = _survival(10, seed=0)
+    args = {"risk": risk, **kwargs}
+    with pytest.raises(ValueError, match=match):
+        concordance_interval(y, args.pop("risk"), **args)
+
+
+def test_concordance_interval_without_comparable_pairs():
+    """Every event at the last time, tied: no sample is at risk after one."""
+    y = np.array([[0.5, 0.0], [1.0, 1.0], [1.0, 1.0]])
+    with pytest.raises(ValueError, match=r"no information|comparable"):
+        concordance_interval(y, [0.1, 0.2, 0.3])

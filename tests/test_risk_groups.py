@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from conftest import make_blocks, needs_survival
 from numpy.testing import assert_allclose, assert_array_equal
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import KFold, StratifiedKFold
 
@@ -180,3 +180,119 @@ def test_bad_models(fitted):
         plot_risk_groups(empty, X, y, cv=None)
     with pytest.raises(ValueError, match="y is required"):
         plot_risk_groups(model, X)
+
+
+@pytest.fixture(scope="module")
+def split_fit():
+    """A model fitted on 100 rows, and 50 other rows as new data."""
+    X, y = _cox_data(n=150, seed=5)
+    model = VCPCR(
+        3, family="cox", weights="ridge", lam_ratio=0.3, n_init=2, random_state=0
+    )
+    return model.fit(X[:100], y[:100]), X, y
+
+
+def test_new_data_is_cut_at_the_training_cutoffs(split_fit):
+    """cv=None cuts new data at the training predictor's median (#48).
+
+    Before, the new data's own median: half of any cohort was "high risk",
+    whatever its risk. ``cutoffs="data"`` keeps that for shifted cohorts."""
+    from vcpcr._risk_groups import risk_groups
+
+    model, X, y = split_fit
+    train_eta = model.predict_log_partial_hazard(X[:100])
+    assert_allclose(model.train_linear_predictor_, train_eta, rtol=1e-12, atol=1e-14)
+    new_X, new_y = X[100:], y[100:]
+    eta = model.predict_log_partial_hazard(new_X)
+    res = risk_groups(model, new_X, new_y, cv=None)
+    cut = np.median(train_eta)
+    assert res.cut_at == "training"
+    assert_allclose(res.cutoffs, [cut], rtol=1e-12, atol=0)
+    assert_array_equal(res.group, (eta > cut).astype(int))
+    own = risk_groups(model, new_X, new_y, cv=None, cutoffs="data")
+    assert own.cut_at == "data"
+    assert_array_equal(own.group, (eta > np.median(eta)).astype(int))
+    assert np.any(res.group != own.group)  # the two rules differ on these data
+    from lifelines.statistics import logrank_test
+
+    high = res.group == 1
+    t, e = new_y[:, 0], new_y[:, 1]
+    ref = logrank_test(t[~high], t[high], e[~high], e[high])
+    assert res.p_value == pytest.approx(ref.p_value, rel=1e-10)
+    # the training rows themselves: the training quantiles are their own
+    on_fit = risk_groups(model, X[:100], y[:100], cv=None)
+    data = risk_groups(model, X[:100], y[:100], cv=None, cutoffs="data")
+    assert_array_equal(on_fit.group, data.group)
+
+
+def test_given_cutoffs_and_their_labels(split_fit):
+    from vcpcr._risk_groups import risk_groups
+
+    model, X, y = split_fit
+    eta = model.predict_log_partial_hazard(X[100:])
+    cuts = np.quantile(eta, [0.3, 0.6])
+    res = risk_groups(model, X[100:], y[100:], cv=None, cutoffs=cuts)
+    assert res.cut_at == "given"
+    assert_array_equal(res.group, np.searchsorted(cuts, eta, side="left"))
+    lo, hi = (f"{c:.3g}" for c in cuts)
+    assert res.labels == [f"eta <= {lo}", f"{lo} < eta <= {hi}", f"eta > {hi}"]
+
+
+def test_a_vcpcrcv_cuts_at_its_refits_training_cutoffs(split_fit):
+    from vcpcr import VCPCRCV
+    from vcpcr._risk_groups import risk_groups
+
+    _, X, y = split_fit
+    cv = VCPCRCV(
+        (2,), family="cox", lam_ratios=[0.2, 0.5], cv=3, n_init=1, random_state=0
+    ).fit(X[:100], y[:100])
+    res = risk_groups(cv, X[100:], y[100:], cv=None)
+    expected = np.median(cv.best_estimator_.predict_log_partial_hazard(X[:100]))
+    assert_allclose(res.cutoffs, [expected], rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize(
+    ("cutoffs", "match"),
+    [
+        ("test", "cutoffs. parameter of risk_groups must be one of"),
+        ([0.5, 0.1], "cutoffs must be 'training', 'data' or increasing"),
+        ([], "cutoffs must be"),
+        ([np.nan], "cutoffs"),
+    ],
+    ids=["name", "decreasing", "empty", "nan"],
+)
+def test_bad_cutoffs(split_fit, cutoffs, match):
+    from vcpcr._risk_groups import risk_groups
+
+    model, X, y = split_fit
+    with pytest.raises(ValueError, match=match):
+        risk_groups(model, X[100:], y[100:], cv=None, cutoffs=cutoffs)
+
+
+def test_an_empty_group_at_the_training_cutoffs_says_so(split_fit):
+    from vcpcr._risk_groups import risk_groups
+
+    model, X, y = split_fit
+    eta = model.predict_log_partial_hazard(X[100:])
+    low = np.flatnonzero(eta <= np.quantile(model.train_linear_predictor_, 0.2))
+    with pytest.raises(ValueError, match=r"No sample falls.*cutoffs='data'"):
+        risk_groups(model, X[100:][low], y[100:][low], cv=None, quantiles=0.8)
+
+
+def test_a_model_without_training_predictor_needs_other_cutoffs(split_fit):
+    from vcpcr._risk_groups import risk_groups
+
+    model, X, y = split_fit
+
+    class Other(BaseEstimator):  # a fitted Cox model keeping no training predictor
+        def fit(self, X, y):
+            self.fitted_ = True
+            return self
+
+        def predict_log_partial_hazard(self, X):
+            return model.predict_log_partial_hazard(X)
+
+    with pytest.raises(ValueError, match=r"does not keep.*cutoffs='data'"):
+        risk_groups(Other().fit(X, y), X[100:], y[100:], cv=None)
+    res = risk_groups(Other().fit(X, y), X[100:], y[100:], cv=None, cutoffs="data")
+    assert res.cut_at == "data"

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 import joblib
 import numpy as np
 import pandas as pd
 import pytest
 from conftest import make_blocks, needs_survival
 from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.base import clone
 
 from vcpcr import VCPCR, VCPCRCV
 
@@ -183,6 +186,64 @@ def test_signature_table(cox_model, tmp_path):
     table.to_csv(tmp_path / "signature.csv", index=False)
     back = pd.read_csv(tmp_path / "signature.csv")
     pd.testing.assert_frame_equal(back, table, check_exact=False, rtol=1e-12)
+
+
+def test_signature_keeps_the_signs_of_the_signed_default():
+    """With ``latent="signed"`` a gene anti-correlated with its module enters
+    its score negatively: the signature's membership is the summary's signed
+    degree (``loadings_``), and its sign times the module's coefficient is
+    the sign of the gene's coefficient (``coef_ = L a`` rescaled). Before
+    #48 the signature showed ``membership_``, never negative."""
+    rng = np.random.default_rng(7)
+    z = rng.normal(size=(100, 2))
+    up = z[:, [0]] + 0.4 * rng.normal(size=(100, 4))
+    down = -z[:, [0]] + 0.4 * rng.normal(size=(100, 3))
+    other = z[:, [1]] + 0.4 * rng.normal(size=(100, 4))
+    X = pd.DataFrame(
+        np.hstack([up, down, other, rng.normal(size=(100, 10))]),
+        columns=[f"g{j}" for j in range(21)],
+    )
+    y = z[:, 0] + 0.5 * z[:, 1] + 0.5 * rng.normal(size=100)
+    model = VCPCR(2, latent="signed", lam_ratio=0.3, n_init=3, random_state=0)
+    model.fit(X, y)
+    table = model.signature().set_index("gene")
+    negative = table.index[table.membership < 0]
+    assert set(negative) == {"g4", "g5", "g6"}  # the anti-correlated genes
+    for gene, row in table.iterrows():
+        assert row.membership == model.loadings_.at[gene, row.module]
+        assert abs(row.membership) == model.membership_.at[gene, row.module]
+        sign = np.sign(row.membership) * np.sign(model.cluster_coef_[row.module])
+        assert np.sign(row.coef) == sign
+    composition = model.summary().as_text().split("Cluster composition")[1]
+    shown = re.findall(r"(g\d+) \((-?[0-9.]+)\)", composition)
+    assert any(float(degree) < 0 for _, degree in shown)
+    for gene, degree in shown:  # the summary's top members, 3 significant digits
+        assert_allclose(float(degree), table.membership[gene], rtol=1e-3, atol=0)
+
+
+@needs_survival
+def test_the_summarys_concordance_has_its_bootstrap_interval(cox_model):
+    """The header's C is lifelines' (the fit's own ranking without shrinkage)
+    and is printed with its 95 % bootstrap interval: concordance_interval of
+    the training rows' predictions (#48: an interval wherever a C is
+    printed)."""
+    from vcpcr.metrics import concordance_interval
+
+    model, X, data = cox_model
+    header = model.summary().tables[0].as_text()
+    ci = concordance_interval(
+        data[["time", "event"]].to_numpy(), model.predict_log_partial_hazard(X)
+    )
+    assert ci.estimate == pytest.approx(model.concordance_index_, abs=1e-12)
+    shown = re.search(r"Concordance: +([0-9.]+)", header).group(1)
+    assert shown == f"{ci.estimate:.4f}"
+    assert f"Concordance 95% CI:     [{ci.low:.3f}, {ci.high:.3f}]" in header
+    assert ci.low < ci.estimate < ci.high
+    stratified = clone(model).set_params(strata=["node"])
+    stratified.fit(data[["age", "node", *X.columns[1:]]], data[["time", "event"]])
+    header = stratified.summary().tables[0].as_text()
+    assert "Concordance 95% CI" not in header  # lifelines' within-strata C
+    assert f"{stratified.concordance_index_:.4f}" in header
 
 
 @needs_survival

@@ -55,6 +55,7 @@ from vcpcr._tuning import (
     default_n_se,
     fit_fold,
     fold_paired_se,
+    score_se,
     selected_index,
 )
 from vcpcr._validation import (
@@ -75,6 +76,11 @@ from vcpcr.exceptions import (
 )
 
 __all__ = ["VCPCRCV"]
+
+
+#: The grid's parameters, first in ``best_params_`` (a ``cv_results_`` row's
+#: ``params``).
+GRID_PARAMS = ("n_clusters", "delta", "lam_ratio")
 
 
 def _check_class_sizes(y: Any, k: int) -> None:
@@ -250,6 +256,7 @@ class _BestEstimator:
     unique_times_ = _fitted("unique_times_")
     concordance_index_ = _fitted("concordance_index_")
     baseline_cumulative_hazard_ = _fitted("baseline_cumulative_hazard_")
+    train_linear_predictor_ = _fitted("train_linear_predictor_")
     separated_ = _fitted("separated_")
     fit_transform = _AvailableIf(_fit_transform, _estimator_has("transform"))
 
@@ -448,7 +455,17 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
     best_index_ : int
         Row of ``cv_results_`` chosen by ``selection``.
     best_params_ : dict
-        Its parameters.
+        The parameters of the chosen model, as :class:`VCPCR` takes them:
+        the grid point (``n_clusters``, ``delta``, ``lam_ratio``: the row's
+        ``params``), then every parameter of the refit whose value is not
+        ``VCPCR()``'s default, such as ``latent="signed"``, ``n_init=5``,
+        ``random_state``, ``family``, ``covariates`` and the chosen point's
+        calibration slope ``shrinkage`` (when it is not 1). So
+        ``VCPCR(**cv.best_params_)`` is ``best_estimator_``'s estimator,
+        unfitted: with an int ``random_state`` its fit on the same data is
+        ``best_estimator_`` (before this release, only the grid point: the
+        two classes' other defaults differ, and ``VCPCR(**best_params_)``
+        was another model).
     best_score_ : float
         Its mean test score.
     best_estimator_ : VCPCR
@@ -522,7 +539,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
     --------
     >>> import numpy as np
     >>> from sklearn.model_selection import KFold
-    >>> from vcpcr import VCPCRCV
+    >>> from vcpcr import VCPCR, VCPCRCV
     >>> rng = np.random.default_rng(0)
     >>> z = rng.normal(size=(60, 3))
     >>> X = np.hstack([np.repeat(z, 4, axis=1) + 0.5 * rng.normal(size=(60, 12)),
@@ -530,8 +547,11 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
     >>> y = z[:, 0] - z[:, 1] + 0.3 * rng.normal(size=60)
     >>> cv = VCPCRCV(n_clusters=(2, 3), cv=KFold(3, shuffle=True, random_state=0),
     ...              random_state=0).fit(X, y)
-    >>> sorted(cv.best_params_)
-    ['delta', 'lam_ratio', 'n_clusters']
+    >>> sorted(cv.best_params_)[:3]
+    ['delta', 'lam_ratio', 'latent']
+    >>> refit = VCPCR(**cv.best_params_).fit(X, y)  # the chosen model
+    >>> bool(np.array_equal(refit.coef_, cv.coef_))
+    True
     >>> cv.cv_results_.shape[0]  # 2 K x 6 deltas x 20 lam_ratios
     240
     """
@@ -821,15 +841,17 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         self.best_index_ = self._select(family)
         self.cv_results_ = _scores_in_units(self.cv_results_, exponent * degree)
         row = self.cv_results_.iloc[self.best_index_]
-        delta = None if pd.isna(row["delta"]) else float(row["delta"])
-        self.best_params_: dict[str, Any] = {
-            "n_clusters": int(row["n_clusters"]),
-            "delta": delta,
-            "lam_ratio": float(row["lam_ratio"]),
-        }
         self.best_score_ = float(row["mean_test_score"])
         self.shrinkage_ = (
             float(row["calibration_slope"]) if "calibration_slope" in row else 1.0
+        )
+        delta = None if pd.isna(row["delta"]) else float(row["delta"])
+        self.best_params_: dict[str, Any] = self._chosen_params(
+            {
+                "n_clusters": int(row["n_clusters"]),
+                "delta": delta,
+                "lam_ratio": float(row["lam_ratio"]),
+            }
         )
         if self.refit:
             with warnings.catch_warnings():
@@ -1162,12 +1184,30 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
             raise ValueError(self._failures.nothing_scored(scoring))
         return selected_index(res, self.selection, self.n_splits_, self.n_se)
 
+    def _chosen_params(self, point: dict[str, Any]) -> dict[str, Any]:
+        """Return ``best_params_``: the refit's parameters but VCPCR's defaults.
+
+        The grid point ``point`` first (always), then, in :class:`VCPCR`'s
+        order, every parameter of the refit whose value differs from
+        ``VCPCR()``'s: the ones VCPCRCV shares with VCPCR (``latent``,
+        ``n_init``, ``random_state``, ``family``, ``covariates``, ...) and
+        the chosen point's calibration slope (``shrinkage``), so that
+        ``VCPCR(**best_params_)`` is the refit's estimator.
+        """
+        own = self.get_params(deep=False)
+        refit = {k: own[k] for k in VCPCR._get_param_names() if k in own}
+        refit["shrinkage"] = self.shrinkage_
+        defaults = VCPCR().get_params(deep=False)
+        rest = {
+            k: refit[k]
+            for k in VCPCR._get_param_names()
+            if k in refit and k not in point and not _is_default(refit[k], defaults[k])
+        }
+        return {**point, **rest}
+
     def _refit_estimator(self) -> VCPCR:
-        """Return the VCPCR to refit: the shared parameters, the chosen point's."""
-        shared = set(VCPCR._get_param_names())
-        params = {k: v for k, v in self.get_params(deep=False).items() if k in shared}
-        estimator = VCPCR(**params, shrinkage=self.shrinkage_)
-        estimator.set_params(**self.best_params_)
+        """Return the VCPCR to refit: ``VCPCR(**best_params_)``."""
+        estimator = VCPCR(**self.best_params_)
         config = getattr(self, "_sklearn_output_config", {}).get("transform")
         return estimator.set_output(transform=config)
 
@@ -1305,11 +1345,73 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
             )
             + (
                 " The CV chose a model without clusters: on these data the features "
-                "add nothing the CV can detect."
+                "add nothing the CV can detect." + self._near_misses()
                 if self.refit and self.best_estimator_.n_clusters_ == 0
                 else ""
             )
         )
+
+    def _near_misses(self, top: int = 3) -> str:
+        """Say which grid points with features came closest to the chosen one.
+
+        For an empty choice (#48's trap: the default keeps no gene where a
+        model with genes scores nearly as well, or better but inside the
+        gate): the ``top`` best points whose folds selected features and
+        their mean score minus the chosen point's. When the chosen point is
+        the best, each difference is also given in its standard errors
+        (``se_diff_test_score``, paired); when a point with features is the
+        best, the note says by how much it beat the chosen one and the gate
+        that let the sparser point win.
+        """
+        res = self.cv_results_
+        mean = res["mean_test_score"].to_numpy()
+        genes = np.flatnonzero((res["mean_size"].to_numpy() > 0) & np.isfinite(mean))
+        if genes.size == 0:
+            return " No grid point with features was scored on every fold."
+        order = genes[np.argsort(-mean[genes], kind="stable")][:top]
+        chosen = mean[self.best_index_]
+        best = int(np.nanargmax(np.where(np.isfinite(mean), mean, np.nan)))
+        se = (
+            res["se_diff_test_score"].to_numpy()
+            if "se_diff_test_score" in res
+            else np.full(mean.size, np.nan)
+        )
+        parts = []
+        for i in order:
+            row = res.iloc[i]
+            delta = "" if pd.isna(row["delta"]) else f", delta={row['delta']:.3g}"
+            slope = (
+                f", calibration slope {row['calibration_slope']:.2f}"
+                if "calibration_slope" in row
+                else ""
+            )
+            diff = mean[i] - chosen
+            paired = best == self.best_index_ and se[i] > 0
+            parts.append(
+                f"n_clusters={int(row['n_clusters'])}{delta}, "
+                f"lam_ratio={row['lam_ratio']:.3g} ({row['mean_size']:.1f} "
+                f"features{slope}): {diff:+.4g}"
+                + (f" ({diff / se[i]:+.2f} SE)" if paired else "")
+            )
+        text = (
+            " Closest points with features, their mean score minus the chosen "
+            "one's: " + "; ".join(parts) + "."
+        )
+        if best != self.best_index_ and self.selection != "min":
+            margin = mean[best] - chosen
+            width = default_n_se(self.selection) if self.n_se is None else self.n_se
+            unit = (
+                se[self.best_index_]
+                if self.selection == "paired"
+                else score_se(res, self.n_splits_).to_numpy()[best]
+            )
+            text += (
+                f" The best point has features and scored {margin:.4g} above "
+                f"the chosen one, inside the gate of {width:g} x {unit:.4g} = "
+                f"{width * unit:.4g} (selection='{self.selection}'), so the "
+                f"sparser point won."
+            )
+        return text
 
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
         """Plot the CV curve (deprecated meaning: use :meth:`plot_cv`).
@@ -1366,6 +1468,22 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
 #: ``y`` with a standard deviation within ``2**+-_SAFE_EXPONENT`` has squared
 #: errors (summed over up to 2**60 rows) that are normal float64 numbers.
 _SAFE_EXPONENT = 480
+
+
+def _is_default(value: Any, default: Any) -> bool:
+    """Whether a parameter's ``value`` is its ``default`` (a None, str or number).
+
+    Anything else (a list, an array, a family object) counts as given, so
+    that ``best_params_`` keeps it.
+    """
+    if default is None or value is None:
+        return value is default
+    plain = (str, numbers.Real)
+    return (
+        type(value) is type(default)
+        and isinstance(value, plain)
+        and bool(value == default)
+    )
 
 
 def _scores_in_units(frame: pd.DataFrame, power: int) -> pd.DataFrame:

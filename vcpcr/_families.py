@@ -253,8 +253,21 @@ class Family(abc.ABC):
         """Family and outcome model, e.g. ``"gaussian (OLS)"``."""
 
     @abc.abstractmethod
-    def statistics(self, result: Any) -> list[tuple[str, Any]]:
-        """Goodness-of-fit rows of the summary header."""
+    def statistics(self, result: Any, concordance: Any = None) -> list[tuple[str, Any]]:
+        """Goodness-of-fit rows of the summary header.
+
+        ``concordance`` is the training predictions' Harrell's C with its
+        interval (a :class:`vcpcr.metrics.ConcordanceInterval`), for the
+        families that print a C; None: not computed.
+        """
+
+    def fit_outcome(self, result: Any) -> NDArray[np.float64] | None:
+        """Return the outcome ``result`` was fitted to, in the training rows' order.
+
+        None when the family prints no concordance (the cox family's
+        ``(time, event)`` columns otherwise).
+        """
+        return None
 
     def notes(self, result: Any) -> list[str]:
         """Family-specific notes of the summary."""
@@ -383,7 +396,7 @@ class Gaussian(_StatsmodelsFamily):
         """Family and outcome model."""
         return "gaussian (OLS)"
 
-    def statistics(self, result: Any) -> list[tuple[str, Any]]:
+    def statistics(self, result: Any, concordance: Any = None) -> list[tuple[str, Any]]:
         """R-squared and log-likelihood."""
         return [
             ("R-squared:", float(result.rsquared)),
@@ -473,7 +486,7 @@ class Binomial(_StatsmodelsFamily):
         """Family and outcome model, e.g. ``"binomial (Logit)"``."""
         return "binomial (Firth logit)" if self._firth(result) else "binomial (Logit)"
 
-    def statistics(self, result: Any) -> list[tuple[str, Any]]:
+    def statistics(self, result: Any, concordance: Any = None) -> list[tuple[str, Any]]:
         """Pseudo R-squared and log-likelihood."""
         return [
             ("Pseudo R-squ.:", float(result.prsquared)),
@@ -610,14 +623,31 @@ class Cox(Family):
         """Family and outcome model."""
         return "cox (PH, Efron ties)"
 
-    def statistics(self, result: Any) -> list[tuple[str, Any]]:
-        """Events, concordance, partial likelihood and its LR test."""
+    def statistics(self, result: Any, concordance: Any = None) -> list[tuple[str, Any]]:
+        """Events, concordance (with its interval), partial likelihood, LR test.
+
+        With ``concordance`` (Harrell's C of the estimator's training
+        predictions and its bootstrap interval), its estimate and interval;
+        else lifelines' ``concordance_index_`` of ``result``. The two agree
+        when the predictions rank the rows as ``result`` does (without
+        shrinkage, or without covariates).
+        """
         events = int(result.event_observed.sum())
         rows: list[tuple[str, Any]] = [
             ("Events:", f"{events} ({len(result.event_observed) - events} censored)"),
-            ("Concordance:", float(result.concordance_index_)),
-            ("Log-partial-lik.:", float(result.log_likelihood_)),
         ]
+        if concordance is None:
+            rows.append(("Concordance:", float(result.concordance_index_)))
+        else:
+            level = f"{100 * (1 - concordance.alpha):.0f}%"
+            rows.append(("Concordance:", float(concordance.estimate)))
+            rows.append(
+                (
+                    f"Concordance {level} CI:",
+                    f"[{concordance.low:.3f}, {concordance.high:.3f}]",
+                )
+            )
+        rows.append(("Log-partial-lik.:", float(result.log_likelihood_)))
         if len(result.params_):
             lr = result.log_likelihood_ratio_test()
             rows.append(
@@ -625,6 +655,17 @@ class Cox(Family):
             )
             rows.append(("LR test p-value:", f"{lr.p_value:.3g}"))
         return rows
+
+    def fit_outcome(self, result: Any) -> NDArray[np.float64] | None:
+        """``(time, event)`` of the fit, in the training rows' order.
+
+        lifelines sorts its rows but keeps their index, the positions of the
+        frame :func:`vcpcr._outcome.fit_cox` gave it.
+        """
+        order = np.argsort(result.durations.index.to_numpy(), kind="stable")
+        return np.column_stack(
+            [result.durations.to_numpy(), result.event_observed.to_numpy()]
+        )[order].astype(np.float64)
 
     def predict(self, eta: NDArray[np.float64], classes: Any) -> NDArray[Any]:
         """Partial hazard (risk score) ``exp(eta)``."""
@@ -650,7 +691,9 @@ class Cox(Family):
         """``unique_times_``, ``concordance_index_``, the baseline, ``separated_``.
 
         scikit-survival's and lifelines' names; the baseline cumulative
-        hazard is that of ``eta`` (lifelines' own when ``eta`` is its fit's).
+        hazard is that of ``eta`` (lifelines' own when ``eta`` is its fit's),
+        and ``eta`` itself is ``train_linear_predictor_`` (the training
+        distribution that risk groups of new data are cut at).
         ``separated_`` says whether the partial likelihood of ``design`` has
         no finite maximum (monotone likelihood), by the test the folds use
         to switch to Firth's estimate (:func:`cox_batch`); then it warns.
@@ -688,6 +731,7 @@ class Cox(Family):
             "unique_times_": np.unique(time),
             "concordance_index_": float(result.concordance_index_),
             "baseline_cumulative_hazard_": breslow_baseline(eta, time, event, strata),
+            "train_linear_predictor_": np.array(eta, dtype=np.float64),
             "separated_": separated,
         }
 

@@ -372,6 +372,10 @@ class VCPCR(SummaryMixin, VCPCRBase):
         predictors ``X @ coef_ + intercept_`` (cox; lifelines' name and
         layout: indexed by ``unique_times_``, one column per stratum), which
         the survival predictions use; lifelines' own when ``shrinkage=1``.
+    train_linear_predictor_ : ndarray of shape (n_samples_fit,)
+        The training rows' linear predictor ``predict_log_partial_hazard``
+        (cox), in their order: its quantiles are the training cut-offs at
+        which :func:`vcpcr.plotting.plot_risk_groups` splits new data.
     separated_ : bool
         Whether step 2's partial likelihood has no finite maximum (cox): the
         regressors separate the events (monotone likelihood), the fit warns
@@ -1248,8 +1252,14 @@ class VCPCR(SummaryMixin, VCPCRBase):
         -------
         pandas.DataFrame
             Columns ``gene`` (the feature), ``module`` (its cluster),
-            ``membership`` (the feature's entry of ``membership_``, its weight
-            in the cluster score), ``module_sd`` (the cluster score's standard
+            ``membership`` (the feature's signed membership degree, its
+            weight in the cluster score ``M = X L`` on the standardized
+            scale: its entry of ``loadings_``, as the summary's cluster
+            composition shows it; with ``latent="signed"`` the entry of
+            ``membership_`` times the sign of the feature's step-0 weight, so
+            a feature that enters its module negatively is negative; with
+            ``latent="paper"`` the entry of ``membership_``, never negative),
+            ``module_sd`` (the cluster score's standard
             deviation on the training data),
             ``module_effect_per_sd`` (hazard ratio for cox, odds ratio for
             binomial, coefficient for gaussian, per SD of the cluster score:
@@ -1279,7 +1289,7 @@ class VCPCR(SummaryMixin, VCPCRBase):
             (
                 feature,
                 cluster,
-                float(self.membership_.at[feature, cluster]),
+                float(self.loadings_.at[feature, cluster]),
                 float(self.module_sd_[cluster]),
                 float(effect[k]),
                 float(coef[feature]),

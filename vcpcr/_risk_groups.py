@@ -3,7 +3,9 @@
 The computation behind :func:`vcpcr.plotting.plot_risk_groups`: the linear
 predictor of every sample (cross-validated on the training data, as
 scikit-learn's ``cross_val_predict``, or from the fitted model on test data),
-its split at quantiles, and lifelines' log-rank test of the groups.
+its split at cut-offs (by default the quantiles of the training predictor,
+so that new data are grouped as the training data were), and lifelines'
+log-rank test of the groups.
 """
 
 from __future__ import annotations
@@ -19,7 +21,13 @@ from sklearn.model_selection import KFold, check_cv, cross_val_predict
 from sklearn.utils.validation import check_is_fitted
 
 from vcpcr._input import check_same_rows
-from vcpcr._validation import check_array, check_cv_param, check_split, check_survival
+from vcpcr._validation import (
+    check_array,
+    check_choice,
+    check_cv_param,
+    check_split,
+    check_survival,
+)
 
 __all__ = ["RiskGroups", "risk_groups"]
 
@@ -36,11 +44,18 @@ class RiskGroups(NamedTuple):
     group : ndarray of int of shape (n_samples,)
         Risk group, 0 = lowest risk.
     labels : list of str
-        A name per group: its quantile range of the predictor (``"0-50%"``).
+        A name per group: its quantile range of the predictor (``"0-50%"``),
+        or its range of values for given cut-offs.
     p_value, test_statistic : float
         lifelines' ``multivariate_logrank_test`` of the groups.
     n_splits : int or None
         Folds of the cross-validated predictor; None: the fitted model's.
+    cutoffs : ndarray of shape (n_groups - 1,)
+        The cut points on the linear predictor's scale.
+    cut_at : {"training", "data", "given"}
+        Where they come from: the quantiles of the training predictor (the
+        fitted model's on its training rows, or the cross-validated one on
+        the training data), of this data's predictor, or the caller's values.
     """
 
     time: NDArray[np.float64]
@@ -51,6 +66,8 @@ class RiskGroups(NamedTuple):
     p_value: float
     test_statistic: float
     n_splits: int | None
+    cutoffs: NDArray[np.float64]
+    cut_at: str
 
 
 def _check_quantiles(quantiles: Any) -> NDArray[np.float64]:
@@ -74,6 +91,47 @@ def _check_model(model: Any) -> None:
         )
 
 
+def _cut_points(
+    model: Any,
+    eta: NDArray[np.float64],
+    q: NDArray[np.float64],
+    cutoffs: Any,
+    cross_validated: bool,
+) -> tuple[NDArray[np.float64], str]:
+    """Return the cut points of the groups and where they come from."""
+    if not isinstance(cutoffs, str):
+        given = np.atleast_1d(cutoffs)
+        cuts = check_array(given, "cutoffs", ensure_2d=False) if given.size else given
+        if cuts.size == 0 or np.any(np.diff(cuts) <= 0):
+            raise ValueError(
+                f"cutoffs must be 'training', 'data' or increasing values of the "
+                f"linear predictor (e.g. a published cut-off). Got "
+                f"{given.tolist()!r} instead."
+            )
+        return cuts, "given"
+    check_choice(cutoffs, "cutoffs", ("training", "data"), owner="risk_groups")
+    if cutoffs == "data":
+        return np.quantile(eta, q), "data"
+    if cross_validated:  # the data are the training data: their own quantiles
+        return np.quantile(eta, q), "training"
+    train = getattr(model, "train_linear_predictor_", None)
+    if train is None:
+        raise ValueError(
+            f"cutoffs='training' cuts new data at the quantiles of the training "
+            f"rows' linear predictor, which {type(model).__name__} does not "
+            f"keep (train_linear_predictor_). Pass cutoffs='data' to cut at this "
+            f"data's own quantiles, or the cut points themselves."
+        )
+    return np.quantile(np.asarray(train, dtype=np.float64), q), "training"
+
+
+def _value_labels(cuts: NDArray[np.float64]) -> list[str]:
+    """Group names for given cut points: ``"eta <= c"``, ..., ``"eta > c"``."""
+    bounds = [f"{c:.3g}" for c in cuts]
+    inner = [f"{lo} < eta <= {hi}" for lo, hi in pairwise(bounds)]
+    return [f"eta <= {bounds[0]}", *inner, f"eta > {bounds[-1]}"]
+
+
 def _splitter(cv: Any, n: int, random_state: Any) -> Any:
     """``cv``'s splitter (None, the fitted model for test data, is the caller's)."""
     check_cv_param(cv, n, "risk_groups")
@@ -89,6 +147,7 @@ def risk_groups(
     *,
     cv: Any = 5,
     quantiles: ArrayLike = 0.5,
+    cutoffs: Any = "training",
     random_state: Any = 0,
 ) -> RiskGroups:
     """Split samples into risk groups at quantiles of the linear predictor.
@@ -131,18 +190,16 @@ def risk_groups(
         eta = np.log(risk)
         n_splits = len(folds)
     eta = np.asarray(eta, dtype=np.float64)
-    cuts = np.quantile(eta, q)
+    cuts, cut_at = _cut_points(model, eta, q, cutoffs, n_splits is not None)
     group = np.searchsorted(cuts, eta, side="left").astype(np.intp)
-    counts = np.bincount(group, minlength=q.size + 1)
+    counts = np.bincount(group, minlength=cuts.size + 1)
     if np.any(counts == 0):
-        raise ValueError(
-            f"The linear predictor takes {np.unique(eta).size} distinct value(s), "
-            f"too few for {q.size + 1} groups at quantiles {q.tolist()} (group "
-            f"sizes {counts.tolist()}); a model without clusters predicts one "
-            f"risk. Use fewer quantiles or a model that selects features."
-        )
-    edges = np.r_[0.0, q, 1.0]
-    labels = [f"{100 * lo:.0f}-{100 * hi:.0f}%" for lo, hi in pairwise(edges)]
+        _empty_group(eta, cuts, cut_at, counts, q)
+    if cut_at == "given":
+        labels = _value_labels(cuts)
+    else:
+        edges = np.r_[0.0, q, 1.0]
+        labels = [f"{100 * lo:.0f}-{100 * hi:.0f}%" for lo, hi in pairwise(edges)]
     test = multivariate_logrank_test(time, group, event)
     return RiskGroups(
         time,
@@ -153,4 +210,35 @@ def risk_groups(
         float(test.p_value),
         float(test.test_statistic),
         n_splits,
+        cuts,
+        cut_at,
+    )
+
+
+def _empty_group(
+    eta: NDArray[np.float64],
+    cuts: NDArray[np.float64],
+    cut_at: str,
+    counts: NDArray[np.intp],
+    q: NDArray[np.float64],
+) -> None:
+    """Raise the error of a group without samples, with its likely cause."""
+    if np.unique(eta).size <= cuts.size:
+        raise ValueError(
+            f"The linear predictor takes {np.unique(eta).size} distinct value(s), "
+            f"too few for {cuts.size + 1} groups (group sizes "
+            f"{counts.tolist()}); a model without clusters predicts one risk. "
+            f"Use fewer groups or a model that selects features."
+        )
+    where = {
+        "training": f"the training quantiles {q.tolist()}",
+        "given": "the given cutoffs",
+        "data": f"quantiles {q.tolist()}",
+    }[cut_at]
+    raise ValueError(
+        f"No sample falls in some group at {where} (cut points "
+        f"{np.round(cuts, 4).tolist()}, group sizes {counts.tolist()}; this "
+        f"data's linear predictor ranges from {eta.min():.4g} to "
+        f"{eta.max():.4g}). Use fewer groups, more samples, or "
+        f"cutoffs='data' to cut at this data's own quantiles."
     )

@@ -24,6 +24,7 @@ from statsmodels.iolib.summary import Summary, forg, summary_params
 from statsmodels.iolib.table import SimpleTable
 
 from vcpcr._validation import check_fraction
+from vcpcr.metrics import ConcordanceInterval, concordance_interval
 
 if TYPE_CHECKING:  # the family and the coefficient table it reads off its fit
     from vcpcr._families import Family, ParamTable
@@ -802,6 +803,22 @@ def _summary_left(model: FittedModel) -> list[tuple[str, Any]]:
     ]
 
 
+def _concordance(model: FittedModel) -> ConcordanceInterval | None:
+    """Harrell's C of the training predictions with its bootstrap interval.
+
+    For the families that print a C (cox), when the model kept its training
+    predictions (``train_linear_predictor_``) and they are not all equal (a
+    model without clusters or covariates ranks nobody). Not for a stratified
+    model, whose C is lifelines' over the pairs within strata.
+    """
+    outcome = model._family.fit_outcome(model.result_)
+    eta = getattr(model, "train_linear_predictor_", None)
+    if outcome is None or eta is None or np.ptp(eta) == 0 or model.strata_names_:
+        # a stratified fit's C (lifelines') counts the pairs within strata
+        return None
+    return concordance_interval(outcome, eta)
+
+
 def _summary_right(model: FittedModel) -> list[tuple[str, Any]]:
     state = "converged" if model.converged_ else "not converged"
     starts = model.n_init if isinstance(model.init, str) else 1
@@ -811,5 +828,5 @@ def _summary_right(model: FittedModel) -> list[tuple[str, Any]]:
         ("Lambda:", float(model.lam_)),
         ("Starts:", f"{starts} (best: {model.best_init_ + 1})"),
         ("Iterations:", f"{model.n_iter_} ({state})"),
-        *model._family.statistics(model.result_),
+        *model._family.statistics(model.result_, _concordance(model)),
     ]

@@ -40,6 +40,7 @@ from vcpcr.calibration import (
     regression_calibration,
     survival_calibration,
 )
+from vcpcr.metrics import ConcordanceInterval, concordance_interval
 
 __all__ = ["ExternalCohort", "ExternalValidation", "align_cohort", "validate_external"]
 
@@ -364,6 +365,10 @@ class ExternalValidation:
         (a dict) for a stratified model.
     concordance : float or None
         Harrell's C of the linear predictor (cox).
+    concordance_interval : ConcordanceInterval or None
+        ``concordance`` with its 95 % bootstrap interval over the cohort's
+        rows (:func:`vcpcr.metrics.concordance_interval`, 1000 resamples,
+        seed 0), which the summary prints (cox).
     """
 
     def __init__(
@@ -372,13 +377,14 @@ class ExternalValidation:
         calibration: CalibrationResult,
         recalibrated: CalibrationResult | None,
         baseline_hazard: Any,
-        concordance: float | None,
+        concordance: ConcordanceInterval | None,
     ) -> None:
         self.cohort = cohort
         self.calibration = calibration
         self.recalibrated = recalibrated
         self.baseline_hazard = baseline_hazard
-        self.concordance = concordance
+        self.concordance_interval = concordance
+        self.concordance = None if concordance is None else concordance.estimate
 
     def summary(self) -> Summary:
         """Return the gene report, then the calibration summary (statsmodels).
@@ -402,9 +408,13 @@ class ExternalValidation:
             f"ignored.",
             *self.calibration.notes,
         ]
-        if self.concordance is not None:
+        if self.concordance_interval is not None:
+            ci = self.concordance_interval
             notes.insert(
-                1, f"Harrell's C of the linear predictor: {self.concordance:.4f}."
+                1,
+                f"Harrell's C of the linear predictor: {ci.estimate:.4f}, "
+                f"{100 * (1 - ci.alpha):.0f}% bootstrap interval [{ci.low:.4f}, "
+                f"{ci.high:.4f}] ({ci.n_bootstrap} resamples of the cohort's rows).",
             )
         if self.recalibrated is not None:
             r = self.recalibrated
@@ -535,9 +545,7 @@ def validate_external(
         )
     cal = survival_calibration(y, surv[:, 0], horizon, n_groups=groups, alpha=alpha)
     eta = fitted.predict_log_partial_hazard(data)
-    from lifelines.utils import concordance_index
-
-    c_index = float(concordance_index(time, -eta, event))
+    c_index = concordance_interval(np.column_stack([time, event]), eta)
     recal, base = None, None
     if recalibrate_baseline:
         H0, base = _refit_baseline(fitted, data, eta, time, event, float(horizon))

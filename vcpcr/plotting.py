@@ -453,6 +453,7 @@ def plot_risk_groups(
     *,
     cv: Any = 5,
     quantiles: ArrayLike = 0.5,
+    cutoffs: Any = "training",
     random_state: Any = 0,
     ci_show: bool = False,
     ax: Any = None,
@@ -474,6 +475,15 @@ def plot_risk_groups(
     With ``cv=None`` the fitted model's predictor is used: for new (test)
     data only. The title says which was used.
 
+    New data are cut at the **training cut-offs** by default (the quantiles
+    of the fitted model's linear predictor on its training rows,
+    ``train_linear_predictor_``), so that a patient is "high risk" in a
+    test cohort as in the training cohort, and the groups' sizes say how
+    the cohort's risk differs; ``cutoffs="data"`` cuts at the new data's own
+    quantiles (the behaviour before this release: for a cohort whose
+    predictor is shifted as a whole, e.g. another platform), and given
+    values cut there (a published cut-off).
+
     Parameters
     ----------
     model : VCPCR or VCPCRCV
@@ -493,7 +503,13 @@ def plot_risk_groups(
     quantiles : float or array-like of float, default=0.5
         Increasing cut points in (0, 1): ``0.5`` gives two groups,
         ``[1/3, 2/3]`` tertiles. A sample at a cut point joins the lower
-        group.
+        group. Not used with given ``cutoffs``.
+    cutoffs : {"training", "data"} or array-like of float, default="training"
+        Where the quantiles are taken: ``"training"``, of the training
+        predictor (with ``cv``, the cross-validated predictor of ``X``, the
+        training data; with ``cv=None``, the fitted model's predictor on its
+        training rows); ``"data"``, of the predictor of ``X``; or increasing
+        cut points on the linear predictor's scale.
     random_state : int, numpy.random.Generator or None, default=0
         Shuffles the folds when ``cv`` is an int.
     ci_show : bool, default=False
@@ -509,9 +525,9 @@ def plot_risk_groups(
     Raises
     ------
     ValueError
-        For a model that is not a Cox model, bad ``quantiles`` or ``cv``, or
-        a predictor with fewer distinct values than groups (a model without
-        clusters).
+        For a model that is not a Cox model, bad ``quantiles``, ``cutoffs``
+        or ``cv``, a predictor with fewer distinct values than groups (a
+        model without clusters), or a group without samples at the cut-offs.
     sklearn.exceptions.NotFittedError
         If ``model`` is not fitted.
     """
@@ -521,7 +537,13 @@ def plot_risk_groups(
     from vcpcr._risk_groups import risk_groups
 
     groups = risk_groups(
-        model, X, y, cv=cv, quantiles=quantiles, random_state=random_state
+        model,
+        X,
+        y,
+        cv=cv,
+        quantiles=quantiles,
+        cutoffs=cutoffs,
+        random_state=random_state,
     )
     own = ax is None
     ax = _axes(ax, figsize=(8, 5))
@@ -549,7 +571,14 @@ def plot_risk_groups(
         if groups.n_splits is None
         else f"the {groups.n_splits}-fold cross-validated linear predictor"
     )
-    ax.set_title(f"Risk groups from {source}", fontsize="medium")
+    cut = {
+        "training": "cut at the training quantiles",
+        "data": "cut at this data's quantiles",
+        "given": "cut at the given values",
+    }[groups.cut_at]
+    if groups.n_splits is not None:
+        cut = "cut at its quantiles"
+    ax.set_title(f"Risk groups from {source},\n{cut}", fontsize="medium")
     add_at_risk_counts(*fitters, ax=ax, rows_to_show=["At risk"])
     if own:  # the caller's figure is the caller's to lay out
         _fit_in_figure(ax.figure)

@@ -19,12 +19,14 @@ from vcpcr._solvers.distributions import LOGISTIC
 
 __all__ = [
     "accuracy",
+    "comparable",
     "concordance",
     "neg_log_loss",
     "neg_mean_absolute_error",
     "neg_mean_squared_error",
     "neg_root_mean_squared_error",
     "r2",
+    "resampled_concordance",
     "roc_auc",
 ]
 
@@ -91,20 +93,28 @@ def roc_auc(eta: NDArray[np.float64], event: NDArray[np.bool_]) -> Scores:
     return (ranks[:, event].sum(axis=1) - n1 * (n1 + 1) / 2) / (n1 * n0)
 
 
+def comparable(
+    time: NDArray[np.float64], event: NDArray[np.bool_], rows: slice = slice(None)
+) -> NDArray[np.bool_]:
+    """Harrell's comparable pairs, as lifelines': ``rows`` x all rows.
+
+    Entry ``(i, j)`` is True when row ``i``'s time is earlier and an event,
+    or both times are equal and only ``i``'s is an event.
+    """
+    ti, di = time[rows, None], event[rows, None]
+    return di & ((ti < time[None, :]) | (ti == time[None, :]) & ~event)
+
+
 def concordance(
     risk: NDArray[np.float64], time: NDArray[np.float64], event: NDArray[np.bool_]
 ) -> Scores:
     """Harrell's C, as lifelines' ``concordance_index(time, -risk, event)``.
 
-    A pair is comparable when the earlier time is an event, or when both
-    times are equal and only the first is an event; it is concordant when
-    the earlier one has the higher risk, and counts 1/2 when the risks tie.
-    ``None`` without comparable pairs (lifelines raises).
+    Over the :func:`comparable_pairs`: a pair is concordant when the earlier
+    one has the higher risk, and counts 1/2 when the risks tie. ``None``
+    without comparable pairs (lifelines raises).
     """
-    first, second = np.nonzero(
-        event[:, None]
-        & ((time[:, None] < time[None, :]) | (time[:, None] == time[None, :]) & ~event)
-    )
+    first, second = np.nonzero(comparable(time, event))
     if first.size == 0 or np.isnan(risk).any():
         return None
     out = np.empty(risk.shape[0])
@@ -115,3 +125,39 @@ def concordance(
             np.sum(r1 > r2_, axis=1) + 0.5 * np.sum(r1 == r2_, axis=1)
         ) / first.size
     return out
+
+
+#: Rows of the comparable-pair matrix built at a time by
+#: :func:`resampled_concordance` (memory: that many rows times n_samples).
+_BLOCK = 512
+
+
+def resampled_concordance(
+    risk: NDArray[np.float64],
+    time: NDArray[np.float64],
+    event: NDArray[np.bool_],
+    counts: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """Harrell's C of one risk vector on ``B`` resamples of its rows.
+
+    ``counts`` (``(B, n_samples)``) holds how often each row is drawn; a
+    resample has ``counts_i * counts_j`` copies of the :func:`comparable`
+    pair ``(i, j)`` (copies of one row are never comparable: equal times,
+    and not an event and a censored row at once), so its C is
+    ``w' (A * S) w / w' A w`` with ``S`` the pairs' concordance (1/2 for
+    tied risks): matrix products over blocks of rows. NaN for a resample
+    without comparable pairs.
+    """
+    n = time.size
+    num = np.zeros(counts.shape[0])
+    den = np.zeros(counts.shape[0])
+    for start in range(0, n, _BLOCK):
+        rows = slice(start, min(start + _BLOCK, n))
+        pairs = comparable(time, event, rows)
+        ri = risk[rows, None]
+        score = pairs * ((ri > risk[None, :]) + 0.5 * (ri == risk[None, :]))
+        left = counts[:, rows]
+        num += np.sum((left @ score) * counts, axis=1)
+        den += np.sum((left @ pairs.astype(np.float64)) * counts, axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)

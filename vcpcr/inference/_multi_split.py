@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from vcpcr._cv import VCPCRCV
+from vcpcr._cv import GRID_PARAMS, VCPCRCV
 from vcpcr._families import family_name
 from vcpcr._input import take
 from vcpcr._model import VCPCR
@@ -258,7 +258,8 @@ def _split(
         return _Split(
             f"fitting the first part (or transforming the second) failed: {exc}"
         )
-    params = getattr(model, "best_params_", None)
+    chosen = getattr(model, "best_params_", None)  # a VCPCRCV template's grid point
+    params = None if chosen is None else {k: chosen[k] for k in GRID_PARAMS}
     if tuple(str(c) for c in model.membership_.index) != rows.fingerprint.feature_names:
         return _Split(
             "the first part's design has other columns than the full data's "
