@@ -147,8 +147,9 @@ def _bar_line(text):
     return text.replace("\r", "\n").strip().splitlines()[-1]
 
 
-def test_bar_counts_fits_not_tasks(capsys):
-    """A task of three fits advances the bar by three."""
+def test_bar_counts_fits_not_tasks(watched):
+    """A task of three fits advances the bar by three (in a terminal)."""
+    stderr = watched(tty=True)
     run_parallel(
         _warn_n_times,
         [(0,), (0,)],
@@ -157,7 +158,7 @@ def test_bar_counts_fits_not_tasks(capsys):
         desc="cross-validation",
         fits_per_task=3,
     )
-    last = _bar_line(capsys.readouterr().err)
+    last = _bar_line(stderr.getvalue())
     assert last.startswith("cross-validation: 100%")
     assert " 6/6 " in last
     assert "fit/s" in last
