@@ -457,6 +457,9 @@ class Checkpoint:
             stream.write(json.dumps(self._header()) + "\n")
             stream.flush()
             return stream
+        text = self.path.read_text(encoding="utf-8")
+        if not text.endswith("\n"):  # drop a last line cut short by a crash
+            self.path.write_text(text[: text.rfind("\n") + 1], encoding="utf-8")
         return self.path.open("a", encoding="utf-8")
 
     def append(
