@@ -147,8 +147,9 @@ def _bar_line(text):
     return text.replace("\r", "\n").strip().splitlines()[-1]
 
 
-def test_bar_counts_fits_not_tasks(capsys):
-    """A task of three fits advances the bar by three."""
+def test_bar_counts_fits_not_tasks(watched):
+    """A task of three fits advances the bar by three (in a terminal)."""
+    stderr = watched(tty=True)
     run_parallel(
         _warn_n_times,
         [(0,), (0,)],
@@ -157,7 +158,7 @@ def test_bar_counts_fits_not_tasks(capsys):
         desc="cross-validation",
         fits_per_task=3,
     )
-    last = _bar_line(capsys.readouterr().err)
+    last = _bar_line(stderr.getvalue())
     assert last.startswith("cross-validation: 100%")
     assert " 6/6 " in last
     assert "fit/s" in last
@@ -300,3 +301,113 @@ def test_dask_sends_the_data_once_and_gives_identical_results(dask_client, call)
         pd.testing.assert_frame_equal(remote, expected)
     else:
         pd.testing.assert_series_equal(remote, expected)
+
+
+# ------------------------------------------------- interrupts and checkpoints
+def _interrupt_on(monkeypatch, module, name, n_done):
+    """Make the call of ``module.name`` after the first ``n_done`` raise."""
+    real, calls = getattr(module, name), []
+
+    def task(*args):
+        calls.append(1)
+        if len(calls) > n_done:
+            raise KeyboardInterrupt
+        return real(*args)
+
+    monkeypatch.setattr(module, name, task)
+    return calls
+
+
+@pytest.mark.parametrize(
+    ("function", "task", "size", "n_done", "kept"),
+    [
+        (multi_split, "_split_task", {"n_splits": 4, "common_tree": None}, 3, 3),
+        (stability_selection, "_subsample_labels", {"n_pairs": 3}, 5, 2),
+    ],
+    ids=["multi_split", "stability_selection"],
+)
+def test_resampling_interrupt_and_resume(
+    monkeypatch, tmp_path, function, task, size, n_done, kept
+):
+    """An interrupt returns the finished splits (whole pairs) marked
+    incomplete; the checkpoint resumes to the uninterrupted result exactly,
+    and refuses other data."""
+    import vcpcr.inference._multi_split as ms
+    import vcpcr.inference._stability as st
+
+    module = ms if function is multi_split else st
+    X, y, _, _ = make_blocks(n=40, n_blocks=2, n_noise=6)
+    template = VCPCR(n_clusters=2, n_init=1)
+    full = function(template, X, y, **size, random_state=0, verbose=False)
+    path = tmp_path / "run.jsonl"
+    with monkeypatch.context() as patch:
+        _interrupt_on(patch, module, task, n_done)
+        with pytest.warns(VCPCRWarning, match=rf"interrupted: {n_done} of "):
+            part = function(template, X, y, **size, random_state=0, checkpoint=path)
+    assert not part.complete
+    assert full.complete
+    if function is multi_split:
+        assert part.n_splits == kept
+        pd.testing.assert_frame_equal(
+            part.split_pvalues, full.split_pvalues.iloc[:kept], check_exact=True
+        )
+    else:
+        assert part.n_pairs == kept
+        pd.testing.assert_frame_equal(
+            part.labels, full.labels.iloc[: 2 * kept], check_exact=True
+        )
+    calls = _interrupt_on(monkeypatch, module, task, 100)
+    resumed = function(template, X, y, **size, random_state=0, checkpoint=path)
+    assert len(calls) == (4 if function is multi_split else 6) - n_done
+    assert resumed.complete
+    if function is multi_split:
+        pd.testing.assert_series_equal(resumed.pvalues, full.pvalues, check_exact=True)
+        pd.testing.assert_frame_equal(resumed.splits, full.splits, check_exact=True)
+        pd.testing.assert_frame_equal(resumed.modules, full.modules, check_exact=True)
+    else:
+        pd.testing.assert_frame_equal(resumed.labels, full.labels, check_exact=True)
+        pd.testing.assert_series_equal(
+            resumed.selection_frequency, full.selection_frequency, check_exact=True
+        )
+    with pytest.raises(ValueError, match=r"for other data or parameters"):
+        function(template, X[:, ::-1], y, **size, random_state=0, checkpoint=path)
+
+
+def test_multi_split_checkpoint_needs_no_common_tree(tmp_path):
+    X, y, _, _ = make_blocks(n=40, n_blocks=2, n_noise=6)
+    with pytest.raises(ValueError, match=r"needs common_tree=None"):
+        multi_split(
+            VCPCR(n_clusters=2, n_init=1),
+            X,
+            y,
+            n_splits=2,
+            random_state=0,
+            checkpoint=tmp_path / "a.jsonl",
+        )
+
+
+def test_a_line_cut_short_by_a_crash_is_run_again(tmp_path):
+    from vcpcr._parallel import Checkpoint
+
+    checkpoint = Checkpoint.open(tmp_path / "c.jsonl", "t", 0, (1, 2), 3)
+    run_parallel(
+        _square_and_warn,
+        [(0,), (2,), (4,)],
+        n_jobs=1,
+        verbose=False,
+        desc="t",
+        checkpoint=checkpoint,
+    )
+    text = (tmp_path / "c.jsonl").read_text()
+    (tmp_path / "c.jsonl").write_text(text[: len(text) - 5])  # the last cut short
+    assert set(checkpoint.load()) == {0, 1}
+    out = run_parallel(
+        _square_and_warn,
+        [(0,), (2,), (4,)],
+        n_jobs=1,
+        verbose=False,
+        desc="t",
+        checkpoint=checkpoint,
+    )
+    assert out == [0, 4, 16]
+    assert set(checkpoint.load()) == {0, 1, 2}  # the file is whole again

@@ -465,3 +465,160 @@ def test_validate_increment_and_clinical_cox_name_bad_frames_and_cv():
     Xn.loc[3, "age"] = np.nan
     with pytest.raises(ValueError, match=r"missing values \{'age': 1\}"):
         ClinicalCox(covariates="age").fit(Xn, y)
+
+
+# ------------------------------------------------------- long runs (#48 item 2)
+def _gene_model():
+    from vcpcr.validation import ClinicalCox
+
+    return ClinicalCox(covariates=["age", "er", "g0"])
+
+
+def _interrupt_after(monkeypatch, n_done):
+    """Make the fold after the first ``n_done`` raise KeyboardInterrupt."""
+    import vcpcr._increment as increment
+
+    real, calls = increment._fold_task, []
+
+    def fold_task(*args):
+        calls.append(1)
+        if len(calls) > n_done:
+            raise KeyboardInterrupt
+        return real(*args)
+
+    monkeypatch.setattr(increment, "_fold_task", fold_task)
+
+
+def _assert_same(a, b):
+    pd.testing.assert_frame_equal(a.folds, b.folds, check_exact=True)
+    pd.testing.assert_frame_equal(a.increments, b.increments, check_exact=True)
+    pd.testing.assert_frame_equal(
+        a.fold_increments, b.fold_increments, check_exact=True
+    )
+    assert a.notes == b.notes
+
+
+def test_an_interrupted_run_returns_the_finished_folds_marked_incomplete(
+    monkeypatch,
+):
+    X, y = _cohort(gene_effect=0.8)
+    full = _validate(_gene_model(), X, y, covariates=["age", "er"], n_repeats=2)
+    _interrupt_after(monkeypatch, 4)
+    with pytest.warns(UserWarning, match=r"interrupted: 4 of 6 tasks finished"):
+        part = _validate(_gene_model(), X, y, covariates=["age", "er"], n_repeats=2)
+    assert full.complete
+    assert not part.complete
+    assert len(part.splits) == 4
+    assert "incomplete" in repr(part)
+    assert any(n.startswith("Incomplete: ") for n in part.notes)
+    # the finished folds are those of the full run, row for row
+    keep = full.folds["repeat"] * 3 + full.folds["fold"] < 4
+    pd.testing.assert_frame_equal(
+        part.folds, full.folds[keep].reset_index(drop=True), check_exact=True
+    )
+
+
+def test_an_interrupt_before_any_fold_finished_is_raised(monkeypatch):
+    X, y = _cohort()
+    _interrupt_after(monkeypatch, 0)
+    with pytest.raises(KeyboardInterrupt):
+        _validate(_gene_model(), X, y, covariates=["age", "er"])
+
+
+def test_a_resumed_run_equals_an_uninterrupted_one_exactly(monkeypatch, tmp_path):
+    X, y = _cohort(gene_effect=0.8)
+    kw = {"covariates": ["age", "er"], "n_repeats": 2}
+    full = _validate(_gene_model(), X, y, **kw)
+    path = tmp_path / "folds.jsonl"
+    with monkeypatch.context() as patch:
+        _interrupt_after(patch, 2)
+        with pytest.warns(UserWarning, match=r"2 of 6 tasks .* checkpoint"):
+            _validate(_gene_model(), X, y, checkpoint=path, **kw)
+    assert len(path.read_text().splitlines()) == 3  # the header and two folds
+    import vcpcr._increment as increment
+
+    real, calls = increment._fold_task, []
+    monkeypatch.setattr(increment, "_fold_task", lambda *a: calls.append(1) or real(*a))
+    resumed = _validate(_gene_model(), X, y, checkpoint=path, **kw)
+    assert len(calls) == 4  # only the folds the file did not hold
+    assert resumed.complete
+    _assert_same(resumed, full)
+    again = _validate(_gene_model(), X, y, checkpoint=path, **kw)
+    assert len(calls) == 4  # all held: nothing runs
+    _assert_same(again, full)
+
+
+def test_a_checkpoint_of_other_data_or_parameters_is_refused(tmp_path):
+    X, y = _cohort()
+    path = tmp_path / "folds.jsonl"
+    _validate(_gene_model(), X, y, covariates=["age", "er"], checkpoint=path)
+    changed = X.copy()
+    changed.loc[0, "g0"] += 1.0
+    match = r"written by validate_increment for other data or parameters"
+    for kw in (
+        {"X": changed},
+        {"random_state": 1},
+        {"cv": 4},
+        {"estimator": type(_gene_model())(covariates=["age", "g0"])},
+    ):
+        args = {"estimator": _gene_model(), "X": X, "random_state": 0, **kw}
+        with pytest.raises(ValueError, match=match):
+            _validate(
+                args.pop("estimator"),
+                args.pop("X"),
+                y,
+                covariates=["age", "er"],
+                checkpoint=path,
+                **args,
+            )
+    (tmp_path / "other.jsonl").write_text("not json\n")
+    with pytest.raises(ValueError, match=r"is not a vcpcr checkpoint file"):
+        _validate(
+            _gene_model(),
+            X,
+            y,
+            covariates=["age", "er"],
+            checkpoint=tmp_path / "other.jsonl",
+        )
+    with pytest.raises(ValueError, match=r"needs an int random_state"):
+        _validate(
+            _gene_model(),
+            X,
+            y,
+            covariates=["age", "er"],
+            checkpoint=path,
+            random_state=None,
+        )
+
+
+def test_verbose_prints_counts_and_an_eta_to_stderr(capsys, monkeypatch):
+    import vcpcr._parallel as parallel
+
+    monkeypatch.setattr(parallel, "PROGRESS_INTERVAL", 0.0)  # a line per fold
+    X, y = _cohort()
+    _validate(_gene_model(), X, y, covariates=["age", "er"], verbose=True)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "[vcpcr] validate_increment: 3 tasks of 2 fit(s)"
+    assert lines[1].startswith("[vcpcr] validate_increment: 1/3 tasks done (33%), ")
+    assert "elapsed, about " in lines[1]
+    assert lines[1].endswith(" left")
+    assert lines[-1].startswith("[vcpcr] validate_increment: 3/3 tasks done (100%)")
+    assert lines[-1].endswith("elapsed, done")
+    _validate(_gene_model(), X, y, covariates=["age", "er"], verbose=False)
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("interval", ["corrected_t", "naive", "one_fold"])
+def test_increments_with_equals_the_run_with_that_interval(interval):
+    X, y = _cohort(gene_effect=0.8)
+    kw = {"covariates": ["age", "er"], "n_repeats": 2}
+    ran = _validate(_gene_model(), X, y, **kw)
+    direct = _validate(_gene_model(), X, y, interval=interval, alpha=0.1, **kw)
+    later = ran.increments_with(interval=interval, alpha=0.1)
+    assert later.interval == interval
+    assert later.alpha == 0.1
+    _assert_same(later, direct)
+    assert str(later.summary()) == str(direct.summary())
+    assert ran.interval == "one_fold"  # the original is unchanged
+    with pytest.raises(ValueError, match=r"'interval' parameter"):
+        ran.increments_with(interval="bootstrap")

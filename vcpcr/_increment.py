@@ -19,7 +19,7 @@ from __future__ import annotations
 import inspect
 import numbers
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -31,7 +31,14 @@ from sklearn.model_selection import RepeatedStratifiedKFold, StratifiedKFold
 
 from vcpcr._families import family_name
 from vcpcr._input import check_column_names, check_same_rows
-from vcpcr._parallel import check_failures, progress_shown, run_parallel, task_seeds
+from vcpcr._parallel import (
+    Checkpoint,
+    check_failures,
+    finished,
+    progress_shown,
+    run_parallel,
+    task_seeds,
+)
 from vcpcr._scaling import constant_columns
 from vcpcr._solvers.partial_likelihood import efron_loglik
 from vcpcr._summary import VCPCRSummary, numbered_notes
@@ -775,6 +782,9 @@ class IncrementResult:
         repeat, as in ``folds``.
     notes : list of str
         What the summary's notes say.
+    complete : bool
+        False when an interrupt stopped the run: every table is over the
+        folds that finished (``splits`` says which).
     """
 
     folds: pd.DataFrame
@@ -794,13 +804,77 @@ class IncrementResult:
     strata: list[Any]
     splits: list[tuple[NDArray[np.intp], NDArray[np.intp]]]
     notes: list[str] = field(default_factory=list)
+    complete: bool = True
 
     def __repr__(self) -> str:
         """Return a one-line description."""
         models = list(self.metrics.index.get_level_values(0).unique())
+        partial = "" if self.complete else f", incomplete: {len(self.splits)} folds"
         return (
             f"IncrementResult(models={models}, n_splits={self.n_splits}, "
-            f"n_repeats={self.n_repeats}, interval={self.interval!r})"
+            f"n_repeats={self.n_repeats}, interval={self.interval!r}{partial})"
+        )
+
+    def increments_with(
+        self, interval: str | None = None, alpha: float | None = None
+    ) -> IncrementResult:
+        """Return this result with the intervals of another method or level.
+
+        The folds are not run again: the per-fold increments are the same,
+        only ``increments`` (its ``se``, interval, p-value), ``interval``,
+        ``alpha`` and the notes change, as if :func:`validate_increment` had
+        been called with these arguments.
+
+        Parameters
+        ----------
+        interval : {"one_fold", "corrected_t", "naive"}, optional
+            The interval method (:func:`increment_interval`); default: this
+            result's.
+        alpha : float, optional
+            One minus the intervals' level; default: this result's.
+
+        Returns
+        -------
+        IncrementResult
+            A new result.
+
+        Raises
+        ------
+        ValueError
+            If ``interval`` is unknown or ``alpha`` not in (0, 1).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> from vcpcr.validation import ClinicalCox, validate_increment
+        >>> rng = np.random.default_rng(0)
+        >>> X = pd.DataFrame(rng.normal(size=(80, 2)), columns=["age", "g1"])
+        >>> y = np.column_stack([rng.exponential(size=80), rng.random(80) < 0.8])
+        >>> res = validate_increment(ClinicalCox(covariates=["age", "g1"]), X, y,
+        ...                          covariates=["age"], cv=3, n_repeats=2,
+        ...                          random_state=0)
+        >>> res.increments_with(interval="corrected_t").interval
+        'corrected_t'
+        """
+        owner = "IncrementResult.increments_with"
+        interval = self.interval if interval is None else interval
+        alpha = self.alpha if alpha is None else alpha
+        check_choice(interval, "interval", INTERVALS, owner=owner)
+        check_fraction(alpha, "alpha", owner=owner)
+        metrics = _metric_names(self.horizons)
+        _, _, increments = _increments(
+            self.folds, metrics, self.splits, interval, float(alpha)
+        )
+        notes = [
+            _target_note(interval) if note == _target_note(self.interval) else note
+            for note in self.notes
+        ]
+        return replace(
+            self,
+            increments=increments,
+            interval=interval,
+            alpha=float(alpha),
+            notes=notes,
         )
 
     def summary(self) -> VCPCRSummary:
@@ -814,7 +888,7 @@ class IncrementResult:
         """
         right = [
             ("CV:", f"{self.n_splits}-fold x {self.n_repeats}"),
-            ("Folds:", str(self.n_splits * self.n_repeats)),
+            ("Folds:", str(len(self.splits))),
             ("Interval:", f"{1 - self.alpha:.0%}, {self.interval}"),
             ("Test:", "one-sided, H0: no gain"),
         ]
@@ -1052,6 +1126,7 @@ def validate_increment(
     n_jobs: int | None = None,
     verbose: bool | int | None = None,
     random_state: Any = None,
+    checkpoint: Any = None,
 ) -> IncrementResult:
     r"""Validate what a survival model adds to the clinical Cox model, in CV.
 
@@ -1085,7 +1160,9 @@ def validate_increment(
         clinical columns and strata columns unpenalized, alpha by an inner
         5-fold CV on Harrell's C; no strata: it has none).
     interval : {"one_fold", "corrected_t", "naive"}, default="one_fold"
-        Interval method, see :func:`increment_interval`.
+        Interval method, see :func:`increment_interval`; another one later,
+        without running the folds again:
+        ``result.increments_with(interval="corrected_t")``.
     alpha : float, default=0.05
         One minus the intervals' level.
     tau_quantile : float, default=0.8
@@ -1094,14 +1171,28 @@ def validate_increment(
     n_jobs : int, optional
         Folds run in parallel through joblib (any backend).
     verbose : bool, int or None, default=None
-        Progress bar over the folds (None: when interactive).
+        Progress over the folds. None: tqdm's bar when interactive (a
+        terminal or a Jupyter kernel, not under CI), nothing in a log file;
+        True or an int >= 1: the bar when interactive, otherwise a line on
+        standard error every 10 seconds with the folds done, the time
+        elapsed and an estimate of the time left; False or 0: nothing.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the partitions and each fold's fits.
+    checkpoint : str or os.PathLike, optional
+        A file that keeps every finished fold (JSON Lines, see
+        :class:`vcpcr._parallel.Checkpoint`; nothing is unpickled). A call
+        with the same estimator, data and parameters runs only the folds the
+        file does not hold and returns what an uninterrupted run returns;
+        a file written for other data or parameters is refused. Needs an int
+        ``random_state``.
 
     Returns
     -------
     IncrementResult
         Per-fold metrics, increments, intervals; ``summary()`` and ``plot()``.
+        When a ``KeyboardInterrupt`` stops the run, the folds that finished
+        (``complete`` False, a warning says how many of how many); it is
+        raised when none did.
 
     Raises
     ------
@@ -1200,7 +1291,14 @@ def validate_increment(
         for (tr, te), s in zip(splits, seeds, strict=True)
     ]
     shown = progress_shown(verbose, _OWNER)
-    done = run_parallel(
+    saved = Checkpoint.open(
+        checkpoint,
+        _OWNER,
+        random_state,
+        (models, X, ys, splits, seeds, plan),
+        len(tasks),
+    )
+    results = run_parallel(
         _fold_task,
         tasks,
         n_jobs=n_jobs,
@@ -1208,17 +1306,21 @@ def validate_increment(
         desc=_OWNER,
         unit="folds",
         fits_per_task=len(models),
+        interruptible=True,
+        checkpoint=saved,
     )
+    indices = finished(results)
+    done = {i: results[i] for i in indices}
     for name in models:
         check_failures(
-            [fold[name].get("error") for fold in done],
+            [fold[name].get("error") for fold in done.values()],
             f"{_OWNER} ({name})",
             "folds",
             "a fold left out of the means and the increments",
         )
     return _result(
         done,
-        splits,
+        [splits[i] for i in indices],
         plan,
         models,
         int(cv),
@@ -1233,11 +1335,11 @@ def validate_increment(
 
 
 def _folds_frame(
-    done: list[dict[str, dict[str, Any]]], plan: _Plan, n_splits: int
+    done: dict[int, dict[str, dict[str, Any]]], plan: _Plan, n_splits: int
 ) -> pd.DataFrame:
     names = [*_metric_names(plan.horizons), "n_genes"]
     rows = []
-    for i, fold in enumerate(done):
+    for i, fold in done.items():
         for model, scores in fold.items():
             row = {"repeat": i // n_splits, "fold": i % n_splits, "model": model}
             row.update({k: scores.get(k, np.nan) for k in names})
@@ -1247,7 +1349,7 @@ def _folds_frame(
 
 
 def _result(
-    done: list[dict[str, dict[str, Any]]],
+    done: dict[int, dict[str, dict[str, Any]]],
     splits: list[Any],
     plan: _Plan,
     models: dict[str, Any],
@@ -1262,6 +1364,47 @@ def _result(
 ) -> IncrementResult:
     metrics = _metric_names(plan.horizons)
     folds = _folds_frame(done, plan, n_splits)
+    summary, fold_increments, increments = _increments(
+        folds, metrics, splits, interval, alpha
+    )
+    _warn_untested(increments)
+    notes = _notes(plan, folds, models, interval, coxnet, strata)
+    n_folds = n_splits * n_repeats
+    if len(done) < n_folds:
+        notes.append(
+            f"Incomplete: the run was interrupted after {len(done)} of {n_folds} "
+            f"folds; every number is over those folds only."
+        )
+    return IncrementResult(
+        folds=folds,
+        metrics=summary,
+        fold_increments=fold_increments,
+        increments=increments,
+        horizons=plan.horizons,
+        brier_range=plan.brier_range,
+        tau_quantile=plan.tau_quantile,
+        interval=interval,
+        alpha=alpha,
+        n_splits=n_splits,
+        n_repeats=n_repeats,
+        n_samples=len(y),
+        n_events=int(y["event"].sum()),
+        covariates=covariates,
+        strata=strata,
+        splits=splits,
+        notes=notes,
+        complete=len(done) == n_folds,
+    )
+
+
+def _increments(
+    folds: pd.DataFrame,
+    metrics: list[str],
+    splits: list[Any],
+    interval: str,
+    alpha: float,
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Each model's mean metrics, its per-fold increments and their intervals."""
     wide = folds.set_index(["repeat", "fold", "model"])[metrics].unstack("model")
     # The means compare the models on the same folds: those where none failed.
     ok = folds["error"].isna()
@@ -1274,7 +1417,7 @@ def _result(
     summary = summary.stack(0, future_stack=True).rename_axis(["model", "metric"])
     n_train = float(np.mean([len(tr) for tr, _ in splits]))
     n_test = float(np.mean([len(te) for _, te in splits]))
-    others = [m for m in models if m != CLINICAL]
+    others = [m for m in folds["model"].unique() if m != CLINICAL]
     diffs, rows = {}, []
     n_used = folds.set_index(["repeat", "fold", "model"])["n_genes"].unstack("model")
     for model in others:
@@ -1296,26 +1439,16 @@ def _result(
             )
     fold_increments = pd.concat(diffs, names=["model"]).reset_index()
     increments = pd.DataFrame(rows).set_index(["model", "metric"])
-    _warn_untested(increments)
-    notes = _notes(plan, folds, models, interval, coxnet, strata)
-    return IncrementResult(
-        folds=folds,
-        metrics=summary,
-        fold_increments=fold_increments,
-        increments=increments,
-        horizons=plan.horizons,
-        brier_range=plan.brier_range,
-        tau_quantile=plan.tau_quantile,
-        interval=interval,
-        alpha=alpha,
-        n_splits=n_splits,
-        n_repeats=n_repeats,
-        n_samples=len(y),
-        n_events=int(y["event"].sum()),
-        covariates=covariates,
-        strata=strata,
-        splits=splits,
-        notes=notes,
+    return summary, fold_increments, increments
+
+
+def _target_note(interval: str) -> str:
+    """Return the first note: what is estimated, and the interval method."""
+    return (
+        "Target: the expected performance of each procedure trained on "
+        "(k-1)/k of the rows (Bates, Hastie & Tibshirani 2023); increment = "
+        f"model minus {CLINICAL}, paired by fold; interval method "
+        f"{interval!r} (vcpcr.validation.increment_interval)."
     )
 
 
@@ -1390,10 +1523,7 @@ def _notes(
 ) -> list[str]:
     lo, hi = plan.brier_range
     notes = [
-        "Target: the expected performance of each procedure trained on "
-        "(k-1)/k of the rows (Bates, Hastie & Tibshirani 2023); increment = "
-        f"model minus {CLINICAL}, paired by fold; interval method "
-        f"{interval!r} (vcpcr.validation.increment_interval).",
+        _target_note(interval),
         f"Uno C: tau = the {plan.tau_quantile:g} quantile of each training "
         f"fold's event times. AUC: cumulative/dynamic at the quartiles of all "
         f"rows' event times. IBS: test event times in [{lo:.4g}, {hi:.4g}] (10th "

@@ -12,18 +12,34 @@ kind afterwards, with how often it occurred, instead of once per task.
 A task that fails on its data (a fold or resample the estimator refuses) is
 counted by :func:`check_failures`: one warning, or an error when more than
 half failed.
+
+Long runs report and survive. Asked for (``verbose=True``) outside a
+terminal, the progress is a line on standard error every
+:data:`PROGRESS_INTERVAL` seconds (the tasks done of how many, the time
+elapsed and an estimate of the time left), so that it shows in a log file.
+A caller that passes ``interruptible=True`` gets back, when a
+``KeyboardInterrupt`` arrives, the results of the tasks finished so far
+(:data:`UNFINISHED` in place of the others) and one warning saying how many
+of how many finished. With a :class:`Checkpoint`, each finished task's
+result is appended to a JSON Lines file as it arrives, and a call with the
+same inputs and parameters runs only the tasks the file does not hold.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 import numbers
 import os
 import re
 import sys
+import time
 import warnings
 from collections import Counter
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -31,8 +47,13 @@ from vcpcr._validation import check_random_state
 from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
 __all__ = [
+    "PROGRESS_INTERVAL",
+    "UNFINISHED",
+    "Checkpoint",
     "check_failures",
     "check_n_jobs",
+    "fingerprint",
+    "finished",
     "most_common_message",
     "progress_shown",
     "run_parallel",
@@ -187,6 +208,356 @@ def check_n_jobs(n_jobs: Any, owner: str) -> None:
         )
 
 
+#: Seconds between two progress lines (the first and the last always print).
+PROGRESS_INTERVAL = 10.0
+
+
+class _Unfinished:
+    """The type of :data:`UNFINISHED`."""
+
+    def __repr__(self) -> str:
+        return "UNFINISHED"
+
+
+#: What :func:`run_parallel` returns for a task an interrupt stopped.
+UNFINISHED: Any = _Unfinished()
+
+
+def finished(results: Sequence[Any]) -> list[int]:
+    """Return the positions of the tasks that finished (not :data:`UNFINISHED`)."""
+    return [i for i, r in enumerate(results) if r is not UNFINISHED]
+
+
+def _digest(value: Any, h: Any) -> None:
+    """Feed ``value`` into the hash ``h``: data by content, objects by parameters."""
+    import pandas as pd
+
+    h.update(type(value).__qualname__.encode())
+    if isinstance(value, pd.DataFrame | pd.Series):
+        names = value.columns if isinstance(value, pd.DataFrame) else [value.name]
+        _digest(list(map(repr, names)), h)
+        _digest([str(t) for t in np.atleast_1d(value.dtypes)], h)
+        h.update(pd.util.hash_pandas_object(value, index=True).to_numpy().tobytes())
+    elif isinstance(value, pd.Index):
+        _digest(value.to_numpy(), h)
+    elif isinstance(value, np.ndarray):
+        h.update(f"{value.dtype.str}{value.shape}".encode())
+        if value.dtype.hasobject or value.dtype.names:
+            h.update(repr(value.tolist()).encode())
+        else:
+            h.update(np.ascontiguousarray(value).tobytes())
+    else:
+        _digest_object(value, h)
+
+
+def _digest_object(value: Any, h: Any) -> None:
+    """:func:`_digest` of containers, dataclasses, estimators and the rest."""
+    if isinstance(value, dict):
+        for key in sorted(value, key=repr):
+            _digest(key, h)
+            _digest(value[key], h)
+    elif isinstance(value, list | tuple):
+        h.update(str(len(value)).encode())
+        for item in value:
+            _digest(item, h)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        _digest({f.name: getattr(value, f.name) for f in dataclasses.fields(value)}, h)
+    elif hasattr(value, "get_params"):  # an estimator: its class and parameters
+        _digest(value.get_params(deep=False), h)
+    else:  # None, numbers, strings, and whatever else by its repr
+        h.update(repr(value).encode())
+
+
+def fingerprint(*parts: Any) -> str:
+    """Return the SHA-256 of ``parts``: what a checkpoint's results depend on.
+
+    Arrays, DataFrames and Series count by content (values, dtypes, index and
+    column names), dicts, lists, tuples and dataclasses by their items, an
+    estimator by its class and ``get_params(deep=False)``, anything else by
+    its ``repr``.
+
+    Parameters
+    ----------
+    *parts : object
+        The data, parameters, resampled rows and seeds of the tasks.
+
+    Returns
+    -------
+    str
+        A hexadecimal digest.
+    """
+    h = hashlib.sha256()
+    _digest(parts, h)
+    return h.hexdigest()
+
+
+def _warning_category(name: str) -> type[Warning]:
+    """Resolve a recorded ``module.qualname`` to a warning class, never importing."""
+    module, _, qualname = name.rpartition(".")
+    found: Any = sys.modules.get(module)
+    for attr in qualname.split("."):
+        found = getattr(found, attr, None)
+    if isinstance(found, type) and issubclass(found, Warning):
+        return found
+    return UserWarning
+
+
+@dataclasses.dataclass
+class Checkpoint:
+    """Where a long run keeps its finished tasks, and what they depend on.
+
+    The file is JSON Lines (UTF-8 text, never unpickled): a header
+    ``{"vcpcr_checkpoint": 1, "owner": ..., "fingerprint": ..., "n_tasks":
+    ...}``, then one line per finished task, ``{"task": i, "result": ...,
+    "warnings": [[category, message], ...]}``, appended and flushed as each
+    task finishes, so that an interrupt or a crash loses at most the tasks
+    that were running (a last line cut short is ignored). Floats are
+    written as Python's shortest repr (``NaN`` and ``Infinity`` as
+    Python's ``json`` writes them), so they read back exactly.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file; created when it does not exist.
+    owner : str
+        The public function (for the header and the messages).
+    key : str
+        :func:`fingerprint` of the tasks' inputs and parameters; a file
+        written for another key is refused.
+    n_tasks : int
+        The number of tasks.
+    encode, decode : callable, optional
+        A task's result to something ``json`` writes, and back (identity by
+        default: dicts, lists, strings and floats).
+    """
+
+    path: Path
+    owner: str
+    key: str
+    n_tasks: int
+    encode: Callable[[Any], Any] = lambda result: result
+    decode: Callable[[Any], Any] = lambda stored: stored
+
+    @classmethod
+    def open(
+        cls,
+        path: Any,
+        owner: str,
+        random_state: Any,
+        parts: tuple[Any, ...],
+        n_tasks: int,
+        encode: Callable[[Any], Any] | None = None,
+        decode: Callable[[Any], Any] | None = None,
+    ) -> Checkpoint | None:
+        """Check the caller's ``checkpoint`` and ``random_state``; None if no path.
+
+        Raises
+        ------
+        TypeError
+            If ``path`` is not a str or path.
+        ValueError
+            If ``random_state`` is not an int (a resumed run must draw the
+            same resamples and seeds), or ``path`` is a directory.
+        """
+        if path is None:
+            return None
+        if not isinstance(path, str | os.PathLike):
+            raise TypeError(
+                f"The 'checkpoint' parameter of {owner} must be None or a file "
+                f"path (str or os.PathLike). Got {path!r} instead."
+            )
+        if isinstance(random_state, bool) or not isinstance(
+            random_state, numbers.Integral
+        ):
+            raise ValueError(
+                f"The 'checkpoint' parameter of {owner} needs an int "
+                f"random_state, so that a resumed run draws the same resamples "
+                f"and seeds. Got random_state={random_state!r}; pass e.g. "
+                f"random_state=0."
+            )
+        file = Path(path)
+        if file.is_dir():
+            raise ValueError(
+                f"The 'checkpoint' parameter of {owner} must be a file, not the "
+                f"directory {str(file)!r}; pass e.g. "
+                f"{str(file / (owner + '.jsonl'))!r}."
+            )
+        checkpoint = cls(file, owner, fingerprint(owner, *parts), int(n_tasks))
+        if encode is not None:
+            checkpoint.encode = encode
+        if decode is not None:
+            checkpoint.decode = decode
+        return checkpoint
+
+    def _header(self) -> dict[str, Any]:
+        return {
+            "vcpcr_checkpoint": 1,
+            "owner": self.owner,
+            "fingerprint": self.key,
+            "n_tasks": self.n_tasks,
+        }
+
+    def load(self) -> dict[int, tuple[Any, list[_Record]]]:
+        """Return the finished tasks' results and warnings, by task index.
+
+        Raises
+        ------
+        ValueError
+            If the file is not a vcpcr checkpoint, or was written for other
+            inputs or parameters.
+        """
+        if not self.path.exists():
+            return {}
+        lines = self.path.read_text(encoding="utf-8").splitlines()
+        fix = (
+            f"pass the same data, parameters and random_state to resume, or "
+            f"another path (or delete {str(self.path)!r}) to start afresh"
+        )
+        try:
+            header = json.loads(lines[0]) if lines else None
+        except json.JSONDecodeError:
+            header = None
+        if not isinstance(header, dict) or header.get("vcpcr_checkpoint") != 1:
+            raise ValueError(
+                f"The checkpoint {str(self.path)!r} of {self.owner} is not a vcpcr "
+                f"checkpoint file; {fix}."
+            )
+        if {k: header.get(k) for k in self._header()} != self._header():
+            raise ValueError(
+                f"The checkpoint {str(self.path)!r} was written by "
+                f"{header.get('owner')} for other data or parameters than this "
+                f"call of {self.owner} (fingerprint "
+                f"{str(header.get('fingerprint'))[:12]} of "
+                f"{header.get('n_tasks')} tasks, this call: {self.key[:12]} "
+                f"of {self.n_tasks}); {fix}."
+            )
+        done: dict[int, tuple[Any, list[_Record]]] = {}
+        for number, line in enumerate(lines[1:], start=2):
+            try:
+                entry = json.loads(line)
+                index = int(entry["task"])
+                if not 0 <= index < self.n_tasks:
+                    raise ValueError(index)
+                records = [(_warning_category(c), str(m)) for c, m in entry["warnings"]]
+                done[index] = (self.decode(entry["result"]), records)
+            except (ValueError, KeyError, TypeError) as exc:
+                if number == len(lines):  # cut short by a crash: run it again
+                    break
+                raise ValueError(
+                    f"The checkpoint {str(self.path)!r} of {self.owner} has a bad "
+                    f"line {number} ({exc}); {fix}."
+                ) from exc
+        return done
+
+    def writer(self, resumed: bool) -> TextIO:
+        """Open the file to append to (a new file starts with the header)."""
+        if not resumed:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            stream = self.path.open("w", encoding="utf-8")
+            stream.write(json.dumps(self._header()) + "\n")
+            stream.flush()
+            return stream
+        text = self.path.read_text(encoding="utf-8")
+        if not text.endswith("\n"):  # drop a last line cut short by a crash
+            self.path.write_text(text[: text.rfind("\n") + 1], encoding="utf-8")
+        return self.path.open("a", encoding="utf-8")
+
+    def append(
+        self, stream: TextIO, index: int, result: Any, records: list[_Record]
+    ) -> None:
+        """Write one finished task and flush it to disk."""
+        caught = [
+            [f"{c.__module__}.{c.__qualname__}", message] for c, message in records
+        ]
+        entry = {"task": index, "result": self.encode(result), "warnings": caught}
+        stream.write(json.dumps(entry) + "\n")
+        stream.flush()
+        os.fsync(stream.fileno())
+
+
+def _duration(seconds: float) -> str:
+    """Return ``seconds`` as ``"42 s"``, ``"3 min 20 s"`` or ``"1 h 05 min"``."""
+    s = round(seconds)
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s // 3600} h {s % 3600 // 60:02d} min"
+
+
+class _Progress:
+    """The progress of a run: tqdm's bar when interactive, else lines on stderr.
+
+    The lines count the tasks done (those a checkpoint held included), the
+    time elapsed, and the time left at this call's rate so far.
+    """
+
+    def __init__(self, shown: bool, desc: str, n_tasks: int, fits: int, held: int):
+        from tqdm.auto import tqdm
+
+        self.desc, self.n_tasks, self.fits = desc, n_tasks, fits
+        self.done = self.held = held
+        self.lines = shown and not _interactive()
+        self.bar = tqdm(
+            total=n_tasks * fits,
+            initial=held * fits,
+            desc=desc,
+            unit="fit",
+            disable=not shown or self.lines,
+        )
+        self.start = self.last = time.monotonic()
+        if self.lines:
+            resumed = f", {held} from the checkpoint" if held else ""
+            self._print(f"{n_tasks} tasks of {fits} fit(s){resumed}")
+
+    def _print(self, text: str) -> None:
+        print(f"[vcpcr] {self.desc}: {text}", file=sys.stderr, flush=True)
+
+    def update(self) -> None:
+        """Count one more task done; print a line when it is time."""
+        self.done += 1
+        self.bar.update(self.fits)
+        now = time.monotonic()
+        last = self.done == self.n_tasks
+        if not self.lines or (now - self.last < PROGRESS_INTERVAL and not last):
+            return
+        self.last = now
+        elapsed = now - self.start
+        rate = elapsed / (self.done - self.held)
+        left = (
+            "done"
+            if last
+            else f"about {_duration(rate * (self.n_tasks - self.done))} left"
+        )
+        self._print(
+            f"{self.done}/{self.n_tasks} tasks done "
+            f"({100 * self.done / self.n_tasks:.0f}%), {_duration(elapsed)} "
+            f"elapsed, {left}"
+        )
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def _results(
+    function: Callable[..., Any],
+    tasks: Sequence[tuple[Any, ...]],
+    todo: list[int],
+    n_jobs: int | None,
+) -> Iterator[tuple[int, Any, list[_Record]]]:
+    """Run the tasks ``todo`` through joblib; yield each as it ends."""
+    from joblib import Parallel, delayed
+
+    if not todo:
+        return
+    jobs = (delayed(_recorded)(i, function, *tasks[i]) for i in todo)
+    try:  # results as they come, for the progress bar
+        parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+    except ValueError:  # a backend without generators (multiprocessing)
+        parallel = Parallel(n_jobs=n_jobs)
+    yield from parallel(jobs)
+
+
 def run_parallel(
     function: Callable[..., Any],
     tasks: Sequence[tuple[Any, ...]],
@@ -196,6 +567,8 @@ def run_parallel(
     desc: str,
     unit: str = "resamples",
     fits_per_task: int = 1,
+    interruptible: bool = False,
+    checkpoint: Checkpoint | None = None,
 ) -> list[Any]:
     """Run ``function(*task)`` for every task through joblib; results in order.
 
@@ -225,36 +598,90 @@ def run_parallel(
     n_jobs : int or None
         joblib's ``n_jobs``.
     verbose : bool
-        Show a tqdm progress bar (the caller's ``verbose`` resolved by
-        :func:`progress_shown`).
+        Show the progress (the caller's ``verbose`` resolved by
+        :func:`progress_shown`): tqdm's bar when interactive, otherwise a
+        line on standard error every :data:`PROGRESS_INTERVAL` seconds with
+        the tasks done, the time elapsed and an estimate of the time left.
     desc : str
         What runs (``"cross-validation"``, ``"multi_split"``): the label of
-        the progress bar and of the warnings.
+        the progress and of the warnings.
     unit : str, default="resamples"
         What the warnings' counts count (``"fold x grid fits"``).
     fits_per_task : int, default=1
         Fits per task.
+    interruptible : bool, default=False
+        On a ``KeyboardInterrupt``, return the results of the tasks that
+        finished (:data:`UNFINISHED` for the others) with a
+        ``VCPCRWarning`` saying how many of how many finished, instead of
+        raising; it is raised when none finished.
+    checkpoint : Checkpoint, optional
+        Tasks it holds are not run again; each task that finishes is
+        appended to it.
 
     Returns
     -------
     list
-        ``function(*task)`` for every task, in order.
-    """
-    from joblib import Parallel, delayed
-    from tqdm.auto import tqdm
+        ``function(*task)`` for every task, in order (:data:`UNFINISHED`
+        for a task an interrupt stopped).
 
+    Raises
+    ------
+    ValueError
+        If ``checkpoint`` holds another run's tasks.
+    """
     check_n_jobs(n_jobs, desc)
-    jobs = (delayed(_recorded)(i, function, *task) for i, task in enumerate(tasks))
-    try:  # results as they come, for the progress bar
-        parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-    except ValueError:  # a backend without generators (multiprocessing)
-        parallel = Parallel(n_jobs=n_jobs)
-    done: list[Any] = [None] * len(tasks)
-    total = len(tasks) * fits_per_task
-    with tqdm(total=total, desc=desc, unit="fit", disable=not verbose) as bar:
-        for index, result, records in parallel(jobs):
+    held = checkpoint.load() if checkpoint is not None else {}
+    done: list[Any] = [held.get(i, UNFINISHED) for i in range(len(tasks))]
+    todo = [i for i in range(len(tasks)) if i not in held]
+    stream = checkpoint.writer(bool(held)) if checkpoint is not None else None
+    progress = _Progress(verbose, desc, len(tasks), fits_per_task, len(held))
+    try:
+        for index, result, records in _results(function, tasks, todo, n_jobs):
             done[index] = (result, records)
-            bar.update(fits_per_task)
+            if checkpoint is not None and stream is not None:
+                checkpoint.append(stream, index, result, records)
+            progress.update()
+    except KeyboardInterrupt:
+        if not interruptible or not finished(done):
+            raise
+        _warn_interrupted(desc, len(finished(done)), len(tasks), checkpoint)
+    finally:
+        progress.close()
+        if stream is not None:
+            stream.close()
+    _issue_warnings(
+        [d for d in done if d is not UNFINISHED], desc, unit, fits_per_task, len(tasks)
+    )
+    return [d if d is UNFINISHED else d[0] for d in done]
+
+
+def _warn_interrupted(
+    desc: str, n_done: int, n_tasks: int, checkpoint: Checkpoint | None
+) -> None:
+    """Warn that an interrupt stopped the run after ``n_done`` of ``n_tasks``."""
+    kept = (
+        f"; the finished ones are in the checkpoint {str(checkpoint.path)!r}: call "
+        f"again with the same arguments to run only the others"
+        if checkpoint is not None
+        else "; pass checkpoint=path to keep them for a resumed run"
+    )
+    warnings.warn(
+        f"{desc} was interrupted: {n_done} of {n_tasks} tasks finished; the "
+        f"result holds those only and is marked incomplete{kept}.",
+        VCPCRWarning,
+        stacklevel=user_stacklevel(),
+    )
+
+
+def _issue_warnings(
+    done: list[tuple[Any, list[_Record]]],
+    desc: str,
+    unit: str,
+    fits_per_task: int,
+    n_tasks: int,
+) -> None:
+    """Issue each kind of the tasks' warnings once, with its count."""
+    total = n_tasks * fits_per_task
     messages: dict[_Record, list[str]] = {}
     for _, caught in done:
         seen: Counter[_Record] = Counter()
@@ -270,7 +697,6 @@ def run_parallel(
             category,
             stacklevel=user_stacklevel(),
         )
-    return [result for result, _ in done]
 
 
 def task_seeds(random_state: Any, n_tasks: int) -> list[int]:

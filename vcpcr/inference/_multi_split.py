@@ -24,7 +24,9 @@ from vcpcr._families import family_name
 from vcpcr._input import take
 from vcpcr._model import VCPCR
 from vcpcr._parallel import (
+    Checkpoint,
     check_failures,
+    finished,
     most_common_message,
     progress_shown,
     run_parallel,
@@ -493,6 +495,9 @@ class MultiSplitResult:
         with it.
     yname : str
         Name of the response.
+    complete : bool
+        False when an interrupt stopped the run: every number is over the
+        splits that finished (``n_splits`` of them).
 
     See Also
     --------
@@ -515,6 +520,7 @@ class MultiSplitResult:
     tree_clusters: pd.DataFrame = field(default_factory=lambda: _tree_frame([]))
     tree: CommonTree | None = None
     tree_info: str = "no common tree was tested"
+    complete: bool = True
     n_splits: int = field(init=False)
     n_splits_used: int = field(init=False)
     n_splits_skipped: int = field(init=False)
@@ -794,6 +800,7 @@ def multi_split(
     n_jobs: int | None = None,
     random_state: Any = None,
     verbose: bool | int | None = None,
+    checkpoint: Any = None,
 ) -> MultiSplitResult:
     r"""Multi-split p-values for VC-PCR's clusters and features.
 
@@ -888,6 +895,15 @@ default="auto"
         None: shown when running interactively (a terminal or a Jupyter
         kernel) and not under CI, never in a log file; True or an int >= 1:
         always; False or 0: never. A ``VCPCRCV`` template's own bar is off.
+        Outside a terminal, True prints a line to standard error every 10
+        seconds: the splits done, the time elapsed and the time left.
+    checkpoint : str or os.PathLike, optional
+        A file that keeps every finished split (JSON Lines, see
+        :class:`vcpcr._parallel.Checkpoint`; nothing is unpickled); a call
+        with the same template, data and parameters runs only the splits
+        the file does not hold, and a file of other data or parameters is
+        refused. Needs an int ``random_state`` and ``common_tree=None``
+        (the common tree's tests are not kept in the file).
 
     Returns
     -------
@@ -896,7 +912,9 @@ default="auto"
         table, the minimal rejected clusters, the common tree's rejected
         clusters and per-feature p-values, selection frequencies,
         ``summary()``; ``model.summary(inference=result)`` shows them beside
-        a model fitted on all the data.
+        a model fitted on all the data. When a ``KeyboardInterrupt`` stops
+        the run: over the splits that finished, ``complete`` False (a
+        warning says how many of how many).
 
     Raises
     ------
@@ -989,6 +1007,21 @@ default="auto"
         rows.n_samples, rows.strata, int(n_splits), float(train_size), random_state
     )
     seeds = task_seeds(random_state, int(n_splits))
+    if checkpoint is not None and tree is not None:
+        raise ValueError(
+            f"The 'checkpoint' parameter of {owner} needs common_tree=None: the "
+            f"common tree's tests of each split are not kept in the file. Got "
+            f"common_tree={common_tree!r}; pass common_tree=None to checkpoint."
+        )
+    saved = Checkpoint.open(
+        checkpoint,
+        owner,
+        random_state,
+        (estimator, X, y, parts, seeds),
+        int(n_splits),
+        encode=_encode_split,
+        decode=_decode_split,
+    )
     data, rest = _apart(rows)  # the data goes to the workers once
     outcomes = run_parallel(
         _split_task,
@@ -999,11 +1032,64 @@ default="auto"
         n_jobs=n_jobs,
         verbose=progress,
         desc=owner,
+        interruptible=True,
+        checkpoint=saved,
     )
+    done = finished(outcomes)
+    outcomes = [outcomes[i] for i in done]
     result = _result(estimator, rows, outcomes, float(gamma_min), float(train_size))
+    result.complete = len(done) == int(n_splits)
     if tree is None:
         return replace(result, tree_info=tree_info)
     return _tree_result(result, tree, tree_info, outcomes, bool(inheritance))
+
+
+def _plain(value: Any) -> Any:
+    """Return a numpy scalar as the Python number ``json`` writes."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _encode_split(o: _Split) -> dict[str, Any]:
+    """Return a split's outcome for a checkpoint (no tests: no common tree)."""
+    d = o.descent
+    return {
+        "skipped": o.skipped,
+        "clusters": list(o.clusters),
+        "members": [list(m) for m in o.members],
+        "pvalues": list(o.pvalues),
+        "params": None
+        if o.params is None
+        else {k: _plain(v) for k, v in o.params.items()},
+        "descent": [
+            d.problem,
+            list(d.features),
+            list(d.pvalues),
+            int(d.n_tested),
+            d.method,
+            [[lv, list(m), p] for lv, m, p in d.clusters],
+        ],
+    }
+
+
+def _decode_split(stored: dict[str, Any]) -> _Split:
+    """Return the split :func:`_encode_split` wrote."""
+    problem, features, pvalues, n_tested, method, clusters = stored["descent"]
+    descent = _Descent(
+        problem,
+        tuple(features),
+        tuple(float(p) for p in pvalues),
+        int(n_tested),
+        method,
+        tuple((lv, tuple(m), float(p)) for lv, m, p in clusters),
+    )
+    return _Split(
+        stored["skipped"],
+        tuple(stored["clusters"]),
+        tuple(tuple(m) for m in stored["members"]),
+        tuple(float(p) for p in stored["pvalues"]),
+        stored["params"],
+        descent,
+    )
 
 
 def _common_tree(spec: Any, rows: Rows) -> tuple[CommonTree | None, str]:

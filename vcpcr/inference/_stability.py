@@ -27,7 +27,9 @@ from vcpcr._families import family_name
 from vcpcr._input import take
 from vcpcr._model import VCPCR
 from vcpcr._parallel import (
+    Checkpoint,
     check_failures,
+    finished,
     most_common_message,
     progress_shown,
     run_parallel,
@@ -321,6 +323,9 @@ class StabilityResult:
     guarantee : str
         What the numbers mean and assume, as a note of
         ``model.summary(inference=result)``.
+    complete : bool
+        False when an interrupt stopped the run: every number is over the
+        pairs whose two halves were both fitted (``n_pairs`` of them).
 
     Notes
     -----
@@ -381,6 +386,7 @@ class StabilityResult:
     estimator: Any
     fingerprint: Fingerprint
     guarantee: str
+    complete: bool = True
 
     # ------------------------------------------------------- the fitted model
     def __repr__(self) -> str:
@@ -619,6 +625,7 @@ def _stability_result(
     estimator: Any,
     fingerprint: Fingerprint,
     failures: pd.Series,
+    complete: bool = True,
 ) -> StabilityResult:
     """Compute every attribute of a :class:`StabilityResult` from the labels."""
     L = labels.to_numpy()
@@ -671,6 +678,7 @@ def _stability_result(
         estimator=estimator,
         fingerprint=fingerprint,
         guarantee=guarantee,
+        complete=complete,
     )
 
 
@@ -749,6 +757,7 @@ def stability_selection(
     n_jobs: int | None = None,
     verbose: bool | int | None = None,
     random_state: Any = None,
+    checkpoint: Any = None,
 ) -> StabilityResult:
     r"""Stability selection of features and their clusters by complementary pairs.
 
@@ -787,15 +796,25 @@ def stability_selection(
         A progress bar over the ``2 n_pairs`` fits. None: shown when running
         interactively (a terminal or a Jupyter kernel) and not under CI,
         never in a log file; True or an int >= 1: always; False or 0: never.
-        A ``VCPCRCV`` template's own bar is off.
+        A ``VCPCRCV`` template's own bar is off. Outside a terminal, True
+        prints a line to standard error every 10 seconds: the fits done,
+        the time elapsed and an estimate of the time left.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the halves and the fits.
+    checkpoint : str or os.PathLike, optional
+        A file that keeps every finished fit (JSON Lines, see
+        :class:`vcpcr._parallel.Checkpoint`; nothing is unpickled); a call
+        with the same template, data and parameters fits only the halves
+        the file does not hold, and a file of other data or parameters is
+        refused. Needs an int ``random_state``.
 
     Returns
     -------
     StabilityResult
         Frequencies, stable set, error bound, co-clustering, consensus
-        clusters and their stability.
+        clusters and their stability. When a ``KeyboardInterrupt`` stops
+        the run: over the pairs whose two halves finished, ``complete``
+        False (a warning says how many fits of how many finished).
 
     Raises
     ------
@@ -880,10 +899,36 @@ def stability_selection(
         (estimator, seed, data.X, data.y, rows)
         for seed, rows in zip(seeds, subsamples, strict=True)
     ]
-    fits = run_parallel(
-        _subsample_labels, tasks, n_jobs=n_jobs, verbose=progress, desc=owner
-    )
     names = list(data.fingerprint.feature_names)
+    saved = Checkpoint.open(
+        checkpoint,
+        owner,
+        random_state,
+        (estimator, X, y, subsamples, seeds),
+        len(tasks),
+        encode=lambda fit: (
+            fit if isinstance(fit, str) else fit.reindex(names, fill_value=-1).tolist()
+        ),
+        decode=lambda stored: (
+            stored if isinstance(stored, str) else pd.Series(stored, index=names)
+        ),
+    )
+    fits = run_parallel(
+        _subsample_labels,
+        tasks,
+        n_jobs=n_jobs,
+        verbose=progress,
+        desc=owner,
+        interruptible=True,
+        checkpoint=saved,
+    )
+    done = set(finished(fits))
+    pairs = [i for i in range(int(n_pairs)) if {2 * i, 2 * i + 1} <= done]
+    if not pairs:  # an interrupt before a whole pair was fitted
+        raise KeyboardInterrupt
+    kept = [2 * i + h for i in pairs for h in (0, 1)]
+    complete = len(pairs) == int(n_pairs)
+    fits, subsamples, n_pairs = [fits[i] for i in kept], subsamples[kept], len(pairs)
     index = pd.MultiIndex.from_product(
         [range(int(n_pairs)), [0, 1]], names=["pair", "half"]
     )
@@ -921,4 +966,5 @@ def stability_selection(
         estimator=estimator,
         fingerprint=data.fingerprint,
         failures=failures,
+        complete=complete,
     )
