@@ -160,6 +160,7 @@ def _calls():
     from vcpcr.plotting import plot_path, plot_risk_groups
     from vcpcr.validation import (
         ClinicalCox,
+        report,
         validate_increment,
         validate_increment_external,
     )
@@ -296,6 +297,25 @@ def _calls():
         "vcpcr.validation.ClinicalCox.fit": (
             s,
             lambda X, y: ClinicalCox(["age"]).fit(X, y).predict(X),
+        ),
+        "vcpcr.validation.report": (
+            s,
+            lambda X, y: (
+                report(
+                    _cox().fit(X, y.loc[X.index]),
+                    X,
+                    y,
+                    covariates="age",
+                    inference=False,
+                    stability=False,
+                    calibration=False,
+                    cv=2,
+                    n_repeats=1,
+                    random_state=0,
+                )
+                .results["increment"]
+                .increments["estimate"]
+            ),
         ),
         "vcpcr.validation.validate_increment": (
             s,
