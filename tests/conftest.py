@@ -42,7 +42,7 @@ PREVIOUS_DEFAULT = {
     "lam_ratios": 10 ** np.linspace(-3, 0, 10),
 }
 #: Modules whose doctests fit lifelines / scikit-survival models.
-SURVIVAL_DOCTESTS = ("_increment.py", "_increment_external.py")
+SURVIVAL_DOCTESTS = ("_increment.py", "_increment_external.py", "_report.py")
 
 
 def pytest_collection_modifyitems(config, items):
