@@ -14,9 +14,15 @@ from numpy.testing import assert_allclose
 
 from tests.conftest import needs_survival
 from vcpcr import VCPCR
-from vcpcr.calibration import survival_calibration
+from vcpcr.calibration import kaplan_meier, survival_calibration
 from vcpcr.cli import main
-from vcpcr.validation import Report, decision_curve, report, sample_size
+from vcpcr.validation import (
+    Report,
+    decision_curve,
+    report,
+    sample_size,
+    validation_sample_size,
+)
 
 pytestmark = [
     needs_survival,
@@ -78,7 +84,9 @@ def test_sections_and_tripod_items(full):
     ):
         assert any(t.startswith(start) for t in titles), start
     checklist = rep.checklist()
-    assert checklist.loc["10", "where"] == "Sample size"
+    assert checklist.loc["10", "where"] == (
+        "Sample size, Sample size of the external validation"
+    )
     assert checklist.loc["17", "where"] == "to write by the authors"  # ethics
     assert {"10", "11", "12c", "12e", "22", "23a"} <= set(rep.covered())
     assert rep.skipped == []
@@ -117,6 +125,13 @@ def test_numbers_are_the_public_functions(full):
         n_available=len(y),
     )
     assert again.n_required == ss.n_required
+    # the external validation's sample size, at the external KM risk
+    _, y2 = _data(seed=1, n=60)
+    survival = kaplan_meier(y2[:, 0], y2[:, 1], h)[0]
+    vss = validation_sample_size(
+        "survival", event_risk=1 - survival, n_available=len(y2)
+    )
+    pd.testing.assert_frame_equal(vss.criteria, res["validation_sample_size"].criteria)
     # the tables are the results' frames, unchanged
     by_title = {s.title: s for s in rep.sections}
     inc = by_title["Discrimination and the increment over the clinical model"]

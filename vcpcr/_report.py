@@ -141,7 +141,8 @@ class Report:
         ``"clinical_out_of_fold_survival"``, ``"calibration"``,
         ``"decision_curve"``,
         ``"sample_size"``, ``"multi_split"``, ``"stability"``,
-        ``"external"``, ``"scoring_rule"``; those that ran).
+        ``"external"``, ``"validation_sample_size"``, ``"scoring_rule"``;
+        those that ran).
     skipped : list of str
         The sections not run, and why.
     """
@@ -920,6 +921,7 @@ def report(
             ext = validate_external(model, pair[0], pair[1], horizon=h)
             results["external"] = ext
             sections.append(_external_section(ext))
+            sections.append(_run_validation_sample_size(pair[1], h, results))
             bar.update()
     if hasattr(model, "export_scoring_rule"):
         rule = model.export_scoring_rule()
@@ -957,6 +959,35 @@ def _run_sample_size(
     )
     results["sample_size"] = result
     return _sample_size_section(result, r2, note)
+
+
+def _run_validation_sample_size(
+    y2: Any, horizon: float, results: dict[str, Any]
+) -> Section:
+    from vcpcr._sample_size import validation_sample_size
+    from vcpcr.calibration import kaplan_meier
+
+    time2, event2 = check_survival(y2)
+    survival = kaplan_meier(time2, event2, horizon)[0]
+    result = validation_sample_size(
+        "survival", event_risk=1.0 - survival, n_available=len(time2)
+    )
+    results["validation_sample_size"] = result
+    verdict = {True: "meets", False: "does not meet", None: "-"}[result.adequate]
+    return Section(
+        "Sample size of the external validation",
+        ("10",),
+        [
+            f"Riley et al.'s external-validation criteria "
+            f"(validation_sample_size) at the risk 1 - S(t) of the external "
+            f"cohort's Kaplan-Meier survival S({horizon:.4g}) = {survival:.4g} "
+            f"(kaplan_meier): "
+            f"at least {result.n_required} participants; the cohort "
+            f"({result.n_available}) {verdict} it.",
+            result.note,
+        ],
+        [("Criteria", result.criteria)],
+    )
 
 
 def _run_calibration(
