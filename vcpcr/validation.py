@@ -17,6 +17,7 @@ reviewer's report of a signature (TRIPOD+AI items), as HTML or Markdown.
 from vcpcr._decision_curve import decision_curve
 from vcpcr._increment import (
     ClinicalCox,
+    ClinicalGLM,
     IncrementResult,
     increment_interval,
     validate_increment,
@@ -35,6 +36,7 @@ from vcpcr._sample_size import (
 
 __all__ = [
     "ClinicalCox",
+    "ClinicalGLM",
     "ExternalIncrementResult",
     "IncrementResult",
     "Nomogram",
