@@ -225,10 +225,17 @@ def test_scoring_rule_section_when_the_estimator_has_one():
 
 
 BAD = {
-    "binomial": (
-        lambda X, y: report(VCPCR(family="binomial"), X, y),
+    "poisson": (
+        lambda X, y: report(VCPCR(family="poisson"), X, y),
         ValueError,
-        "must be a survival model",
+        "must have family 'cox', 'binomial' or 'gaussian'",
+    ),
+    "horizon for a binomial model": (
+        lambda X, y: report(
+            VCPCR(family="binomial", covariates="age"), X, y[:, 1], horizon=1.0
+        ),
+        ValueError,
+        r"'horizon' parameter of report applies to family='cox' only",
     ),
     "array X": (
         lambda X, y: report(_model(), X.to_numpy(), y),
@@ -417,3 +424,149 @@ def test_an_unseeded_estimator_gives_the_same_report_twice():
         one["out_of_fold_survival"], two["out_of_fold_survival"], rtol=0, atol=0
     )
     pd.testing.assert_frame_equal(one["increment"].folds, two["increment"].folds)
+
+
+# ------------------------------------------------------ binomial and gaussian
+def _glm_data(family: str, seed: int = 0, n: int = 90):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.normal(size=(n, 8)), columns=[f"g{j}" for j in range(8)])
+    X["age"] = rng.normal(size=n)
+    lp = X["g0"] + X["g1"] + 0.5 * X["age"]
+    if family == "binomial":
+        return X, np.where(rng.random(n) < 1 / (1 + np.exp(-lp)), "yes", "no")
+    return X, (3.0 + lp + rng.normal(size=n)).to_numpy()
+
+
+@pytest.fixture(scope="module", params=["binomial", "gaussian"])
+def glm(request):
+    family = request.param
+    X, y = _glm_data(family)
+    model = VCPCR(
+        family=family,
+        n_clusters=2,
+        lam_ratio=0.3,
+        n_init=2,
+        covariates="age",
+        random_state=0,
+    )
+    rep = report(
+        model,
+        X,
+        y,
+        cv=3,
+        n_repeats=1,
+        n_splits=4,
+        n_pairs=2,
+        external=_glm_data(family, seed=1, n=60),
+        random_state=0,
+    )
+    return family, rep, X, y
+
+
+def test_binary_and_gaussian_reports_have_their_sections(glm):
+    family, rep, _, _ = glm
+    titles = [s.title for s in rep.sections]
+    expected = [
+        "Data",
+        "Model and tuning",
+        "The signature",
+        "Discrimination and the increment over the clinical model",
+        "Sample size",
+        "Calibration",
+        *(["Clinical utility: decision curve"] if family == "binomial" else []),
+        "Multi-split evidence for the modules and genes",
+        "Stability of the selection and of the modules",
+        "External validation",
+        *(["Sample size of the external validation"] if family == "binomial" else []),
+        "Scoring rule",
+    ]
+    assert titles == expected
+    assert {"10", "11", "12c", "12e", "22", "23a"} <= set(rep.covered())
+    skipped = [] if family == "binomial" else ["Sample size of the external"]
+    assert [s[: len("Sample size of the external")] for s in rep.skipped] == skipped
+    inc = rep.results["increment"]
+    clinical = {"binomial": "clinical logistic", "gaussian": "clinical linear"}
+    assert inc.clinical == clinical[family]
+    metrics = {"binomial": ["AUC", "Brier"], "gaussian": ["R2", "RMSE"]}[family]
+    assert list(inc.increments.index.get_level_values("metric")) == metrics
+
+
+def test_binary_and_gaussian_numbers_are_the_public_functions(glm):
+    from vcpcr.calibration import binary_calibration, regression_calibration
+
+    family, rep, X, y = glm
+    res = rep.results
+    by_title = {s.title: s for s in rep.sections}
+    inc = by_title["Discrimination and the increment over the clinical model"]
+    pd.testing.assert_frame_equal(inc.tables[1][1], res["increment"].increments)
+    # calibration: the out-of-fold predictions (not the in-sample ones)
+    cal = res["calibration"]
+    model = res["model"]
+    if family == "binomial":
+        events = y == "yes"
+        in_sample = model.predict_proba(X)[:, 1]
+        again = binary_calibration(events, cal.predicted)
+        assert again.intercept == cal.intercept
+    else:
+        in_sample = model.predict(X)
+        again = regression_calibration(y, cal.predicted)
+    assert again.slope == cal.slope
+    assert not np.allclose(cal.predicted, in_sample)
+    frame = by_title["Calibration"].tables[0][1]
+    assert frame.loc["calibration slope", "estimate"] == cal.slope
+    # the sample size, from the inputs the section states
+    ss = res["sample_size"]
+    fitted = model
+    parameters = len(fitted.covariate_names_) + fitted.n_clusters_
+    if family == "binomial":
+        r2 = 1 - np.exp(-fitted.result_.llr / len(y))
+        again = sample_size(
+            "binary", parameters=parameters, r2=r2, prevalence=events.mean()
+        )
+    else:
+        again = sample_size(
+            "continuous",
+            parameters=parameters,
+            r2=fitted.result_.rsquared_adj,
+            intercept=y.mean(),
+            sd=y.std(ddof=1),
+        )
+    assert again.n_required == ss.n_required
+    pd.testing.assert_frame_equal(by_title["Sample size"].tables[0][1], ss.criteria)
+    if family == "binomial":
+        # the decision curve: the public function of both out-of-fold risks
+        risks = {
+            "clinical logistic": res["clinical_calibration"].predicted,
+            "VCPCR": cal.predicted,
+        }
+        dc = decision_curve(events, risks, n_bootstrap=0)
+        assert_allclose(
+            dc["net_benefit"], res["decision_curve"]["net_benefit"], rtol=0, atol=0
+        )
+        # the external validation's sample size
+        X2, y2 = _glm_data(family, seed=1, n=60)
+        vss = validation_sample_size(
+            "binary",
+            prevalence=(y2 == "yes").mean(),
+            c_statistic=res["increment"].metrics.loc[("VCPCR", "AUC"), "mean"],
+            predicted_risk=model.predict_proba(X2)[:, 1],
+            n_available=len(y2),
+        )
+        pd.testing.assert_frame_equal(
+            vss.criteria, res["validation_sample_size"].criteria
+        )
+
+
+def test_binary_and_gaussian_html_is_self_contained(glm, tmp_path):
+    family, rep, _, _ = glm
+    text = rep.to_html(tmp_path / "report.html")
+    assert "<script" not in text
+    assert not re.search(r"(src|href)=['\"]?https?:", text)
+    images = re.findall(r"src='data:image/png;base64,([^']+)'", text)
+    figures = {"binomial": 4, "gaussian": 3}[family]  # + decision curve
+    assert len(images) == sum(len(s.figures) for s in rep.sections) == figures
+    assert all(base64.b64decode(i).startswith(b"\x89PNG") for i in images)
+    md = rep.to_markdown()
+    metric = {"binomial": "AUC", "gaussian": "R2"}[family]
+    inc = rep.results["increment"].increments.loc[("VCPCR", metric), "increment"]
+    assert f"{inc:.4g}" in md
