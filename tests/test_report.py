@@ -570,3 +570,25 @@ def test_binary_and_gaussian_html_is_self_contained(glm, tmp_path):
     metric = {"binomial": "AUC", "gaussian": "R2"}[family]
     inc = rep.results["increment"].increments.loc[("VCPCR", metric), "increment"]
     assert f"{inc:.4g}" in md
+
+
+def test_tripod_items_are_the_checklist():
+    """TRIPOD+AI (Collins et al. 2024): 27 items, 52 sub-items, in order;
+    spot checks of the sub-items written from memory before (8b, 8c, 9c)."""
+    from vcpcr._report import TRIPOD_ITEMS
+
+    items = list(TRIPOD_ITEMS)
+    assert len(items) == 52
+    assert len({re.match(r"\d+", i).group() for i in items}) == 27
+    assert items[:3] == ["1", "2", "3a"]
+    assert items[-3:] == ["27a", "27b", "27c"]
+    counts = {
+        k: sum(re.fullmatch(rf"{k}[a-g]", i) is not None for i in items)
+        for k in ("12", "18", "20", "27")
+    }
+    assert counts == {"12": 7, "18": 6, "20": 3, "27": 3}
+    assert "qualifications" in TRIPOD_ITEMS["8b"]
+    assert "blinding" in TRIPOD_ITEMS["8c"]
+    assert "qualifications" in TRIPOD_ITEMS["9c"]
+    assert TRIPOD_ITEMS["10"] == "Sample size"
+    assert TRIPOD_ITEMS["19"] == "Patient and public involvement"

@@ -42,6 +42,18 @@ __all__ = ["TRIPOD_ITEMS", "Report", "Section", "report"]
 _OWNER = "report"
 
 #: The TRIPOD+AI checklist (Collins et al., BMJ 2024;385:e078378): item -> topic.
+#: 27 items, 52 sub-items. Checked (2026-12-03) against a transcription of the
+#: checklist that states it was compared item by item with the official
+#: expanded checklist (tripod-statement.org, TRIPODAI-Supplement.pdf, CC BY
+#: 4.0): github.com/Aperivue/medsci-skills,
+#: skills/check-reporting/references/checklists/TRIPOD_AI.md; items 1-6c also
+#: agree with skills.sh/htlin222/dotfiles/tripod-check. The BMJ article's own
+#: table was not reachable from here, so this is a secondary source. It
+#: corrected 8b (was "blinding"; it is the outcome assessors' qualifications),
+#: 8c (was "consistency"; it is blinding: consistency across groups is part
+#: of 8a) and 9c (was "blinding"; it is the predictor assessors'
+#: qualifications: predictor blinding is part of 9b); the other numbers and
+#: topics matched.
 TRIPOD_ITEMS: dict[str, str] = {
     "1": "Title",
     "2": "Abstract",
@@ -55,12 +67,12 @@ TRIPOD_ITEMS: dict[str, str] = {
     "6b": "Participants: eligibility",
     "6c": "Participants: treatments",
     "7": "Data preparation",
-    "8a": "Outcome: definition and assessment",
-    "8b": "Outcome: blinding",
-    "8c": "Outcome: consistency",
+    "8a": "Outcome: definition, time horizon, assessment, consistency",
+    "8b": "Outcome: qualifications of the assessors (subjective assessment)",
+    "8c": "Outcome: blinding of its assessment",
     "9a": "Predictors: choice",
-    "9b": "Predictors: definition and measurement",
-    "9c": "Predictors: blinding",
+    "9b": "Predictors: definition, measurement (and blinding)",
+    "9c": "Predictors: qualifications of the assessors (subjective measurement)",
     "10": "Sample size",
     "11": "Missing data",
     "12a": "Analysis: how the data were used",
@@ -461,7 +473,7 @@ _EFFECT = {
 def _signature_section(model: Any) -> Section:
     fitted = getattr(model, "best_estimator_", model)
     effect = _EFFECT[str(family_name(fitted.family))]
-    section = Section("The signature", ("15", "22"))
+    section = Section("The signature", ("22",))
     n_genes = int(np.count_nonzero(np.asarray(fitted.labels_) != -1))
     section.text.append(
         f"{fitted.n_clusters_} module(s) with {n_genes} gene(s), fitted on all "
@@ -543,7 +555,7 @@ def _calibration_section(result: Any, horizon: float | None) -> Section:
         )
     section = Section(
         title,
-        ("12e", "12g", "23a"),
+        ("12e", "23a"),
         [how, *result.notes],
         [("Calibration", frame), ("Groups", result.groups)],
     )
