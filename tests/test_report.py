@@ -592,3 +592,31 @@ def test_tripod_items_are_the_checklist():
     assert "qualifications" in TRIPOD_ITEMS["9c"]
     assert TRIPOD_ITEMS["10"] == "Sample size"
     assert TRIPOD_ITEMS["19"] == "Patient and public involvement"
+
+
+def test_a_centred_gaussian_outcome_says_why_there_is_no_sample_size():
+    X, y = _glm_data("gaussian")
+    y = y - y.mean()
+    rep = report(
+        VCPCR(
+            family="gaussian",
+            n_clusters=2,
+            lam_ratio=0.3,
+            n_init=1,
+            covariates="age",
+            random_state=0,
+        ),
+        X,
+        y,
+        cv=3,
+        n_repeats=1,
+        inference=False,
+        stability=False,
+        calibration=False,
+        random_state=0,
+    )
+    section = next(s for s in rep.sections if s.title == "Sample size")
+    assert "could not be computed" in section.text[0]
+    assert "intercept near 0" in section.text[0]
+    assert "sample_size" not in rep.results
+    assert rep.skipped[0] == "Calibration (calibration=False)."

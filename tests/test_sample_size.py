@@ -150,6 +150,7 @@ BAD_OTHER = {
     "survival-r2-above-max": ("survival", {"r2": 0.8}, "'r2' parameter.*below 0.733"),
     "prevalence-with-survival": ("survival", {"prevalence": 0.2}, "'binary' only"),
     "intercept-zero": ("continuous", {"intercept": 0}, "'intercept'.*non-zero"),
+    "intercept-near-zero": ("continuous", {"intercept": 1e-15}, "intercept near 0"),
     "sd-missing": ("continuous", {"sd": None}, "'sd'.*required"),
     "sd-zero": ("continuous", {"sd": 0.0}, "'sd'.*range"),
     "continuous-r2-one": ("continuous", {"r2": 1.0}, "'r2' parameter.*below 1"),

@@ -1166,7 +1166,14 @@ def _run_glm_sample_size(
         }
     else:
         kw = {"intercept": float(np.mean(values)), "sd": float(np.std(values, ddof=1))}
-    result = sample_size(outcome, parameters=parameters, r2=r2, n_available=n, **kw)
+    try:
+        result = sample_size(outcome, parameters=parameters, r2=r2, n_available=n, **kw)
+    except ValueError as exc:  # e.g. a centred outcome: the intercept is 0
+        return Section(
+            "Sample size",
+            ("10",),
+            [f"Riley et al.'s criteria (sample_size) could not be computed: {exc}"],
+        )
     results["sample_size"] = result
     return _sample_size_section(result, r2, note)
 

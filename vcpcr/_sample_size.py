@@ -16,6 +16,7 @@ from vcpcr._validation import check_choice, check_fraction, check_scalar
 OUTCOMES = ("binary", "survival", "continuous")
 _Z = stats.norm.ppf(0.975)
 _MMOE = 1.1  # continuous outcomes: residual SD and intercept within 10 %
+_MAX_N = 10**9  # the largest sample size searched
 Row = tuple[str, int | None, int | None]  # criterion, n, events
 Interval = tuple[float, float, float]  # low, estimate, high
 _TUNING_NOTE = (
@@ -111,6 +112,13 @@ def _smallest_n(ok: Any, start: int) -> int:
     high = start
     while not ok(high):
         high *= 2
+        if high > _MAX_N:
+            raise ValueError(
+                f"No sample size up to {_MAX_N:.0e} meets a criterion; check the "
+                f"anticipated values (an intercept near 0 makes a margin "
+                f"relative to it unattainable: give the outcome's mean on a "
+                f"scale where it is not 0)."
+            )
     low = start
     while low < high:
         mid = (low + high) // 2
