@@ -1,4 +1,4 @@
-"""The reviewer's report of a survival signature, mapped to TRIPOD+AI items.
+"""The reviewer's report of a signature, mapped to TRIPOD+AI items.
 
 :func:`report` runs vcpcr's public functions on a signature (the fit on all
 rows, :func:`~vcpcr.validation.validate_increment`,
@@ -771,7 +771,7 @@ def report(
     verbose: bool | int | None = None,
     random_state: Any = None,
 ) -> Report:
-    r"""Build a reviewer's report of a survival signature (TRIPOD+AI items).
+    r"""Build a reviewer's report of a signature (TRIPOD+AI items).
 
     Fits ``estimator`` on all rows and runs, on the same data: the repeated
     CV of :func:`~vcpcr.validation.validate_increment` (discrimination and
@@ -788,17 +788,21 @@ def report(
     Parameters
     ----------
     estimator : VCPCR or VCPCRCV
-        Unfitted, with ``family="cox"`` (a ``VCPCRCV`` is re-tuned inside
-        every training fold and resample, without its own progress bar).
+        Unfitted, with ``family="cox"``, ``"binomial"`` or ``"gaussian"``
+        (a ``VCPCRCV`` is re-tuned inside every training fold and resample,
+        without its own progress bar). For binomial and gaussian models the
+        sections are those of the family (see Notes).
     X : DataFrame of shape (n_samples, n_features)
         Genes and the clinical columns.
-    y : array-like of shape (n_samples, 2) or structured array
-        ``(time, event)``.
+    y : array-like of shape (n_samples, 2), structured array, or (n_samples,)
+        ``(time, event)``; binomial: two labels; gaussian: numbers.
     covariates, strata : str, int or list of them, optional
-        The clinical model's columns; default: the estimator's.
+        The clinical model's columns (strata: cox only); default: the
+        estimator's.
     horizon : float, optional
-        Time of the calibration and the decision curve; default: the middle
-        horizon of ``validate_increment`` (the median event time).
+        Cox only: time of the calibration and the decision curve; default:
+        the middle horizon of ``validate_increment`` (the median event
+        time).
     external : tuple (X2, y2), optional
         An external cohort: the fitted model is validated on it unchanged.
     cv : int, default=5
@@ -839,9 +843,9 @@ def report(
     TypeError
         If ``estimator`` is not an estimator.
     ValueError
-        For a non-survival estimator, no clinical columns, a bad
-        ``external``, ``horizon``, ``cv`` or count, and whatever the called
-        functions refuse.
+        For a family other than cox, binomial and gaussian, no clinical
+        columns, a bad ``external``, ``horizon`` (or one for a non-Cox
+        model), ``cv`` or count, and whatever the called functions refuse.
 
     See Also
     --------
@@ -850,6 +854,17 @@ def report(
 
     Notes
     -----
+    Binomial and gaussian models: ``validate_increment`` against
+    :class:`~vcpcr.validation.ClinicalGLM` (AUC and Brier score, or
+    :math:`R^2` and RMSE), the out-of-fold
+    :func:`~vcpcr.calibration.cross_val_calibration`, for a binomial one the
+    decision curve of the out-of-fold probabilities (and with ``external``
+    :func:`~vcpcr.validation.validation_sample_size`), and
+    ``sample_size("binary")`` (Cox-Snell :math:`R^2` from the fit's
+    likelihood ratio, the data's prevalence) or
+    ``sample_size("continuous")`` (the fit's adjusted :math:`R^2`, the
+    outcome's mean and SD).
+
     The sample-size check needs an anticipated Cox-Snell :math:`R^2`;
     without ``r2`` the report takes :math:`1 - e^{-LR/n}` from the
     likelihood-ratio statistic of the model fitted on all rows (its
