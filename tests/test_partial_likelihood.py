@@ -107,7 +107,9 @@ def _efron_by_log_sum_exp(eta, time, event):
         top = at_risk.max()
         s = np.sum(np.exp(at_risk - top))
         d = np.sum(np.exp(tied - top))
-        ll += tied.sum() - sum(np.log(s - r / tied.size * d) + top for r in range(tied.size))
+        ll += tied.sum() - sum(
+            np.log(s - r / tied.size * d) + top for r in range(tied.size)
+        )
     return ll
 
 
@@ -120,7 +122,9 @@ def test_a_subnormal_risk_set_sum_is_lost_not_noise():
     solvers' value (no ``wide``) is +inf, which no ascent takes for a gain."""
     time = np.array([1.0, 2.0, 2.0, 3.0, 4.0, 5.0, 5.0, 5.0, 6.0, 7.0])
     event = np.array([1, 1, 1, 0, 1, 1, 1, 0, 1, 1], dtype=bool)
-    eta = np.array([0.0, -3.0, -1.0, -50.0, -400.0, -712.0, -715.0, -716.0, -730.0, -745.0])
+    eta = np.array(
+        [0.0, -3.0, -1.0, -50.0, -400.0, -712.0, -715.0, -716.0, -730.0, -745.0]
+    )
     rs = RiskSets(time, event)
     es = eta[rs.order][None]
     shift = es.max()
