@@ -341,8 +341,71 @@ def test_survival_docs_print_what_they_show():
         assert line.rstrip() in printed, line
 
 
+def _count_step2_fits(monkeypatch):
+    """Count lifelines' fits and vcpcr's own Newton iterations on step 2."""
+    from vcpcr._solvers import step2_fits
+
+    calls = {"lifelines": 0, "newton": 0}
+    fit, ascend = CoxPHFitter.fit, step2_fits._ascend
+
+    def counted_fit(self, *args, **kwargs):
+        calls["lifelines"] += 1
+        return fit(self, *args, **kwargs)
+
+    def counted_ascend(*args, **kwargs):
+        calls["newton"] += 1
+        return ascend(*args, **kwargs)
+
+    monkeypatch.setattr(CoxPHFitter, "fit", counted_fit)
+    monkeypatch.setattr(step2_fits, "_ascend", counted_ascend)
+    return calls
+
+
+@pytest.mark.parametrize("strata", [None, ["site"]])
+def test_step2_is_fitted_once(monkeypatch, strata):
+    """One ``VCPCR(family="cox").fit`` fits step 2 once: lifelines' fit,
+    from which ``separated_`` is read (no Newton iteration of vcpcr's own);
+    ``result_`` is that untouched fitter, and its coefficients and standard
+    errors are those of a lifelines fit of the same design from scratch."""
+    rng = np.random.default_rng(3)
+    n = 120
+    X = pd.DataFrame(rng.normal(size=(n, 8)), columns=[f"g{j}" for j in range(8)])
+    X["age"] = rng.normal(60, 10, n)
+    X["site"] = np.arange(n) % 3
+    eta = 0.8 * X[["g0", "g1", "g2"]].mean(axis=1) + 0.02 * (X["age"] - 60)
+    y = np.column_stack([rng.exponential(np.exp(-eta)), rng.random(n) < 0.7])
+    if not strata:
+        X = X.drop(columns="site")
+    model = VCPCR(
+        n_clusters=2, family="cox", covariates=["age"], strata=strata, random_state=0
+    )
+    calls = _count_step2_fits(monkeypatch)
+    model.fit(X, y)
+    assert calls == {"lifelines": 1, "newton": 0}
+    assert not model.separated_
+    assert type(model.result_) is CoxPHFitter
+    # the fitter is lifelines' own: refit its data by hand, compare
+    names = list(model.result_.params_.index)
+    M = model.transform(X)
+    design = np.column_stack([X[["age"]].to_numpy(), np.asarray(M)])
+    data = pd.DataFrame(design, columns=names).assign(time=y[:, 0], event=y[:, 1])
+    if strata:
+        data["site"] = X["site"].to_numpy()
+    ref = CoxPHFitter().fit(
+        data, "time", "event", strata=strata,
+        fit_options={"precision": 1e-12, "r_precision": 1e-14},
+    )
+    assert_allclose(model.result_.params_, ref.params_, rtol=1e-8)
+    assert_allclose(model.result_.standard_errors_, ref.standard_errors_, rtol=1e-8)
+    assert_allclose(
+        model.result_.log_likelihood_ratio_test().test_statistic,
+        ref.log_likelihood_ratio_test().test_statistic,
+        rtol=1e-10,
+    )
+
+
 @pytest.mark.parametrize("stratified", [False, True])
-def test_monotone_likelihood_is_said_not_shown_as_an_estimate(stratified):
+def test_monotone_likelihood_is_said_not_shown_as_an_estimate(monkeypatch, stratified):
     """A refit whose partial likelihood is monotone (a gene orders the event
     times exactly) warns, sets ``separated_`` and says in the summary that its
     coefficient and p-value are not estimates; a nearby ordinary fit does not."""
@@ -357,9 +420,12 @@ def test_monotone_likelihood_is_said_not_shown_as_an_estimate(stratified):
         X["site"] = np.arange(40) % 2
         params["strata"] = ["site"]
     model = VCPCR(**params)
+    calls = _count_step2_fits(monkeypatch)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model.fit(X, y)
+    # lifelines' fit is no maximum: the folds' test decides by its own fit
+    assert calls["lifelines"] == 1 and calls["newton"] >= 1
     separation = [w for w in caught if issubclass(w.category, SeparationWarning)]
     assert len(separation) == 1
     assert "monotone partial likelihood" in str(separation[0].message)
