@@ -361,6 +361,50 @@ def _count_step2_fits(monkeypatch):
     return calls
 
 
+@pytest.mark.parametrize("stratified", [False, True], ids=["plain", "strata"])
+def test_monotone_read_from_lifelines_fit_as_the_folds_decide(monkeypatch, stratified):
+    """``cox_monotone`` on lifelines' fit gives ``cox_batch``'s answer (its
+    switch to Firth's estimate): False without a Newton iteration at an
+    ordinary design's maximum; True on a design whose column is 1 on the
+    earliest (tied) events; and False again from a point that is no maximum
+    of the ordinary design (a fit that stopped short), by ``cox_batch``."""
+    from vcpcr._outcome import fit_cox
+    from vcpcr._solvers.step2_fits import cox_batch, cox_monotone
+
+    rng = np.random.default_rng(11)
+    n = 60
+    time = np.round(rng.exponential(size=n), 1) + 0.1
+    event = rng.uniform(size=n) < 0.7
+    strata = np.repeat([0, 1], n // 2) if stratified else None
+    ordinary = rng.normal(size=(n, 3))
+    ordinary[:, 0] += np.log(time)  # a real effect
+    separated = rng.normal(size=(n, 3))
+    separated[:, 0] = 0.0
+    for g in np.unique(strata if stratified else np.zeros(n)):
+        rows = np.flatnonzero((strata if stratified else np.zeros(n)) == g)
+        early = rows[np.argsort(time[rows], kind="stable")[:5]]
+        separated[early, 0], event[early] = 1.0, True
+        time[early] = time[early].min()
+    frame = None if strata is None else pd.DataFrame({"s": strata})
+    outcome = np.column_stack([time, event.astype(float)])
+    calls = _count_step2_fits(monkeypatch)
+    for M, monotone in [(ordinary, False), (separated, True)]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # lifelines' run-off warns
+            fit = fit_cox(M, outcome, names=["a", "b", "c"], strata=frame)
+        folds = cox_batch(M[None], time, event, strata=strata, firth=True)
+        assert bool(folds.firth[0]) is monotone
+        calls["newton"] = 0
+        got = cox_monotone(M, time, event, fit.params_.to_numpy(), strata=strata)
+        assert got is monotone
+        assert (calls["newton"] > 0) is monotone  # the fallback only
+    half = fit_cox(ordinary, outcome, names=["a", "b", "c"], strata=frame)
+    calls["newton"] = 0
+    start = 0.5 * half.params_.to_numpy()
+    assert cox_monotone(ordinary, time, event, start, strata=strata) is False
+    assert calls["newton"] == 1
+
+
 @pytest.mark.parametrize("strata", [None, ["site"]])
 def test_step2_is_fitted_once(monkeypatch, strata):
     """One ``VCPCR(family="cox").fit`` fits step 2 once: lifelines' fit,
