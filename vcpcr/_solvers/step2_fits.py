@@ -8,7 +8,10 @@ whether the fit is certainly the one the per-point adapter of
 :mod:`vcpcr._outcome` / :class:`vcpcr._families.Cox` would return. Where it
 is not (a rank-deficient design, a logistic fit without a certificate that
 the data are not separated, a Newton iteration that did not converge) the
-caller fits that design with the per-point adapter.
+caller fits that design with the per-point adapter. :func:`cox_monotone`
+asks whether one Cox fit made elsewhere (lifelines', the final model's step
+2) is a finite maximum, by one evaluation at it, and lets ``cox_batch``'s
+switch to Firth's estimate decide only where it is not.
 
 * OLS: ``pinv(A) @ y`` with ``A = [1, M]``, the pseudo-inverse with
   statsmodels' cutoff (singular values below ``1e-15`` times the largest are
@@ -32,10 +35,7 @@ caller fits that design with the per-point adapter.
   value, gradient and Hessian from :class:`vcpcr._solvers.partial_likelihood.RiskSets`,
   one sort for the whole stack; stratified, the sum over strata of each
   stratum's, as lifelines' ``strata``), with step halving, from zero;
-  accepted when the step falls below ``1e-10``. :func:`cox_monotone` asks
-  whether one fit made elsewhere (lifelines', the final model's step 2) is
-  a finite maximum, by one evaluation at it, and decides as ``cox_batch``'s
-  switch to Firth's estimate does only where it is not.
+  accepted when the step falls below ``1e-10``.
 """
 
 from __future__ import annotations
