@@ -36,7 +36,13 @@ from vcpcr._solvers.distributions import (
     PROPORTIONAL_HAZARDS,
     Distribution,
 )
-from vcpcr._solvers.step2_fits import BatchFit, cox_batch, logit_batch, ols_batch
+from vcpcr._solvers.step2_fits import (
+    BatchFit,
+    cox_batch,
+    cox_monotone,
+    logit_batch,
+    ols_batch,
+)
 from vcpcr._survival import breslow_baseline
 from vcpcr._validation import (
     check_array,
@@ -695,8 +701,15 @@ class Cox(Family):
         and ``eta`` itself is ``train_linear_predictor_`` (the training
         distribution that risk groups of new data are cut at).
         ``separated_`` says whether the partial likelihood of ``design`` has
-        no finite maximum (monotone likelihood), by the test the folds use
-        to switch to Firth's estimate (:func:`cox_batch`); then it warns.
+        no finite maximum (monotone likelihood); then it warns. It is read
+        from ``result``, the one step-2 fit: lifelines' coefficients are a
+        finite maximum when Newton's step from them is negligible and the
+        information there does not vanish, one evaluation of the partial
+        likelihood at them; only where they are not (separated, or
+        lifelines stopped short) does the folds' test decide, by its own fit
+        (:func:`cox_monotone`, :func:`cox_batch`). Not the other way round
+        (lifelines started at a fit of vcpcr's): lifelines' likelihood-ratio
+        test would then refit a wrong null model.
         """
         time, event = outcome[:, 0], outcome[:, 1]
         codes = (
@@ -704,13 +717,13 @@ class Cox(Family):
             if strata is None
             else np.unique([repr(k) for k in strata], return_inverse=True)[1]
         )
-        separated = False
-        if design.shape[1]:  # the empty model has nothing to separate
-            fit = cox_batch(design[None], time, event > 0, strata=codes, firth=True)
-            # monotone: Firth's estimate replaced the fit, or even it found no
-            # maximum (a design lifelines fitted is of full rank, so a fit
-            # that is not ok has run off to infinity)
-            separated = fit.firth is not None and bool(fit.firth[0] or not fit.ok[0])
+        separated = bool(design.shape[1]) and cox_monotone(  # empty: nothing
+            design,
+            time,
+            event > 0,
+            result.params_.to_numpy(dtype=np.float64),
+            strata=codes,
+        )
         if separated:
             warnings.warn(
                 "The Cox outcome model (step 2) has a monotone partial "

@@ -8,7 +8,10 @@ whether the fit is certainly the one the per-point adapter of
 :mod:`vcpcr._outcome` / :class:`vcpcr._families.Cox` would return. Where it
 is not (a rank-deficient design, a logistic fit without a certificate that
 the data are not separated, a Newton iteration that did not converge) the
-caller fits that design with the per-point adapter.
+caller fits that design with the per-point adapter. :func:`cox_monotone`
+asks whether one Cox fit made elsewhere (lifelines', the final model's step
+2) is a finite maximum, by one evaluation at it, and lets ``cox_batch``'s
+switch to Firth's estimate decide only where it is not.
 
 * OLS: ``pinv(A) @ y`` with ``A = [1, M]``, the pseudo-inverse with
   statsmodels' cutoff (singular values below ``1e-15`` times the largest are
@@ -49,7 +52,7 @@ from numpy.typing import NDArray
 from vcpcr._solvers.distributions import LOGISTIC
 from vcpcr._solvers.partial_likelihood import RiskSets
 
-__all__ = ["BatchFit", "cox_batch", "logit_batch", "ols_batch"]
+__all__ = ["BatchFit", "cox_batch", "cox_monotone", "logit_batch", "ols_batch"]
 
 
 class BatchFit(NamedTuple):
@@ -415,6 +418,57 @@ def _informative(
     out = np.all(np.isfinite(scaled), axis=(1, 2))
     out[out] = np.linalg.eigvalsh(scaled[out])[:, 0] > _MIN_INFORMATION
     return out
+
+
+#: A fit is stationary when Newton's step from it moves no coefficient by
+#: more than this many standard deviations of its column (the step's size in
+#: the linear predictor). A converged fit's step is below ~1e-6 (lifelines
+#: stops at a Newton decrement below 1e-12); a fit that runs off along a
+#: separating direction keeps steps of the order of one (the inverse of the
+#: gap it separates), until ``exp(eta)`` underflows and the information
+#: vanishes (:func:`_informative`).
+_STATIONARY = 1e-3
+
+
+def cox_monotone(
+    M: NDArray[np.float64],
+    time: NDArray[np.float64],
+    event: NDArray[np.bool_],
+    coef: NDArray[np.float64],
+    *,
+    strata: NDArray[np.intp] | None = None,
+) -> bool:
+    """Whether the partial likelihood of ``M`` is monotone, read from a fit.
+
+    ``coef`` is a Cox fit of ``M`` made elsewhere (lifelines' ``params_``,
+    Efron ties). It is a finite maximum, and the answer is False, when
+    Newton's step from it is negligible (:data:`_STATIONARY`) and the
+    information there does not vanish (:func:`_informative`): one
+    evaluation of the partial likelihood at ``coef``. Otherwise the fit ran
+    off along a separating direction, or it stopped short of a finite
+    maximum; :func:`cox_batch` with ``firth=True`` decides then (monotone
+    where it switches to Firth's estimate, or even that fails), by its
+    Newton iteration from zero, the test the folds use.
+
+    Parameters
+    ----------
+    M : ndarray of shape (n_samples, k)
+        The design (``k >= 1``, full column rank).
+    time, event, strata
+        As for :func:`cox_batch`.
+    coef : ndarray of shape (k,)
+        The fit.
+    """
+    strat = _Strata(M[None], time, event, strata)
+    if strat.pieces:  # with events
+        first, b = np.zeros(1, dtype=np.intp), np.asarray(coef, dtype=np.float64)[None]
+        _, grad, info = strat.information(strat.designs(first), b)
+        step = _solve(info, grad)[0] * M.std(axis=0)  # in the columns' SDs
+        stationary = np.all(np.isfinite(step)) and np.abs(step).max() < _STATIONARY
+        if stationary and _informative(strat, first, b)[0]:
+            return False
+    fit = cox_batch(M[None], time, event, strata=strata, firth=True)
+    return bool(_firth_rows(fit)[0] or not fit.ok[0])
 
 
 def _firth_rows(fit: BatchFit) -> NDArray[np.bool_]:
