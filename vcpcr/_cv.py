@@ -78,6 +78,10 @@ from vcpcr.exceptions import (
 __all__ = ["VCPCRCV"]
 
 
+#: The attributes the input route (``VCPCRBase._fit_input``) sets to describe
+#: the data, which the refit copies (:meth:`VCPCRCV._refit_estimator`).
+_DESCRIPTIVE = ("n_features_in_", "feature_names_in_", "model_spec_")
+
 #: The grid's parameters, first in ``best_params_`` (a ``cv_results_`` row's
 #: ``params``).
 GRID_PARAMS = ("n_clusters", "delta", "lam_ratio")
@@ -854,15 +858,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
             }
         )
         if self.refit:
-            with warnings.catch_warnings():
-                # An empty model chosen by the CV is an answer, not a mistake
-                # to warn about (the summary's tuning note says it), and the
-                # rows dropped above are not announced once more.
-                warnings.filterwarnings("ignore", "No feature was selected")
-                warnings.filterwarnings(
-                    "ignore", r"Dropped \d+ of \d+ rows", VCPCRWarning
-                )
-                self.best_estimator_ = self._refit_estimator().fit(X, y)
+            self.best_estimator_ = self._refit_estimator(data)
         return self
 
     def _unit_outcome(
@@ -1205,11 +1201,24 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         }
         return {**point, **rest}
 
-    def _refit_estimator(self) -> VCPCR:
-        """Return the VCPCR to refit: ``VCPCR(**best_params_)``."""
+    def _refit_estimator(self, data: FitInput) -> VCPCR:
+        """Return ``VCPCR(**best_params_)`` fitted on the CV's checked ``data``.
+
+        As scikit-learn's ``LinearModelCV``: the refit solves the data this
+        fit validated (:meth:`VCPCR._fit_validated`), and the attributes that
+        the input route set to describe them (``n_features_in_``,
+        ``feature_names_in_``, ``model_spec_``) are copied, not derived
+        again. An empty model chosen by the CV is an answer, not a mistake
+        to warn about (the summary's tuning note says it): ``VCPCR.fit``'s
+        warning is not raised.
+        """
         estimator = VCPCR(**self.best_params_)
         config = getattr(self, "_sklearn_output_config", {}).get("transform")
-        return estimator.set_output(transform=config)
+        estimator.set_output(transform=config)
+        for name in _DESCRIPTIVE:
+            if hasattr(self, name):
+                setattr(estimator, name, getattr(self, name))
+        return estimator._fit_validated(data)
 
     # ------------------------------------------------------------ delegation
     def _best(self) -> VCPCR:
