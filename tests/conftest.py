@@ -80,6 +80,29 @@ def printed_lines(code):
     return [line.rstrip() for line in out.splitlines()]
 
 
+def run_fold(X, y, train, test, spec, seed):
+    """``fit_fold`` on one fold of ``(X, y)``, the response prepared once.
+
+    As ``VCPCRCV`` runs a fold: ``y`` validated by the family's ``prepare``
+    on all rows, restricted to the training rows (``Family.restrict``), the
+    test rows' prepared outcome for the family's scorings and their ``y``
+    for a scorer of a fold model.
+    """
+    from vcpcr._tuning import fit_fold
+
+    family = spec.family
+    prepared = family.prepare(y)
+    return fit_fold(
+        X[train],
+        family.restrict(prepared, train),
+        X[test],
+        prepared.outcome[test],
+        spec,
+        seed,
+        y_test=np.asarray(y)[test],
+    )
+
+
 def make_blocks(n=60, n_blocks=4, block_size=5, n_noise=20, rho=0.8, seed=0):
     """X with correlated blocks plus noise variables, and y driven by blocks 0 and 2.
 

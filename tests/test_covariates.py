@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import run_fold
 from numpy.testing import assert_allclose
 from sklearn.base import clone
 from sklearn.linear_model import ElasticNet
@@ -318,7 +319,7 @@ def test_cv_fold_equals_vcpcr_with_covariates(family, data, scoring):
     from vcpcr._families import FAMILIES
     from vcpcr._scoring import batch_scoring, get_scorer
     from vcpcr._sos_nmf import random_partition
-    from vcpcr._tuning import FoldSpec, Grid, fit_fold
+    from vcpcr._tuning import FoldSpec, Grid
 
     if family == "cox":
         pytest.importorskip("sksurv")
@@ -341,7 +342,7 @@ def test_cv_fold_equals_vcpcr_with_covariates(family, data, scoring):
         batch_scoring(scoring, FAMILIES[family]),
         2,
     )
-    out = fit_fold(A[train], y[train], A[test], y[test], spec, seed)
+    out = run_fold(A, y, train, test, spec, seed)
     init = random_partition(A.shape[1] - 2, K, np.random.default_rng(seed))
     model = VCPCR(
         K, family=family, delta=delta, lam_ratio=ratio, init=init, covariates=[0, 1]
@@ -531,11 +532,9 @@ def test_cv_fold_with_strata_equals_vcpcr_with_strata(scoring):
     part scores."""
     pytest.importorskip("sksurv")
     pytest.importorskip("lifelines")
-    from vcpcr._tuning import fit_fold
-
     A, y, spec, seed, model, scorer = _stratified_fold(scoring)
     train, test = np.arange(60), np.arange(60, len(y))
-    out = fit_fold(A[train], y[train], A[test], y[test], spec, seed)
+    out = run_fold(A, y, train, test, spec, seed)
     model.fit(A[train], y[train])
     assert model.strata_names_ == ["x2"]
     assert_allclose(out.scores, [scorer(model, A[test], y[test])], rtol=1e-7)
@@ -549,11 +548,9 @@ def test_cv_stratified_partial_likelihood_against_lifelines():
     training rows."""
     pytest.importorskip("sksurv")
     pytest.importorskip("lifelines")
-    from vcpcr._tuning import fit_fold
-
     A, y, spec, seed, model, _ = _stratified_fold("neg_partial_likelihood_deviance")
     train, test = np.arange(60), np.arange(60, len(y))
-    out = fit_fold(A[train], y[train], A[test], y[test], spec, seed)
+    out = run_fold(A, y, train, test, spec, seed)
     model.fit(A[train], y[train])
     fitter = model.result_
 

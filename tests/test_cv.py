@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
-from conftest import PREVIOUS_DEFAULT, make_blocks
+from conftest import PREVIOUS_DEFAULT, make_blocks, run_fold
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
@@ -27,7 +27,7 @@ from vcpcr import (
 )
 from vcpcr._families import FAMILIES
 from vcpcr._scaling import standardize
-from vcpcr._tuning import PAIRED_N_SE, FoldSpec, Grid, fit_fold, selected_index
+from vcpcr._tuning import PAIRED_N_SE, FoldSpec, Grid, selected_index
 
 KF = KFold(3, shuffle=True, random_state=0)
 
@@ -79,7 +79,7 @@ def test_fold_matches_looped_single_fits(blocks):
         VCPCR(),
         get_scorer("neg_mean_squared_error"),
     )
-    out = fit_fold(X[train], y[train], X[test], y[test], spec, seed=123)
+    out = run_fold(X, y, train, test, spec, seed=123)
     ref = _loop_fold_scores(X[train], y[train], X[test], y[test], grid, 3, 123)
     assert_allclose(out.scores, ref, rtol=1e-9)
     assert out.sizes[-1] == 0  # lam_ratio = 1 selects nothing

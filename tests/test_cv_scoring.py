@@ -554,7 +554,7 @@ def test_cox_batch_concordance_ranks_linear_predictors_beyond_exp_range():
     eta = np.array([[900.0, 800.0, 1.0, 0.0]])  # perfectly concordant
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        c = SCORINGS["cox"].score_batch("concordance", eta, y, None)
+        c = SCORINGS["cox"].score_batch("concordance", eta, y)
     assert_allclose(c, [1.0])
 
 

@@ -28,8 +28,10 @@ from vcpcr._input import (
     Design,
     check_strata,
     resolve_input,
+    take,
     validated_design,
 )
+from vcpcr._scaling import standardize
 from vcpcr._validation import check_scalar
 from vcpcr._weights import WeightScheme, check_scheme
 
@@ -67,6 +69,30 @@ class FitInput(NamedTuple):
     layout: ColumnLayout  # covariates, clustered columns, strata
     scheme: WeightScheme  # the ``weights`` parameter's scheme, checked
     rows: NDArray[np.intp] | None = None  # rows of X kept by missing="drop"
+
+    def take(self, rows: NDArray[np.intp]) -> FitInput:
+        """Return the checked data of some of its rows (a resample, a part).
+
+        ``rows`` are positions among this input's rows. ``X``, ``y``, the
+        prepared response (:meth:`vcpcr._families.Family.restrict`, which
+        recomputes what depends on all rows, e.g. the gaussian target's
+        scale), the standardized covariates and the layout's raw covariates
+        and strata are sliced, nothing is validated again: the columns'
+        roles, names and levels are the whole input's. ``rows`` of the result
+        index the user's ``X`` (through ``missing="drop"``'s rows).
+        """
+        d, layout = self.design, self.layout
+        X = d.X[rows]
+        Z = X[:, d.covariates]  # as the input route takes them (same bits)
+        design = d._replace(
+            X=X,
+            y=take(d.y, rows),
+            Zs=None if d.Zs is None else standardize(Z)[0],
+            prepared=self.family.restrict(d.prepared, rows),
+        )
+        S = None if layout.S is None else X[:, d.strata]
+        kept = rows if self.rows is None else self.rows[rows]
+        return self._replace(design=design, layout=layout._replace(Z=Z, S=S), rows=kept)
 
 
 class VCPCRBase(TransformerMixin, BaseEstimator):

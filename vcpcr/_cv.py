@@ -78,6 +78,10 @@ from vcpcr.exceptions import (
 __all__ = ["VCPCRCV"]
 
 
+#: The attributes the input route (``VCPCRBase._fit_input``) sets to describe
+#: the data, which the refit copies (:meth:`VCPCRCV._refit_estimator`).
+_DESCRIPTIVE = ("n_features_in_", "feature_names_in_", "model_spec_")
+
 #: The grid's parameters, first in ``best_params_`` (a ``cv_results_`` row's
 #: ``params``).
 GRID_PARAMS = ("n_clusters", "delta", "lam_ratio")
@@ -790,7 +794,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         )
         folds = self._folds(family, Xa, yv, prepared)
         check_fold_columns(clustered, folds)
-        _check_folds(family, yv, folds, max(grid.n_clusters))
+        _check_folds(family, prepared, folds, max(grid.n_clusters))
         if n_strata:
             strata_names = [data.design.names[j] for j in data.design.strata]
             _check_fold_strata(
@@ -823,8 +827,8 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
             self.latent,
             self._fold_names(data),
         )
-        y_folds, exponent, degree = self._unit_outcome(family, yv, prepared)
-        results = self._run_folds(Xa, y_folds, folds, spec, progress)
+        unit, y_folds, exponent, degree = self._unit_outcome(family, yv, prepared)
+        results = self._run_folds(Xa, unit, y_folds, folds, spec, progress)
         self.cv_results_ = self._results_frame(grid, results)
         if self.scoring == POOLED:
             strata = (
@@ -835,8 +839,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
                 else None
             )
             # the folds' outcome: a gaussian y on their unit scale (exponent)
-            outcome = np.ldexp(prepared.outcome, -exponent)
-            self._pool(family, folds, results, outcome, strata)
+            self._pool(family, folds, results, unit.outcome, strata)
         self._warn_fold_issues(results, len(grid.points()))
         self.best_index_ = self._select(family)
         self.cv_results_ = _scores_in_units(self.cv_results_, exponent * degree)
@@ -854,20 +857,12 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
             }
         )
         if self.refit:
-            with warnings.catch_warnings():
-                # An empty model chosen by the CV is an answer, not a mistake
-                # to warn about (the summary's tuning note says it), and the
-                # rows dropped above are not announced once more.
-                warnings.filterwarnings("ignore", "No feature was selected")
-                warnings.filterwarnings(
-                    "ignore", r"Dropped \d+ of \d+ rows", VCPCRWarning
-                )
-                self.best_estimator_ = self._refit_estimator().fit(X, y)
+            self.best_estimator_ = self._refit_estimator(data)
         return self
 
     def _unit_outcome(
         self, family: Family, y: Any, prepared: Prepared
-    ) -> tuple[Any, int, int]:
+    ) -> tuple[Prepared, Any, int, int]:
         """Return the folds' outcome, on a unit scale when the score allows it.
 
         A gaussian ``y`` is scaled by ``2**-exponent`` (exact in floating
@@ -878,12 +873,14 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         ``2**(exponent * degree)``, with the scorer's ``degree`` (2 for the
         mean squared error, 1 for the (root) mean (absolute) error, 0 for
         R^2); a scorer of unknown degree sees ``y`` itself, with a warning
-        if its scale is out of float64's reach. Returns ``(y, exponent,
-        degree)``.
+        if its scale is out of float64's reach. Returns ``(prepared, y,
+        exponent, degree)``: the folds' prepared response and their response
+        as a scorer of a fold model takes it (the user's ``y``, or the
+        prepared outcome on its unit scale).
         """
         degrees = scoring_of(family).unit_degrees
         if not degrees:
-            return y, 0, 0
+            return prepared, y, 0, 0
         spread = float(standardize(prepared.outcome)[2])  # no under/overflow
         exponent = int(np.frexp(spread)[1])
         callable_scoring = self.scoring is not None and not isinstance(
@@ -892,7 +889,8 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         name = scoring_name(self.scoring, family)
         degree = None if callable_scoring else degrees.get(name)
         if degree is not None:
-            return np.ldexp(prepared.outcome, -exponent), exponent, degree
+            unit = prepared._replace(outcome=np.ldexp(prepared.outcome, -exponent))
+            return unit, unit.outcome, exponent, degree
         if abs(exponent) > _SAFE_EXPONENT:
             which = "a callable scoring" if callable_scoring else f"scoring={name!r}"
             warnings.warn(
@@ -904,21 +902,26 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
                 VCPCRWarning,
                 stacklevel=user_stacklevel(),
             )
-        return y, 0, 0
+        return prepared, y, 0, 0
 
     def _run_folds(
         self,
         X: NDArray[np.float64],
+        prepared: Prepared,
         y: Any,
         folds: list[Any],
         spec: FoldSpec,
         progress: bool,
     ) -> list[FoldResult]:
-        """Run the folds through joblib (in order, whatever the backend)."""
+        """Run the folds through joblib (in order, whatever the backend).
+
+        ``prepared`` is the response as validated by the fit, ``y`` as a
+        scorer of a fold model takes it (see :meth:`_unit_outcome`).
+        """
         seeds = task_seeds(self.random_state, len(folds))
         ys = np.asarray(y)
         tasks = [
-            (X, ys, tr, te, spec, seed)
+            (X, prepared, ys, tr, te, spec, seed)
             for (tr, te), seed in zip(folds, seeds, strict=True)
         ]
         timed = run_parallel(
@@ -1205,11 +1208,24 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         }
         return {**point, **rest}
 
-    def _refit_estimator(self) -> VCPCR:
-        """Return the VCPCR to refit: ``VCPCR(**best_params_)``."""
+    def _refit_estimator(self, data: FitInput) -> VCPCR:
+        """Return ``VCPCR(**best_params_)`` fitted on the CV's checked ``data``.
+
+        As scikit-learn's ``LinearModelCV``: the refit solves the data this
+        fit validated (:meth:`VCPCR._fit_validated`), and the attributes that
+        the input route set to describe them (``n_features_in_``,
+        ``feature_names_in_``, ``model_spec_``) are copied, not derived
+        again. An empty model chosen by the CV is an answer, not a mistake
+        to warn about (the summary's tuning note says it): ``VCPCR.fit``'s
+        warning is not raised.
+        """
         estimator = VCPCR(**self.best_params_)
         config = getattr(self, "_sklearn_output_config", {}).get("transform")
-        return estimator.set_output(transform=config)
+        estimator.set_output(transform=config)
+        for name in _DESCRIPTIVE:
+            if hasattr(self, name):
+                setattr(estimator, name, getattr(self, name))
+        return estimator._fit_validated(data)
 
     # ------------------------------------------------------------ delegation
     def _best(self) -> VCPCR:
@@ -1606,8 +1622,14 @@ def _split(splitter: Any, X: Any, y: Any) -> list[Any]:
 _NON_FINITE = "the CV score was not finite on the test fold"
 
 
-def _check_folds(family: Family, y: Any, folds: list[Any], max_k: int) -> None:
-    """Raise a ValueError naming the first CV fold that cannot be fitted or scored."""
+def _check_folds(
+    family: Family, prepared: Prepared, folds: list[Any], max_k: int
+) -> None:
+    """Raise a ValueError naming the first CV fold that cannot be fitted or scored.
+
+    ``prepared`` is the fit's validated response
+    (:meth:`vcpcr._families.Family.part_problem` reads it).
+    """
     for i, (train, test) in enumerate(folds):
         if max_k + 1 >= len(train):
             raise ValueError(
@@ -1615,7 +1637,7 @@ def _check_folds(family: Family, y: Any, folds: list[Any], max_k: int) -> None:
                 f"{max_k} (the outcome model needs n_clusters + 1 < rows). Use "
                 f"smaller n_clusters or fewer folds (cv)."
             )
-        problem = family.fold_problem(y, train, test)
+        problem = family.part_problem(prepared, train, test)
         if problem is not None:
             raise ValueError(
                 f"CV fold {i} of {len(folds)}: {problem}. Use fewer folds (cv) "
@@ -1656,6 +1678,7 @@ def _check_fold_levels(
 
 def _timed_fit_fold(
     X: NDArray[np.float64],
+    prepared: Prepared,
     y: Any,
     train: NDArray[np.intp],
     test: NDArray[np.intp],
@@ -1668,8 +1691,19 @@ def _timed_fit_fold(
     (which joblib memory-maps for its worker processes when it is large, and
     dask scatters once):
     the parent holds no per-fold copies, and ``fit_fold`` standardizes its
-    own ``X[train]`` in place.
+    own ``X[train]`` in place. The response is the fit's ``prepared`` one,
+    restricted to the fold's rows without validating it again
+    (:meth:`vcpcr._families.Family.restrict`); ``y`` is the response as a
+    scorer of a fold model takes it.
     """
     start = time.perf_counter()
-    result = fit_fold(X[train], y[train], X[test], y[test], spec, seed)
+    result = fit_fold(
+        X[train],
+        spec.family.restrict(prepared, train),
+        X[test],
+        prepared.outcome[test],
+        spec,
+        seed,
+        y_test=y[test],
+    )
     return result, time.perf_counter() - start

@@ -48,6 +48,7 @@ from vcpcr._validation import (
     check_array,
     check_choice,
     check_finite,
+    check_informative,
     check_survival,
     check_varying,
     missing_to_nan,
@@ -317,9 +318,34 @@ class Family(abc.ABC):
         """
         return {}
 
-    def fold_problem(self, y: Any, train: Any, test: Any) -> str | None:
-        """Say what makes a CV fold unusable for this family, or None."""
+    def restrict(self, prepared: Prepared, rows: NDArray[np.intp]) -> Prepared:
+        """Return the prepared response of ``rows`` (a CV fold, a resample).
+
+        What :meth:`prepare` would return on those rows of ``y``, without
+        validating them again: the rows of ``outcome`` and
+        ``weights_target``, the same ``classes``. A family whose target
+        depends on all its rows recomputes it (the gaussian target's scale).
+        """
+        return prepared._replace(
+            outcome=prepared.outcome[rows],
+            weights_target=prepared.weights_target[rows],
+        )
+
+    def part_problem(self, prepared: Prepared, train: Any, test: Any) -> str | None:
+        """Say what makes a split's parts unusable for this family, or None.
+
+        ``prepared`` is :meth:`prepare`'s response of all rows, ``train``
+        and ``test`` the rows of the two parts (a CV fold, a sample split).
+        """
         return None
+
+    def fold_problem(self, y: Any, train: Any, test: Any) -> str | None:
+        """:meth:`part_problem` of the response as the user gave it.
+
+        For a caller that holds ``y`` unprepared (the multi-split);
+        :class:`VCPCRCV` asks :meth:`part_problem` of its prepared response.
+        """
+        return self.part_problem(self.prepare(y), train, test)
 
     def level_problem(self, outcome: Any, rows: NDArray[np.intp]) -> str | None:
         """Say why a covariate level (its ``rows``) has no finite coefficient.
@@ -386,7 +412,15 @@ class Gaussian(_StatsmodelsFamily):
 
     def prepare(self, y: Any) -> Prepared:
         """Validate the numeric response: finite numbers, not constant."""
-        yf = check_array(y, "y", ensure_2d=False)
+        return self._target(check_array(y, "y", ensure_2d=False))
+
+    def restrict(self, prepared: Prepared, rows: NDArray[np.intp]) -> Prepared:
+        """Return the rows' response, standardized on them (and not constant)."""
+        return self._target(prepared.outcome[rows])
+
+    @staticmethod
+    def _target(yf: NDArray[np.float64]) -> Prepared:
+        """Return the response and its weights target, standardized on its rows."""
         check_varying(yf, "y")
         return Prepared(yf, standardize_columns(yf)[0])
 
@@ -543,17 +577,16 @@ class Binomial(_StatsmodelsFamily):
             f"level needs rows of both classes"
         )
 
-    def fold_problem(self, y: Any, train: Any, test: Any) -> str | None:
-        """Name a fold part that misses a class."""
-        ya = np.asarray(y)
-        classes = np.unique(ya)
+    def part_problem(self, prepared: Prepared, train: Any, test: Any) -> str | None:
+        """Name a part that misses a class (``prepared.classes``)."""
+        y01, classes = prepared.outcome, np.asarray(prepared.classes)
         for part, idx in (("training", train), ("test", test)):
-            missing = np.setdiff1d(classes, np.unique(ya[idx]))
+            missing = np.setdiff1d([0.0, 1.0], y01[idx])
             if missing.size:
                 return (
                     f"its {part} part ({len(idx)} rows) has no sample of class "
-                    f"{missing[:1].tolist()[0]!r} (which has "
-                    f"{int(np.sum(ya == missing[0]))} sample(s) in y)"
+                    f"{classes[int(missing[0]) :][:1].tolist()[0]!r} (which has "
+                    f"{int(np.sum(y01 == missing[0]))} sample(s) in y)"
                 )
         return None
 
@@ -792,9 +825,14 @@ class Cox(Family):
             )
         return None
 
-    def fold_problem(self, y: Any, train: Any, test: Any) -> str | None:
-        """Name a fold part without events, or an unusable training part."""
-        time, event = check_survival(y)
+    def part_problem(self, prepared: Prepared, train: Any, test: Any) -> str | None:
+        """Name a part without events, or a training part without information.
+
+        The training part's times and events are rows of a validated
+        outcome: only their information is checked
+        (:func:`vcpcr._validation.check_informative`).
+        """
+        time, event = prepared.outcome[:, 0], prepared.outcome[:, 1] == 1
         for part, idx in (("training", train), ("test", test)):
             if not event[idx].any():
                 return (
@@ -802,7 +840,7 @@ class Cox(Family):
                     f"{int(event.sum())} events in {event.size} rows)"
                 )
         try:
-            check_survival(np.column_stack([time[train], event[train]]))
+            check_informative(time[train], event[train])
         except ValueError as exc:
             return f"its training part ({len(train)} rows) is unusable: {exc}"
         return None

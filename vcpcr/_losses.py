@@ -23,7 +23,6 @@ from vcpcr._solvers.cox import cox_lasso_delta_max, cox_lasso_path, cox_ridge_pa
 from vcpcr._solvers.enet import enet_binomial_path, enet_gaussian_path
 from vcpcr._solvers.kkt import WeightsPath
 from vcpcr._solvers.ridge import ridge_binomial_path, ridge_gaussian_path
-from vcpcr._validation import check_survival
 
 __all__ = [
     "LOSSES",
@@ -189,8 +188,12 @@ class CoxLoss(PenalizedLoss):
     may_diverge = True
 
     def lasso_delta_max(self, Xs: NDArray[np.float64], target: Any) -> float:
-        """From the gradient of the partial likelihood at zero."""
-        time, event = check_survival(target)
+        """From the gradient of the partial likelihood at zero.
+
+        ``target`` is the prepared ``(time, event)`` columns
+        (:meth:`vcpcr._families.Cox.prepare`), not validated again.
+        """
+        time, event = target[:, 0], target[:, 1] == 1
         return cox_lasso_delta_max(Xs, time, event)
 
     def penalized_path(

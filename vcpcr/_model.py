@@ -14,7 +14,7 @@ from sklearn.base import clone
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from vcpcr._base import VCPCRBase
+from vcpcr._base import FitInput, VCPCRBase
 from vcpcr._clustering import (
     KeptStart,
     best_start,
@@ -556,11 +556,27 @@ class VCPCR(SummaryMixin, VCPCRBase):
         VCPCRWarning
             When ``n_clusters > n_features``: ``n_features`` clusters are used.
         """
-        data = self._fit_data(X, y)
+        self._fit_validated(self._fit_input(X, y))
+        if self.n_clusters_ == 0:
+            self._warn_nothing_selected()
+        return self
+
+    def _fit_validated(self, data: FitInput) -> VCPCR:
+        """Fit on data the input route has checked (:meth:`VCPCRBase._fit_input`).
+
+        ``fit`` below its door: the weights, the clustering and step 2 on
+        ``data`` as it is, without validating it again. :class:`VCPCRCV`
+        refits its chosen point through here on the data it validated, after
+        copying the attributes that describe them (``n_features_in_``,
+        ``feature_names_in_``, ``model_spec_``); the warning that no feature
+        was selected is ``fit``'s (an empty model chosen by the CV is an
+        answer). Returns self.
+        """
+        problem = self._fit_data(data)
         solution = best_start(
-            data.Xs,
-            data.weights,
-            data.starts,
+            problem.Xs,
+            problem.weights,
+            problem.starts,
             float(self.lam_ratio),
             max_iter=self.max_iter,
             tol=self.tol,
@@ -568,20 +584,18 @@ class VCPCR(SummaryMixin, VCPCRBase):
             warn=True,
         )
         self._set_solution(
-            data.Xs,
-            data.mean,
-            data.scale,
-            data.prepared,
-            data.weights,
+            problem.Xs,
+            problem.mean,
+            problem.scale,
+            problem.prepared,
+            problem.weights,
             solution,
-            yname=data.yname,
-            layout=data.layout,
-            weights_kkt=data.weights_kkt,
+            yname=problem.yname,
+            layout=problem.layout,
+            weights_kkt=problem.weights_kkt,
         )
-        if self.n_clusters_ == 0:
-            self._warn_nothing_selected()
         if self._family.estimator_type == "regressor":
-            _warn_unsafe_scale(data.prepared.outcome, type(self).__name__)
+            _warn_unsafe_scale(problem.prepared.outcome, type(self).__name__)
         return self
 
     def _warn_nothing_selected(self) -> None:
@@ -603,15 +617,13 @@ class VCPCR(SummaryMixin, VCPCRBase):
             stacklevel=user_stacklevel(),
         )
 
-    def _fit_data(self, X: ArrayLike, y: ArrayLike | None) -> _FitData:
-        """Validate and standardize the data, compute the weights, draw the starts.
+    def _fit_data(self, data: FitInput) -> _FitData:
+        """Standardize the checked data, compute the weights, draw the starts.
 
-        The data go through the shared input route
-        (:meth:`VCPCRBase._fit_input`), which sets the attributes that
-        describe them (``n_features_in_``, ``feature_names_in_``,
-        ``model_spec_``).
+        ``data`` is the shared input route's (:meth:`VCPCRBase._fit_input`),
+        which set the attributes that describe them (``n_features_in_``,
+        ``feature_names_in_``, ``model_spec_``).
         """
-        data = self._fit_input(X, y)
         d, owner = data.design, type(self).__name__
         n_clusters = cap_n_clusters(int(self.n_clusters), d.clustered.size, owner)
         Xs, mean, scale = standardize(d.X[:, d.clustered])
@@ -682,7 +694,8 @@ class VCPCR(SummaryMixin, VCPCRBase):
         ratios = check_lam_ratios(
             default if lam_ratios is None else lam_ratios, owner="VCPCR.path"
         )
-        data = clone(self)._fit_data(X, y)
+        est = clone(self)
+        data = est._fit_data(est._fit_input(X, y))
         zeros = np.zeros(ratios.size, dtype=np.intp)
         solved = best_starts(
             data.Xs,

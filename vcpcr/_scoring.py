@@ -234,23 +234,26 @@ class FamilyScoring(abc.ABC):
     unit_degrees: ClassVar[dict[str, int]] = {}
 
     def score_batch(
-        self, scoring: str, eta: NDArray[np.float64], y: Any, classes: Any
+        self, scoring: str, eta: NDArray[np.float64], outcome: NDArray[np.float64]
     ) -> NDArray[np.float64] | None:
-        """Scores of the linear predictors ``eta`` (B, n) on the test fold ``y``.
+        """Scores of the linear predictors ``eta`` (B, n) on the test fold.
 
-        None when ``scoring`` is not vectorized here, or where the scorer
-        would raise or warn on this fold (the caller then scores per point).
+        ``outcome`` is the test rows' prepared outcome (the rows of
+        :meth:`vcpcr._families.Family.prepare`'s ``outcome``: validated once,
+        by the fit). None when ``scoring`` is not vectorized here, or where
+        the scorer would raise or warn on this fold (the caller then scores
+        per point).
         """
         metric = self.batch_scorings.get(scoring)
         if metric is None:
             return None
-        return self._batch_score(metric, eta, y, classes)
+        return self._batch_score(metric, eta, outcome)
 
     @abc.abstractmethod
     def _batch_score(
-        self, metric: _Metric, eta: NDArray[np.float64], y: Any, classes: Any
+        self, metric: _Metric, eta: NDArray[np.float64], outcome: NDArray[np.float64]
     ) -> NDArray[np.float64] | None:
-        """Apply a vectorized ``metric`` to ``eta`` and the test outcome."""
+        """Apply a vectorized ``metric`` to ``eta`` and the prepared test outcome."""
 
     def score_fold(
         self,
@@ -258,21 +261,25 @@ class FamilyScoring(abc.ABC):
         eta_train: NDArray[np.float64],
         train_outcome: Any,
         eta_test: NDArray[np.float64],
-        y_test: Any,
+        test_outcome: NDArray[np.float64],
         strata: NDArray[np.intp] | None = None,
     ) -> NDArray[np.float64]:
         """Scores (B,) of a fold scoring (a name in :attr:`fold_scorings`).
 
-        ``strata`` labels the fold's rows (training rows, then test rows) by
-        stratum when the model is stratified.
+        ``train_outcome`` and ``test_outcome`` are the parts' prepared
+        outcomes; ``strata`` labels the fold's rows (training rows, then
+        test rows) by stratum when the model is stratified.
         """
         raise ValueError(
             f"scoring={scoring!r} is not defined for family={self.name!r}."
         )
 
-    def fold_weight(self, y_test: Any) -> float:
-        """Weight of a fold in the mean of a fold scoring (its test rows)."""
-        return float(len(y_test))
+    def fold_weight(self, test_outcome: NDArray[np.float64]) -> float:
+        """Weight of a fold in the mean of a fold scoring (its test rows).
+
+        ``test_outcome`` is the test rows' prepared outcome.
+        """
+        return float(len(test_outcome))
 
 
 class GaussianScoring(FamilyScoring):
@@ -295,9 +302,9 @@ class GaussianScoring(FamilyScoring):
     }
 
     def _batch_score(
-        self, metric: _Metric, eta: NDArray[np.float64], y: Any, classes: Any
+        self, metric: _Metric, eta: NDArray[np.float64], outcome: NDArray[np.float64]
     ) -> NDArray[np.float64] | None:
-        return metric(eta, np.asarray(y, dtype=np.float64))
+        return metric(eta, outcome)
 
 
 class BinomialScoring(FamilyScoring):
@@ -312,9 +319,9 @@ class BinomialScoring(FamilyScoring):
     }
 
     def _batch_score(
-        self, metric: _Metric, eta: NDArray[np.float64], y: Any, classes: Any
+        self, metric: _Metric, eta: NDArray[np.float64], outcome: NDArray[np.float64]
     ) -> NDArray[np.float64] | None:
-        return metric(eta, np.asarray(y) == classes[1])
+        return metric(eta, outcome == 1)  # the 0/1 outcome: classes[1] is 1
 
 
 class CoxScoring(FamilyScoring):
@@ -336,11 +343,10 @@ class CoxScoring(FamilyScoring):
     }
 
     def _batch_score(
-        self, metric: _Metric, eta: NDArray[np.float64], y: Any, classes: Any
+        self, metric: _Metric, eta: NDArray[np.float64], outcome: NDArray[np.float64]
     ) -> NDArray[np.float64] | None:
-        time, event = check_survival(y)
         # The risk ranks as exp(eta) does, without its overflow to tied infs.
-        return metric(eta, time, event)
+        return metric(eta, outcome[:, 0], outcome[:, 1] == 1)
 
     def score_fold(
         self,
@@ -348,7 +354,7 @@ class CoxScoring(FamilyScoring):
         eta_train: NDArray[np.float64],
         train_outcome: Any,
         eta_test: NDArray[np.float64],
-        y_test: Any,
+        test_outcome: NDArray[np.float64],
         strata: NDArray[np.intp] | None = None,
     ) -> NDArray[np.float64]:
         """Cross-validated partial likelihood of a fold, per event (cv.glmnet).
@@ -365,9 +371,9 @@ class CoxScoring(FamilyScoring):
         """
         if scoring not in self.fold_scorings:
             return super().score_fold(
-                scoring, eta_train, train_outcome, eta_test, y_test, strata
+                scoring, eta_train, train_outcome, eta_test, test_outcome, strata
             )
-        time, event = check_survival(y_test)
+        time, event = test_outcome[:, 0], test_outcome[:, 1] > 0
         t_train, e_train = train_outcome[:, 0], train_outcome[:, 1] > 0
         n = t_train.size
         full = PROPORTIONAL_HAZARDS.log_likelihood(
@@ -379,11 +385,11 @@ class CoxScoring(FamilyScoring):
         part = PROPORTIONAL_HAZARDS.log_likelihood(
             eta_train, t_train, e_train, None if strata is None else strata[:n]
         )
-        return 2.0 * (full - part) / self.fold_weight(y_test)
+        return 2.0 * (full - part) / self.fold_weight(test_outcome)
 
-    def fold_weight(self, y_test: Any) -> float:
+    def fold_weight(self, test_outcome: NDArray[np.float64]) -> float:
         """Return the number of events in the test part (cv.glmnet's fold weight)."""
-        return float(check_survival(y_test)[1].sum())
+        return float(np.sum(test_outcome[:, 1] > 0))
 
 
 #: The CV scorings by family name (the families' names in

@@ -466,15 +466,16 @@ def _score_grid(
     fold: SolvedFold,
     spec: FoldSpec,
     scoring: str,
-    data: tuple[NDArray[np.float64], Any],
+    data: tuple[NDArray[np.float64], NDArray[np.float64], Any],
     failures: dict[int, str],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Fit step 2 of all grid points on the training fold, score them together.
 
     ``scoring`` is one of the family's ``batch_scorings`` or
     ``fold_scorings`` (:func:`vcpcr._scoring.scoring_of`; a fold scoring
-    also needs the training rows; ``data`` is the test design and the test
-    response; with strata, a fold scoring is stratified: see
+    also needs the training rows; ``data`` is the test design, the test
+    rows' prepared outcome and their response as the scorer of a fold model
+    takes it; with strata, a fold scoring is stratified: see
     :meth:`vcpcr._scoring.FamilyScoring.score_fold`); a point
     whose step 2 fails scores NaN. When the batched score is not defined on
     this fold, the scorer scores each point's fold model instead (and raises
@@ -501,7 +502,7 @@ def _score_grid(
     ]
     coef = _sparse_rows([c for c, _ in raw])
     intercept = np.array([b0 for _, b0 in raw])
-    Xte, yte = data
+    Xte, outcome, yte = data
     eta = coef @ Xte.T + intercept[:, None]
     eta_all[ok] = eta
     first = train.first
@@ -513,13 +514,13 @@ def _score_grid(
             eta_train.T,
             fold.prepared.outcome,
             eta,
-            yte,
+            outcome,
             strata=_stratum_labels(train, Xte),
         )
         return out, eta_all, clustered_all
     scores = None
     if np.all(np.isfinite(eta)):
-        scores = scorings.score_batch(scoring, eta, yte, fold.prepared.classes)
+        scores = scorings.score_batch(scoring, eta, outcome)
     if scores is None:  # the scorer raises or warns on this fold: let it
         return _score_points(fold, spec, (Xte, yte), failures), eta_all, clustered_all
     out[ok] = scores
@@ -548,20 +549,25 @@ def _stratum_labels(
 
 def fit_fold(
     Xtr: NDArray[np.float64],
-    ytr: Any,
+    prepared: Prepared,
     Xte: NDArray[np.float64],
-    yte: Any,
+    outcome: NDArray[np.float64],
     spec: FoldSpec,
     seed: int,
+    *,
+    y_test: Any,
 ) -> FoldResult:
     """Everything of one fold: weights, batched clustering, outcome, scores.
 
-    ``Xtr``'s clustered columns are standardized in place (see
-    :func:`train_fold`): pass a copy to keep it.
+    The response is validated once, by the fit: ``prepared`` is the
+    training rows' (:meth:`vcpcr._families.Family.restrict`), ``outcome``
+    the test rows' prepared outcome, which the family's scorings read, and
+    ``y_test`` the test rows' response as a scorer of a fold model takes it
+    (``scorer(estimator, X_test, y_test)``). ``Xtr``'s clustered columns are
+    standardized in place (see :func:`train_fold`): pass a copy to keep it.
     """
     family = spec.family
     train = train_fold(Xtr, spec.n_covariates, spec.n_strata, spec.names)
-    prepared = family.prepare(ytr)
     try:
         path = _fold_weights(train, prepared, spec)
     except FIT_ERRORS as exc:  # no delta can be fitted on this fold
@@ -576,10 +582,10 @@ def fit_fold(
         warnings.simplefilter("always", SeparationWarning)
         if spec.batch_scoring is not None:
             scores, eta, eta_clustered = _score_grid(
-                fold, spec, spec.batch_scoring, (Xte, yte), failures
+                fold, spec, spec.batch_scoring, (Xte, outcome, y_test), failures
             )
         else:
-            scores = _score_points(fold, spec, (Xte, yte), failures)
+            scores = _score_points(fold, spec, (Xte, y_test), failures)
     separated = sum(issubclass(c.category, SeparationWarning) for c in caught)
     for c in caught:
         if not issubclass(c.category, SeparationWarning):
@@ -593,18 +599,23 @@ def fit_fold(
         int(np.sum(~solved.converged)),
         np.isin(np.arange(scores.size), list(failures)),
         tuple(failures[i] for i in sorted(failures)),
-        _fold_weight(scoring_of(family), spec, yte),
+        _fold_weight(scoring_of(family), spec, outcome),
         eta,
         eta_clustered,
         np.full(scores.size, np.nan) if path.kkt is None else path.kkt[delta_index],
     )
 
 
-def _fold_weight(scorings: FamilyScoring, spec: FoldSpec, yte: Any) -> float | None:
-    """Return the fold's weight in the mean score (fold scorings), else None."""
+def _fold_weight(
+    scorings: FamilyScoring, spec: FoldSpec, outcome: NDArray[np.float64]
+) -> float | None:
+    """Return the fold's weight in the mean score (fold scorings), else None.
+
+    ``outcome`` is the test rows' prepared outcome.
+    """
     if spec.batch_scoring not in scorings.fold_scorings:
         return None
-    return scorings.fold_weight(yte)
+    return scorings.fold_weight(outcome)
 
 
 #: Standard errors of the difference from the best point that

@@ -21,6 +21,7 @@ __all__ = [
     "check_cv_param",
     "check_finite",
     "check_fraction",
+    "check_informative",
     "check_labels",
     "check_not_constant",
     "check_random_state",
@@ -760,7 +761,7 @@ def check_survival(
     t, d = check_time_event(time, event, name)
     if t.size < 2:
         raise ValueError(f"{name} has {t.size} sample(s); at least 2 are required.")
-    _check_informative(t, d, name)
+    check_informative(t, d, name)
     return t, d
 
 
@@ -899,10 +900,16 @@ def check_time_event(
     return t, ev == 1
 
 
-def _check_informative(
-    time: NDArray[np.float64], event: NDArray[np.bool_], name: str
+def check_informative(
+    time: NDArray[np.float64], event: NDArray[np.bool_], name: str = "y"
 ) -> None:
-    """Reject outcomes without events or with an uninformative likelihood."""
+    """Reject outcomes without events or with an uninformative likelihood.
+
+    :func:`check_survival`'s test of the values' information (see its
+    Notes), on checked ``time`` and ``event`` arrays: for a part of an
+    outcome already validated (a CV training fold), which needs no other
+    check.
+    """
     if not event.any():
         raise ValueError(
             f"{name} has no events: all {event.size} observations are censored, so "
