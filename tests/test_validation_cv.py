@@ -203,6 +203,107 @@ def test_vcpcr_is_deterministic_with_a_seed_and_reads_its_clinical_columns():
     assert "VCPCR minus clinical Cox" in first.summary().as_text()
 
 
+def _numbers(result):
+    """Every number of a result's folds, keyed by repeat, fold and model."""
+    return result.folds.drop(columns="error").set_index(["repeat", "fold", "model"])
+
+
+_FORMULAS = {
+    "covariates": ("Surv(time, event) ~ age + er | .", None, {}),
+    "strata_term": (
+        "Surv(time, event) ~ age + er + strata(node) | .",
+        None,
+        {"strata": "node"},
+    ),
+    "strata_param": ("Surv(time, event) ~ age + er | .", "node", {"strata": "node"}),
+}
+
+
+@pytest.mark.parametrize(
+    ("formula", "strata", "extra"), _FORMULAS.values(), ids=_FORMULAS.keys()
+)
+def test_a_formula_estimator_equals_the_same_model_with_covariates(
+    formula, strata, extra
+):
+    """#48 item 3: the formula's clinical part is the clinical model. The
+    fold-by-fold numbers of all three models (clinical Cox, VCPCR, Coxnet:
+    the formula's design, its clinical part unpenalized), the increments,
+    the names and the printed summary equal those of the same estimator
+    written with covariates= and strata= on the same seed."""
+    from vcpcr import VCPCR
+
+    X, y = _cohort(n=90, p=12, seed=4, gene_effect=1.0)
+    data = X.assign(time=y[:, 0], event=y[:, 1])
+    params = {"family": "cox", "n_clusters": 2, "n_init": 2, "lam_ratio": 0.3}
+    by_columns = _validate(
+        VCPCR(**params, covariates=["age", "er"], **extra), X, y, coxnet=True
+    )
+    by_formula = _validate(
+        VCPCR(**params, formula=formula, strata=strata), data, None, coxnet=True
+    )
+    assert (by_formula.covariates, by_formula.strata) == (
+        by_columns.covariates,
+        by_columns.strata,
+    )
+    assert by_formula.strata == ([extra["strata"]] if extra else [])
+    assert set(by_formula.folds["model"]) == {"clinical Cox", "VCPCR", "Coxnet"}
+    assert by_formula.folds["error"].isna().all()
+    assert_allclose(
+        _numbers(by_formula).to_numpy(float),
+        _numbers(by_columns).to_numpy(float),
+        rtol=1e-9,
+        atol=1e-12,
+    )
+    pd.testing.assert_index_equal(
+        _numbers(by_formula).index, _numbers(by_columns).index
+    )
+    assert by_formula.summary().as_text() == by_columns.summary().as_text()
+
+
+def test_a_formula_with_transformed_terms_fits_its_clinical_part():
+    """A clinical term that is no column (np.log(age + 5), C(node) of a
+    numeric column) is named by its text, and the clinical model is the Cox
+    model of those terms: equal to ClinicalCox on the columns computed by
+    hand, in every fold."""
+    from vcpcr import VCPCR
+    from vcpcr.validation import ClinicalCox
+
+    X, y = _cohort(n=90, p=12, seed=4, gene_effect=1.0)
+    data = X.assign(node=X["node"].astype(int), time=y[:, 0], event=y[:, 1])
+    formula = "Surv(time, event) ~ np.log(age + 5) + C(node) | . - er"
+    est = VCPCR(family="cox", n_clusters=2, n_init=2, formula=formula)
+    res = _validate(est, data, None)
+    assert res.covariates == ["np.log(age + 5)", "node"]
+    hand = X.assign(log_age=np.log(X["age"] + 5))  # node stays a string column
+    ref = _validate(ClinicalCox(covariates=["log_age", "node"]), hand, y)
+    clinical = _numbers(res).xs("clinical Cox", level="model")
+    assert_allclose(
+        clinical.to_numpy(float),
+        _numbers(ref).xs("clinical Cox", level="model").to_numpy(float),
+        rtol=1e-9,
+        atol=1e-12,
+    )
+
+
+def test_a_formula_without_a_clinical_model_names_the_fix():
+    from vcpcr import VCPCR
+
+    X, y = _cohort()
+    data = X.assign(time=y[:, 0], event=y[:, 1])
+    est = VCPCR(family="cox", formula="Surv(time, event) ~ .")
+    with pytest.raises(ValueError, match=r"has no clinical part.*left of '\|'"):
+        _validate(est, data, None)
+    with_clinic = est.set_params(formula="Surv(time, event) ~ age | .")
+    with pytest.raises(ValueError, match="Name the clinical columns in one place"):
+        _validate(with_clinic, data, None, covariates=["age"])
+    with pytest.raises(ValueError, match="pass no y"):
+        _validate(with_clinic, data, y)
+    with pytest.raises(TypeError, match="must be a pandas DataFrame"):
+        _validate(with_clinic, data.to_numpy(), None)
+    with pytest.raises(ValueError, match="y is required"):
+        _validate(VCPCR(family="cox", covariates=["age"]), X, None)
+
+
 def test_plot_draws_one_panel_per_metric():
     import matplotlib
 
@@ -248,10 +349,6 @@ def test_bad_estimators_and_data_name_the_fix():
         ValueError, match="must be a survival model; got family='gaussian'"
     ):
         _validate(VCPCR(family=gaussian, covariates=["age"]), X, y)
-    with pytest.raises(ValueError, match="must not use a formula"):
-        _validate(
-            VCPCR(family="cox", formula="Surv(t, e) ~ ."), X, y, covariates=["age"]
-        )
     with pytest.raises(TypeError, match="fit and predict"):
         _validate(object(), X, y, covariates=["age"])
     Xm = X.copy()

@@ -20,7 +20,7 @@ import inspect
 import numbers
 import warnings
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -30,7 +30,15 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import RepeatedStratifiedKFold, StratifiedKFold
 
 from vcpcr._families import family_name
-from vcpcr._input import check_column_names, check_same_rows
+from vcpcr._formula import (
+    DesignSpec,
+    as_list,
+    expand_names,
+    resolve_formula,
+    term_sources,
+    transform_new,
+)
+from vcpcr._input import check_column_names, check_same_rows, merge_covariates
 from vcpcr._parallel import (
     Checkpoint,
     check_failures,
@@ -192,6 +200,21 @@ class ClinicalCox(BaseEstimator):  # type: ignore[misc]
         )
         return self
 
+    def on_design(self, covariates: list[Any], strata: list[Any]) -> ClinicalCox:
+        """Return this model (unfitted) on a design's clinical columns.
+
+        Parameters
+        ----------
+        covariates, strata : list of str
+            Columns of the design matrix.
+
+        Returns
+        -------
+        ClinicalCox
+            ``self``, with ``covariates`` and ``strata`` set.
+        """
+        return self.set_params(covariates=covariates or None, strata=strata or None)  # type: ignore[no-any-return]
+
     def predict_log_partial_hazard(self, X: Any) -> NDArray[np.float64]:
         """Linear predictor (lifelines' log partial hazard, centred).
 
@@ -279,6 +302,10 @@ class _ClinicalCoxnet(BaseEstimator):  # type: ignore[misc]
         self.inner_cv = inner_cv
         self.random_state = random_state
 
+    def on_design(self, covariates: list[Any], strata: list[Any]) -> _ClinicalCoxnet:
+        """Return this model on a design: its covariates and strata unpenalized."""
+        return self.set_params(clinical=[*covariates, *strata])  # type: ignore[no-any-return]
+
     def _matrix(self, X: pd.DataFrame) -> NDArray[np.float64]:
         clinical = self.clinical_.transform(X).to_numpy()
         features = X.drop(columns=_as_list(self.clinical)).to_numpy(dtype=np.float64)
@@ -338,6 +365,83 @@ class _ClinicalCoxnet(BaseEstimator):  # type: ignore[misc]
         return np.asarray(
             self.net_.predict_survival_function(self._matrix(X), alpha=self.alpha_)
         )
+
+
+class _FormulaDesign(BaseEstimator):  # type: ignore[misc]
+    """A clinical model fitted on the design that an estimator's formula builds.
+
+    ``fit`` evaluates ``formula`` (with the estimator's ``covariates`` and
+    ``strata`` parameters) on the training rows, exactly as the estimator's
+    own ``fit`` does (:func:`vcpcr._formula.resolve_formula`: the categorical
+    levels and transforms of the training rows), and fits ``model`` (a
+    :class:`ClinicalCox` or ``_ClinicalCoxnet``) on that design with the
+    formula's covariates and strata as its clinical columns; predictions
+    re-apply the stored encoding to new rows. A model with a formula reads
+    its outcome from ``X``: ``y`` may be omitted.
+    """
+
+    def __init__(
+        self,
+        model: Any = None,
+        formula: str | None = None,
+        covariates: Any = None,
+        strata: Any = None,
+        random_state: int | None = None,
+    ) -> None:
+        self.model = model
+        self.formula = formula
+        self.covariates = covariates
+        self.strata = strata
+        self.random_state = random_state
+
+    def fit(self, X: pd.DataFrame, y: Any = None) -> _FormulaDesign:
+        """Evaluate the formula on the training rows and fit the clinical model."""
+        from sksurv.util import Surv
+
+        resolved = resolve_formula(
+            self.formula, X, None, missing="raise", owner=_OWNER, strata=self.strata
+        )
+        covariates, strata = _design_roles(resolved, self.covariates)
+        time, event = check_survival(resolved.y if y is None else y)
+        self.spec_ = resolved.spec
+        model = clone(self.model)
+        if "random_state" in model.get_params(deep=False):
+            model.set_params(random_state=self.random_state)
+        self.model_ = model.on_design(covariates, strata)
+        self.model_.fit(
+            resolved.X.reset_index(drop=True), Surv.from_arrays(event, time)
+        )
+        return self
+
+    def _design(self, X: pd.DataFrame) -> pd.DataFrame:
+        spec = cast(DesignSpec, self.spec_)  # a formula's spec is never None
+        return transform_new(spec, X).reset_index(drop=True)
+
+    @property
+    def n_genes_(self) -> float:
+        return _n_genes(self.model_, np.empty(0, dtype=np.intp))
+
+    def predict(self, X: pd.DataFrame) -> NDArray[np.float64]:
+        return np.asarray(self.model_.predict(self._design(X)))
+
+    def predict_log_partial_hazard(self, X: pd.DataFrame) -> NDArray[np.float64]:
+        return _linear_predictor(self.model_, self._design(X))
+
+    def predict_survival_function(
+        self, X: pd.DataFrame, return_array: bool = True, *, times: ArrayLike
+    ) -> Any:
+        grid = np.asarray(times, dtype=np.float64)
+        return _survival_rows(self.model_, self._design(X), grid)
+
+
+def _design_roles(resolved: Any, covariates: Any) -> tuple[list[Any], list[Any]]:
+    """Return the design columns of a resolved formula's covariates and strata."""
+    names = list(resolved.X.columns)
+    merged = merge_covariates(covariates, resolved.covariates)
+    return (
+        as_list(expand_names(merged, resolved.groups, names)),
+        as_list(expand_names(resolved.strata, resolved.groups, names)),
+    )
 
 
 class _Dummies:
@@ -590,6 +694,13 @@ def _with_seed(model: Any, seed: int) -> Any:
     return model
 
 
+def _fit(model: Any, X: pd.DataFrame, y: NDArray[Any]) -> Any:
+    """Fit ``model`` on ``X`` and ``y``; a model with a formula reads y from X."""
+    if model.get_params(deep=False).get("formula") is not None:
+        return model.fit(X)
+    return model.fit(X, y)
+
+
 def _fold_task(
     models: dict[str, Any],
     X: pd.DataFrame,
@@ -603,7 +714,7 @@ def _fold_task(
     out: dict[str, dict[str, Any]] = {}
     for name, template in models.items():
         try:
-            model = _with_seed(template, seed).fit(X.iloc[train], y[train])
+            model = _fit(_with_seed(template, seed), X.iloc[train], y[train])
             out[name] = _score_model(model, X, y, train, test, plan)
         except (
             ValueError
@@ -1007,19 +1118,48 @@ def _pval(value: Any) -> str:
 
 
 # ------------------------------------------------------------------ the entry point
-def _estimator_columns(
-    estimator: Any, covariates: Any, strata: Any, owner: str = _OWNER
-) -> tuple[list[Any], list[Any]]:
-    """Return the clinical columns: the arguments, else the estimator's."""
+@dataclass(frozen=True)
+class _Clinical:
+    """The clinical model of a validation: its columns, names and fitting route.
+
+    ``covariates`` and ``strata`` are the names the results show (data
+    columns; a formula's term that is not one, as its text), ``columns``
+    the data columns it reads (checked for presence and missing values).
+    With ``formula`` (the estimator's, whose clinical part it is: the
+    covariates left of ``|`` and the strata), the models are fitted on the
+    design the formula builds on their training rows (:class:`_FormulaDesign`);
+    ``params`` holds the estimator's ``covariates`` and ``strata``, and
+    ``outcome`` the formula's outcome on the rows it was resolved on.
+    """
+
+    covariates: list[Any]
+    strata: list[Any]
+    columns: list[Any]
+    formula: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    outcome: Any = None
+
+    def model(self, template: Any) -> Any:
+        """``template`` (ClinicalCox or _ClinicalCoxnet) on these clinical columns."""
+        if self.formula is None:
+            return template.on_design(self.covariates, self.strata)
+        return _FormulaDesign(template, self.formula, **self.params)
+
+
+def _clinical(
+    estimator: Any, X: Any, covariates: Any, strata: Any, owner: str = _OWNER
+) -> _Clinical:
+    """Return the clinical model: the arguments, else the estimator's columns.
+
+    An estimator with a formula states it in the formula (covariates left
+    of ``|``, ``strata()`` terms or its ``strata=``), evaluated on ``X``.
+    """
     params = (
         estimator.get_params(deep=False) if hasattr(estimator, "get_params") else {}
     )
-    if params.get("formula") is not None:
-        raise ValueError(
-            f"The 'estimator' parameter of {owner} must not use a formula. Got "
-            f"formula={params['formula']!r}; pass the clinical columns with "
-            f"covariates= and strata= (of the estimator and of {owner})."
-        )
+    formula = params.get("formula")
+    if formula is not None:
+        return _formula_clinical(formula, params, X, covariates, strata, owner)
     cov = _as_list(covariates if covariates is not None else params.get("covariates"))
     stra = _as_list(strata if strata is not None else params.get("strata"))
     if not cov and not stra:
@@ -1027,7 +1167,68 @@ def _estimator_columns(
             f"{owner} needs the clinical columns: pass covariates=['age', ...] "
             f"(and strata=), or an estimator with covariates=. Got neither."
         )
-    return cov, stra
+    return _Clinical(cov, stra, [*cov, *stra])
+
+
+def _formula_clinical(
+    formula: str,
+    params: dict[str, Any],
+    X: Any,
+    covariates: Any,
+    strata: Any,
+    owner: str,
+) -> _Clinical:
+    """Return the clinical part of an estimator's formula (see :func:`_clinical`)."""
+    if covariates is not None or strata is not None:
+        raise ValueError(
+            f"The estimator's formula {formula!r} states the clinical model (the "
+            f"covariates left of '|', the strata); got covariates={covariates!r} "
+            f"and strata={strata!r} of {owner} too. Name the clinical columns in "
+            f"one place: in the formula (or the estimator's strata=)."
+        )
+    if not isinstance(X, pd.DataFrame):
+        raise TypeError(
+            f"The estimator has a formula, which reads its columns by name: X "
+            f"must be a pandas DataFrame. Got {type(X).__name__}."
+        )
+    own = {"covariates": params.get("covariates"), "strata": params.get("strata")}
+    resolved = resolve_formula(
+        formula, X, None, missing="raise", owner=owner, strata=own["strata"]
+    )
+    cov, stra = _design_roles(resolved, own["covariates"])
+    if not cov and not stra:
+        raise ValueError(
+            f"The estimator's formula {formula!r} has no clinical part, so {owner} "
+            f"has no clinical model to compare it with: write the clinical "
+            f"covariates left of '|' (e.g. 'Surv(time, event) ~ age + C(stage) "
+            f"| .'), add strata(center) terms, or give the estimator strata=."
+        )
+    shown, shown_strata = (
+        term_sources(resolved.spec, cov),
+        term_sources(resolved.spec, stra),
+    )
+    parts = resolved.spec.parts if resolved.spec is not None else ()
+    read = [*(parts[0].columns if parts else ()), *shown, *shown_strata]
+    columns = [c for c in dict.fromkeys(read) if c in X.columns]
+    return _Clinical(shown, shown_strata, columns, formula, own, resolved.y)
+
+
+def _outcome(clinical: _Clinical, y: Any, name: str = "y") -> Any:
+    """Return ``y``, or with a formula (and no ``y``) the formula's outcome."""
+    if clinical.formula is None:
+        if y is None:
+            raise ValueError(
+                f"{name} is required (or an estimator with formula=, whose data "
+                f"hold the outcome)."
+            )
+        return y
+    if y is not None:
+        raise ValueError(
+            f"The estimator's formula {clinical.formula!r} names the outcome, "
+            f"which it reads from the data: pass no {name} (one DataFrame "
+            f"holding every column, as to the estimator's fit)."
+        )
+    return clinical.outcome
 
 
 def _check_frame(
@@ -1113,7 +1314,7 @@ def _plan(
 def validate_increment(
     estimator: Any,
     X: Any,
-    y: Any,
+    y: Any = None,
     *,
     covariates: str | int | list[Any] | None = None,
     strata: str | int | list[Any] | None = None,
@@ -1143,14 +1344,20 @@ def validate_increment(
         Unfitted; ``VCPCR(family="cox")``, ``VCPCRCV(family="cox")`` or any
         scikit-learn-compatible survival estimator whose ``predict`` is a
         risk score (higher: earlier events). Fitted on all columns of ``X``.
+        With a ``formula``, the formula's clinical part is the clinical
+        model (see Notes) and ``fit`` gets ``X`` alone.
     X : DataFrame of shape (n_samples, n_features)
         Features and clinical columns (an array: the clinical columns are
-        positions). No missing value in the clinical columns.
-    y : array-like of shape (n_samples, 2) or structured array
-        ``(time, event)``.
+        positions). No missing value in the clinical columns. For an
+        estimator with a formula, the DataFrame its ``fit`` takes (the
+        outcome's columns too).
+    y : array-like of shape (n_samples, 2) or structured array, optional
+        ``(time, event)``; omitted for an estimator with a formula, whose
+        outcome is read from ``X``.
     covariates, strata : str, int or list of them, optional
         The clinical model's covariates and strata; default: the
-        estimator's ``covariates`` and ``strata`` parameters.
+        estimator's ``covariates`` and ``strata`` parameters. Not with a
+        formula, which states them.
     cv : int, default=5
         Folds per repeat.
     n_repeats : int, default=5
@@ -1197,12 +1404,15 @@ def validate_increment(
     Raises
     ------
     ValueError
-        Without clinical columns, with missing clinical values, an unknown
-        column, a non-survival estimator or a bad parameter; or when a
+        Without clinical columns (a formula without a clinical part), with
+        missing clinical values, an unknown column, a non-survival
+        estimator, a formula with ``y``, ``covariates=`` or ``strata=``, or
+        a bad parameter; or when a
         model's fit fails (a ``ValueError`` on a training fold) in more
         than half of the folds.
     TypeError
-        If ``estimator`` has no ``fit`` and ``predict``.
+        If ``estimator`` has no ``fit`` and ``predict``, or has a formula
+        and ``X`` is not a DataFrame.
     ImportError
         Without lifelines or scikit-survival.
 
@@ -1235,6 +1445,20 @@ def validate_increment(
     the procedure's expected increment when trained on ``(cv - 1) / cv`` of
     the rows (Bates, Hastie & Tibshirani 2023).
 
+    An estimator with a formula, ``VCPCR(formula="Surv(time, event) ~ age
+    + C(stage) + strata(center) | .")``, is compared with the Cox model of
+    its clinical part: the covariates left of ``|`` (with the estimator's
+    ``covariates=``, if any) and the strata (``strata()`` terms or the
+    estimator's ``strata=``), each fold's model fitted on the design the
+    formula builds on its training rows (levels and transforms as the
+    estimator's own ``fit`` builds them). With plain column names this is
+    the clinical model of the same estimator written with ``covariates=``
+    and ``strata=``, and the results are equal, names included
+    (``covariates`` lists the data columns; a term that is not a column,
+    ``np.log(age)``, by its text). A formula without a clinical part is an
+    error. With ``coxnet=True``, the Coxnet reads the same design: the
+    clinical part unpenalized, the formula's other columns penalized.
+
     References
     ----------
     Verweij, P. J. M. & van Houwelingen, H. C. (1993). Cross-validation in
@@ -1262,23 +1486,23 @@ def validate_increment(
     from sksurv.util import Surv
 
     _check_design(estimator, cv, n_repeats, interval, alpha, tau_quantile)
-    covariates_, strata_ = _estimator_columns(estimator, covariates, strata)
-    X = _check_frame(X, y, covariates_ + strata_)
+    clinical = _clinical(estimator, X, covariates, strata)
+    covariates_, strata_ = clinical.covariates, clinical.strata
+    y = _outcome(clinical, y)
+    X = _check_frame(X, y, clinical.columns)
     time, event = check_survival(y)
     if len(time) != len(X):
         raise ValueError(f"X has {len(X)} rows but y has {len(time)}.")
     check_cv_param(cv, len(X), _OWNER)
     ys = Surv.from_arrays(event, time)
-    plan = _plan(X, ys, covariates_, strata_, tau_quantile)
-    models: dict[str, Any] = {
-        CLINICAL: ClinicalCox(covariates_ or None, strata_ or None)
-    }
+    plan = _plan(X, ys, clinical.columns, strata_, tau_quantile)
+    models: dict[str, Any] = {CLINICAL: clinical.model(ClinicalCox())}
     name = type(estimator).__name__
     models[name if name not in (CLINICAL, COXNET) else f"{name} (estimator)"] = (
         estimator
     )
     if coxnet:
-        models[COXNET] = _ClinicalCoxnet(covariates_ + strata_)
+        models[COXNET] = clinical.model(_ClinicalCoxnet())
     splitter = RepeatedStratifiedKFold(
         n_splits=int(cv),
         n_repeats=int(n_repeats),
