@@ -219,6 +219,40 @@ _FORMULAS = {
 }
 
 
+@pytest.mark.parametrize("interval", ["one_fold", "corrected_t"])
+def test_each_models_mean_c_has_the_increments_interval(interval):
+    """#48 item 5: the mean over the folds of every metric (Harrell's C
+    among them) has an interval, computed by hand here from the per-fold
+    values: mean -/+ t_{J-1} s sqrt(factor) with the one-fold factor 1 + 1/J
+    or Nadeau & Bengio's 1/J + n_test/n_train; the summary prints those of
+    Harrell's and Uno's C, and increments_with changes them."""
+    from scipy import stats
+
+    X, y = _cohort(gene_effect=0.8)
+    res = _validate(
+        _gene_model(), X, y, covariates=["age", "er"], n_repeats=2, interval=interval
+    )
+    J = 6
+    factor = {"one_fold": 1 + 1 / J, "corrected_t": 1 / J + 30 / 60}[interval]
+    q = stats.t.ppf(0.975, J - 1)
+    for (model, metric), row in res.metrics.iterrows():
+        values = res.folds.loc[res.folds["model"] == model, metric].to_numpy(float)
+        se = np.std(values, ddof=1) * np.sqrt(factor)
+        assert_allclose(row["se"], se, rtol=1e-12)
+        assert_allclose(
+            [row["ci_low"], row["ci_high"]],
+            [values.mean() - q * se, values.mean() + q * se],
+            rtol=1e-12,
+        )
+    text = res.summary().as_text()
+    assert f"Mean C over the test folds (95% interval, {interval})" in text
+    c = res.metrics.loc[("ClinicalCox", "Harrell C")]
+    shown = f"{c['mean']:.4f}  {c['ci_low']:.4f}  {c['ci_high']:.4f}"
+    assert any(line.startswith("ClinicalCox") and shown in line for line in text.splitlines())
+    other = res.increments_with(interval="naive")
+    assert other.metrics.loc[("ClinicalCox", "Harrell C"), "se"] < c["se"]
+
+
 @pytest.mark.parametrize(
     ("formula", "strata", "extra"), _FORMULAS.values(), ids=_FORMULAS.keys()
 )
@@ -715,6 +749,7 @@ def test_increments_with_equals_the_run_with_that_interval(interval):
     assert later.interval == interval
     assert later.alpha == 0.1
     _assert_same(later, direct)
+    pd.testing.assert_frame_equal(later.metrics, direct.metrics, check_exact=True)
     assert str(later.summary()) == str(direct.summary())
     assert ran.interval == "one_fold"  # the original is unchanged
     with pytest.raises(ValueError, match=r"'interval' parameter"):

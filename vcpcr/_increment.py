@@ -865,7 +865,10 @@ class IncrementResult:
         ``error`` (why a model failed on the fold, else None).
     metrics : pandas.DataFrame
         Per model and metric: the mean over the folds, its standard
-        deviation and the number of folds scored.
+        deviation, the number of folds scored, and the mean's ``se`` and
+        interval (``ci_low``, ``ci_high``) by the increments' method
+        (:func:`increment_interval` of the per-fold values; the summary
+        prints those of Harrell's and Uno's C).
     fold_increments : pandas.DataFrame
         Per repeat and fold, each model's increment over the clinical model
         (model minus clinical) for every metric.
@@ -932,9 +935,9 @@ class IncrementResult:
         """Return this result with the intervals of another method or level.
 
         The folds are not run again: the per-fold increments are the same,
-        only ``increments`` (its ``se``, interval, p-value), ``interval``,
-        ``alpha`` and the notes change, as if :func:`validate_increment` had
-        been called with these arguments.
+        only ``increments`` (its ``se``, interval, p-value), the intervals
+        of ``metrics``, ``interval``, ``alpha`` and the notes change, as if
+        :func:`validate_increment` had been called with these arguments.
 
         Parameters
         ----------
@@ -972,9 +975,9 @@ class IncrementResult:
         alpha = self.alpha if alpha is None else alpha
         check_choice(interval, "interval", INTERVALS, owner=owner)
         check_fraction(alpha, "alpha", owner=owner)
-        metrics = _metric_names(self.horizons)
-        _, _, increments = _increments(
-            self.folds, metrics, self.splits, interval, float(alpha)
+        names = _metric_names(self.horizons)
+        metrics, _, increments = _increments(
+            self.folds, names, self.splits, interval, float(alpha)
         )
         notes = [
             _target_note(interval) if note == _target_note(self.interval) else note
@@ -982,6 +985,7 @@ class IncrementResult:
         ]
         return replace(
             self,
+            metrics=metrics,
             increments=increments,
             interval=interval,
             alpha=float(alpha),
@@ -1008,6 +1012,7 @@ class IncrementResult:
             self,
             right,
             _metrics_table(self.metrics["mean"], "Mean over the test folds"),
+            _concordance_table(self.metrics, self.interval, self.alpha),
         )
 
     def plot(self, axes: Any = None) -> Any:
@@ -1031,13 +1036,18 @@ class IncrementResult:
 
 
 def _increment_summary(
-    title: str, result: Any, right: list[tuple[str, str]], metrics: Any
+    title: str,
+    result: Any,
+    right: list[tuple[str, str]],
+    metrics: Any,
+    *extra: Any,
 ) -> VCPCRSummary:
     """Build the increments' summary: header, metrics, a table per model, notes.
 
     ``result`` is an ``IncrementResult`` or an ``ExternalIncrementResult``:
     the left column (its cohort and clinical columns), its increments, level
-    and notes; ``right`` says how it was resampled.
+    and notes; ``right`` says how it was resampled; ``extra`` tables follow
+    the metrics.
     """
     left = [
         ("No. Observations:", str(result.n_samples)),
@@ -1055,7 +1065,7 @@ def _increment_summary(
         yname="survival",
         xname=[],
     )
-    smry.tables.append(metrics)
+    smry.tables.extend([metrics, *extra])
     for model in increments.index.get_level_values(0).unique():
         smry.tables.append(_increment_table(increments.loc[model], model, alpha))
     smry.add_extra_txt(numbered_notes(result.notes))
@@ -1074,6 +1084,33 @@ def _metrics_table(values: pd.Series, title: str) -> Any:
         headers=models,
         stubs=list(means.index),
         title=title,
+        txt_fmt={"colsep": "  "},
+    )
+
+
+#: The metrics whose mean over the folds the summary prints with its interval.
+_CONCORDANCES = ("Harrell C", "Uno C")
+
+
+def _concordance_table(metrics: pd.DataFrame, interval: str, alpha: float) -> Any:
+    """Each model's mean Harrell's and Uno's C over the folds, with intervals."""
+    from statsmodels.iolib.table import SimpleTable
+
+    models = list(metrics.index.get_level_values(0).unique())
+    lo, hi = f"[{alpha / 2:g}", f"{1 - alpha / 2:g}]"
+    rows = [
+        [
+            _num(metrics.loc[(model, c), key])
+            for c in _CONCORDANCES
+            for key in ("mean", "ci_low", "ci_high")
+        ]
+        for model in models
+    ]
+    return SimpleTable(
+        rows,
+        headers=[h for c in _CONCORDANCES for h in (c, lo, hi)],
+        stubs=models,
+        title=f"Mean C over the test folds ({1 - alpha:.0%} interval, {interval})",
         txt_fmt={"colsep": "  "},
     )
 
@@ -1641,6 +1678,19 @@ def _increments(
     summary = summary.stack(0, future_stack=True).rename_axis(["model", "metric"])
     n_train = float(np.mean([len(tr) for tr, _ in splits]))
     n_test = float(np.mean([len(te) for _, te in splits]))
+    # each model's mean metric with the increments' interval (its p-value,
+    # of "metric <= 0", means nothing)
+    bounds = [
+        _increment_interval(
+            folds.loc[paired & (folds["model"] == model), metric].to_numpy(float),
+            n_train,
+            n_test,
+            interval,
+            alpha,
+        )[:3]
+        for model, metric in summary.index
+    ]
+    summary[["se", "ci_low", "ci_high"]] = np.array(bounds, dtype=np.float64)
     others = [m for m in folds["model"].unique() if m != CLINICAL]
     diffs, rows = {}, []
     n_used = folds.set_index(["repeat", "fold", "model"])["n_genes"].unstack("model")
