@@ -28,7 +28,12 @@ import pandas as pd
 from sklearn.base import clone
 
 from vcpcr._families import family_name
-from vcpcr._increment import CLINICAL, ClinicalCox, validate_increment
+from vcpcr._increment import (
+    _CONCORDANCES,
+    CLINICAL,
+    ClinicalCox,
+    validate_increment,
+)
 from vcpcr._parallel import progress_shown, task_seeds
 from vcpcr._validation import check_scalar, check_survival
 
@@ -482,6 +487,17 @@ def _increment_section(result: Any) -> Section:
     )
     section.tables.append(("Mean over the test folds", means))
     section.tables.append(("Increments over the clinical model", result.increments))
+    concordance = result.metrics.loc[
+        result.metrics.index.get_level_values("metric").isin(_CONCORDANCES),
+        ["mean", "ci_low", "ci_high"],
+    ]
+    section.tables.append(
+        (
+            f"Mean C over the test folds ({1 - result.alpha:.0%} interval, "
+            f"{result.interval})",
+            concordance,
+        )
+    )
     section.figures.append(("Per-fold increments", _png(result.plot)))
     return section
 
