@@ -239,11 +239,10 @@ def test_each_models_mean_c_has_the_increments_interval(interval):
         values = res.folds.loc[res.folds["model"] == model, metric].to_numpy(float)
         se = np.std(values, ddof=1) * np.sqrt(factor)
         assert_allclose(row["se"], se, rtol=1e-12)
-        assert_allclose(
-            [row["ci_low"], row["ci_high"]],
-            [values.mean() - q * se, values.mean() + q * se],
-            rtol=1e-12,
-        )
+        low, high = values.mean() - q * se, values.mean() + q * se
+        if metric in ("Harrell C", "Uno C", "IBS") or metric.startswith("AUC("):
+            low, high = max(low, 0.0), min(high, 1.0)  # where a C lies
+        assert_allclose([row["ci_low"], row["ci_high"]], [low, high], rtol=1e-12)
     text = res.summary().as_text()
     assert f"Mean C over the test folds (95% interval, {interval})" in text
     c = res.metrics.loc[("ClinicalCox", "Harrell C")]
@@ -252,6 +251,40 @@ def test_each_models_mean_c_has_the_increments_interval(interval):
     assert any(shown in line for line in rows)
     other = res.increments_with(interval="naive")
     assert other.metrics.loc[("ClinicalCox", "Harrell C"), "se"] < c["se"]
+
+
+def test_a_mean_c_interval_stays_in_the_unit_interval():
+    """Four folds' C of 0.5 to 1: mean -/+ t s sqrt(1 + 1/J) passes 1, and
+    is cut there (CVPL, unbounded, is not cut)."""
+    from vcpcr._increment import _increments
+
+    c = [0.5, 1.0, 0.9, 0.95]
+    rows = [
+        {
+            "repeat": 0,
+            "fold": k,
+            "model": m,
+            "Harrell C": v,
+            "CVPL": -50 * v,
+            "n_genes": 1.0,
+            "error": None,
+        }
+        for k, v in enumerate(c)
+        for m in ("clinical Cox", "model")
+    ]
+    splits = [(np.arange(30), np.arange(10))] * 4
+    metrics, _, _ = _increments(
+        pd.DataFrame(rows), ["Harrell C", "CVPL"], splits, "one_fold", 0.05
+    )
+    from scipy import stats
+
+    half = stats.t.ppf(0.975, 3) * np.std(c, ddof=1) * np.sqrt(1 + 1 / 4)
+    row = metrics.loc[("model", "Harrell C")]
+    assert row["ci_high"] == 1.0 < np.mean(c) + half
+    assert row["ci_low"] == pytest.approx(np.mean(c) - half, rel=1e-12)
+    assert metrics.loc[("model", "CVPL"), "ci_low"] == pytest.approx(
+        -50 * np.mean(c) - 50 * half, rel=1e-12
+    )
 
 
 @pytest.mark.parametrize(

@@ -867,8 +867,9 @@ class IncrementResult:
         Per model and metric: the mean over the folds, its standard
         deviation, the number of folds scored, and the mean's ``se`` and
         interval (``ci_low``, ``ci_high``) by the increments' method
-        (:func:`increment_interval` of the per-fold values; the summary
-        prints those of Harrell's and Uno's C).
+        (:func:`increment_interval` of the per-fold values, cut to [0, 1]
+        for the C's, AUCs and IBS, which lie there; the summary prints
+        those of Harrell's and Uno's C).
     fold_increments : pandas.DataFrame
         Per repeat and fold, each model's increment over the clinical model
         (model minus clinical) for every metric.
@@ -1691,6 +1692,10 @@ def _increments(
         for model, metric in summary.index
     ]
     summary[["se", "ci_low", "ci_high"]] = np.array(bounds, dtype=np.float64)
+    # a C, an AUC or a Brier score lies in [0, 1], and so does its interval
+    unit = summary.index.get_level_values("metric").map(_in_unit_interval)
+    for end in ("ci_low", "ci_high"):
+        summary.loc[unit, end] = summary.loc[unit, end].clip(0.0, 1.0)
     others = [m for m in folds["model"].unique() if m != CLINICAL]
     diffs, rows = {}, []
     n_used = folds.set_index(["repeat", "fold", "model"])["n_genes"].unstack("model")
@@ -1714,6 +1719,11 @@ def _increments(
     fold_increments = pd.concat(diffs, names=["model"]).reset_index()
     increments = pd.DataFrame(rows).set_index(["model", "metric"])
     return summary, fold_increments, increments
+
+
+def _in_unit_interval(metric: str) -> bool:
+    """Whether ``metric`` takes values in [0, 1] (the C's, AUCs and the IBS)."""
+    return metric in ("Harrell C", "Uno C", "IBS") or metric.startswith("AUC(")
 
 
 def _target_note(interval: str) -> str:
