@@ -737,11 +737,6 @@ def test_nothing_selected_says_what_the_cox_model_predicts_from(
     assert (np.ptp(model.predict(X)) == 0) == constant
 
 
-@pytest.mark.xfail(
-    reason="open defect: on scipy 1.17 / scikit-learn 1.9 two of the six separated "
-    "fold fits are not flagged as separated (4 of 6); under investigation",
-    strict=False,
-)
 def test_vcpcrcv_separated_cox_folds_use_firth(monkeypatch):
     """A covariate that decreases with the follow-up time orders every risk
     set (each event has the largest value among the rows at risk, within

@@ -636,6 +636,39 @@ def test_cox_batch_firth_against_direct_maximization(stratified):
     assert 1 < fit.params[0, 0] < 10  # finite, large: the separating column
 
 
+def test_cox_batch_run_off_fit_stalled_at_the_exp_range_gets_firth():
+    """A column that orders every risk set (minus the time's rank): the
+    partial likelihood has no finite maximum and Newton's iteration runs the
+    linear predictor past the exp range (a spread above ~708: the last risk
+    set's sum of exp(eta - max eta) is subnormal, its log noise). A full
+    step of 0.11 halved 25 times then passed the convergence test and the
+    fit (coefficient ~747) was returned as a converged maximum, without
+    Firth. Now the full step must be small: the stalled fit is not ok, and
+    with ``firth`` it gets Firth's estimate (the maximum of the penalized
+    partial likelihood, by scipy on a loop implementation)."""
+    rng = np.random.default_rng(2)
+    n = 40
+    time = rng.exponential(size=n) + 0.01
+    event = rng.uniform(size=n) < 0.8
+    M = np.empty((1, n, 2))
+    M[0, :, 0] = -np.argsort(np.argsort(time)) / n
+    M[0, :, 1] = rng.normal(size=n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plain = cox_batch(M, time, event)
+        fit = cox_batch(M, time, event, firth=True)
+    assert not plain.ok[0]
+    assert np.ptp(M[0] @ plain.params[0]) > 700  # it did run off
+    assert fit.ok[0]
+    assert fit.firth[0]
+    strata = np.zeros(n)
+    ref = _firth_by_direct_maximization(M[0], time, event, strata)
+    assert_allclose(fit.params[0], ref, rtol=1e-4)  # flat along the first column
+    got = _efron_firth_objective(fit.params[0], M[0], time, event, strata)
+    assert got >= _efron_firth_objective(ref, M[0], time, event, strata) - 1e-10
+    assert 100 < fit.params[0, 0] < 200  # finite: no longer the run-off ~750
+
+
 def test_cox_batch_firth_invariances():
     """Firth's estimate does not depend on the order of the rows, the labels
     of the strata or a shift of a column (the partial likelihood does not)."""

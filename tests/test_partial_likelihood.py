@@ -8,9 +8,11 @@ tests/test_cox_criterion.py.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
-from numpy.testing import assert_allclose
+from numpy.testing import assert_allclose, assert_array_equal
 from statsmodels.duration.hazard_regression import PHReg
 
 from vcpcr._solvers.partial_likelihood import RiskSets, breslow, efron_loglik
@@ -93,3 +95,51 @@ def test_efron_loglik_of_a_linear_predictor_spanning_more_than_exp_range():
         rtol=0,
         atol=0,
     )
+
+
+def _efron_by_log_sum_exp(eta, time, event):
+    """Efron's log partial likelihood by loops, each risk set's sum shifted
+    by its own maximum (no sum leaves the float range)."""
+    ll = 0.0
+    for t in np.unique(time[event]):
+        tied = eta[(time == t) & event]
+        at_risk = eta[time >= t]
+        top = at_risk.max()
+        s = np.sum(np.exp(at_risk - top))
+        d = np.sum(np.exp(tied - top))
+        ll += tied.sum() - sum(
+            np.log(s - r / tied.size * d) + top for r in range(tied.size)
+        )
+    return ll
+
+
+def test_a_subnormal_risk_set_sum_is_lost_not_noise():
+    """A linear predictor spanning ~745: the late risk sets' sums of
+    exp(eta - max eta) are subnormal (nonzero, few digits; only a sum of 0
+    was treated as lost), so their log, and the log-likelihood, were noise
+    (off by 0.56 here). They are lost now: the reported value is
+    computed in log space and equals a per-risk-set log-sum-exp; the
+    solvers' value (no ``wide``) is +inf, which no ascent takes for a gain."""
+    time = np.array([1.0, 2.0, 2.0, 3.0, 4.0, 5.0, 5.0, 5.0, 6.0, 7.0])
+    event = np.array([1, 1, 1, 0, 1, 1, 1, 0, 1, 1], dtype=bool)
+    eta = np.array(
+        [0.0, -3.0, -1.0, -50.0, -400.0, -712.0, -715.0, -716.0, -730.0, -745.0]
+    )
+    rs = RiskSets(time, event)
+    es = eta[rs.order][None]
+    shift = es.max()
+    phi = rs._efron_sums(np.exp(es - shift))
+    tiny = np.finfo(np.float64).tiny
+    assert np.all(phi[phi < tiny] > 0)  # subnormal, not 0: the case that was missed
+    assert np.sum(phi < tiny) >= 4
+    normal = np.array([[0.3, -0.2, 0.1, 0.0, 1.0, -1.0, 0.5, 0.2, -0.4, 0.7]])
+    stack = np.vstack([eta, normal])
+    expected = [_efron_by_log_sum_exp(e, time, event) for e in stack]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = efron_loglik(stack, time, event)
+        solver = rs.efron_loglik(stack[:, rs.order])
+        value = rs.efron(stack[:, rs.order], stack[:, rs.order, None])[0]
+    assert_allclose(got, expected, rtol=0, atol=1e-11)  # eta ~ 1e3: rounding
+    assert_array_equal(solver, [np.inf, got[1]])
+    assert_array_equal(value, solver)

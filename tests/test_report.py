@@ -14,9 +14,15 @@ from numpy.testing import assert_allclose
 
 from tests.conftest import needs_survival
 from vcpcr import VCPCR
-from vcpcr.calibration import survival_calibration
+from vcpcr.calibration import kaplan_meier, survival_calibration
 from vcpcr.cli import main
-from vcpcr.validation import Report, decision_curve, report, sample_size
+from vcpcr.validation import (
+    Report,
+    decision_curve,
+    report,
+    sample_size,
+    validation_sample_size,
+)
 
 pytestmark = [
     needs_survival,
@@ -78,7 +84,9 @@ def test_sections_and_tripod_items(full):
     ):
         assert any(t.startswith(start) for t in titles), start
     checklist = rep.checklist()
-    assert checklist.loc["10", "where"] == "Sample size"
+    assert checklist.loc["10", "where"] == (
+        "Sample size, Sample size of the external validation"
+    )
     assert checklist.loc["17", "where"] == "to write by the authors"  # ethics
     assert {"10", "11", "12c", "12e", "22", "23a"} <= set(rep.covered())
     assert rep.skipped == []
@@ -117,6 +125,13 @@ def test_numbers_are_the_public_functions(full):
         n_available=len(y),
     )
     assert again.n_required == ss.n_required
+    # the external validation's sample size, at the external KM risk
+    _, y2 = _data(seed=1, n=60)
+    survival = kaplan_meier(y2[:, 0], y2[:, 1], h)[0]
+    vss = validation_sample_size(
+        "survival", event_risk=1 - survival, n_available=len(y2)
+    )
+    pd.testing.assert_frame_equal(vss.criteria, res["validation_sample_size"].criteria)
     # the tables are the results' frames, unchanged
     by_title = {s.title: s for s in rep.sections}
     inc = by_title["Discrimination and the increment over the clinical model"]
@@ -218,10 +233,17 @@ def test_scoring_rule_section_when_the_estimator_has_one():
 
 
 BAD = {
-    "binomial": (
-        lambda X, y: report(VCPCR(family="binomial"), X, y),
+    "poisson": (
+        lambda X, y: report(VCPCR(family="poisson"), X, y),
         ValueError,
-        "must be a survival model",
+        "must have family 'cox', 'binomial' or 'gaussian'",
+    ),
+    "horizon for a binomial model": (
+        lambda X, y: report(
+            VCPCR(family="binomial", covariates="age"), X, y[:, 1], horizon=1.0
+        ),
+        ValueError,
+        r"'horizon' parameter of report applies to family='cox' only",
     ),
     "array X": (
         lambda X, y: report(_model(), X.to_numpy(), y),
@@ -410,3 +432,199 @@ def test_an_unseeded_estimator_gives_the_same_report_twice():
         one["out_of_fold_survival"], two["out_of_fold_survival"], rtol=0, atol=0
     )
     pd.testing.assert_frame_equal(one["increment"].folds, two["increment"].folds)
+
+
+# ------------------------------------------------------ binomial and gaussian
+def _glm_data(family: str, seed: int = 0, n: int = 90):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.normal(size=(n, 8)), columns=[f"g{j}" for j in range(8)])
+    X["age"] = rng.normal(size=n)
+    lp = X["g0"] + X["g1"] + 0.5 * X["age"]
+    if family == "binomial":
+        return X, np.where(rng.random(n) < 1 / (1 + np.exp(-lp)), "yes", "no")
+    return X, (3.0 + lp + rng.normal(size=n)).to_numpy()
+
+
+@pytest.fixture(scope="module", params=["binomial", "gaussian"])
+def glm(request):
+    family = request.param
+    X, y = _glm_data(family)
+    model = VCPCR(
+        family=family,
+        n_clusters=2,
+        lam_ratio=0.3,
+        n_init=2,
+        covariates="age",
+        random_state=0,
+    )
+    rep = report(
+        model,
+        X,
+        y,
+        cv=3,
+        n_repeats=1,
+        n_splits=4,
+        n_pairs=2,
+        external=_glm_data(family, seed=1, n=60),
+        random_state=0,
+    )
+    return family, rep, X, y
+
+
+def test_binary_and_gaussian_reports_have_their_sections(glm):
+    family, rep, _, _ = glm
+    titles = [s.title for s in rep.sections]
+    expected = [
+        "Data",
+        "Model and tuning",
+        "The signature",
+        "Discrimination and the increment over the clinical model",
+        "Sample size",
+        "Calibration",
+        *(["Clinical utility: decision curve"] if family == "binomial" else []),
+        "Multi-split evidence for the modules and genes",
+        "Stability of the selection and of the modules",
+        "External validation",
+        *(["Sample size of the external validation"] if family == "binomial" else []),
+        "Scoring rule",
+    ]
+    assert titles == expected
+    assert {"10", "11", "12c", "12e", "22", "23a"} <= set(rep.covered())
+    skipped = [] if family == "binomial" else ["Sample size of the external"]
+    assert [s[: len("Sample size of the external")] for s in rep.skipped] == skipped
+    inc = rep.results["increment"]
+    clinical = {"binomial": "clinical logistic", "gaussian": "clinical linear"}
+    assert inc.clinical == clinical[family]
+    metrics = {"binomial": ["AUC", "Brier"], "gaussian": ["R2", "RMSE"]}[family]
+    assert list(inc.increments.index.get_level_values("metric")) == metrics
+
+
+def test_binary_and_gaussian_numbers_are_the_public_functions(glm):
+    from vcpcr.calibration import binary_calibration, regression_calibration
+
+    family, rep, X, y = glm
+    res = rep.results
+    by_title = {s.title: s for s in rep.sections}
+    inc = by_title["Discrimination and the increment over the clinical model"]
+    pd.testing.assert_frame_equal(inc.tables[1][1], res["increment"].increments)
+    # calibration: the out-of-fold predictions (not the in-sample ones)
+    cal = res["calibration"]
+    model = res["model"]
+    if family == "binomial":
+        events = y == "yes"
+        in_sample = model.predict_proba(X)[:, 1]
+        again = binary_calibration(events, cal.predicted)
+        assert again.intercept == cal.intercept
+    else:
+        in_sample = model.predict(X)
+        again = regression_calibration(y, cal.predicted)
+    assert again.slope == cal.slope
+    assert not np.allclose(cal.predicted, in_sample)
+    frame = by_title["Calibration"].tables[0][1]
+    assert frame.loc["calibration slope", "estimate"] == cal.slope
+    # the sample size, from the inputs the section states
+    ss = res["sample_size"]
+    fitted = model
+    parameters = len(fitted.covariate_names_) + fitted.n_clusters_
+    if family == "binomial":
+        r2 = 1 - np.exp(-fitted.result_.llr / len(y))
+        again = sample_size(
+            "binary", parameters=parameters, r2=r2, prevalence=events.mean()
+        )
+    else:
+        again = sample_size(
+            "continuous",
+            parameters=parameters,
+            r2=fitted.result_.rsquared_adj,
+            intercept=y.mean(),
+            sd=y.std(ddof=1),
+        )
+    assert again.n_required == ss.n_required
+    pd.testing.assert_frame_equal(by_title["Sample size"].tables[0][1], ss.criteria)
+    if family == "binomial":
+        # the decision curve: the public function of both out-of-fold risks
+        risks = {
+            "clinical logistic": res["clinical_calibration"].predicted,
+            "VCPCR": cal.predicted,
+        }
+        dc = decision_curve(events, risks, n_bootstrap=0)
+        assert_allclose(
+            dc["net_benefit"], res["decision_curve"]["net_benefit"], rtol=0, atol=0
+        )
+        # the external validation's sample size
+        X2, y2 = _glm_data(family, seed=1, n=60)
+        vss = validation_sample_size(
+            "binary",
+            prevalence=(y2 == "yes").mean(),
+            c_statistic=res["increment"].metrics.loc[("VCPCR", "AUC"), "mean"],
+            predicted_risk=model.predict_proba(X2)[:, 1],
+            n_available=len(y2),
+        )
+        pd.testing.assert_frame_equal(
+            vss.criteria, res["validation_sample_size"].criteria
+        )
+
+
+def test_binary_and_gaussian_html_is_self_contained(glm, tmp_path):
+    family, rep, _, _ = glm
+    text = rep.to_html(tmp_path / "report.html")
+    assert "<script" not in text
+    assert not re.search(r"(src|href)=['\"]?https?:", text)
+    images = re.findall(r"src='data:image/png;base64,([^']+)'", text)
+    figures = {"binomial": 4, "gaussian": 3}[family]  # + decision curve
+    assert len(images) == sum(len(s.figures) for s in rep.sections) == figures
+    assert all(base64.b64decode(i).startswith(b"\x89PNG") for i in images)
+    md = rep.to_markdown()
+    metric = {"binomial": "AUC", "gaussian": "R2"}[family]
+    inc = rep.results["increment"].increments.loc[("VCPCR", metric), "increment"]
+    assert f"{inc:.4g}" in md
+
+
+def test_tripod_items_are_the_checklist():
+    """TRIPOD+AI (Collins et al. 2024): 27 items, 52 sub-items, in order;
+    spot checks of the sub-items written from memory before (8b, 8c, 9c)."""
+    from vcpcr._report import TRIPOD_ITEMS
+
+    items = list(TRIPOD_ITEMS)
+    assert len(items) == 52
+    assert len({re.match(r"\d+", i).group() for i in items}) == 27
+    assert items[:3] == ["1", "2", "3a"]
+    assert items[-3:] == ["27a", "27b", "27c"]
+    counts = {
+        k: sum(re.fullmatch(rf"{k}[a-g]", i) is not None for i in items)
+        for k in ("12", "18", "20", "27")
+    }
+    assert counts == {"12": 7, "18": 6, "20": 3, "27": 3}
+    assert "qualifications" in TRIPOD_ITEMS["8b"]
+    assert "blinding" in TRIPOD_ITEMS["8c"]
+    assert "qualifications" in TRIPOD_ITEMS["9c"]
+    assert TRIPOD_ITEMS["10"] == "Sample size"
+    assert TRIPOD_ITEMS["19"] == "Patient and public involvement"
+
+
+def test_a_centred_gaussian_outcome_says_why_there_is_no_sample_size():
+    X, y = _glm_data("gaussian")
+    y = y - y.mean()
+    rep = report(
+        VCPCR(
+            family="gaussian",
+            n_clusters=2,
+            lam_ratio=0.3,
+            n_init=1,
+            covariates="age",
+            random_state=0,
+        ),
+        X,
+        y,
+        cv=3,
+        n_repeats=1,
+        inference=False,
+        stability=False,
+        calibration=False,
+        random_state=0,
+    )
+    section = next(s for s in rep.sections if s.title == "Sample size")
+    assert "could not be computed" in section.text[0]
+    assert "intercept near 0" in section.text[0]
+    assert "sample_size" not in rep.results
+    assert rep.skipped[0] == "Calibration (calibration=False)."

@@ -160,6 +160,7 @@ def _calls():
     from vcpcr.plotting import plot_path, plot_risk_groups
     from vcpcr.validation import (
         ClinicalCox,
+        ClinicalGLM,
         report,
         validate_increment,
         validate_increment_external,
@@ -293,6 +294,10 @@ def _calls():
                 .lines[0]
                 .get_ydata()
             ),
+        ),
+        "vcpcr.validation.ClinicalGLM.fit": (
+            g,
+            lambda X, y: ClinicalGLM(["g0"], family="gaussian").fit(X, y).predict(X),
         ),
         "vcpcr.validation.ClinicalCox.fit": (
             s,

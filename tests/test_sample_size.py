@@ -6,10 +6,12 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 from numpy.testing import assert_allclose
+from scipy import stats
 
-from vcpcr.validation import SampleSizeResult, sample_size
+from vcpcr.validation import SampleSizeResult, sample_size, validation_sample_size
 
 REFERENCE = json.loads(
     (Path(__file__).parent / "reference" / "sample_size_pmsampsize.json").read_text()
@@ -148,6 +150,7 @@ BAD_OTHER = {
     "survival-r2-above-max": ("survival", {"r2": 0.8}, "'r2' parameter.*below 0.733"),
     "prevalence-with-survival": ("survival", {"prevalence": 0.2}, "'binary' only"),
     "intercept-zero": ("continuous", {"intercept": 0}, "'intercept'.*non-zero"),
+    "intercept-near-zero": ("continuous", {"intercept": 1e-15}, "intercept near 0"),
     "sd-missing": ("continuous", {"sd": None}, "'sd'.*required"),
     "sd-zero": ("continuous", {"sd": 0.0}, "'sd'.*range"),
     "continuous-r2-one": ("continuous", {"r2": 1.0}, "'r2' parameter.*below 1"),
@@ -169,3 +172,274 @@ def test_results_compare_by_identity():
     a, b = (sample_size("binary", **BINARY) for _ in range(2))
     assert a == a
     assert a != b
+
+
+# ------------------------------------------------------------------ validation
+VALIDATION = json.loads(
+    (
+        Path(__file__).parent
+        / "reference"
+        / "validation_sample_size_pmvalsampsize.json"
+    ).read_text()
+)
+VCASES = VALIDATION["cases"]
+VIDS = [
+    f"p{c['args']['prevalence']}-c{c['args']['cstatistic']}"
+    + ("-nb" if "threshold" in c["args"] else "")
+    for c in VCASES
+]
+_PMV = {
+    "prevalence": "prevalence",
+    "cstatistic": "c_statistic",
+    "oeciwidth": "oe_width",
+    "csciwidth": "slope_width",
+    "cstatciwidth": "c_width",
+    "threshold": "threshold",
+}
+
+
+def _vcpcr_args(args):
+    kw = {_PMV[k]: v for k, v in args.items() if k in _PMV}
+    if "lpnormal" in args:
+        kw["linear_predictor"] = stats.norm(*args["lpnormal"])
+    else:
+        kw["predicted_risk"] = stats.beta(*args["lpbeta"])
+    return kw
+
+
+def _n(res, start):
+    return int(
+        res.criteria.loc[res.criteria["criterion"].str.startswith(start), "n"].iloc[0]
+    )
+
+
+@pytest.mark.reference
+@pytest.mark.parametrize("case", VCASES, ids=VIDS)
+def test_validation_against_pmvalsampsize(case):
+    """make_validation_sample_size_pmvalsampsize.py: pmvalsampsize(type="b", ...).
+
+    C statistic: the same formula, equal. O/E: pmvalsampsize's SE lies on a
+    grid of step 1e-4 (at or above the exact one), so its n is at most
+    (its SE / vcpcr's)^2 times smaller, and vcpcr at pmvalsampsize's SE
+    gives its n exactly. Calibration slope and simulated net benefit: a
+    Monte Carlo average over 1e6 predictions per seed against vcpcr's
+    integral, within 4 SDs over the seeds (+1 for the rounding up).
+    """
+    runs = case["runs"]
+    res = validation_sample_size("binary", **_vcpcr_args(case["args"]))
+    ref = runs[0]["criteria"]
+    assert _n(res, "C statistic") == ref["Criteria 3 - C statistic"]
+    # O/E
+    se_ref, se = runs[0]["se_oe"], float(res.criteria["se"].iloc[0])
+    assert 0 <= se_ref - se < 1e-4
+    n_oe = _n(res, "O/E")
+    assert (
+        ref["Criteria 1 - O/E"]
+        <= n_oe
+        <= ref["Criteria 1 - O/E"] * (se_ref / se) ** 2 + 1
+    )
+    oe = case["args"].get("oeciwidth", 0.2)
+    at_ref_se = validation_sample_size(
+        "binary",
+        **{
+            **_vcpcr_args(case["args"]),
+            "oe_width": 2 * math.sinh(1.96 * se_ref),
+        },
+    )
+    assert _n(at_ref_se, "O/E") == ref["Criteria 1 - O/E"]
+    assert oe > 0
+    # calibration slope (and the simulated net benefit)
+    keys = ["Criteria 2 - C-slope"]
+    if "threshold" in case["args"]:
+        keys.append("Criteria 4 - St Net Benefit")
+    for key, start in zip(keys, ["calibration slope", "standardized"], strict=False):
+        sims = np.array([r["criteria"][key] for r in runs], dtype=float)
+        tol = 4 * sims.std(ddof=1) + 1
+        assert abs(_n(res, start) - sims.mean()) <= tol, (key, _n(res, start), sims)
+    assert res.n_required == max(res.criteria["n"])
+    assert res.events == math.ceil(res.n_required * case["args"]["prevalence"])
+
+
+@pytest.mark.reference
+def test_validation_net_benefit_formula_against_pmvalsampsize():
+    """At pmvalsampsize's rounded sensitivity, specificity and SE (0.051), each
+    seed's net-benefit n is vcpcr's closed form exactly."""
+    case = next(c for c in VCASES if "threshold" in c["args"])
+    for run in case["runs"]:
+        res = validation_sample_size(
+            "binary",
+            **_vcpcr_args(case["args"]),
+            sensitivity=run["sensitivity"],
+            specificity=run["specificity"],
+            nb_width=2 * 1.96 * run["se_nb"],
+        )
+        assert _n(res, "standardized") == run["criteria"]["Criteria 4 - St Net Benefit"]
+
+
+def test_validation_net_benefit_by_hand():
+    # phi = 0.1, t = 0.1: w = 9 * (0.1 / 0.9) = 1; SE = 0.2 / 3.92 = 0.0510204.
+    # var = 0.7*0.3/0.1 + 0.6*0.4/0.9 + 0.4^2/(0.1*0.9) = 2.1 + 0.266667 + 1.777778
+    #     = 4.144444; n = 4.144444 / 0.00260308 = 1592.1 -> 1593 (160 events).
+    res = validation_sample_size(
+        "binary",
+        prevalence=0.1,
+        c_statistic=0.75,
+        linear_predictor=stats.norm(-2.5, 1.0),
+        threshold=0.1,
+        sensitivity=0.7,
+        specificity=0.6,
+    )
+    assert _n(res, "standardized") == 1593
+    assert res.criteria["events"].iloc[3] == 160
+
+
+def test_validation_linear_predictor_array_matches_distribution():
+    # An array of predictions is averaged over; a large normal sample gives
+    # the integral's n to within the sampling error.
+    lp = np.random.default_rng(3).normal(-2.0, 1.0, size=400_000)
+    kw = {"prevalence": 0.15, "c_statistic": 0.75}
+    a = validation_sample_size("binary", linear_predictor=lp, **kw)
+    b = validation_sample_size("binary", linear_predictor=stats.norm(-2, 1), **kw)
+    assert_allclose(_n(a, "calibration slope"), _n(b, "calibration slope"), rtol=0.01)
+    risk = 1 / (1 + np.exp(-lp))
+    c = validation_sample_size("binary", predicted_risk=risk, **kw)
+    assert _n(c, "calibration slope") == _n(a, "calibration slope")
+
+
+def test_validation_continuous_by_hand():
+    # Archer et al. (2021): SE = width / 3.92.
+    # R2 = 0.5, width 0.1: 4 * 0.5 * 0.25 / 0.0255102^2 = 768.3 -> 769.
+    # CITL, var(Y) = 400, width 10: 400 * 0.5 / 2.55102^2 = 30.7 -> 31.
+    # slope 1, width 0.2: 1 + 0.5 / (0.5 * 0.0510204^2) = 385.2 -> 386.
+    res = validation_sample_size("continuous", r2=0.5, variance=400, citl_width=10)
+    assert res.criteria["n"].tolist() == [769, 31, 386, 234]
+    assert res.n_required == 769
+    assert res.events is None
+    # the residual variance: 234 is the first n whose chi-square interval
+    # (n - 1 df) is within 1.1 x on both sides
+    for n, ok in ((234, True), (233, False)):
+        df = n - 1
+        worst = max(stats.chi2.ppf(0.975, df) / df, df / stats.chi2.ppf(0.025, df))
+        assert (math.sqrt(worst) <= 1.1) is ok
+
+
+def test_validation_continuous_slope_by_simulation():
+    # slope 0.8, R2 0.4: at vcpcr's n the OLS slope of Y on the predictions
+    # has the target SE 0.2 / 3.92 (2000 seeded validation samples).
+    res = validation_sample_size(
+        "continuous", r2=0.4, variance=4.0, slope=0.8, citl_width=0.5
+    )
+    n = _n(res, "calibration slope")
+    rng = np.random.default_rng(11)
+    var_pred = 0.4 * 4.0 / 0.8**2  # R2 var(Y) / slope^2
+    pred = rng.normal(0.0, math.sqrt(var_pred), size=(2000, n))
+    y = 0.8 * pred + rng.normal(0.0, math.sqrt(0.6 * 4.0), size=(2000, n))
+    pc = pred - pred.mean(axis=1, keepdims=True)
+    slopes = (pc * y).sum(axis=1) / (pc**2).sum(axis=1)
+    assert_allclose(slopes.std(ddof=1), 0.2 / 3.92, rtol=0.05)
+    assert_allclose(slopes.mean(), 0.8, atol=0.005)
+
+
+def test_validation_survival_by_hand():
+    # F(t) = 0.2, O/E width 0.2: SE = asinh(0.1) / 1.96 = 0.0509364;
+    # n = 0.8 / (0.2 * 0.0509364^2) = 1541.7 -> 1542, 309 events.
+    res = validation_sample_size("survival", event_risk=0.2, n_available=2000)
+    assert res.criteria["n"].tolist() == [1542]
+    assert res.events == 309
+    assert res.adequate
+    assert "simulation" in res.note
+    text = res.summary()
+    assert "survival, external validation" in text
+    assert "n_available = 2000 meets it" in text
+
+
+VBAD = {
+    "no-c": (
+        {"outcome": "binary", "prevalence": 0.1, "linear_predictor": [0.0, 1.0]},
+        "'c_statistic'.*required",
+    ),
+    "no-lp": (
+        {"outcome": "binary", "prevalence": 0.1, "c_statistic": 0.7},
+        "exactly one of 'linear_predictor' or 'predicted_risk'",
+    ),
+    "risk-out-of-range": (
+        {
+            "outcome": "binary",
+            "prevalence": 0.1,
+            "c_statistic": 0.7,
+            "predicted_risk": [0.2, 1.0],
+        },
+        "strictly between 0 and 1",
+    ),
+    "sens-only": (
+        {
+            "outcome": "binary",
+            "prevalence": 0.1,
+            "c_statistic": 0.7,
+            "linear_predictor": [0.0, 1.0],
+            "threshold": 0.1,
+            "sensitivity": 0.7,
+        },
+        "both 'sensitivity' and 'specificity'",
+    ),
+    "other-outcome": (
+        {"outcome": "survival", "event_risk": 0.1, "r2": 0.3},
+        "'r2'.*'continuous' only.*drop it",
+    ),
+    "citl-missing": (
+        {"outcome": "continuous", "r2": 0.3, "variance": 1.0},
+        "'citl_width'.*required",
+    ),
+    "width-negative": (
+        {"outcome": "survival", "event_risk": 0.1, "oe_width": -0.1},
+        "'oe_width'.*range",
+    ),
+}
+
+
+@pytest.mark.parametrize(("kw", "match"), VBAD.values(), ids=VBAD.keys())
+def test_bad_validation_input(kw, match):
+    kw = dict(kw)
+    with pytest.raises(ValueError, match=match):
+        validation_sample_size(kw.pop("outcome"), **kw)
+
+
+def test_reporting_page_prints_its_pasted_validation_output():
+    """docs/reporting.md: the validation_sample_size example prints what it pastes."""
+    from conftest import doc_examples, printed_lines
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "reporting.md"
+    code, shown = next(
+        (c, s) for c, s in doc_examples(page.read_text()) if "validation_sample" in c
+    )
+    assert printed_lines(code) == [line.rstrip() for line in shown.splitlines()]
+
+
+def test_validation_binary_slope_by_simulation():
+    """At vcpcr's n the logistic calibration slope of a calibrated model has
+    the target SE (0.2 / 3.92): 1000 seeded validation samples, each fitted
+    by Newton's method (intercept and slope)."""
+    res = validation_sample_size(
+        "binary",
+        prevalence=0.43,
+        c_statistic=0.8,
+        predicted_risk=stats.beta(1.33, 1.75),
+    )
+    n = _n(res, "calibration slope")
+    rng = np.random.default_rng(5)
+    p = rng.beta(1.33, 1.75, size=(1000, n))
+    lp = np.log(p / (1 - p))
+    y = (rng.random(p.shape) < p).astype(float)
+    beta = np.zeros((1000, 2))
+    for _ in range(25):
+        mu = 1 / (1 + np.exp(-(beta[:, :1] + beta[:, 1:] * lp)))
+        w = mu * (1 - mu)
+        g = np.stack([(y - mu).sum(1), ((y - mu) * lp).sum(1)], axis=1)
+        h00, h01, h11 = w.sum(1), (w * lp).sum(1), (w * lp * lp).sum(1)
+        det = h00 * h11 - h01**2
+        beta += (
+            np.stack([h11 * g[:, 0] - h01 * g[:, 1], h00 * g[:, 1] - h01 * g[:, 0]], 1)
+            / det[:, None]
+        )
+    assert_allclose(beta[:, 1].mean(), 1.0, atol=0.01)
+    assert_allclose(beta[:, 1].std(ddof=1), 0.2 / 3.92, rtol=0.1)

@@ -9,6 +9,7 @@ a formula, strata and shrinkage.
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -232,6 +233,44 @@ def test_json_round_trip_gives_the_same_rule(cox_formula_model, tmp_path):
     assert again.to_json() == text
     assert ScoringRule.from_json(text).intercept == rule.intercept
     assert "exp(-H0(t) * exp(eta))" in json.loads(text)["prediction"]
+
+
+def _strict_constant(name):
+    raise ValueError(f"not strict JSON: {name}")
+
+
+def test_a_non_finite_number_is_strict_json_and_reads_back(cox_formula_model):
+    """A separated Cox fit's baseline hazard can overflow to infinity (its
+    last risk set's relative risk underflows): the document stays strict JSON
+    (a strict parser refuses Infinity and NaN) with the documented strings,
+    and reads back as the same floats."""
+    import dataclasses
+
+    model, _ = cox_formula_model
+    rule = model.export_scoring_rule()
+    baseline = rule.baseline.copy()
+    baseline.loc[baseline.index[-1], "cumulative_hazard"] = np.inf
+    baseline.loc[baseline.index[-1], "survival"] = 0.0
+    modules = rule.modules.copy()
+    modules.iloc[0, modules.columns.get_loc("sd")] = np.nan
+    odd = dataclasses.replace(
+        rule, baseline=baseline, modules=modules, prognostic_index_sd=-np.inf
+    )
+    with pytest.raises(ValueError, match="not strict JSON: -Infinity"):
+        json.loads(json.dumps(odd.to_dict()), parse_constant=_strict_constant)
+    text = odd.to_json()
+    document = json.loads(text, parse_constant=_strict_constant)  # no error
+    assert document["baseline"][-1]["cumulative_hazard"] == "Infinity"
+    assert document["modules"][0]["sd"] == "NaN"
+    assert document["prognostic_index_sd"] == "-Infinity"
+    assert float(document["baseline"][-1]["cumulative_hazard"]) == np.inf
+    again = ScoringRule.from_json(text)
+    pd.testing.assert_frame_equal(again.baseline, baseline)
+    pd.testing.assert_frame_equal(again.modules, modules)
+    assert again.prognostic_index_sd == -np.inf
+    assert again.to_json() == text
+    # a finite rule's text has no such string
+    assert not {"Infinity", "NaN"} & set(re.findall(r'"(\w+)"', rule.to_json()))
 
 
 def test_from_json_refuses_other_documents():

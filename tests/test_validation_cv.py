@@ -408,15 +408,16 @@ def test_bad_estimators_and_data_name_the_fix():
     from vcpcr._families import FAMILIES
 
     X, y = _cohort()
-    with pytest.raises(
-        ValueError, match="must be a survival model; got family='gaussian'"
-    ):
+    # a gaussian model with a survival outcome (the binomial and gaussian
+    # families are validated against their own clinical model)
+    survival_hint = "1-d for family='gaussian'.*needs a model with family='cox'"
+    with pytest.raises(ValueError, match=survival_hint):
         _validate(VCPCR(covariates=["age"]), X, y)
     gaussian = FAMILIES["gaussian"]  # a family object reads as its name
-    with pytest.raises(
-        ValueError, match="must be a survival model; got family='gaussian'"
-    ):
+    with pytest.raises(ValueError, match=survival_hint):
         _validate(VCPCR(family=gaussian, covariates=["age"]), X, y)
+    with pytest.raises(ValueError, match="family 'cox', 'binomial' or 'gaussian'"):
+        _validate(VCPCR(family="poisson", covariates=["age"]), X, y)
     with pytest.raises(TypeError, match="fit and predict"):
         _validate(object(), X, y, covariates=["age"])
     Xm = X.copy()
@@ -788,3 +789,132 @@ def test_increments_with_equals_the_run_with_that_interval(interval):
     assert ran.interval == "one_fold"  # the original is unchanged
     with pytest.raises(ValueError, match=r"'interval' parameter"):
         ran.increments_with(interval="bootstrap")
+
+
+# ----------------------------------------------------- binomial and gaussian
+def _glm_cohort(family, n=120, seed=0):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.normal(size=(n, 6)), columns=[*"abcde", "age"])
+    X["sex"] = rng.choice(["f", "m"], n)
+    lp = X["a"] + X["b"] + 0.8 * X["age"] + 0.5 * (X["sex"] == "m")
+    if family == "binomial":
+        y = np.where(rng.random(n) < 1 / (1 + np.exp(-lp)), "yes", "no")
+    else:
+        y = (lp + rng.normal(size=n)).to_numpy()
+    return X, y
+
+
+def _sklearn_clinical(family, X, y):
+    """The clinical model by scikit-learn (an independent fit)."""
+    from sklearn.linear_model import LinearRegression, LogisticRegression
+
+    design = pd.DataFrame({"age": X["age"], "sex[m]": (X["sex"] == "m") * 1.0})
+    if family == "binomial":
+        return design, LogisticRegression(C=np.inf, tol=1e-10, max_iter=1000)
+    return design, LinearRegression()
+
+
+@pytest.mark.parametrize("family", ["binomial", "gaussian"])
+def test_clinical_glm_against_sklearn(family):
+    from vcpcr.validation import ClinicalGLM
+
+    X, y = _glm_cohort(family)
+    model = ClinicalGLM(["age", "sex"], family=family).fit(X, y)
+    design, ref = _sklearn_clinical(family, X, y)
+    ref.fit(design, y)
+    coef = np.r_[np.ravel(ref.intercept_), np.ravel(ref.coef_)]
+    assert_allclose(model.result_.params.to_numpy(), coef, rtol=1e-5, atol=1e-7)
+    if family == "binomial":
+        assert list(model.classes_) == ["no", "yes"]
+        assert_allclose(
+            model.predict_proba(X), ref.predict_proba(design), rtol=1e-5, atol=1e-7
+        )
+        assert set(model.predict(X)) <= {"no", "yes"}
+    else:
+        assert_allclose(model.predict(X), ref.predict(design), rtol=1e-8, atol=1e-8)
+        with pytest.raises(ValueError, match="needs family='binomial'"):
+            model.predict_proba(X)
+
+
+@pytest.mark.parametrize("family", ["binomial", "gaussian"])
+def test_glm_increments_against_sklearn_metrics(family):
+    """The clinical model's per-fold metrics are scikit-learn's on the same
+    folds (an independent fit); each increment is model minus clinical."""
+    from sklearn import metrics
+
+    from vcpcr import VCPCR
+    from vcpcr.validation import validate_increment
+
+    X, y = _glm_cohort(family)
+    est = VCPCR(
+        family=family, n_clusters=2, n_init=1, lam_ratio=0.3, covariates=["age", "sex"]
+    )
+    res = validate_increment(est, X, y, cv=3, n_repeats=2, random_state=0)
+    clinical = {"binomial": "clinical logistic", "gaussian": "clinical linear"}[family]
+    assert res.family == family
+    assert res.clinical == clinical
+    names = {"binomial": ["AUC", "Brier"], "gaussian": ["R2", "RMSE"]}[family]
+    assert list(res.increments.index.get_level_values("metric")) == names
+    design, ref = _sklearn_clinical(family, X, y)
+    folds = res.folds[res.folds["model"] == clinical].reset_index(drop=True)
+    for k, (train, test) in enumerate(res.splits):
+        ref.fit(design.iloc[train], y[train])
+        if family == "binomial":
+            if k == 0:  # stratified on the labels
+                assert abs((y[test] == "yes").mean() - (y == "yes").mean()) < 0.05
+            p = ref.predict_proba(design.iloc[test])[:, 1]
+            expected = [
+                metrics.roc_auc_score(y[test] == "yes", p),
+                metrics.brier_score_loss(y[test] == "yes", p),
+            ]
+        else:
+            pred = ref.predict(design.iloc[test])
+            expected = [
+                metrics.r2_score(y[test], pred),
+                metrics.root_mean_squared_error(y[test], pred),
+            ]
+        assert_allclose(folds.loc[k, names].to_numpy(float), expected, rtol=1e-5)
+    d = res.fold_increments[names].to_numpy(float)
+    model = res.folds[res.folds["model"] == "VCPCR"][names].to_numpy(float)
+    assert_allclose(d, model - folds[names].to_numpy(float), rtol=1e-12)
+    assert "minus " + clinical in str(res.summary())
+    assert res.n_events == (int((y == "yes").sum()) if family == "binomial" else None)
+
+
+def test_glm_increment_refuses_cox_only_options():
+    from vcpcr import VCPCR
+    from vcpcr.validation import validate_increment
+
+    X, y = _glm_cohort("binomial")
+    est = VCPCR(family="binomial", covariates=["age"])
+    with pytest.raises(ValueError, match=r"'strata' parameter.*family='cox' only"):
+        validate_increment(est, X, y, strata="sex", cv=3, n_repeats=1)
+    with pytest.raises(ValueError, match=r"'coxnet'.*family='cox' only"):
+        validate_increment(est, X, y, coxnet=True, cv=3, n_repeats=1)
+    with pytest.raises(ValueError, match="exactly two labels"):
+        validate_increment(est, X, np.arange(len(y)) % 3, cv=3, n_repeats=1)
+
+
+@pytest.mark.parametrize("family", ["binomial", "gaussian"])
+def test_a_glm_formula_estimator_equals_the_same_model_with_covariates(family):
+    """#48 item 3 for the other families: the formula's clinical part (age,
+    sex left of '|') is the clinical logistic or linear model; every fold's
+    numbers, the names and the summary equal those of covariates=; the
+    binomial summary prints the mean AUC (its C) with its interval."""
+    from vcpcr import VCPCR
+
+    X, y = _glm_cohort(family)
+    params = {"family": family, "n_clusters": 2, "n_init": 1, "lam_ratio": 0.3}
+    by_columns = _validate(VCPCR(**params, covariates=["age", "sex"]), X, y)
+    formula = "outcome ~ age + sex | ."
+    by_formula = _validate(VCPCR(**params, formula=formula), X.assign(outcome=y), None)
+    assert by_formula.covariates == by_columns.covariates == ["age", "sex"]
+    assert_allclose(
+        _numbers(by_formula).to_numpy(float),
+        _numbers(by_columns).to_numpy(float),
+        rtol=1e-9,
+        atol=1e-12,
+    )
+    text = by_formula.summary().as_text()
+    assert text == by_columns.summary().as_text()
+    assert ("Mean C over the test folds" in text) == (family == "binomial")

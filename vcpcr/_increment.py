@@ -27,7 +27,11 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 from sklearn.base import BaseEstimator, clone
-from sklearn.model_selection import RepeatedStratifiedKFold, StratifiedKFold
+from sklearn.model_selection import (
+    RepeatedKFold,
+    RepeatedStratifiedKFold,
+    StratifiedKFold,
+)
 
 from vcpcr._families import family_name
 from vcpcr._formula import (
@@ -66,6 +70,7 @@ __all__ = [
     "CLINICAL",
     "INTERVALS",
     "ClinicalCox",
+    "ClinicalGLM",
     "IncrementResult",
     "increment_interval",
     "validate_increment",
@@ -280,6 +285,183 @@ class ClinicalCox(BaseEstimator):  # type: ignore[misc]
         return np.asarray(np.exp(-risk.reshape(-1, 1) * H0))
 
 
+class ClinicalGLM(BaseEstimator):  # type: ignore[misc]
+    """The clinical-only logistic or linear model: statsmodels on given columns.
+
+    The binomial and gaussian counterpart of :class:`ClinicalCox`: an
+    intercept, numeric covariates per unit and a non-numeric covariate as
+    treatment dummies of its training levels (the first level is the
+    reference), fitted by maximum likelihood (statsmodels ``GLM``, binomial
+    with the logit link or gaussian). Every other column of ``X`` is
+    ignored, so the model can be fitted on the same ``X`` as a signature.
+
+    Parameters
+    ----------
+    covariates : str, int or list of them
+        Column names of a DataFrame (or positions of an array).
+    family : {"binomial", "gaussian"}, default="binomial"
+        The outcome's family.
+
+    Attributes
+    ----------
+    result_ : statsmodels GLMResults
+        The fitted model.
+    classes_ : ndarray of shape (2,)
+        Binomial: the two labels; the second is the event whose probability
+        is predicted.
+    levels_ : dict of str to list
+        The training levels of each non-numeric covariate.
+
+    See Also
+    --------
+    validate_increment : The increments of a signature over this model.
+    ClinicalCox : The survival version.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from vcpcr.validation import ClinicalGLM
+    >>> rng = np.random.default_rng(0)
+    >>> X = pd.DataFrame({"age": rng.normal(size=60), "g1": rng.normal(size=60)})
+    >>> y = (rng.random(60) < 1 / (1 + np.exp(-X["age"]))).astype(int)
+    >>> model = ClinicalGLM(covariates="age").fit(X, y)
+    >>> model.result_.params.index.tolist()
+    ['const', 'age']
+    >>> model.predict_proba(X).shape
+    (60, 2)
+    """
+
+    def __init__(
+        self, covariates: str | int | list[Any] | None = None, family: str = "binomial"
+    ) -> None:
+        self.covariates = covariates
+        self.family = family
+
+    def _design(self, X: Any) -> pd.DataFrame:
+        frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
+        design = self.dummies_.transform(frame)
+        design.insert(0, "const", 1.0)
+        return design
+
+    def fit(self, X: Any, y: Any) -> ClinicalGLM:
+        """Fit the logistic or linear model on the clinical columns.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            Data holding the clinical columns.
+        y : array-like of shape (n_samples,)
+            Binomial: two labels; gaussian: numbers.
+
+        Returns
+        -------
+        ClinicalGLM
+            The fitted model.
+        """
+        import statsmodels.api as sm
+
+        owner = "ClinicalGLM"
+        check_choice(self.family, "family", ("binomial", "gaussian"), owner=owner)
+        check_same_rows(X, y)
+        if not _as_list(self.covariates):
+            raise ValueError(
+                "ClinicalGLM needs covariates; got none. Pass covariates=['age', ...]."
+            )
+        frame = _check_frame(X, y, _as_list(self.covariates), owner=owner)
+        target = _glm_target(y, self.family, owner)
+        if self.family == "binomial":
+            self.classes_ = np.unique(np.asarray(y).reshape(-1))
+        self.dummies_ = _Dummies(self.covariates).fit(frame)
+        self.levels_ = self.dummies_.levels
+        glm_family = (
+            sm.families.Binomial()
+            if self.family == "binomial"
+            else sm.families.Gaussian()
+        )
+        self.result_ = sm.GLM(target, self._design(frame), family=glm_family).fit()
+        return self
+
+    def on_design(self, covariates: list[Any], strata: list[Any]) -> ClinicalGLM:
+        """Return this model (unfitted) on a design's clinical columns.
+
+        Parameters
+        ----------
+        covariates : list of str
+            Columns of the design matrix.
+        strata : list
+            Empty: strata are for Cox models only.
+
+        Returns
+        -------
+        ClinicalGLM
+            ``self``, with ``covariates`` set.
+        """
+        return self.set_params(covariates=covariates)  # type: ignore[no-any-return]
+
+    def predict(self, X: Any) -> NDArray[Any]:
+        """Predicted value (gaussian) or label (binomial, probability >= 0.5).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like
+            Data holding the clinical columns.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predictions.
+        """
+        mean = np.asarray(self.result_.predict(self._design(X)), dtype=np.float64)
+        if self.family == "binomial":
+            return np.asarray(self.classes_[(mean >= 0.5).astype(int)])
+        return mean
+
+    def predict_proba(self, X: Any) -> NDArray[np.float64]:
+        """Binomial: the probabilities of ``classes_[0]`` and ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like
+            Data holding the clinical columns.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+            Probabilities.
+        """
+        if self.family != "binomial":
+            raise ValueError(
+                "ClinicalGLM.predict_proba needs family='binomial'; a gaussian "
+                "model predicts values: use predict."
+            )
+        p = np.asarray(self.result_.predict(self._design(X)), dtype=np.float64)
+        return np.column_stack([1.0 - p, p])
+
+
+def _glm_target(y: Any, family: str, owner: str) -> NDArray[np.float64]:
+    """Binomial: 1 for the second of two labels, else 0; gaussian: the values."""
+    values = np.asarray(y)
+    if values.ndim != 1:
+        values = values.reshape(-1) if values.size == len(values) else values
+    if values.ndim != 1:
+        raise ValueError(
+            f"y of {owner} must be 1-d for family={family!r}; got shape "
+            f"{np.shape(y)}. A survival outcome (time, event) needs a model "
+            f"with family='cox'."
+        )
+    if family == "binomial":
+        classes = np.unique(values)
+        if classes.size != 2:
+            raise ValueError(
+                f"y of {owner} must hold exactly two labels for "
+                f"family='binomial'; got {classes.size}: {classes[:5].tolist()}."
+            )
+        return (values == classes[1]).astype(np.float64)
+    out = values.astype(np.float64)
+    check_finite(out, "y", fix="drop or impute those rows")
+    return out
+
+
 class _ClinicalCoxnet(BaseEstimator):  # type: ignore[misc]
     """scikit-survival's Coxnet, clinical columns unpenalized, alpha by inner CV.
 
@@ -376,8 +558,7 @@ class _FormulaDesign(BaseEstimator):  # type: ignore[misc]
     levels and transforms of the training rows), and fits ``model`` (a
     :class:`ClinicalCox` or ``_ClinicalCoxnet``) on that design with the
     formula's covariates and strata as its clinical columns; predictions
-    re-apply the stored encoding to new rows. A model with a formula reads
-    its outcome from ``X``: ``y`` may be omitted.
+    re-apply the stored encoding to new rows.
     """
 
     def __init__(
@@ -394,23 +575,22 @@ class _FormulaDesign(BaseEstimator):  # type: ignore[misc]
         self.strata = strata
         self.random_state = random_state
 
-    def fit(self, X: pd.DataFrame, y: Any = None) -> _FormulaDesign:
-        """Evaluate the formula on the training rows and fit the clinical model."""
-        from sksurv.util import Surv
+    def fit(self, X: pd.DataFrame, y: Any) -> _FormulaDesign:
+        """Evaluate the formula on the training rows and fit the clinical model.
 
+        ``y`` is the formula's outcome on those rows, as the clinical model
+        takes it (the validation reads it from the formula once).
+        """
         resolved = resolve_formula(
             self.formula, X, None, missing="raise", owner=_OWNER, strata=self.strata
         )
         covariates, strata = _design_roles(resolved, self.covariates)
-        time, event = check_survival(resolved.y if y is None else y)
         self.spec_ = resolved.spec
         model = clone(self.model)
         if "random_state" in model.get_params(deep=False):
             model.set_params(random_state=self.random_state)
         self.model_ = model.on_design(covariates, strata)
-        self.model_.fit(
-            resolved.X.reset_index(drop=True), Surv.from_arrays(event, time)
-        )
+        self.model_.fit(resolved.X.reset_index(drop=True), y)
         return self
 
     def _design(self, X: pd.DataFrame) -> pd.DataFrame:
@@ -423,6 +603,9 @@ class _FormulaDesign(BaseEstimator):  # type: ignore[misc]
 
     def predict(self, X: pd.DataFrame) -> NDArray[np.float64]:
         return np.asarray(self.model_.predict(self._design(X)))
+
+    def predict_proba(self, X: pd.DataFrame) -> NDArray[np.float64]:
+        return np.asarray(self.model_.predict_proba(self._design(X)))
 
     def predict_log_partial_hazard(self, X: pd.DataFrame) -> NDArray[np.float64]:
         return _linear_predictor(self.model_, self._design(X))
@@ -487,16 +670,32 @@ class _Plan:
     tau_quantile: float
     strata: NDArray[Any] | None
     features: NDArray[np.intp]
+    family: str = "cox"
+    target: NDArray[np.float64] | None = None  # binomial 0/1, gaussian values
 
 
-def _metric_names(horizons: NDArray[np.float64], likelihood: str = "CVPL") -> list[str]:
+#: The metrics of a binomial and a gaussian outcome (cox: :func:`_metric_names`).
+_GLM_METRICS = {"binomial": ["AUC", "Brier"], "gaussian": ["R2", "RMSE"]}
+#: The clinical-only model's name per family, in the result's tables.
+CLINICAL_NAMES = {
+    "cox": "clinical Cox",
+    "binomial": "clinical logistic",
+    "gaussian": "clinical linear",
+}
+
+
+def _metric_names(
+    horizons: NDArray[np.float64], likelihood: str = "CVPL", family: str = "cox"
+) -> list[str]:
     """Return the metrics' names; ``likelihood`` names the partial likelihood."""
+    if family != "cox":
+        return list(_GLM_METRICS[family])
     aucs = [f"AUC(t={h:.4g})" for h in horizons]
     return ["Harrell C", "Uno C", *aucs, "IBS", "IPA", likelihood]
 
 
 #: Metrics for which lower is better (the others: higher).
-_LOWER_BETTER = frozenset({"IBS"})
+_LOWER_BETTER = frozenset({"IBS", "Brier", "RMSE"})
 #: The increment tables' status of a model that used no feature (no interval).
 _NO_GENE = ("no gene in any fold", "no gene")
 
@@ -525,7 +724,7 @@ def _n_genes(model: Any, features: NDArray[np.intp]) -> float:
     """
     if hasattr(model, "n_genes_"):
         return float(model.n_genes_)
-    if isinstance(model, ClinicalCox):
+    if isinstance(model, ClinicalCox | ClinicalGLM):
         return 0.0
     fitted = getattr(model, "best_estimator_", model)
     labels = getattr(fitted, "labels_", None)
@@ -673,6 +872,8 @@ def _score_model(
     plan: _Plan,
 ) -> dict[str, float]:
     """Every metric of a model fitted on ``train``, on ``test`` (CVPL: all rows)."""
+    if plan.family != "cox":
+        return _score_glm(model, X.iloc[test], test, plan)
     X_test = X.iloc[test]
     eta = _linear_predictor(model, X)
 
@@ -686,6 +887,33 @@ def _score_model(
     return out
 
 
+def _score_glm(
+    model: Any, X_test: pd.DataFrame, test: NDArray[np.intp], plan: _Plan
+) -> dict[str, float]:
+    """AUC and Brier score (binomial), R2 and RMSE (gaussian) on the test fold.
+
+    scikit-learn's ``roc_auc_score``, ``brier_score_loss``, ``r2_score`` and
+    ``root_mean_squared_error`` of the fold's predictions.
+    """
+    from sklearn import metrics
+
+    y = np.asarray(plan.target)[test]  # set for every non-cox plan
+    if plan.family == "binomial":
+        p = np.asarray(model.predict_proba(X_test), dtype=np.float64)[:, 1]
+        out = {
+            "AUC": float(metrics.roc_auc_score(y, p)),
+            "Brier": float(metrics.brier_score_loss(y, p)),
+        }
+    else:
+        pred = np.asarray(model.predict(X_test), dtype=np.float64).reshape(-1)
+        out = {
+            "R2": float(metrics.r2_score(y, pred)),
+            "RMSE": float(metrics.root_mean_squared_error(y, pred)),
+        }
+    out["n_genes"] = _n_genes(model, plan.features)
+    return out
+
+
 def _with_seed(model: Any, seed: int) -> Any:
     """Return a clone of ``model`` with ``random_state=seed`` if it has one."""
     model = clone(model)
@@ -695,8 +923,12 @@ def _with_seed(model: Any, seed: int) -> Any:
 
 
 def _fit(model: Any, X: pd.DataFrame, y: NDArray[Any]) -> Any:
-    """Fit ``model`` on ``X`` and ``y``; a model with a formula reads y from X."""
-    if model.get_params(deep=False).get("formula") is not None:
+    """Fit ``model`` on ``X`` and ``y``; an estimator with a formula on ``X``.
+
+    Its formula names the outcome, which it reads from ``X``.
+    """
+    has_formula = model.get_params(deep=False).get("formula") is not None
+    if has_formula and not isinstance(model, _FormulaDesign):
         return model.fit(X)
     return model.fit(X, y)
 
@@ -889,7 +1121,8 @@ class IncrementResult:
     interval, alpha : str, float
         The interval method (:func:`increment_interval`) and level.
     n_splits, n_repeats, n_samples, n_events : int
-        The design.
+        The design (``n_events``: events, or the rows with the second
+        label for a binomial outcome; None for a gaussian one).
     covariates, strata : list
         The clinical columns.
     splits : list of (ndarray, ndarray)
@@ -900,6 +1133,12 @@ class IncrementResult:
     complete : bool
         False when an interrupt stopped the run: every table is over the
         folds that finished (``splits`` says which).
+    family : str
+        ``"cox"``, ``"binomial"`` or ``"gaussian"``: which metrics were
+        scored.
+    clinical : str
+        The clinical-only model's name in the tables (``"clinical Cox"``,
+        ``"clinical logistic"``, ``"clinical linear"``).
     """
 
     folds: pd.DataFrame
@@ -914,12 +1153,14 @@ class IncrementResult:
     n_splits: int
     n_repeats: int
     n_samples: int
-    n_events: int
+    n_events: int | None
     covariates: list[Any]
     strata: list[Any]
     splits: list[tuple[NDArray[np.intp], NDArray[np.intp]]]
     notes: list[str] = field(default_factory=list)
     complete: bool = True
+    family: str = "cox"
+    clinical: str = CLINICAL
 
     def __repr__(self) -> str:
         """Return a one-line description."""
@@ -976,12 +1217,13 @@ class IncrementResult:
         alpha = self.alpha if alpha is None else alpha
         check_choice(interval, "interval", INTERVALS, owner=owner)
         check_fraction(alpha, "alpha", owner=owner)
-        names = _metric_names(self.horizons)
+        names = _metric_names(self.horizons, family=self.family)
         metrics, _, increments = _increments(
-            self.folds, names, self.splits, interval, float(alpha)
+            self.folds, names, self.splits, interval, float(alpha), self.clinical
         )
+        old = _target_note(self.interval, self.clinical)
         notes = [
-            _target_note(interval) if note == _target_note(self.interval) else note
+            _target_note(interval, self.clinical) if note == old else note
             for note in self.notes
         ]
         return replace(
@@ -1052,7 +1294,7 @@ def _increment_summary(
     """
     left = [
         ("No. Observations:", str(result.n_samples)),
-        ("No. Events:", str(result.n_events)),
+        ("No. Events:", "-" if result.n_events is None else str(result.n_events)),
         ("Clinical covariates:", ", ".join(map(str, result.covariates)) or "none"),
         ("Strata:", ", ".join(map(str, result.strata)) or "none"),
     ]
@@ -1063,12 +1305,19 @@ def _increment_summary(
         title=title,
         gleft=[(k, [v]) for k, v in left],
         gright=[(k, [v]) for k, v in right],
-        yname="survival",
+        yname=getattr(result, "family", "survival"),
         xname=[],
     )
-    smry.tables.extend([metrics, *extra])
+    smry.tables.extend([metrics, *(t for t in extra if t is not None)])
     for model in increments.index.get_level_values(0).unique():
-        smry.tables.append(_increment_table(increments.loc[model], model, alpha))
+        smry.tables.append(
+            _increment_table(
+                increments.loc[model],
+                model,
+                alpha,
+                getattr(result, "clinical", CLINICAL),
+            )
+        )
     smry.add_extra_txt(numbered_notes(result.notes))
     return smry
 
@@ -1089,34 +1338,40 @@ def _metrics_table(values: pd.Series, title: str) -> Any:
     )
 
 
-#: The metrics whose mean over the folds the summary prints with its interval.
-_CONCORDANCES = ("Harrell C", "Uno C")
+#: The metrics whose mean over the folds the summary prints with its interval:
+#: the C's (a binary outcome's is its AUC).
+_CONCORDANCES = ("Harrell C", "Uno C", "AUC")
 
 
 def _concordance_table(metrics: pd.DataFrame, interval: str, alpha: float) -> Any:
-    """Each model's mean Harrell's and Uno's C over the folds, with intervals."""
+    """Each model's mean C's over the folds with their intervals (None: no C)."""
     from statsmodels.iolib.table import SimpleTable
 
+    shown = [c for c in _CONCORDANCES if c in metrics.index.get_level_values(1)]
+    if not shown:
+        return None
     models = list(metrics.index.get_level_values(0).unique())
     lo, hi = f"[{alpha / 2:g}", f"{1 - alpha / 2:g}]"
     rows = [
         [
             _num(metrics.loc[(model, c), key])
-            for c in _CONCORDANCES
+            for c in shown
             for key in ("mean", "ci_low", "ci_high")
         ]
         for model in models
     ]
     return SimpleTable(
         rows,
-        headers=[h for c in _CONCORDANCES for h in (c, lo, hi)],
+        headers=[h for c in shown for h in (c, lo, hi)],
         stubs=models,
         title=f"Mean C over the test folds ({1 - alpha:.0%} interval, {interval})",
         txt_fmt={"colsep": "  "},
     )
 
 
-def _increment_table(frame: pd.DataFrame, model: str, alpha: float) -> Any:
+def _increment_table(
+    frame: pd.DataFrame, model: str, alpha: float, clinical: str = CLINICAL
+) -> Any:
     """One model's increments (rows: metrics) as a statsmodels table."""
     from statsmodels.iolib.table import SimpleTable
 
@@ -1140,7 +1395,7 @@ def _increment_table(frame: pd.DataFrame, model: str, alpha: float) -> Any:
         rows,
         headers=["increment", "se", lo, hi, "P(no gain)", "note"],
         stubs=list(frame.index),
-        title=f"{model} minus {CLINICAL}",
+        title=f"{model} minus {clinical}",
         txt_fmt={"colsep": "  "},
     )
 
@@ -1317,16 +1572,60 @@ def _check_design(
             f"{type(estimator).__name__} instead."
         )
     family = family_name(getattr(estimator, "family", "cox"))
-    if family != "cox":
+    if family not in CLINICAL_NAMES:
         raise ValueError(
-            f"The 'estimator' parameter of {_OWNER} must be a survival model; "
-            f"got family={family!r}. Use family='cox'."
+            f"The 'estimator' parameter of {_OWNER} must have family 'cox', "
+            f"'binomial' or 'gaussian'; got family={family!r}."
         )
     check_scalar(cv, "cv", numbers.Integral, owner=_OWNER, min_val=2)
     check_scalar(n_repeats, "n_repeats", numbers.Integral, owner=_OWNER, min_val=1)
     check_choice(interval, "interval", INTERVALS, owner=_OWNER)
     check_fraction(alpha, "alpha", owner=_OWNER)
     check_fraction(tau_quantile, "tau_quantile", owner=_OWNER)
+
+
+def _setup(
+    family: str,
+    X: pd.DataFrame,
+    y: Any,
+    clinical: _Clinical,
+    tau_quantile: float,
+    coxnet: bool,
+) -> tuple[NDArray[Any], _Plan, Any, NDArray[Any] | None]:
+    """Return the outcome as the folds use it, the plan, the clinical model, labels.
+
+    Cox: the structured survival array, stratified folds on the event;
+    binomial: the labels, stratified folds on them; gaussian: the values,
+    plain folds (labels None).
+    """
+    if family == "cox":
+        from sksurv.util import Surv
+
+        time, event = check_survival(y)
+        if len(time) != len(X):
+            raise ValueError(f"X has {len(X)} rows but y has {len(time)}.")
+        ys = Surv.from_arrays(event, time)
+        plan = _plan(X, ys, clinical.columns, clinical.strata, tau_quantile)
+        return ys, plan, clinical.model(ClinicalCox()), event
+    for name, value in (("strata", clinical.strata), ("coxnet", coxnet)):
+        if value:
+            raise ValueError(
+                f"The {name!r} parameter of {_OWNER} applies to family='cox' "
+                f"only. Got {name}={value!r} with family={family!r}; drop it."
+            )
+    target = _glm_target(y, family, _OWNER)
+    columns = set(clinical.columns)
+    features = np.array(
+        [j for j, c in enumerate(X.columns) if c not in columns], dtype=np.intp
+    )
+    plan = _Plan(np.empty(0), (np.nan, np.nan), np.nan, None, features, family, target)
+    values = np.asarray(y).reshape(-1)
+    return (
+        values,
+        plan,
+        clinical.model(ClinicalGLM(family=family)),
+        values if family == "binomial" else None,
+    )
 
 
 def _plan(
@@ -1367,11 +1666,13 @@ def validate_increment(
     random_state: Any = None,
     checkpoint: Any = None,
 ) -> IncrementResult:
-    r"""Validate what a survival model adds to the clinical Cox model, in CV.
+    r"""Validate what a model adds to the clinical model, in CV.
 
-    Repeated ``cv``-fold CV, stratified by event, the folds drawn once: in
-    each training fold, the clinical-only Cox model (:class:`ClinicalCox`:
-    lifelines, the same covariates and strata), a clone of ``estimator``
+    Repeated ``cv``-fold CV, stratified by event (cox) or class (binomial),
+    the folds drawn once: in each training fold, the clinical-only model
+    (:class:`ClinicalCox`: lifelines, the same covariates and strata; for a
+    binomial or gaussian estimator :class:`ClinicalGLM`, a logistic or
+    linear regression on the same covariates), a clone of ``estimator``
     (fitted by its own ``fit``: a ``VCPCRCV`` re-tunes inside the training
     fold, nested, never on all rows) and, with ``coxnet=True``, a Coxnet with
     unpenalized clinical columns are fitted and scored on the test fold.
@@ -1381,7 +1682,9 @@ def validate_increment(
     estimator : estimator
         Unfitted; ``VCPCR(family="cox")``, ``VCPCRCV(family="cox")`` or any
         scikit-learn-compatible survival estimator whose ``predict`` is a
-        risk score (higher: earlier events). Fitted on all columns of ``X``.
+        risk score (higher: earlier events); or a ``VCPCR`` / ``VCPCRCV``
+        with ``family="binomial"`` (scored by ``predict_proba``) or
+        ``"gaussian"`` (by ``predict``). Fitted on all columns of ``X``.
         With a ``formula``, the formula's clinical part is the clinical
         model (see Notes) and ``fit`` gets ``X`` alone.
     X : DataFrame of shape (n_samples, n_features)
@@ -1389,11 +1692,11 @@ def validate_increment(
         positions). No missing value in the clinical columns. For an
         estimator with a formula, the DataFrame its ``fit`` takes (the
         outcome's columns too).
-    y : array-like of shape (n_samples, 2) or structured array, optional
-        ``(time, event)``; omitted for an estimator with a formula, whose
-        outcome is read from ``X``.
+    y : array-like of shape (n_samples, 2), structured array, or (n_samples,), optional
+        ``(time, event)``; binomial: two labels; gaussian: numbers. Omitted
+        for an estimator with a formula, whose outcome is read from ``X``.
     covariates, strata : str, int or list of them, optional
-        The clinical model's covariates and strata; default: the
+        The clinical model's covariates and strata (cox only); default: the
         estimator's ``covariates`` and ``strata`` parameters. Not with a
         formula, which states them.
     cv : int, default=5
@@ -1468,8 +1771,11 @@ def validate_increment(
 
     Notes
     -----
-    Metrics per test fold: Harrell's C; Uno's C truncated at ``tau`` (the
-    ``tau_quantile`` of the training events); the cumulative/dynamic AUC at
+    Binomial: per test fold the AUC and the Brier score of the predicted
+    probabilities; gaussian: :math:`R^2` (against the test fold's mean) and
+    the RMSE (scikit-learn's metrics). Cox metrics per test fold: Harrell's
+    C; Uno's C truncated at ``tau`` (the ``tau_quantile`` of the training
+    events); the cumulative/dynamic AUC at
     the quartiles of all rows' event times (NaN in a fold whose follow-up
     does not reach a horizon); the integrated Brier score on the test
     event times between the 10th and 80th percentiles of all rows' event
@@ -1520,33 +1826,35 @@ def validate_increment(
     >>> float(res.fold_increments["Harrell C"].abs().max())
     0.0
     """
-    _require_survival(_OWNER)
-    from sksurv.util import Surv
-
     _check_design(estimator, cv, n_repeats, interval, alpha, tau_quantile)
-    clinical = _clinical(estimator, X, covariates, strata)
-    covariates_, strata_ = clinical.covariates, clinical.strata
-    y = _outcome(clinical, y)
-    X = _check_frame(X, y, clinical.columns)
-    time, event = check_survival(y)
-    if len(time) != len(X):
-        raise ValueError(f"X has {len(X)} rows but y has {len(time)}.")
+    family = str(family_name(getattr(estimator, "family", "cox")))
+    if family == "cox":
+        _require_survival(_OWNER)
+    clinical_ = _clinical(estimator, X, covariates, strata)
+    covariates_, strata_ = clinical_.covariates, clinical_.strata
+    y = _outcome(clinical_, y)
+    X = _check_frame(X, y, clinical_.columns)
     check_cv_param(cv, len(X), _OWNER)
-    ys = Surv.from_arrays(event, time)
-    plan = _plan(X, ys, clinical.columns, strata_, tau_quantile)
-    models: dict[str, Any] = {CLINICAL: clinical.model(ClinicalCox())}
+    ys, plan, clinical_model, labels = _setup(
+        family, X, y, clinical_, tau_quantile, coxnet
+    )
+    clinical = CLINICAL_NAMES[family]
+    models: dict[str, Any] = {clinical: clinical_model}
     name = type(estimator).__name__
-    models[name if name not in (CLINICAL, COXNET) else f"{name} (estimator)"] = (
+    models[name if name not in (clinical, COXNET) else f"{name} (estimator)"] = (
         estimator
     )
     if coxnet:
-        models[COXNET] = clinical.model(_ClinicalCoxnet())
-    splitter = RepeatedStratifiedKFold(
-        n_splits=int(cv),
-        n_repeats=int(n_repeats),
-        random_state=int(task_seeds(random_state, 1)[0] % 2**32),
+        models[COXNET] = clinical_.model(_ClinicalCoxnet())
+    seed = int(task_seeds(random_state, 1)[0] % 2**32)
+    splitter = (
+        RepeatedKFold(n_splits=int(cv), n_repeats=int(n_repeats), random_state=seed)
+        if labels is None
+        else RepeatedStratifiedKFold(
+            n_splits=int(cv), n_repeats=int(n_repeats), random_state=seed
+        )
     )
-    splits = list(splitter.split(X, event))
+    splits = list(splitter.split(X, labels))
     seeds = task_seeds(random_state, len(splits))
     tasks = [
         (models, X, ys, tr, te, plan, s)
@@ -1599,7 +1907,7 @@ def validate_increment(
 def _folds_frame(
     done: dict[int, dict[str, dict[str, Any]]], plan: _Plan, n_splits: int
 ) -> pd.DataFrame:
-    names = [*_metric_names(plan.horizons), "n_genes"]
+    names = [*_metric_names(plan.horizons, family=plan.family), "n_genes"]
     rows = []
     for i, fold in done.items():
         for model, scores in fold.items():
@@ -1624,10 +1932,11 @@ def _result(
     y: NDArray[Any],
     coxnet: bool,
 ) -> IncrementResult:
-    metrics = _metric_names(plan.horizons)
+    metrics = _metric_names(plan.horizons, family=plan.family)
+    clinical = CLINICAL_NAMES[plan.family]
     folds = _folds_frame(done, plan, n_splits)
     summary, fold_increments, increments = _increments(
-        folds, metrics, splits, interval, alpha
+        folds, metrics, splits, interval, alpha, clinical
     )
     _warn_untested(increments)
     notes = _notes(plan, folds, models, interval, coxnet, strata)
@@ -1650,13 +1959,24 @@ def _result(
         n_splits=n_splits,
         n_repeats=n_repeats,
         n_samples=len(y),
-        n_events=int(y["event"].sum()),
+        n_events=_n_events(y, plan.family),
         covariates=covariates,
         strata=strata,
         splits=splits,
         notes=notes,
         complete=len(done) == n_folds,
+        family=plan.family,
+        clinical=clinical,
     )
+
+
+def _n_events(y: NDArray[Any], family: str) -> int | None:
+    """Events (cox), rows with the second label (binomial), None (gaussian)."""
+    if family == "cox":
+        return int(y["event"].sum())
+    if family == "binomial":
+        return int(np.sum(y == np.unique(y)[1]))
+    return None
 
 
 def _increments(
@@ -1665,6 +1985,7 @@ def _increments(
     splits: list[Any],
     interval: str,
     alpha: float,
+    clinical: str = CLINICAL,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Each model's mean metrics, its per-fold increments and their intervals."""
     wide = folds.set_index(["repeat", "fold", "model"])[metrics].unstack("model")
@@ -1696,11 +2017,11 @@ def _increments(
     unit = summary.index.get_level_values("metric").map(_in_unit_interval)
     for end in ("ci_low", "ci_high"):
         summary.loc[unit, end] = summary.loc[unit, end].clip(0.0, 1.0)
-    others = [m for m in folds["model"].unique() if m != CLINICAL]
+    others = [m for m in folds["model"].unique() if m != clinical]
     diffs, rows = {}, []
     n_used = folds.set_index(["repeat", "fold", "model"])["n_genes"].unstack("model")
     for model in others:
-        d = wide.xs(model, axis=1, level=1) - wide.xs(CLINICAL, axis=1, level=1)
+        d = wide.xs(model, axis=1, level=1) - wide.xs(clinical, axis=1, level=1)
         diffs[model] = d
         none_chosen = bool((n_used[model].fillna(np.inf) == 0).all())
         for metric in metrics:
@@ -1722,16 +2043,16 @@ def _increments(
 
 
 def _in_unit_interval(metric: str) -> bool:
-    """Whether ``metric`` takes values in [0, 1] (the C's, AUCs and the IBS)."""
-    return metric in ("Harrell C", "Uno C", "IBS") or metric.startswith("AUC(")
+    """Whether ``metric`` takes values in [0, 1] (C's, AUCs, Brier scores)."""
+    return metric in ("Harrell C", "Uno C", "IBS", "Brier") or metric.startswith("AUC")
 
 
-def _target_note(interval: str) -> str:
+def _target_note(interval: str, clinical: str = CLINICAL) -> str:
     """Return the first note: what is estimated, and the interval method."""
     return (
         "Target: the expected performance of each procedure trained on "
         "(k-1)/k of the rows (Bates, Hastie & Tibshirani 2023); increment = "
-        f"model minus {CLINICAL}, paired by fold; interval method "
+        f"model minus {clinical}, paired by fold; interval method "
         f"{interval!r} (vcpcr.validation.increment_interval)."
     )
 
@@ -1797,6 +2118,18 @@ def _increment_row(
     return row
 
 
+_GLM_NOTES = {
+    "binomial": "AUC (scikit-learn's roc_auc_score) and Brier score "
+    "(brier_score_loss) of each test fold's predicted probabilities; the "
+    "clinical model is a logistic regression on the clinical columns "
+    "(ClinicalGLM, statsmodels).",
+    "gaussian": "R2 (scikit-learn's r2_score, against the test fold's own "
+    "mean) and RMSE (root_mean_squared_error) of each test fold's "
+    "predictions; the clinical model is a linear regression on the clinical "
+    "columns (ClinicalGLM, statsmodels).",
+}
+
+
 def _notes(
     plan: _Plan,
     folds: pd.DataFrame,
@@ -1805,17 +2138,25 @@ def _notes(
     coxnet: bool,
     strata: list[Any],
 ) -> list[str]:
+    clinical = CLINICAL_NAMES[plan.family]
     lo, hi = plan.brier_range
-    notes = [
-        _target_note(interval),
-        f"Uno C: tau = the {plan.tau_quantile:g} quantile of each training "
-        f"fold's event times. AUC: cumulative/dynamic at the quartiles of all "
-        f"rows' event times. IBS: test event times in [{lo:.4g}, {hi:.4g}] (10th "
-        f"to 80th percentile of all event times); IPA = 1 - IBS/IBS(Kaplan-Meier).",
-        "CVPL: each fold's l(b_-k) - l_-k(b_-k) (Verweij & van Houwelingen "
-        "1993), Efron ties"
-        + (", stratified by the clinical strata." if strata else "."),
-    ]
+    notes = (
+        [
+            _target_note(interval, clinical),
+            _GLM_NOTES[plan.family],
+        ]
+        if plan.family != "cox"
+        else [
+            _target_note(interval),
+            f"Uno C: tau = the {plan.tau_quantile:g} quantile of each training "
+            f"fold's event times. AUC: cumulative/dynamic at the quartiles of all "
+            f"rows' event times. IBS: test event times in [{lo:.4g}, {hi:.4g}] (10th "
+            f"to 80th percentile of all event times); IPA = 1 - IBS/IBS(Kaplan-Meier).",
+            "CVPL: each fold's l(b_-k) - l_-k(b_-k) (Verweij & van Houwelingen "
+            "1993), Efron ties"
+            + (", stratified by the clinical strata." if strata else "."),
+        ]
+    )
     if coxnet:
         notes.append(
             "Coxnet: scikit-survival, l1_ratio 0.5, clinical columns unpenalized, "
@@ -1835,7 +2176,7 @@ def _notes(
         )
     for model in models:
         chosen = folds.loc[folds["model"] == model, "n_genes"]
-        if model != CLINICAL and (chosen.fillna(np.inf) == 0).all():
+        if model != clinical and (chosen.fillna(np.inf) == 0).all():
             notes.append(
                 f"{model} chose no gene in any fold: it is the clinical model, "
                 f"its increments are 0 (up to the fits' tolerance), and no "
@@ -1845,7 +2186,7 @@ def _notes(
     chosen = [
         f"{m}: {n_used[m]:.3g}"
         for m in models
-        if m != CLINICAL and np.isfinite(n_used[m])
+        if m != clinical and np.isfinite(n_used[m])
     ]
     if chosen:
         notes.append(

@@ -1,4 +1,4 @@
-"""The reviewer's report of a survival signature, mapped to TRIPOD+AI items.
+"""The reviewer's report of a signature, mapped to TRIPOD+AI items.
 
 :func:`report` runs vcpcr's public functions on a signature (the fit on all
 rows, :func:`~vcpcr.validation.validate_increment`,
@@ -32,6 +32,7 @@ from vcpcr._increment import (
     _CONCORDANCES,
     CLINICAL,
     ClinicalCox,
+    ClinicalGLM,
     validate_increment,
 )
 from vcpcr._parallel import progress_shown, task_seeds
@@ -42,6 +43,18 @@ __all__ = ["TRIPOD_ITEMS", "Report", "Section", "report"]
 _OWNER = "report"
 
 #: The TRIPOD+AI checklist (Collins et al., BMJ 2024;385:e078378): item -> topic.
+#: 27 items, 52 sub-items. Checked (2026-12-03) against a transcription of the
+#: checklist that states it was compared item by item with the official
+#: expanded checklist (tripod-statement.org, TRIPODAI-Supplement.pdf, CC BY
+#: 4.0): github.com/Aperivue/medsci-skills,
+#: skills/check-reporting/references/checklists/TRIPOD_AI.md; items 1-6c also
+#: agree with skills.sh/htlin222/dotfiles/tripod-check. The BMJ article's own
+#: table was not reachable from here, so this is a secondary source. It
+#: corrected 8b (was "blinding"; it is the outcome assessors' qualifications),
+#: 8c (was "consistency"; it is blinding: consistency across groups is part
+#: of 8a) and 9c (was "blinding"; it is the predictor assessors'
+#: qualifications: predictor blinding is part of 9b); the other numbers and
+#: topics matched.
 TRIPOD_ITEMS: dict[str, str] = {
     "1": "Title",
     "2": "Abstract",
@@ -55,12 +68,12 @@ TRIPOD_ITEMS: dict[str, str] = {
     "6b": "Participants: eligibility",
     "6c": "Participants: treatments",
     "7": "Data preparation",
-    "8a": "Outcome: definition and assessment",
-    "8b": "Outcome: blinding",
-    "8c": "Outcome: consistency",
+    "8a": "Outcome: definition, time horizon, assessment, consistency",
+    "8b": "Outcome: qualifications of the assessors (subjective assessment)",
+    "8c": "Outcome: blinding of its assessment",
     "9a": "Predictors: choice",
-    "9b": "Predictors: definition and measurement",
-    "9c": "Predictors: blinding",
+    "9b": "Predictors: definition, measurement (and blinding)",
+    "9c": "Predictors: qualifications of the assessors (subjective measurement)",
     "10": "Sample size",
     "11": "Missing data",
     "12a": "Analysis: how the data were used",
@@ -146,7 +159,8 @@ class Report:
         ``"clinical_out_of_fold_survival"``, ``"calibration"``,
         ``"decision_curve"``,
         ``"sample_size"``, ``"multi_split"``, ``"stability"``,
-        ``"external"``, ``"scoring_rule"``; those that ran).
+        ``"external"``, ``"validation_sample_size"``, ``"scoring_rule"``;
+        those that ran).
     skipped : list of str
         The sections not run, and why.
     """
@@ -415,7 +429,8 @@ def _tuning_section(model: Any) -> Section:
         index=pd.Index(list(params), name="parameter"),
     )
     text = [
-        f"Estimator: {type(model).__name__}(family='cox'); its parameters as set "
+        f"Estimator: {type(model).__name__}(family="
+        f"{family_name(model.family)!r}); its parameters as set "
         f"below (get_params)."
     ]
     section = Section("Model and tuning", ("12b", "12c"), text, [("Parameters", frame)])
@@ -449,13 +464,21 @@ def _tuning_section(model: Any) -> Section:
     return section
 
 
+_EFFECT = {
+    "cox": "Hazard ratios",
+    "binomial": "Odds ratios",
+    "gaussian": "Coefficients",
+}
+
+
 def _signature_section(model: Any) -> Section:
     fitted = getattr(model, "best_estimator_", model)
-    section = Section("The signature", ("15", "22"))
+    effect = _EFFECT[str(family_name(fitted.family))]
+    section = Section("The signature", ("22",))
     n_genes = int(np.count_nonzero(np.asarray(fitted.labels_) != -1))
     section.text.append(
         f"{fitted.n_clusters_} module(s) with {n_genes} gene(s), fitted on all "
-        f"rows. Hazard ratios per standard deviation of each module score "
+        f"rows. {effect} per standard deviation of each module score "
         f"(summary2); the p-values of the summary are conditional on the "
         f"selection (see the multi-split section for honest ones)."
     )
@@ -475,7 +498,7 @@ def _increment_section(result: Any) -> Section:
         ("12a", "12c", "12e", "23a"),
         [
             f"Repeated {result.n_splits}-fold CV x {result.n_repeats} "
-            f"(validate_increment): the clinical Cox model and the signature "
+            f"(validate_increment): the {result.clinical} model and the signature "
             f"refitted in every training fold, scored on its test fold; "
             f"increments paired by fold, {1 - result.alpha:.0%} intervals "
             f"({result.interval!r}).",
@@ -491,61 +514,91 @@ def _increment_section(result: Any) -> Section:
         result.metrics.index.get_level_values("metric").isin(_CONCORDANCES),
         ["mean", "ci_low", "ci_high"],
     ]
-    section.tables.append(
-        (
-            f"Mean C over the test folds ({1 - result.alpha:.0%} interval, "
-            f"{result.interval})",
-            concordance,
+    if len(concordance):  # a gaussian outcome has no C
+        section.tables.append(
+            (
+                f"Mean C over the test folds ({1 - result.alpha:.0%} interval, "
+                f"{result.interval})",
+                concordance,
+            )
         )
-    )
     section.figures.append(("Per-fold increments", _png(result.plot)))
     return section
 
 
-def _calibration_section(result: Any, horizon: float) -> Section:
-    rows = {
-        "calibration slope": (result.slope, *result.slope_ci),
-        "observed / expected": (
+def _calibration_frame(result: Any) -> pd.DataFrame:
+    """Return the calibration numbers that a ``CalibrationResult`` has."""
+    rows = {"calibration slope": (result.slope, *result.slope_ci)}
+    if result.intercept is not None:
+        rows["calibration intercept"] = (result.intercept, *result.intercept_ci)
+    if result.observed_expected is not None:
+        rows["observed / expected"] = (
             result.observed_expected,
             *(result.observed_expected_ci or (np.nan, np.nan)),
-        ),
-        "ICI": (result.ici, np.nan, np.nan),
-        "E50": (result.e50, np.nan, np.nan),
-        "E90": (result.e90, np.nan, np.nan),
-    }
-    frame = pd.DataFrame.from_dict(
+        )
+    for name in ("ici", "e50", "e90"):
+        value = getattr(result, name)
+        if value is not None:
+            rows[name.upper()] = (value, np.nan, np.nan)
+    return pd.DataFrame.from_dict(
         rows, orient="index", columns=["estimate", "lower", "upper"]
     ).astype(float)
-    section = Section(
-        f"Calibration at t = {horizon:.4g}",
-        ("12e", "12g", "23a"),
-        [
+
+
+def _calibration_section(result: Any, horizon: float | None) -> Section:
+    frame = _calibration_frame(result)
+    if horizon is None:
+        title = "Calibration"
+        how = (
+            "Out-of-fold predictions (cross_val_calibration: each row "
+            "predicted by the model fitted without its fold) against the "
+            "outcome ("
+            + (
+                "binary_calibration)."
+                if result.family == "binomial"
+                else "regression_calibration)."
+            )
+        )
+    else:
+        title = f"Calibration at t = {horizon:.4g}"
+        how = (
             "Out-of-fold predicted survival (cross_val_predict_survival: each "
             "row predicted by the model fitted without its fold) against "
-            "Kaplan-Meier (survival_calibration).",
-            *result.notes,
-        ],
+            "Kaplan-Meier (survival_calibration)."
+        )
+    section = Section(
+        title,
+        ("12e", "23a"),
+        [how, *result.notes],
         [("Calibration", frame), ("Groups", result.groups)],
     )
     section.figures.append(("Calibration plot", _png(result.plot)))
     return section
 
 
-def _decision_section(frame: pd.DataFrame, horizon: float) -> Section:
+def _decision_section(frame: pd.DataFrame, horizon: float | None) -> Section:
     from vcpcr.plotting import plot_decision_curve
 
     shown = frame[np.isin(np.round(frame["threshold"], 2), [0.1, 0.2, 0.3, 0.4, 0.5])]
+    how = (
+        "Net benefit of treating the rows whose out-of-fold predicted "
+        "probability is at least the threshold (decision_curve, Vickers & "
+        "Elkin 2006), for the clinical logistic model and the signature (both "
+        "cross_val_calibration's out-of-fold predictions, on the same "
+        "folds), against treating all and none, with bootstrap intervals."
+        if horizon is None
+        else "Net benefit of treating the rows whose out-of-fold predicted "
+        "risk by the horizon is at least the threshold (decision_curve, "
+        "Kaplan-Meier among them, Vickers et al. 2008), for the clinical "
+        "Cox model and the signature (both cross_val_predict_survival, on "
+        "the same folds as the calibration), against treating all and "
+        "none, with bootstrap intervals."
+    )
     section = Section(
-        f"Clinical utility: decision curve at t = {horizon:.4g}",
+        "Clinical utility: decision curve"
+        + ("" if horizon is None else f" at t = {horizon:.4g}"),
         ("12e", "23a"),
-        [
-            "Net benefit of treating the rows whose out-of-fold predicted risk "
-            "by the horizon is at least the threshold (decision_curve, "
-            "Kaplan-Meier among them, Vickers et al. 2008), for the clinical "
-            "Cox model and the signature (both cross_val_predict_survival, on "
-            "the same folds as the calibration), against treating all and "
-            "none, with bootstrap intervals."
-        ],
+        [how],
         [
             (
                 "Net benefit at selected thresholds",
@@ -559,14 +612,15 @@ def _decision_section(frame: pd.DataFrame, horizon: float) -> Section:
 
 def _sample_size_section(result: Any, r2: float, note: str) -> Section:
     verdict = {True: "meets", False: "does not meet", None: "-"}[result.adequate]
+    events = "" if result.events is None else f" ({result.events} events)"
     return Section(
         "Sample size",
         ("10",),
         [
-            f"Riley et al.'s criteria (sample_size) for {result.parameters} "
-            f"parameters: at least {result.n_required} participants "
-            f"({result.events} events); the data ({result.n_available}) "
-            f"{verdict} it.",
+            f"Riley et al.'s criteria (sample_size, {result.outcome} outcome) "
+            f"for {result.parameters} parameters: at least "
+            f"{result.n_required} participants{events}; the data "
+            f"({result.n_available}) {verdict} it.",
             note.format(r2=r2),
             result.note,
         ],
@@ -645,11 +699,10 @@ def _check_estimator(estimator: Any) -> None:
             f"VCPCRCV. Got {type(estimator).__name__} instead."
         )
     family = family_name(getattr(estimator, "family", None))
-    if family != "cox":
+    if family not in ("cox", "binomial", "gaussian"):
         raise ValueError(
-            f"The 'estimator' parameter of {_OWNER} must be a survival model; got "
-            f"family={family!r}. The report covers Cox signatures: use "
-            f"family='cox'."
+            f"The 'estimator' parameter of {_OWNER} must have family 'cox', "
+            f"'binomial' or 'gaussian'. Got family={family!r} instead."
         )
 
 
@@ -684,6 +737,12 @@ def _check_args(
 ) -> tuple[Any, Any] | None:
     """Check what :func:`report` checks itself; return the external pair."""
     _check_estimator(estimator)
+    family = family_name(estimator.family)
+    if family != "cox" and horizon is not None:
+        raise ValueError(
+            f"The 'horizon' parameter of {_OWNER} applies to family='cox' only. "
+            f"Got horizon={horizon!r} with family={family!r}; drop it."
+        )
     for name, value in (("n_splits", n_splits), ("n_pairs", n_pairs)):
         check_scalar(value, name, numbers.Integral, owner=_OWNER, min_val=1)
     if horizon is not None:
@@ -725,7 +784,7 @@ def report(
     verbose: bool | int | None = None,
     random_state: Any = None,
 ) -> Report:
-    r"""Build a reviewer's report of a survival signature (TRIPOD+AI items).
+    r"""Build a reviewer's report of a signature (TRIPOD+AI items).
 
     Fits ``estimator`` on all rows and runs, on the same data: the repeated
     CV of :func:`~vcpcr.validation.validate_increment` (discrimination and
@@ -742,17 +801,21 @@ def report(
     Parameters
     ----------
     estimator : VCPCR or VCPCRCV
-        Unfitted, with ``family="cox"`` (a ``VCPCRCV`` is re-tuned inside
-        every training fold and resample, without its own progress bar).
+        Unfitted, with ``family="cox"``, ``"binomial"`` or ``"gaussian"``
+        (a ``VCPCRCV`` is re-tuned inside every training fold and resample,
+        without its own progress bar). For binomial and gaussian models the
+        sections are those of the family (see Notes).
     X : DataFrame of shape (n_samples, n_features)
         Genes and the clinical columns.
-    y : array-like of shape (n_samples, 2) or structured array
-        ``(time, event)``.
+    y : array-like of shape (n_samples, 2), structured array, or (n_samples,)
+        ``(time, event)``; binomial: two labels; gaussian: numbers.
     covariates, strata : str, int or list of them, optional
-        The clinical model's columns; default: the estimator's.
+        The clinical model's columns (strata: cox only); default: the
+        estimator's.
     horizon : float, optional
-        Time of the calibration and the decision curve; default: the middle
-        horizon of ``validate_increment`` (the median event time).
+        Cox only: time of the calibration and the decision curve; default:
+        the middle horizon of ``validate_increment`` (the median event
+        time).
     external : tuple (X2, y2), optional
         An external cohort: the fitted model is validated on it unchanged.
     cv : int, default=5
@@ -793,9 +856,9 @@ def report(
     TypeError
         If ``estimator`` is not an estimator.
     ValueError
-        For a non-survival estimator, no clinical columns, a bad
-        ``external``, ``horizon``, ``cv`` or count, and whatever the called
-        functions refuse.
+        For a family other than cox, binomial and gaussian, no clinical
+        columns, a bad ``external``, ``horizon`` (or one for a non-Cox
+        model), ``cv`` or count, and whatever the called functions refuse.
 
     See Also
     --------
@@ -804,6 +867,17 @@ def report(
 
     Notes
     -----
+    Binomial and gaussian models: ``validate_increment`` against
+    :class:`~vcpcr.validation.ClinicalGLM` (AUC and Brier score, or
+    :math:`R^2` and RMSE), the out-of-fold
+    :func:`~vcpcr.calibration.cross_val_calibration`, for a binomial one the
+    decision curve of the out-of-fold probabilities (and with ``external``
+    :func:`~vcpcr.validation.validation_sample_size`), and
+    ``sample_size("binary")`` (Cox-Snell :math:`R^2` from the fit's
+    likelihood ratio, the data's prevalence) or
+    ``sample_size("continuous")`` (the fit's adjusted :math:`R^2`, the
+    outcome's mean and SD).
+
     The sample-size check needs an anticipated Cox-Snell :math:`R^2`;
     without ``r2`` the report takes :math:`1 - e^{-LR/n}` from the
     likelihood-ratio statistic of the model fitted on all rows (its
@@ -830,6 +904,7 @@ def report(
     from tqdm.auto import tqdm
 
     pair = _check_args(estimator, X, external, horizon, n_splits, n_pairs)
+    family = str(family_name(estimator.family))
     estimator = clone(estimator)
     if "verbose" in estimator.get_params(deep=False):  # a VCPCRCV: one bar, ours
         estimator.set_params(verbose=False)
@@ -874,24 +949,20 @@ def report(
         model = clone(estimator).fit(X, y)
         results["model"] = model
         bar.update()
-        time, event = check_survival(y)
-        h = float(inc.horizons[len(inc.horizons) // 2] if horizon is None else horizon)
-        clinical = [*inc.covariates, *inc.strata]
-        sections = [
-            _data_section(X, time, event, clinical),
-            _tuning_section(model),
-            _signature_section(model),
-            _increment_section(inc),
-        ]
         step("sample_size")
-        sections.append(_run_sample_size(model, time, event, h, r2, results))
+        sections, h = _first_sections(model, X, y, inc, horizon, r2, results)
         bar.update()
         if calibration:
             step("calibration")
-            sections += _run_calibration(estimator, X, y, h, cv, inc, seed, results)
+            run = _run_calibration if h is not None else _run_glm_calibration
+            sections += run(estimator, X, y, h, cv, inc, seed, results)
             bar.update()
         else:
-            skipped.append("Calibration and decision curve (calibration=False).")
+            skipped.append(
+                "Calibration"
+                + (" and decision curve" if family != "gaussian" else "")
+                + " (calibration=False)."
+            )
         template = clone(estimator)
         if inference:
             step("multi_split")
@@ -936,6 +1007,7 @@ def report(
             ext = validate_external(model, pair[0], pair[1], horizon=h)
             results["external"] = ext
             sections.append(_external_section(ext))
+            sections += _external_sample_size(model, pair, h, inc, results, skipped)
             bar.update()
     if hasattr(model, "export_scoring_rule"):
         rule = model.export_scoring_rule()
@@ -975,11 +1047,237 @@ def _run_sample_size(
     return _sample_size_section(result, r2, note)
 
 
+def _run_validation_sample_size(
+    y2: Any, horizon: float, results: dict[str, Any]
+) -> Section:
+    from vcpcr._sample_size import validation_sample_size
+    from vcpcr.calibration import kaplan_meier
+
+    time2, event2 = check_survival(y2)
+    survival = kaplan_meier(time2, event2, horizon)[0]
+    result = validation_sample_size(
+        "survival", event_risk=1.0 - survival, n_available=len(time2)
+    )
+    results["validation_sample_size"] = result
+    verdict = {True: "meets", False: "does not meet", None: "-"}[result.adequate]
+    return Section(
+        "Sample size of the external validation",
+        ("10",),
+        [
+            f"Riley et al.'s external-validation criteria "
+            f"(validation_sample_size) at the risk 1 - S(t) of the external "
+            f"cohort's Kaplan-Meier survival S({horizon:.4g}) = {survival:.4g} "
+            f"(kaplan_meier): "
+            f"at least {result.n_required} participants; the cohort "
+            f"({result.n_available}) {verdict} it.",
+            result.note,
+        ],
+        [("Criteria", result.criteria)],
+    )
+
+
+def _first_sections(
+    model: Any,
+    X: pd.DataFrame,
+    y: Any,
+    inc: Any,
+    horizon: float | None,
+    r2: float | None,
+    results: dict[str, Any],
+) -> tuple[list[Section], float | None]:
+    """Return data, tuning, signature, increment, sample size; the horizon."""
+    family = str(family_name(model.family))
+    clinical = [*inc.covariates, *inc.strata]
+    core = [_tuning_section(model), _signature_section(model), _increment_section(inc)]
+    if family != "cox":
+        first = _glm_data_section(X, y, family, clinical)
+        size = _run_glm_sample_size(model, y, family, r2, results)
+        return [first, *core, size], None
+    time, event = check_survival(y)
+    h = float(inc.horizons[len(inc.horizons) // 2] if horizon is None else horizon)
+    first = _data_section(X, time, event, clinical)
+    size = _run_sample_size(model, time, event, h, r2, results)
+    return [first, *core, size], h
+
+
+def _external_sample_size(
+    model: Any,
+    pair: tuple[Any, Any],
+    horizon: float | None,
+    inc: Any,
+    results: dict[str, Any],
+    skipped: list[str],
+) -> list[Section]:
+    """Return the external validation's sample-size section (none: say why)."""
+    family = str(family_name(model.family))
+    if horizon is not None:
+        return [_run_validation_sample_size(pair[1], horizon, results)]
+    if family == "binomial":
+        return [_run_binary_validation_sample_size(model, pair, inc, results)]
+    skipped.append(
+        "Sample size of the external validation (gaussian: "
+        "validation_sample_size needs the target width of "
+        "calibration-in-the-large on the outcome's scale; call it with "
+        "citl_width=)."
+    )
+    return []
+
+
+def _glm_data_section(
+    X: pd.DataFrame, y: Any, family: str, clinical: list[Any]
+) -> Section:
+    values = pd.Series(np.asarray(y).reshape(-1), name="y")
+    missing = X.isna().sum()
+    missing = missing[missing > 0]
+    text = [
+        f"{len(values)} participants; {X.shape[1] - len(clinical)} candidate "
+        f"features and {len(clinical)} clinical column(s).",
+        "Missing values: none."
+        if missing.empty
+        else f"Missing values in {missing.size} column(s) "
+        f"({int(missing.sum())} cells); the estimator's missing= rule applies.",
+    ]
+    section = Section("Data", ("11", "20a", "20b", "21"), text)
+    if family == "binomial":
+        section.tables.append(
+            ("Outcome (value_counts)", values.value_counts().sort_index().to_frame("n"))
+        )
+    else:
+        section.tables.append(("Outcome (describe)", values.describe().to_frame()))
+    if clinical:
+        section.tables.append(
+            ("Clinical columns", X[clinical].describe(include="all").T)
+        )
+    if not missing.empty:
+        section.tables.append(("Missing values per column", missing.to_frame("n")))
+    return section
+
+
+_GLM_R2_NOTE = {
+    "binary": (
+        "The anticipated Cox-Snell R2 is {r2:.4g}: 1 - exp(-LR/n) from the "
+        "likelihood-ratio statistic of the model fitted on all rows (its "
+        "statsmodels result_'s llr). It is apparent, so optimistic: pass r2= "
+        "(e.g. from an existing model) to be conservative. The prevalence is "
+        "the data's."
+    ),
+    "continuous": (
+        "The anticipated R2 is {r2:.4g}: the adjusted R2 of the model fitted "
+        "on all rows (its statsmodels result_'s rsquared_adj; apparent, so "
+        "optimistic: pass r2= to be conservative). Intercept and SD: the "
+        "outcome's mean and standard deviation in the data."
+    ),
+}
+
+
+def _run_glm_sample_size(
+    model: Any, y: Any, family: str, r2: float | None, results: dict[str, Any]
+) -> Section:
+    from vcpcr._sample_size import sample_size
+
+    fitted = getattr(model, "best_estimator_", model)
+    values = np.asarray(y).reshape(-1)
+    n = values.size
+    outcome = "binary" if family == "binomial" else "continuous"
+    note = "The anticipated R2 {r2:.4g} was given (r2=)."
+    if r2 is None:
+        r2 = (
+            float(1.0 - np.exp(-float(fitted.result_.llr) / n))
+            if family == "binomial"
+            else float(fitted.result_.rsquared_adj)
+        )
+        note = _GLM_R2_NOTE[outcome]
+    parameters = max(len(fitted.covariate_names_) + int(fitted.n_clusters_), 1)
+    if family == "binomial":
+        kw: dict[str, Any] = {
+            "prevalence": float(np.mean(values == fitted.classes_[1]))
+        }
+    else:
+        kw = {"intercept": float(np.mean(values)), "sd": float(np.std(values, ddof=1))}
+    try:
+        result = sample_size(outcome, parameters=parameters, r2=r2, n_available=n, **kw)
+    except ValueError as exc:  # e.g. a centred outcome: the intercept is 0
+        return Section(
+            "Sample size",
+            ("10",),
+            [f"Riley et al.'s criteria (sample_size) could not be computed: {exc}"],
+        )
+    results["sample_size"] = result
+    return _sample_size_section(result, r2, note)
+
+
+def _run_glm_calibration(
+    estimator: Any,
+    X: pd.DataFrame,
+    y: Any,
+    horizon: float | None,
+    cv: int,
+    inc: Any,
+    seed: dict[str, int],
+    results: dict[str, Any],
+) -> list[Section]:
+    from vcpcr._decision_curve import decision_curve
+    from vcpcr.calibration import cross_val_calibration
+
+    family = family_name(estimator.family)
+    folds = {"cv": cv, "random_state": seed["calibration"] % 2**32}
+    cal = cross_val_calibration(estimator, X, y, **folds)
+    results["calibration"] = cal
+    sections = [_calibration_section(cal, None)]
+    if family == "binomial":
+        clinical = ClinicalGLM(inc.covariates, family="binomial")
+        clinical_cal = cross_val_calibration(clinical, X, y, **folds)
+        events = np.asarray(y).reshape(-1) == np.unique(np.asarray(y))[1]
+        risks = {
+            inc.clinical: clinical_cal.predicted,
+            type(estimator).__name__: cal.predicted,
+        }
+        dc = decision_curve(events, risks, random_state=seed["calibration"])
+        results.update(clinical_calibration=clinical_cal, decision_curve=dc)
+        sections.append(_decision_section(dc, None))
+    return sections
+
+
+def _run_binary_validation_sample_size(
+    model: Any, pair: tuple[Any, Any], inc: Any, results: dict[str, Any]
+) -> Section:
+    from vcpcr._sample_size import validation_sample_size
+
+    fitted = getattr(model, "best_estimator_", model)
+    labels = np.asarray(pair[1]).reshape(-1)
+    name = type(model).__name__
+    c = float(inc.metrics.loc[(name, "AUC"), "mean"])
+    result = validation_sample_size(
+        "binary",
+        prevalence=float(np.mean(labels == fitted.classes_[1])),
+        c_statistic=c,
+        predicted_risk=results["external"].calibration.predicted,
+        n_available=len(labels),
+    )
+    results["validation_sample_size"] = result
+    verdict = {True: "meets", False: "does not meet", None: "-"}[result.adequate]
+    return Section(
+        "Sample size of the external validation",
+        ("10",),
+        [
+            f"Riley et al.'s external-validation criteria "
+            f"(validation_sample_size, binary) with the anticipated C "
+            f"{c:.4g} (the signature's cross-validated AUC, validate_increment) "
+            f"and the model's predicted risks on the external cohort "
+            f"(validate_external's calibration.predicted): at least "
+            f"{result.n_required} participants; the cohort "
+            f"({result.n_available}) {verdict} it.",
+            result.note,
+        ],
+        [("Criteria", result.criteria)],
+    )
+
+
 def _run_calibration(
     estimator: Any,
     X: pd.DataFrame,
     y: Any,
-    horizon: float,
+    horizon: Any,
     cv: int,
     inc: Any,
     seed: dict[str, int],

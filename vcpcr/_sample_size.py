@@ -1,4 +1,4 @@
-"""Minimum sample size for developing a prediction model (Riley et al.)."""
+"""Minimum sample size to develop or to validate a prediction model (Riley et al.)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,16 @@ import numbers
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special, stats
 
 from vcpcr._validation import check_choice, check_fraction, check_scalar
 
 OUTCOMES = ("binary", "survival", "continuous")
 _Z = stats.norm.ppf(0.975)
 _MMOE = 1.1  # continuous outcomes: residual SD and intercept within 10 %
+_MAX_N = 10**9  # the largest sample size searched
 Row = tuple[str, int | None, int | None]  # criterion, n, events
 Interval = tuple[float, float, float]  # low, estimate, high
 _TUNING_NOTE = (
@@ -32,13 +34,15 @@ class SampleSizeResult:
     ----------
     outcome : str
         ``"binary"``, ``"survival"`` or ``"continuous"``.
-    parameters : int
-        The number of candidate predictor parameters.
+    parameters : int or None
+        The number of candidate predictor parameters (development; None for
+        an external validation, whose model is fixed).
     criteria : pandas.DataFrame
         One row per criterion: ``criterion`` (what it asks), ``n`` (the
         smallest sample size meeting it; ``<NA>`` for the survival risk's
         precision, which is reported as an interval), ``events`` (binary and
-        survival) and ``shrinkage`` (the expected uniform shrinkage at ``n``).
+        survival); for a validation also ``se``, the standard error each
+        criterion targets (of ln(O/E) for O/E).
     n_required : int
         The largest ``n`` over the criteria: the minimum sample size.
     events : int or None
@@ -50,17 +54,22 @@ class SampleSizeResult:
     n_available : int or None
         The sample size at hand, if given.
     note : str
-        What the count does not cover (tuning).
+        What the count does not cover (tuning, for a development; the
+        criteria not covered, for a validation).
+    purpose : str
+        ``"development"`` (:func:`sample_size`) or ``"validation"``
+        (:func:`validation_sample_size`).
     """
 
     outcome: str
-    parameters: int
+    parameters: int | None
     criteria: pd.DataFrame
     n_required: int
     events: int | None
     interval: tuple[float, float, float] | None
     n_available: int | None
     note: str = _TUNING_NOTE
+    purpose: str = "development"
 
     @property
     def adequate(self) -> bool | None:
@@ -71,9 +80,13 @@ class SampleSizeResult:
 
     def summary(self) -> str:
         """Return a few lines: the criteria, the minimum n and the verdict."""
+        what = (
+            f"{self.parameters} parameters"
+            if self.purpose == "development"
+            else "external validation"
+        )
         lines = [
-            f"Minimum sample size ({self.outcome}, {self.parameters} parameters): "
-            f"{self.n_required}"
+            f"Minimum sample size ({self.outcome}, {what}): {self.n_required}"
             + ("" if self.events is None else f" with {self.events} events"),
             self.criteria.to_string(index=False),
         ]
@@ -99,6 +112,13 @@ def _smallest_n(ok: Any, start: int) -> int:
     high = start
     while not ok(high):
         high *= 2
+        if high > _MAX_N:
+            raise ValueError(
+                f"No sample size up to {_MAX_N:.0e} meets a criterion; check the "
+                f"anticipated values (an intercept near 0 makes a margin "
+                f"relative to it unattainable: give the outcome's mean on a "
+                f"scale where it is not 0)."
+            )
     low = start
     while low < high:
         mid = (low + high) // 2
@@ -378,6 +398,7 @@ def sample_size(
 
     See Also
     --------
+    validation_sample_size : The sample size to validate a model externally.
     decision_curve : Clinical utility of the predicted risks.
 
     Notes
@@ -387,7 +408,7 @@ def sample_size(
     noted there: for a continuous outcome whose intercept is imprecise at
     criteria 1-3's n, vcpcr searches the smallest n meeting criterion 4.
     The sample size of an external validation (Riley et al. 2021,
-    ``pmvalsampsize``) is not covered.
+    ``pmvalsampsize``) is :func:`validation_sample_size`'s.
 
     References
     ----------
@@ -462,4 +483,540 @@ def sample_size(
         events=None if per_row is None else _ceil(n_required * per_row),
         interval=interval,
         n_available=None if n_available is None else int(n_available),
+    )
+
+
+# ------------------------------------------------------------------ validation
+_Z196 = 1.96  # the papers' and pmvalsampsize's normal quantile
+VRow = tuple[str, int, int | None, float]  # criterion, n, events, target SE
+
+
+def _expectation(dist: Any, f: Any, *, on_risk: bool) -> float:
+    """E[f(LP)] over an array of values or a frozen scipy distribution."""
+    if hasattr(dist, "expect"):
+        if on_risk:  # a distribution of the risks: LP = logit(p)
+            return float(dist.expect(lambda p: f(math.log(p / (1.0 - p)))))
+        return float(dist.expect(f))
+    values = np.asarray(dist, dtype=float)
+    lp = np.log(values / (1.0 - values)) if on_risk else values
+    return float(np.mean(f(lp)))
+
+
+def _check_distribution(value: Any, name: str, *, on_risk: bool) -> Any:
+    """Return a frozen scipy distribution, or a 1-d finite array (risks in (0, 1))."""
+    if hasattr(value, "expect") and hasattr(value, "dist"):
+        return value
+    arr = np.asarray(value, dtype=float)
+    low, high = (0.0, 1.0) if on_risk else (-np.inf, np.inf)
+    if arr.ndim != 1 or arr.size < 2 or not np.all(np.isfinite(arr)):
+        raise ValueError(
+            f"The {name!r} parameter of validation_sample_size must be a frozen "
+            f"scipy.stats distribution or a 1-d array of at least 2 finite "
+            f"values. Got shape {arr.shape} instead."
+        )
+    if np.any(arr <= low) or np.any(arr >= high):
+        raise ValueError(
+            f"The {name!r} parameter of validation_sample_size holds predicted "
+            f"risks, which must lie strictly between 0 and 1; got values in "
+            f"[{arr.min():.4g}, {arr.max():.4g}]."
+        )
+    return arr
+
+
+def _logistic(lp: Any) -> Any:
+    return special.expit(np.asarray(lp, dtype=float))
+
+
+def _oe_row(risk: float, oe: float, width: float, what: str) -> VRow:
+    """O/E: SE of ln(O/E) meeting the CI width, n = (1 - phi) / (phi SE^2)."""
+    # width = O/E (e^{z s} - e^{-z s}) = 2 O/E sinh(z s)
+    se = math.asinh(width / (2.0 * oe)) / _Z196
+    n = _ceil((1.0 - risk) / (risk * se**2))
+    return (f"O/E{what} CI width <= {width:g}", n, _ceil(n * risk), se)
+
+
+def _c_row(c: float, prevalence: float, width: float) -> VRow:
+    """C statistic: Newcombe's SE, the smallest n with 2 * 1.96 * SE <= width."""
+
+    def se(n: int) -> float:
+        m = n / 2.0 - 1.0
+        v = c * (1 - c) * (1 + m * (1 - c) / (2 - c) + m * c / (1 + c))
+        return math.sqrt(v / (n * n * prevalence * (1 - prevalence)))
+
+    n = _smallest_n(lambda k: 2 * _Z196 * se(k) <= width, 2)
+    return (f"C statistic CI width <= {width:g}", n, _ceil(n * prevalence), se(n))
+
+
+def _slope_row(dist: Any, on_risk: bool, prevalence: float, width: float) -> VRow:
+    """Calibration slope: the logistic calibration model's Fisher information."""
+
+    def w(lp: Any) -> Any:  # p (1 - p) at intercept 0, slope 1
+        p = _logistic(lp)
+        return p * (1.0 - p)
+
+    i00 = _expectation(dist, w, on_risk=on_risk)
+    i01 = _expectation(dist, lambda lp: lp * w(lp), on_risk=on_risk)
+    i11 = _expectation(dist, lambda lp: lp * lp * w(lp), on_risk=on_risk)
+    se = width / (2 * _Z196)
+    n = _ceil(i00 / (se**2 * (i00 * i11 - i01**2)))
+    return (f"calibration slope CI width <= {width:g}", n, _ceil(n * prevalence), se)
+
+
+def _net_benefit_row(
+    prevalence: float,
+    threshold: float,
+    sensitivity: float,
+    specificity: float,
+    width: float,
+) -> VRow:
+    """Standardized net benefit at ``threshold`` (Riley et al. 2021, criterion 4)."""
+    phi, t = prevalence, threshold
+    w = (1 - phi) / phi * t / (1 - t)
+    se = width / (2 * _Z196)
+    var1 = (
+        sensitivity * (1 - sensitivity) / phi
+        + w * w * specificity * (1 - specificity) / (1 - phi)
+        + w * w * (1 - specificity) ** 2 / (phi * (1 - phi))
+    )
+    n = _ceil(var1 / se**2)
+    return (
+        f"standardized net benefit at threshold {t:g} CI width <= {width:g}",
+        n,
+        _ceil(n * phi),
+        se,
+    )
+
+
+def _sens_spec(dist: Any, on_risk: bool, threshold: float) -> tuple[float, float]:
+    """Sensitivity and specificity at ``threshold`` of a calibrated model."""
+    p_event = _expectation(dist, _logistic, on_risk=on_risk)
+    above = _expectation(
+        dist, lambda lp: _logistic(lp) * (_logistic(lp) >= threshold), on_risk=on_risk
+    )
+    below = _expectation(
+        dist,
+        lambda lp: (1.0 - _logistic(lp)) * (_logistic(lp) < threshold),
+        on_risk=on_risk,
+    )
+    return above / p_event, below / (1.0 - p_event)
+
+
+def _binary_validation(kw: dict[str, Any], owner: str) -> tuple[list[VRow], float]:
+    prevalence, c = kw["prevalence"], kw["c_statistic"]
+    for name in ("prevalence", "c_statistic"):
+        if kw[name] is None:
+            raise ValueError(
+                f"The {name!r} parameter of {owner} is required for "
+                f"outcome='binary': {_VWHAT[name]}."
+            )
+        check_fraction(kw[name], name, owner=owner)
+    given = [k for k in ("linear_predictor", "predicted_risk") if kw[k] is not None]
+    if len(given) != 1:
+        raise ValueError(
+            f"{owner}(outcome='binary') needs exactly one of 'linear_predictor' "
+            f"or 'predicted_risk' (the anticipated distribution of the model's "
+            f"predictions in the validation population, for the calibration "
+            f"slope); got {given or 'neither'}."
+        )
+    on_risk = given[0] == "predicted_risk"
+    dist = _check_distribution(kw[given[0]], given[0], on_risk=on_risk)
+    phi = float(prevalence)
+    rows = [
+        _oe_row(phi, kw["oe"], kw["oe_width"], ""),
+        _slope_row(dist, on_risk, phi, kw["slope_width"]),
+        _c_row(float(c), phi, kw["c_width"]),
+    ]
+    threshold = kw["threshold"]
+    sens, spec = kw["sensitivity"], kw["specificity"]
+    if (sens is None) != (spec is None):
+        raise ValueError(
+            f"Give both 'sensitivity' and 'specificity' to {owner}, or neither "
+            f"(then they follow from the predictions' distribution)."
+        )
+    if threshold is None and sens is not None:
+        raise ValueError(
+            f"'sensitivity' and 'specificity' of {owner} are those at "
+            f"'threshold'; give threshold= too."
+        )
+    if threshold is not None:
+        check_fraction(threshold, "threshold", owner=owner)
+        if sens is None:
+            sens, spec = _sens_spec(dist, on_risk, float(threshold))
+        else:
+            check_fraction(sens, "sensitivity", owner=owner)
+            check_fraction(spec, "specificity", owner=owner)
+        rows.append(_net_benefit_row(phi, float(threshold), sens, spec, kw["nb_width"]))
+    return rows, phi
+
+
+def _survival_validation(kw: dict[str, Any], owner: str) -> tuple[list[VRow], float]:
+    risk = kw["event_risk"]
+    if risk is None:
+        raise ValueError(
+            f"The 'event_risk' parameter of {owner} is required for "
+            f"outcome='survival': {_VWHAT['event_risk']}."
+        )
+    check_fraction(risk, "event_risk", owner=owner)
+    return [
+        _oe_row(float(risk), kw["oe"], kw["oe_width"], " by the time point")
+    ], float(risk)
+
+
+def _continuous_validation(kw: dict[str, Any], owner: str) -> list[VRow]:
+    for name in ("r2", "variance", "citl_width"):
+        if kw[name] is None:
+            raise ValueError(
+                f"The {name!r} parameter of {owner} is required for "
+                f"outcome='continuous': {_VWHAT[name]}."
+            )
+    check_fraction(kw["r2"], "r2", owner=owner)
+    r2 = float(kw["r2"])
+    variance = _check_positive(kw["variance"], "variance", owner=owner)
+    citl_width = _check_positive(kw["citl_width"], "citl_width", owner=owner)
+    check_scalar(kw["slope"], "slope", numbers.Real, owner=owner)
+    slope, mmoe = float(kw["slope"]), kw["mmoe"]
+    check_scalar(
+        mmoe, "mmoe", numbers.Real, owner=owner, min_val=1.0, include_min=False
+    )
+    se_r2 = kw["r2_width"] / (2 * _Z196)
+    se_citl = citl_width / (2 * _Z196)
+    se_slope = kw["slope_width"] / (2 * _Z196)
+
+    def variance_precise(n: int) -> bool:  # the residual variance's 95 % CI
+        df = n - 1
+        return (
+            max(stats.chi2.ppf(0.975, df) / df, df / stats.chi2.ppf(0.025, df))
+            <= mmoe**2
+        )
+
+    return [
+        (
+            f"R2 CI width <= {kw['r2_width']:g}",
+            _ceil(4 * r2 * (1 - r2) ** 2 / se_r2**2),
+            None,
+            se_r2,
+        ),
+        (
+            f"calibration-in-the-large CI width <= {citl_width:g}",
+            _ceil(variance * (1 - r2) / se_citl**2),
+            None,
+            se_citl,
+        ),
+        (
+            f"calibration slope CI width <= {kw['slope_width']:g}",
+            _ceil(1 + slope**2 * (1 - r2) / (r2 * se_slope**2)),
+            None,
+            se_slope,
+        ),
+        (
+            f"residual variance within {mmoe:g} x",
+            _smallest_n(variance_precise, 2),
+            None,
+            math.nan,
+        ),
+    ]
+
+
+_VWHAT = {
+    "prevalence": "the anticipated outcome proportion in the validation "
+    "population, in (0, 1)",
+    "c_statistic": "the anticipated C statistic in the validation population "
+    "(e.g. the development study's optimism-adjusted one)",
+    "event_risk": "the anticipated observed risk of the event by the time "
+    "point of interest, in (0, 1)",
+    "r2": "the anticipated R2 in the validation population, in (0, 1)",
+    "variance": "the anticipated variance of the outcome in the validation "
+    "population, > 0",
+    "citl_width": "the target width of the 95 % CI of calibration-in-the-large, "
+    "on the outcome's scale (e.g. a tenth of its SD)",
+}
+_VONLY = {
+    "binary": (
+        "prevalence",
+        "c_statistic",
+        "linear_predictor",
+        "predicted_risk",
+        "slope_width",
+        "c_width",
+        "threshold",
+        "sensitivity",
+        "specificity",
+        "nb_width",
+        "oe",
+        "oe_width",
+    ),
+    "survival": ("event_risk", "oe", "oe_width"),
+    "continuous": (
+        "r2",
+        "variance",
+        "slope",
+        "r2_width",
+        "citl_width",
+        "slope_width",
+        "mmoe",
+    ),
+}
+_VDEFAULTS = {
+    "oe": 1.0,
+    "oe_width": 0.2,
+    "slope_width": 0.2,
+    "c_width": 0.1,
+    "nb_width": 0.2,
+    "slope": 1.0,
+    "r2_width": 0.1,
+    "mmoe": 1.1,
+}
+_SURVIVAL_NOTE = (
+    "Survival: only O/E by the time point is covered, with the binary formula "
+    "at the anticipated risk by then (exact without censoring before it). "
+    "Riley et al. (2022) size the calibration slope, the C index and net "
+    "benefit by simulation (pseudo-observations under censoring), which vcpcr "
+    "does not do."
+)
+_VALIDATION_NOTE = (
+    "The criteria size an external validation of a fixed model: no tuning or "
+    "refitting on the validation data."
+)
+
+
+def validation_sample_size(
+    outcome: str,
+    *,
+    prevalence: float | None = None,
+    c_statistic: float | None = None,
+    linear_predictor: Any = None,
+    predicted_risk: Any = None,
+    event_risk: float | None = None,
+    r2: float | None = None,
+    variance: float | None = None,
+    oe: float | None = None,
+    oe_width: float | None = None,
+    slope: float | None = None,
+    slope_width: float | None = None,
+    c_width: float | None = None,
+    r2_width: float | None = None,
+    citl_width: float | None = None,
+    mmoe: float | None = None,
+    threshold: float | None = None,
+    sensitivity: float | None = None,
+    specificity: float | None = None,
+    nb_width: float | None = None,
+    n_available: int | None = None,
+) -> SampleSizeResult:
+    r"""Minimum sample size to validate a prediction model externally (Riley et al.).
+
+    .. math::
+
+        n_{O/E} = \frac{1 - \phi}{\phi\, \mathrm{SE}^2_{\ln O/E}}, \qquad
+        n_\mathrm{slope} = \frac{I_{00}}{\mathrm{SE}^2 (I_{00} I_{11} - I_{01}^2)},
+        \qquad I_{jk} = E\!\left[\eta^{j+k} p (1 - p)\right]
+
+    Each criterion asks for a 95 % confidence interval no wider than a
+    target (the SE is width / (2 x 1.96)); the minimum sample size is the
+    largest of their n.
+
+    **Binary** (Riley et al. 2021): (1) O/E, with
+    :math:`\mathrm{SE}_{\ln O/E} = \operatorname{asinh}(w / (2\,O/E)) / 1.96`
+    (the interval :math:`O/E\, e^{\pm 1.96\,\mathrm{SE}}` has width
+    :math:`w`); (2) the calibration slope, from the Fisher information of
+    the logistic calibration model (intercept 0, slope 1) averaged over the
+    anticipated distribution of the linear predictor :math:`\eta` (an array,
+    e.g. the model's predictions on similar data, or a frozen scipy
+    distribution; the averages are exact integrals for a distribution);
+    (3) the C statistic, the smallest n whose Newcombe standard error
+    :math:`\sqrt{C(1-C)(1 + (n/2 - 1)\frac{1-C}{2-C} + (n/2 - 1)\frac{C}{1+C})
+    / (n^2 \phi (1 - \phi))}` meets the width; (4) with ``threshold``, the
+    standardized net benefit, :math:`n = \mathrm{SE}^{-2}[\,\mathrm{sens}(1 -
+    \mathrm{sens})/\phi + w^2\mathrm{spec}(1-\mathrm{spec})/(1-\phi) +
+    w^2(1-\mathrm{spec})^2/(\phi(1-\phi))]` with :math:`w = \frac{1-\phi}{\phi}
+    \frac{t}{1-t}`; sensitivity and specificity, if not given, are those of
+    a calibrated model at the threshold under the given distribution.
+
+    **Continuous** (Archer et al. 2021): :math:`R^2`:
+    :math:`n = 4R^2(1-R^2)^2/\mathrm{SE}^2`; calibration-in-the-large:
+    :math:`n = \sigma^2_Y (1 - R^2)/\mathrm{SE}^2`; calibration slope
+    :math:`\lambda`: :math:`n = 1 + \lambda^2 (1 - R^2)/(R^2\,\mathrm{SE}^2)`
+    (the OLS slope's variance, with residual variance
+    :math:`(1-R^2)\sigma^2_Y` and predictions' variance
+    :math:`R^2\sigma^2_Y/\lambda^2`); the residual variance: the smallest n
+    whose chi-square interval (n - 1 df) is within the multiplicative margin
+    ``mmoe`` on both sides.
+
+    **Survival**: O/E by the time point with the binary formula at the
+    anticipated risk by then, exact without censoring before it. The
+    calibration slope, C index and net benefit of Riley et al. (2022) are
+    sized by simulation and are not covered (the result's ``note`` says so).
+
+    Parameters
+    ----------
+    outcome : {"binary", "survival", "continuous"}
+        The outcome type.
+    prevalence : float, optional
+        Binary: the anticipated outcome proportion :math:`\phi`, in (0, 1).
+    c_statistic : float, optional
+        Binary: the anticipated C statistic, in (0, 1).
+    linear_predictor : array-like or frozen scipy.stats distribution, optional
+        Binary: the anticipated distribution of the linear predictor (log
+        odds) in the validation population, e.g. ``scipy.stats.norm(-2, 1)``
+        or the model's linear predictor on a similar cohort.
+    predicted_risk : array-like or frozen scipy.stats distribution, optional
+        Binary: the same as predicted risks, e.g. ``scipy.stats.beta(1, 3)``.
+        Exactly one of ``linear_predictor`` and ``predicted_risk``.
+    event_risk : float, optional
+        Survival: the anticipated observed risk by the time point, in (0, 1).
+    r2 : float, optional
+        Continuous: the anticipated :math:`R^2` in the validation population.
+    variance : float, optional
+        Continuous: the anticipated variance :math:`\sigma^2_Y` of the
+        outcome.
+    oe : float, default=1
+        Binary, survival: the anticipated observed / expected ratio.
+    oe_width : float, default=0.2
+        Binary, survival: the target width of O/E's 95 % CI.
+    slope : float, default=1
+        Continuous: the anticipated calibration slope :math:`\lambda`. (The
+        binary criterion assumes slope 1, as pmvalsampsize.)
+    slope_width : float, default=0.2
+        Binary, continuous: the target width of the calibration slope's CI.
+    c_width : float, default=0.1
+        Binary: the target width of the C statistic's CI.
+    r2_width : float, default=0.1
+        Continuous: the target width of :math:`R^2`'s CI.
+    citl_width : float, optional
+        Continuous, required: the target width of calibration-in-the-large's
+        CI, on the outcome's scale.
+    mmoe : float, default=1.1
+        Continuous: the multiplicative margin of error of the residual
+        variance, > 1.
+    threshold : float, optional
+        Binary: the risk threshold of the net-benefit criterion (without it
+        the criterion is not computed).
+    sensitivity, specificity : float, optional
+        Binary: the anticipated sensitivity and specificity at
+        ``threshold``; both or neither.
+    nb_width : float, default=0.2
+        Binary: the target width of the standardized net benefit's CI.
+    n_available : int, optional
+        The sample size at hand; the result says whether it is enough.
+
+    Returns
+    -------
+    SampleSizeResult
+        With ``purpose="validation"``, ``parameters=None``, the criteria
+        frame (with the target ``se`` of each), ``n_required``, ``events``
+        (binary, survival) and ``adequate``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``outcome``, a missing argument the outcome needs or
+        one of another outcome, values out of range.
+    TypeError
+        For a non-numeric value or a non-integer ``n_available``.
+
+    See Also
+    --------
+    sample_size : The sample size to develop a model.
+
+    Notes
+    -----
+    The binary numbers are checked against ``pmvalsampsize`` 0.2.1 (Python;
+    GPL-3, a test-only reference, in ``tests/reference/``). It finds the
+    SEs of O/E and of the net benefit on a grid of step 1e-4 (rounding the
+    latter to 3 decimals), so its n is at most a fraction of a percent
+    smaller; it averages the slope's information over a million simulated
+    predictions, vcpcr integrates. The Python ``pmvalsampsize`` covers
+    binary outcomes only: the continuous and survival criteria are the
+    papers' formulas, checked by hand and by simulation in the tests.
+
+    References
+    ----------
+    Riley, R. D. et al. (2021). Minimum sample size for external validation
+    of a clinical prediction model with a binary outcome. Statistics in
+    Medicine 40:4230.
+
+    Archer, L. et al. (2021). Minimum sample size for external validation of
+    a clinical prediction model with a continuous outcome. Statistics in
+    Medicine 40:133.
+
+    Riley, R. D. et al. (2022). Minimum sample size calculations for
+    external validation of a clinical prediction model with a time-to-event
+    outcome. Statistics in Medicine 41:1280.
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> from vcpcr.validation import validation_sample_size
+    >>> res = validation_sample_size("binary", prevalence=0.018, c_statistic=0.8,
+    ...                              linear_predictor=stats.norm(-5, 2.5),
+    ...                              oe_width=1)
+    >>> res.criteria["n"].tolist()
+    [906, 4554, 4252]
+    >>> res.n_required
+    4554
+    """
+    owner = "validation_sample_size"
+    check_choice(outcome, "outcome", OUTCOMES, owner=owner)
+    if n_available is not None:
+        check_scalar(
+            n_available, "n_available", numbers.Integral, owner=owner, min_val=1
+        )
+    kw = {
+        "prevalence": prevalence,
+        "c_statistic": c_statistic,
+        "linear_predictor": linear_predictor,
+        "predicted_risk": predicted_risk,
+        "event_risk": event_risk,
+        "r2": r2,
+        "variance": variance,
+        "oe": oe,
+        "oe_width": oe_width,
+        "slope": slope,
+        "slope_width": slope_width,
+        "c_width": c_width,
+        "r2_width": r2_width,
+        "citl_width": citl_width,
+        "mmoe": mmoe,
+        "threshold": threshold,
+        "sensitivity": sensitivity,
+        "specificity": specificity,
+        "nb_width": nb_width,
+    }
+    for name, value in kw.items():
+        if value is not None and name not in _VONLY[outcome]:
+            where = [o for o, names in _VONLY.items() if name in names]
+            raise ValueError(
+                f"The {name!r} parameter of {owner} applies to outcome="
+                f"{' or '.join(map(repr, where))} only. Got {name}=... with "
+                f"outcome={outcome!r}; drop it."
+            )
+    for name, default in _VDEFAULTS.items():
+        if kw[name] is None:
+            kw[name] = default
+        elif name != "slope" and name != "mmoe":
+            _check_positive(kw[name], name, owner=owner)
+    per_row: float | None = None
+    note = _VALIDATION_NOTE
+    if outcome == "binary":
+        rows, per_row = _binary_validation(kw, owner)
+    elif outcome == "survival":
+        rows, per_row = _survival_validation(kw, owner)
+        note = f"{_SURVIVAL_NOTE} {note}"
+    else:
+        rows = _continuous_validation(kw, owner)
+    n_required = max(r[1] for r in rows)
+    frame = pd.DataFrame(rows, columns=["criterion", "n", "events", "se"])
+    frame = frame.astype({"n": "Int64", "events": "Int64"})
+    if per_row is None:
+        frame = frame.drop(columns="events")
+    return SampleSizeResult(
+        outcome=outcome,
+        parameters=None,
+        criteria=frame,
+        n_required=n_required,
+        events=None if per_row is None else _ceil(n_required * per_row),
+        interval=None,
+        n_available=None if n_available is None else int(n_available),
+        note=note,
+        purpose="validation",
     )

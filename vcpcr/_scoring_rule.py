@@ -173,9 +173,14 @@ class ScoringRule:
     (``stratum``: an object of the strata columns' values, ``time``,
     ``cumulative_hazard``, ``survival``). Numbers are written with 17
     significant digits (Python's ``repr``), so reading them back gives the
-    same doubles. A separated Cox fit (``separated_``), whose baseline
-    hazard can be infinite, writes it as ``Infinity`` (Python's JSON, not
-    strict JSON); such a fit is not an estimate to export.
+    same doubles. The document is strict JSON (RFC 8259, which has no
+    infinity or NaN): a non-finite number, such as the infinite baseline
+    cumulative hazard of a separated Cox fit (``separated_``, whose
+    coefficient is not an estimate), is written as one of the strings
+    ``"Infinity"``, ``"-Infinity"`` or ``"NaN"``; :meth:`from_json` reads
+    them back as floats, as Python's ``float``, JavaScript's ``Number`` and
+    R's ``as.numeric`` do. A string in a numeric entry is one of those
+    three.
     """
 
     family: str
@@ -211,7 +216,8 @@ class ScoringRule:
         Returns
         -------
         dict
-            The entries of :meth:`to_json`.
+            The entries of :meth:`to_json` (a non-finite number as a float;
+            :meth:`to_json` writes it as a string).
         """
         baseline = [
             {
@@ -258,7 +264,7 @@ class ScoringRule:
         str
             The JSON document.
         """
-        text = json.dumps(self.to_dict(), indent=indent)
+        text = json.dumps(_strict(self.to_dict()), indent=indent, allow_nan=False)
         if path is not None:
             with open(path, "w", encoding="utf-8") as handle:
                 handle.write(text)
@@ -285,7 +291,7 @@ class ScoringRule:
             If the document is not a vcpcr scoring rule, or of another
             schema version.
         """
-        document = _load(source)
+        document = _numbers(_load(source))
         if not isinstance(document, dict) or document.get("schema") != SCHEMA:
             raise ValueError(
                 f"source is not a vcpcr scoring rule: its 'schema' entry must be "
@@ -327,6 +333,53 @@ class ScoringRule:
             prognostic_index_sd=float(document["prognostic_index_sd"]),
             vcpcr_version=str(document["vcpcr_version"]),
         )
+
+
+_NON_FINITE = {"Infinity": np.inf, "-Infinity": -np.inf, "NaN": np.nan}
+#: The entries whose values are text, never a non-finite number's string.
+_TEXT = frozenset(
+    {
+        "schema",
+        "vcpcr_version",
+        "family",
+        "outcome",
+        "linear_predictor",
+        "prediction",
+        "classes",
+        "strata",
+        "stratum",
+        "gene",
+        "source",
+        "module",
+        "covariate",
+        "column",
+        "level",
+    }
+)
+
+
+def _strict(value: Any) -> Any:
+    """Return ``value`` with every non-finite float as its string (strict JSON)."""
+    if isinstance(value, dict):
+        return {k: _strict(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_strict(v) for v in value]
+    if isinstance(value, float) and not np.isfinite(value):
+        return "NaN" if np.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    return value
+
+
+def _numbers(value: Any, key: str | None = None) -> Any:
+    """Return a parsed document with the non-finite numbers' strings as floats."""
+    if key in _TEXT:
+        return value
+    if isinstance(value, dict):
+        return {k: _numbers(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_numbers(v, key) for v in value]
+    if isinstance(value, str) and value in _NON_FINITE:
+        return _NON_FINITE[value]
+    return value
 
 
 def _installed_version() -> str:

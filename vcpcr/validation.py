@@ -8,7 +8,8 @@ with intervals (see the "Validating a signature" page of the documentation);
 external cohort, without refitting, with bootstrap intervals.
 :func:`decision_curve` gives the net benefit of predicted risks (clinical
 utility); :func:`sample_size` the minimum sample size to develop a model
-(Riley et al.'s criteria); :func:`nomogram` the points scales of a fitted
+(Riley et al.'s criteria) and :func:`validation_sample_size` to validate one
+externally; :func:`nomogram` the points scales of a fitted
 model (:func:`vcpcr.plotting.plot_nomogram` draws them); :func:`report` the
 reviewer's report of a signature (TRIPOD+AI items), as HTML or Markdown.
 """
@@ -16,6 +17,7 @@ reviewer's report of a signature (TRIPOD+AI items), as HTML or Markdown.
 from vcpcr._decision_curve import decision_curve
 from vcpcr._increment import (
     ClinicalCox,
+    ClinicalGLM,
     IncrementResult,
     increment_interval,
     validate_increment,
@@ -26,10 +28,15 @@ from vcpcr._increment_external import (
 )
 from vcpcr._nomogram import Nomogram, nomogram
 from vcpcr._report import Report, Section, report
-from vcpcr._sample_size import SampleSizeResult, sample_size
+from vcpcr._sample_size import (
+    SampleSizeResult,
+    sample_size,
+    validation_sample_size,
+)
 
 __all__ = [
     "ClinicalCox",
+    "ClinicalGLM",
     "ExternalIncrementResult",
     "IncrementResult",
     "Nomogram",
@@ -43,4 +50,5 @@ __all__ = [
     "sample_size",
     "validate_increment",
     "validate_increment_external",
+    "validation_sample_size",
 ]

@@ -31,6 +31,9 @@ from numpy.typing import ArrayLike, NDArray
 __all__ = ["RiskSets", "breslow", "efron_loglik"]
 
 _Float = NDArray[np.float64]
+#: The smallest normal float: a risk set's sum of ``exp(eta - max eta)``
+#: below it is lost (see :meth:`RiskSets.efron_loglik`).
+_TINY = np.finfo(np.float64).tiny
 
 
 def _logcumsumexp(v: _Float) -> _Float:
@@ -154,29 +157,39 @@ class RiskSets:
         frac = self.tie_frac.reshape(-1, *([1] * (a.ndim - 2)))
         return self._risk_sums(a)[:, g] - frac * tied[:, g]
 
-    def _efron_loglik(self, es: _Float, phi: _Float, shift: _Float) -> _Float:
-        """Log partial likelihood from Efron's sums ``phi`` of ``exp(es - shift)``."""
-        return es[:, self.events].sum(axis=1) - np.sum(np.log(phi) + shift, axis=1)
+    def _efron_loglik(
+        self, es: _Float, phi: _Float, shift: _Float, *, wide: bool = False
+    ) -> _Float:
+        """Log partial likelihood from Efron's sums ``phi`` of ``exp(es - shift)``.
+
+        A row with a sum below the smallest normal float (:data:`_TINY`; 0
+        when it underflowed) has lost that sum: its log is noise (a
+        subnormal keeps few digits) or ``-inf``. Such a row is computed in
+        log space with ``wide``, else its value is ``+inf`` (not a
+        likelihood, so no gain for an ascent that compares values).
+        """
+        with np.errstate(divide="ignore"):  # log 0 of a lost row
+            out = es[:, self.events].sum(axis=1) - np.sum(np.log(phi) + shift, axis=1)
+        lost = np.any(phi < _TINY, axis=1) & np.all(np.isfinite(es), axis=1)
+        if lost.any():
+            out[lost] = self._efron_loglik_log_space(es[lost]) if wide else np.inf
+        return np.asarray(out, dtype=np.float64)
 
     def efron_loglik(self, es: _Float, *, wide: bool = False) -> _Float:
         """Efron log partial likelihood of each row of ``es`` (B, n), sorted.
 
         One shift, the row's maximum, serves every risk set. When the linear
-        predictor spans more than ~700, a late risk set's sum can underflow to
-        0 (log 0); with ``wide``, such rows are computed in log space instead
-        (exact; the scorers ask for it, Newton's step halving does not need
-        it: a trial step that wide is rejected either way).
+        predictor spans more than ~708, a late risk set's sum falls below
+        the smallest normal float (subnormal: its log is noise; or 0: log
+        0): the sum is lost. With ``wide``, such rows are computed in log
+        space instead (exact; the scorers ask for it); without, their value
+        is ``+inf``, so Newton's step halving rejects a trial step that
+        wide (its value would be noise that can pass for a gain).
         """
         shift = es.max(axis=1, keepdims=True)
-        phi = self._efron_sums(np.exp(es - shift))
-        lost = np.any(phi == 0.0, axis=1) & np.all(np.isfinite(es), axis=1)
-        if not (wide and lost.any()):
-            return self._efron_loglik(es, phi, shift)
-        out = np.empty(es.shape[0])
-        keep = ~lost
-        out[keep] = self._efron_loglik(es[keep], phi[keep], shift[keep])
-        out[lost] = self._efron_loglik_log_space(es[lost])
-        return out
+        return self._efron_loglik(
+            es, self._efron_sums(np.exp(es - shift)), shift, wide=wide
+        )
 
     def _efron_loglik_log_space(self, es: _Float) -> _Float:
         """:meth:`efron_loglik` from log sums: no risk set underflows.
@@ -198,7 +211,9 @@ class RiskSets:
         """Efron log partial likelihood, gradient and Hessian in the coefficients.
 
         ``es`` (B, n) is the linear predictor of the designs ``Z`` (B, n, k),
-        both sorted; returns arrays of shapes (B,), (B, k), (B, k, k).
+        both sorted; returns arrays of shapes (B,), (B, k), (B, k, k). A row
+        whose risk set's sum is lost (see :meth:`efron_loglik`) has the value
+        ``+inf``; its gradient and Hessian are then not meaningful either.
         """
         shift = es.max(axis=1, keepdims=True)
         r = np.exp(es - shift)

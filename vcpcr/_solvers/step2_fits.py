@@ -32,7 +32,10 @@ caller fits that design with the per-point adapter.
   value, gradient and Hessian from :class:`vcpcr._solvers.partial_likelihood.RiskSets`,
   one sort for the whole stack; stratified, the sum over strata of each
   stratum's, as lifelines' ``strata``), with step halving, from zero;
-  accepted when the step falls below ``1e-10``.
+  accepted when the full Newton step (before halving) falls below ``1e-10``
+  relative; a fit whose halved steps vanish while its full step does not has
+  stalled (e.g. it ran off until a risk set's sum left the float range) and
+  is not accepted.
 """
 
 from __future__ import annotations
@@ -310,8 +313,11 @@ def cox_batch(
     max_iter : int, default=50
         Newton steps.
     tol : float, default=1e-10
-        Convergence when every coefficient moves by less than ``tol`` times
-        ``1 + max |coefficient|``.
+        Convergence when Newton's full step (before halving) moves every
+        coefficient by less than ``tol`` times ``1 + max |coefficient|``; a
+        fit whose halved step is that small while its full step is not has
+        stalled and is not ``ok`` (without a finite maximum: Firth's, with
+        ``firth``).
     firth : bool, default=False
         Where the partial likelihood has no finite maximum (the outcome is
         (quasi-)separated: Newton's steps stay long, or they vanish because
@@ -372,6 +378,7 @@ def cox_batch(
         fittable,
         max_iter,
         tol,
+        full_step=True,
     )
     used = np.zeros(B, dtype=bool)
     if not firth:
@@ -459,6 +466,8 @@ def _ascend(
     fittable: NDArray[np.bool_],
     max_iter: int,
     tol: float,
+    *,
+    full_step: bool = False,
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
     """Maximize ``value`` for a stack of designs from zero: the Cox iteration.
 
@@ -470,6 +479,14 @@ def _ascend(
     less than ``tol`` times ``1 + max |coefficient|``; it drops out when its
     step is not finite or cannot be made an ascent. Returns the coefficients
     and where they converged (finite).
+
+    With ``full_step`` (Newton's iteration of the partial likelihood), the
+    move that must be that small is the full step, before halving: a design
+    whose halved step is below ``tol`` while its full step is not has
+    stalled (the value no longer rises along the step; e.g. a run-off fit
+    whose risk sets' sums left the float range, see
+    :meth:`RiskSets.efron_loglik`) and drops out, not converged. Firth's
+    iteration converges linearly and keeps the rule on the step taken.
     """
     B, k = fittable.size, designs[0].shape[2]
     b = np.zeros((B, k))
@@ -500,7 +517,13 @@ def _ascend(
                 break
             t[worse] /= 2
         b[rows], val[rows] = new, val_new
-        size = np.max(np.abs(t[:, None] * step), axis=1) / (1 + np.abs(new).max(axis=1))
-        active[rows[bad | worse]] = False
-        converged[rows] = ~bad & ~worse & (size < tol)
+        scale = 1 + np.abs(new).max(axis=1)
+        taken = np.max(np.abs(t[:, None] * step), axis=1) / scale < tol
+        if full_step:
+            small = np.max(np.abs(step), axis=1) / scale < tol
+            stalled = taken & ~small
+        else:
+            small, stalled = taken, np.zeros(rows.size, dtype=bool)
+        active[rows[bad | worse | stalled]] = False
+        converged[rows] = ~bad & ~worse & small
     return b, active & converged & np.all(np.isfinite(b), axis=1)
