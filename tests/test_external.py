@@ -192,6 +192,40 @@ def test_string_covariate_and_stratum(formula):
         align_cohort(model, X.drop(columns="er"))
 
 
+@pytest.mark.parametrize("family", ["cox", "binomial"])
+def test_a_formula_model_validates_as_the_same_model_with_covariates(family):
+    """#48 item 3: validate_external of a model fitted with a formula (its
+    outcome read from the cohort) equals that of the same model written with
+    covariates= (and strata=, cox), on the same seed: the same calibration,
+    concordance and printed summary."""
+    X, y = _cohort(150, 3)
+    X2, y2 = _cohort(120, 11)
+    rng = np.random.default_rng(2)
+    for frame in (X, X2):
+        frame.insert(1, "site", rng.choice(["a", "b"], size=len(frame)))
+    params = {"n_clusters": 3, "family": family, "lam_ratio": 0.3, "n_init": 2}
+    if family == "cox":
+        columns = {"covariates": ["age"], "strata": "site"}
+        formula = "Surv(time, event) ~ age + strata(site) | ."
+        outcome = {"time": y[:, 0], "event": y[:, 1]}
+        outcome2 = {"time": y2[:, 0], "event": y2[:, 1]}
+        kw = {"horizon": float(np.median(y[:, 0])), "recalibrate_baseline": True}
+    else:  # an early event as the binary outcome
+        cut = np.median(y[:, 0])
+        y, y2 = (y[:, 0] < cut) * 1.0, (y2[:, 0] < cut) * 1.0
+        columns = {"covariates": ["age", "site"]}
+        formula = "dead ~ age + site | ."
+        outcome, outcome2, kw = {"dead": y}, {"dead": y2}, {}
+    by_columns = VCPCR(**params, **columns, random_state=0).fit(X, y)
+    by_formula = VCPCR(**params, formula=formula, random_state=0)
+    by_formula.fit(X.assign(**outcome))
+    a = validate_external(by_columns, X2, y2, **kw)
+    b = validate_external(by_formula, X2.assign(**outcome2), **kw)
+    assert_allclose(b.calibration.predicted, a.calibration.predicted, rtol=1e-10)
+    assert b.concordance == a.concordance
+    assert b.summary().as_text() == a.summary().as_text()
+
+
 def test_breslow_baseline_of_a_diverged_fit_stays_finite_where_it_can():
     """A separated Cox fit's linear predictors span more than exp's range:
     the risk sets are summed in log space, so no late one underflows to 0

@@ -6,6 +6,7 @@ import itertools
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from conftest import needs_survival
 from numpy.testing import assert_allclose
@@ -352,6 +353,88 @@ def test_concordance_interval_covers_the_population_c():
     ]
     covered = np.mean([ci.low <= truth <= ci.high for ci in intervals])
     assert 0.90 <= covered <= 0.99  # measured: 0.925
+
+
+def _by_strata(time, risk, event, strata):
+    """lifelines' stratified C: each stratum's pair counts, pooled by hand."""
+    from lifelines.utils.concordance import (
+        _concordance_ratio,
+        _concordance_summary_statistics,
+    )
+
+    totals = np.zeros(3)
+    for label in np.unique(strata):
+        rows = strata == label
+        totals += _concordance_summary_statistics(time[rows], -risk[rows], event[rows])
+    return _concordance_ratio(*totals)
+
+
+@needs_survival
+@pytest.mark.parametrize("ties", [False, True], ids=["distinct", "ties"])
+def test_stratified_concordance_interval_against_lifelines_per_stratum(ties):
+    """With strata, the estimate is lifelines' C of each stratum's pairs
+    pooled (its stratified CoxPHFitter's concordance_index_), each bootstrap
+    replicate that of the resampled rows (the same draws as without strata),
+    the interval their percentiles; labels, tuples and a frame of columns
+    give the same strata."""
+    y, risk = _survival(150, seed=5, ties=ties)
+    time, event = y[:, 0], y[:, 1].astype(bool)
+    strata = np.random.default_rng(8).choice(["a", "b", "c"], size=150)
+    ci = concordance_interval(y, risk, strata=strata, n_bootstrap=60, random_state=3)
+    assert ci.estimate == pytest.approx(
+        _by_strata(time, risk, event, strata), abs=1e-12
+    )
+    assert ci.estimate != pytest.approx(concordance_interval(y, risk).estimate)
+    draws = np.random.default_rng(3).integers(0, 150, size=(60, 150))
+    reps = [_by_strata(time[d], risk[d], event[d], strata[d]) for d in draws]
+    low, high = np.quantile(reps, [0.025, 0.975])
+    assert_allclose([ci.low, ci.high], [low, high], rtol=1e-12, atol=1e-12)
+    assert ci.se == pytest.approx(np.std(reps, ddof=1), rel=1e-10)
+    frame = pd.DataFrame({"s": strata, "one": 1})
+    for same in (list(zip(strata, [1] * 150, strict=True)), frame, pd.Series(strata)):
+        other = concordance_interval(
+            y, risk, strata=same, n_bootstrap=60, random_state=3
+        )
+        assert other == ci
+
+
+def test_stratified_concordance_interval_bad_strata_name_the_fix():
+    y, risk = _survival(10, seed=0)
+    with pytest.raises(ValueError, match=r"one stratum per sample.*for 10 samples"):
+        concordance_interval(y, risk, strata=["a"] * 9)
+    with pytest.raises(ValueError, match=r"1 missing value\(s\)"):
+        concordance_interval(y, risk, strata=[None, *["a"] * 9])
+    each = np.arange(10)  # a stratum per row: no pair within one
+    with pytest.raises(ValueError, match="No pair of samples within a stratum"):
+        concordance_interval(y, risk, strata=each)
+
+
+def _stratified_survival(n, seed):
+    """Three strata whose baseline hazards differ 1 : 4 : 16, one risk score."""
+    rng = np.random.default_rng(seed)
+    strata = rng.integers(0, 3, size=n)
+    risk = rng.normal(size=n)
+    t = rng.exponential(np.exp(-0.8 * risk - np.log(4.0) * strata))
+    c = rng.exponential(1.5 * np.exp(-np.log(4.0) * strata))
+    return np.column_stack([np.minimum(t, c), t <= c]), risk, strata
+
+
+@needs_survival
+@pytest.mark.slow
+def test_stratified_concordance_interval_covers_the_population_c():
+    """95 % intervals of 200 data sets of 120 rows in three strata cover the
+    within-strata C of the same score on 10,000 rows at about the nominal
+    rate (measured: 0.9625 over 400 data sets with a truth on 20,000 rows;
+    the unstratified interval covered it in 0.8175: the pooled C is another
+    quantity, 0.667 against 0.701)."""
+    y, risk, strata = _stratified_survival(10_000, seed=99)
+    truth = concordance_interval(y, risk, strata=strata, n_bootstrap=1).estimate
+    covered = []
+    for s in range(200):
+        y, risk, strata = _stratified_survival(120, seed=s)
+        ci = concordance_interval(y, risk, strata=strata, n_bootstrap=300)
+        covered.append(ci.low <= truth <= ci.high)
+    assert 0.90 <= np.mean(covered) <= 0.99
 
 
 @pytest.mark.parametrize(

@@ -136,6 +136,14 @@ def test_numbers_are_the_public_functions(full):
     by_title = {s.title: s for s in rep.sections}
     inc = by_title["Discrimination and the increment over the clinical model"]
     pd.testing.assert_frame_equal(inc.tables[1][1], res["increment"].increments)
+    title, c = inc.tables[2]  # the mean C with its interval (#48 item 5)
+    assert title == "Mean C over the test folds (95% interval, one_fold)"
+    metrics = res["increment"].metrics
+    assert sorted(set(c.index.get_level_values("metric"))) == ["Harrell C", "Uno C"]
+    assert len(c) == 2 * metrics.index.get_level_values("model").nunique()
+    pd.testing.assert_frame_equal(
+        c, metrics.loc[c.index, ["mean", "ci_low", "ci_high"]]
+    )
     ms = by_title["Multi-split evidence for the modules and genes"]
     pd.testing.assert_frame_equal(
         ms.tables[0][1], res["multi_split"].module_evidence(res["model"])

@@ -242,8 +242,16 @@ def test_the_summarys_concordance_has_its_bootstrap_interval(cox_model):
     stratified = clone(model).set_params(strata=["node"])
     stratified.fit(data[["age", "node", *X.columns[1:]]], data[["time", "event"]])
     header = stratified.summary().tables[0].as_text()
-    assert "Concordance 95% CI" not in header  # lifelines' within-strata C
+    # the within-strata C (lifelines'), now with its interval (#48 item 5)
     assert f"{stratified.concordance_index_:.4f}" in header
+    ci = concordance_interval(
+        data[["time", "event"]].to_numpy(),
+        stratified.predict_log_partial_hazard(data[["age", "node", *X.columns[1:]]]),
+        strata=data["node"],
+    )
+    assert ci.estimate == pytest.approx(stratified.concordance_index_, abs=1e-12)
+    assert f"Concordance 95% CI:     [{ci.low:.3f}, {ci.high:.3f}]" in header
+    assert_array_equal(stratified.train_strata_, data["node"].to_numpy())
 
 
 @needs_survival

@@ -203,6 +203,175 @@ def test_vcpcr_is_deterministic_with_a_seed_and_reads_its_clinical_columns():
     assert "VCPCR minus clinical Cox" in first.summary().as_text()
 
 
+def _numbers(result):
+    """Every number of a result's folds, keyed by repeat, fold and model."""
+    return result.folds.drop(columns="error").set_index(["repeat", "fold", "model"])
+
+
+_FORMULAS = {
+    "covariates": ("Surv(time, event) ~ age + er | .", None, {}),
+    "strata_term": (
+        "Surv(time, event) ~ age + er + strata(node) | .",
+        None,
+        {"strata": "node"},
+    ),
+    "strata_param": ("Surv(time, event) ~ age + er | .", "node", {"strata": "node"}),
+}
+
+
+@pytest.mark.parametrize("interval", ["one_fold", "corrected_t"])
+def test_each_models_mean_c_has_the_increments_interval(interval):
+    """#48 item 5: the mean over the folds of every metric (Harrell's C
+    among them) has an interval, computed by hand here from the per-fold
+    values: mean -/+ t_{J-1} s sqrt(factor) with the one-fold factor 1 + 1/J
+    or Nadeau & Bengio's 1/J + n_test/n_train; the summary prints those of
+    Harrell's and Uno's C, and increments_with changes them."""
+    from scipy import stats
+
+    X, y = _cohort(gene_effect=0.8)
+    res = _validate(
+        _gene_model(), X, y, covariates=["age", "er"], n_repeats=2, interval=interval
+    )
+    J = 6
+    factor = {"one_fold": 1 + 1 / J, "corrected_t": 1 / J + 30 / 60}[interval]
+    q = stats.t.ppf(0.975, J - 1)
+    for (model, metric), row in res.metrics.iterrows():
+        values = res.folds.loc[res.folds["model"] == model, metric].to_numpy(float)
+        se = np.std(values, ddof=1) * np.sqrt(factor)
+        assert_allclose(row["se"], se, rtol=1e-12)
+        low, high = values.mean() - q * se, values.mean() + q * se
+        if metric in ("Harrell C", "Uno C", "IBS") or metric.startswith("AUC("):
+            low, high = max(low, 0.0), min(high, 1.0)  # where a C lies
+        assert_allclose([row["ci_low"], row["ci_high"]], [low, high], rtol=1e-12)
+    text = res.summary().as_text()
+    assert f"Mean C over the test folds (95% interval, {interval})" in text
+    c = res.metrics.loc[("ClinicalCox", "Harrell C")]
+    shown = f"{c['mean']:.4f}  {c['ci_low']:.4f}  {c['ci_high']:.4f}"
+    rows = [line for line in text.splitlines() if line.startswith("ClinicalCox")]
+    assert any(shown in line for line in rows)
+    other = res.increments_with(interval="naive")
+    assert other.metrics.loc[("ClinicalCox", "Harrell C"), "se"] < c["se"]
+
+
+def test_a_mean_c_interval_stays_in_the_unit_interval():
+    """Four folds' C of 0.5 to 1: mean -/+ t s sqrt(1 + 1/J) passes 1, and
+    is cut there (CVPL, unbounded, is not cut)."""
+    from vcpcr._increment import _increments
+
+    c = [0.5, 1.0, 0.9, 0.95]
+    rows = [
+        {
+            "repeat": 0,
+            "fold": k,
+            "model": m,
+            "Harrell C": v,
+            "CVPL": -50 * v,
+            "n_genes": 1.0,
+            "error": None,
+        }
+        for k, v in enumerate(c)
+        for m in ("clinical Cox", "model")
+    ]
+    splits = [(np.arange(30), np.arange(10))] * 4
+    metrics, _, _ = _increments(
+        pd.DataFrame(rows), ["Harrell C", "CVPL"], splits, "one_fold", 0.05
+    )
+    from scipy import stats
+
+    half = stats.t.ppf(0.975, 3) * np.std(c, ddof=1) * np.sqrt(1 + 1 / 4)
+    row = metrics.loc[("model", "Harrell C")]
+    assert row["ci_high"] == 1.0 < np.mean(c) + half
+    assert row["ci_low"] == pytest.approx(np.mean(c) - half, rel=1e-12)
+    assert metrics.loc[("model", "CVPL"), "ci_low"] == pytest.approx(
+        -50 * np.mean(c) - 50 * half, rel=1e-12
+    )
+
+
+@pytest.mark.parametrize(
+    ("formula", "strata", "extra"), _FORMULAS.values(), ids=_FORMULAS.keys()
+)
+def test_a_formula_estimator_equals_the_same_model_with_covariates(
+    formula, strata, extra
+):
+    """#48 item 3: the formula's clinical part is the clinical model. The
+    fold-by-fold numbers of all three models (clinical Cox, VCPCR, Coxnet:
+    the formula's design, its clinical part unpenalized), the increments,
+    the names and the printed summary equal those of the same estimator
+    written with covariates= and strata= on the same seed."""
+    from vcpcr import VCPCR
+
+    X, y = _cohort(n=90, p=12, seed=4, gene_effect=1.0)
+    data = X.assign(time=y[:, 0], event=y[:, 1])
+    params = {"family": "cox", "n_clusters": 2, "n_init": 2, "lam_ratio": 0.3}
+    by_columns = _validate(
+        VCPCR(**params, covariates=["age", "er"], **extra), X, y, coxnet=True
+    )
+    by_formula = _validate(
+        VCPCR(**params, formula=formula, strata=strata), data, None, coxnet=True
+    )
+    assert (by_formula.covariates, by_formula.strata) == (
+        by_columns.covariates,
+        by_columns.strata,
+    )
+    assert by_formula.strata == ([extra["strata"]] if extra else [])
+    assert set(by_formula.folds["model"]) == {"clinical Cox", "VCPCR", "Coxnet"}
+    assert by_formula.folds["error"].isna().all()
+    assert_allclose(
+        _numbers(by_formula).to_numpy(float),
+        _numbers(by_columns).to_numpy(float),
+        rtol=1e-9,
+        atol=1e-12,
+    )
+    pd.testing.assert_index_equal(
+        _numbers(by_formula).index, _numbers(by_columns).index
+    )
+    assert by_formula.summary().as_text() == by_columns.summary().as_text()
+
+
+def test_a_formula_with_transformed_terms_fits_its_clinical_part():
+    """A clinical term that is no column (np.log(age + 5), C(node) of a
+    numeric column) is named by its text, and the clinical model is the Cox
+    model of those terms: equal to ClinicalCox on the columns computed by
+    hand, in every fold."""
+    from vcpcr import VCPCR
+    from vcpcr.validation import ClinicalCox
+
+    X, y = _cohort(n=90, p=12, seed=4, gene_effect=1.0)
+    data = X.assign(node=X["node"].astype(int), time=y[:, 0], event=y[:, 1])
+    formula = "Surv(time, event) ~ np.log(age + 5) + C(node) | . - er"
+    est = VCPCR(family="cox", n_clusters=2, n_init=2, formula=formula)
+    res = _validate(est, data, None)
+    assert res.covariates == ["np.log(age + 5)", "node"]
+    hand = X.assign(log_age=np.log(X["age"] + 5))  # node stays a string column
+    ref = _validate(ClinicalCox(covariates=["log_age", "node"]), hand, y)
+    clinical = _numbers(res).xs("clinical Cox", level="model")
+    assert_allclose(
+        clinical.to_numpy(float),
+        _numbers(ref).xs("clinical Cox", level="model").to_numpy(float),
+        rtol=1e-9,
+        atol=1e-12,
+    )
+
+
+def test_a_formula_without_a_clinical_model_names_the_fix():
+    from vcpcr import VCPCR
+
+    X, y = _cohort()
+    data = X.assign(time=y[:, 0], event=y[:, 1])
+    est = VCPCR(family="cox", formula="Surv(time, event) ~ .")
+    with pytest.raises(ValueError, match=r"has no clinical part.*left of '\|'"):
+        _validate(est, data, None)
+    with_clinic = est.set_params(formula="Surv(time, event) ~ age | .")
+    with pytest.raises(ValueError, match="Name the clinical columns in one place"):
+        _validate(with_clinic, data, None, covariates=["age"])
+    with pytest.raises(ValueError, match="pass no y"):
+        _validate(with_clinic, data, y)
+    with pytest.raises(TypeError, match="must be a pandas DataFrame"):
+        _validate(with_clinic, data.to_numpy(), None)
+    with pytest.raises(ValueError, match="y is required"):
+        _validate(VCPCR(family="cox", covariates=["age"]), X, None)
+
+
 def test_plot_draws_one_panel_per_metric():
     import matplotlib
 
@@ -249,10 +418,6 @@ def test_bad_estimators_and_data_name_the_fix():
         _validate(VCPCR(family=gaussian, covariates=["age"]), X, y)
     with pytest.raises(ValueError, match="family 'cox', 'binomial' or 'gaussian'"):
         _validate(VCPCR(family="poisson", covariates=["age"]), X, y)
-    with pytest.raises(ValueError, match="must not use a formula"):
-        _validate(
-            VCPCR(family="cox", formula="Surv(t, e) ~ ."), X, y, covariates=["age"]
-        )
     with pytest.raises(TypeError, match="fit and predict"):
         _validate(object(), X, y, covariates=["age"])
     Xm = X.copy()
@@ -619,6 +784,7 @@ def test_increments_with_equals_the_run_with_that_interval(interval):
     assert later.interval == interval
     assert later.alpha == 0.1
     _assert_same(later, direct)
+    pd.testing.assert_frame_equal(later.metrics, direct.metrics, check_exact=True)
     assert str(later.summary()) == str(direct.summary())
     assert ran.interval == "one_fold"  # the original is unchanged
     with pytest.raises(ValueError, match=r"'interval' parameter"):
@@ -727,3 +893,28 @@ def test_glm_increment_refuses_cox_only_options():
         validate_increment(est, X, y, coxnet=True, cv=3, n_repeats=1)
     with pytest.raises(ValueError, match="exactly two labels"):
         validate_increment(est, X, np.arange(len(y)) % 3, cv=3, n_repeats=1)
+
+
+@pytest.mark.parametrize("family", ["binomial", "gaussian"])
+def test_a_glm_formula_estimator_equals_the_same_model_with_covariates(family):
+    """#48 item 3 for the other families: the formula's clinical part (age,
+    sex left of '|') is the clinical logistic or linear model; every fold's
+    numbers, the names and the summary equal those of covariates=; the
+    binomial summary prints the mean AUC (its C) with its interval."""
+    from vcpcr import VCPCR
+
+    X, y = _glm_cohort(family)
+    params = {"family": family, "n_clusters": 2, "n_init": 1, "lam_ratio": 0.3}
+    by_columns = _validate(VCPCR(**params, covariates=["age", "sex"]), X, y)
+    formula = "outcome ~ age + sex | ."
+    by_formula = _validate(VCPCR(**params, formula=formula), X.assign(outcome=y), None)
+    assert by_formula.covariates == by_columns.covariates == ["age", "sex"]
+    assert_allclose(
+        _numbers(by_formula).to_numpy(float),
+        _numbers(by_columns).to_numpy(float),
+        rtol=1e-9,
+        atol=1e-12,
+    )
+    text = by_formula.summary().as_text()
+    assert text == by_columns.summary().as_text()
+    assert ("Mean C over the test folds" in text) == (family == "binomial")

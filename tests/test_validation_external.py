@@ -242,6 +242,56 @@ def test_bad_input_names_the_fix(cohorts):
         )
 
 
+@pytest.mark.parametrize(
+    ("formula", "strata"),
+    [
+        ("Surv(time, event) ~ age + strata(node) | .", None),
+        ("Surv(time, event) ~ age | .", "node"),
+    ],
+    ids=["strata_term", "strata_param"],
+)
+def test_a_formula_model_equals_the_same_model_with_covariates(formula, strata):
+    """#48 item 3: a model fitted with a formula is compared with its
+    formula's clinical part; outcome read from both cohorts' data. Every
+    number, the names and the summary equal those of the same model
+    written with covariates= and strata= (a gene missing from the external
+    cohort included: the clinical model reads the aligned cohort)."""
+    X_train, y_train = _cohort(150, 3)
+    X_ext, y_ext = _cohort(100, 4)
+    params = {"n_clusters": 3, "family": "cox", "lam_ratio": 0.3, "n_init": 2}
+    by_columns = VCPCR(**params, covariates=["age"], strata="node", random_state=0)
+    by_columns.fit(X_train, y_train)
+    gene = _a_gene(by_columns)
+    by_formula = VCPCR(**params, formula=formula, strata=strata, random_state=0)
+    data_train = X_train.assign(time=y_train[:, 0], event=y_train[:, 1])
+    data_ext = X_ext.assign(time=y_ext[:, 0], event=y_ext[:, 1])
+    by_formula.fit(data_train)
+    kw = {"missing_genes": "drop"}
+    a = _validate(by_columns, X_train, y_train, X_ext.drop(columns=gene), y_ext, **kw)
+    b = _validate(by_formula, data_train, None, data_ext.drop(columns=gene), None, **kw)
+    assert (b.covariates, b.strata) == (a.covariates, a.strata) == (["age"], ["node"])
+    numbers = ["increment", "se", "ci_low", "ci_high", "p"]
+    assert_allclose(
+        b.increments[numbers].to_numpy(float),
+        a.increments[numbers].to_numpy(float),
+        rtol=1e-9,
+        atol=1e-12,
+    )
+    assert_allclose(b.metrics.to_numpy(float), a.metrics.to_numpy(float), rtol=1e-9)
+    assert b.summary().as_text() == a.summary().as_text()
+    with pytest.raises(ValueError, match="pass no y_train"):
+        _validate(by_formula, data_train, y_train, data_ext, None)
+
+
+def test_a_formula_model_without_a_clinical_part_names_the_fix():
+    X_train, y_train = _cohort(150, 3)
+    data = X_train.assign(time=y_train[:, 0], event=y_train[:, 1])
+    model = VCPCR(3, family="cox", lam_ratio=0.3, n_init=2, random_state=0)
+    model.set_params(formula="Surv(time, event) ~ . - node").fit(data)
+    with pytest.raises(ValueError, match="has no clinical part"):
+        _validate(model, data, None, data, None)
+
+
 def _a_gene(model):
     return model.membership_.index[model.labels_ >= 0][0]
 

@@ -261,6 +261,7 @@ class _BestEstimator:
     concordance_index_ = _fitted("concordance_index_")
     baseline_cumulative_hazard_ = _fitted("baseline_cumulative_hazard_")
     train_linear_predictor_ = _fitted("train_linear_predictor_")
+    train_strata_ = _fitted("train_strata_")
     separated_ = _fitted("separated_")
     fit_transform = _AvailableIf(_fit_transform, _estimator_has("transform"))
 

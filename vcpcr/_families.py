@@ -732,7 +732,8 @@ class Cox(Family):
         scikit-survival's and lifelines' names; the baseline cumulative
         hazard is that of ``eta`` (lifelines' own when ``eta`` is its fit's),
         and ``eta`` itself is ``train_linear_predictor_`` (the training
-        distribution that risk groups of new data are cut at).
+        distribution that risk groups of new data are cut at), ``strata``
+        ``train_strata_`` (the summary's stratified C pairs rows within them).
         ``separated_`` says whether the partial likelihood of ``design`` has
         no finite maximum (monotone likelihood); then it warns. It is read
         from ``result``, the one step-2 fit: lifelines' coefficients are a
@@ -778,6 +779,9 @@ class Cox(Family):
             "concordance_index_": float(result.concordance_index_),
             "baseline_cumulative_hazard_": breslow_baseline(eta, time, event, strata),
             "train_linear_predictor_": np.array(eta, dtype=np.float64),
+            "train_strata_": (
+                None if strata is None else pd.Series(strata, dtype=object).to_numpy()
+            ),
             "separated_": separated,
         }
 

@@ -56,6 +56,7 @@ __all__ = [
     "reference_levels",
     "resolve_formula",
     "source_groups",
+    "term_sources",
     "transform_new",
     "warn_dropped",
 ]
@@ -651,11 +652,9 @@ def column_encodings(
         nor the categories of one (``np.log(age)``, an interaction): the
         fix is to compute it as a data column before fitting.
     """
-    encoded = dict(_term_encodings(spec)) if spec is not None else {}
     out: dict[str, ColumnEncoding] = {}
     terms: dict[str, str] = {}
-    for name in names:
-        found = encoded.get(name, ColumnEncoding(name))
+    for name, found in _encodings(spec, names).items():
         if isinstance(found, str):
             terms[name] = found
         else:
@@ -669,6 +668,37 @@ def column_encodings(
             f"np.log(age)) and name that column in the formula."
         )
     return out
+
+
+def _encodings(
+    spec: DesignSpec | None, names: Sequence[str]
+) -> dict[str, ColumnEncoding | str]:
+    """Each design column of ``names``: its encoding, or its term's text.
+
+    A column that is not in ``spec``'s design is its own source.
+    """
+    encoded = dict(_term_encodings(spec)) if spec is not None else {}
+    return {name: encoded.get(name, ColumnEncoding(name)) for name in names}
+
+
+def term_sources(spec: DesignSpec | None, names: Sequence[str]) -> list[str]:
+    """Return what the design columns ``names`` read, once each, in order.
+
+    The data column of a column that is a data column as it is or the
+    categories of one (``er`` for ``er[T.pos]`` or ``C(er)[T.pos]``),
+    otherwise the text of its term (``np.log(age)``, ``age:er``): the names
+    in which a user would state the same model with ``covariates=``.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"y": [1.0, 2.0, 4.0, 3.0], "age": [50.0, 61, 70, 44],
+    ...                    "er": ["neg", "pos", "pos", "neg"]})
+    >>> res = parse_formula("y ~ age + C(er) + np.log(age)", df)
+    >>> term_sources(res.spec, res.feature_names)
+    ['age', 'er', 'np.log(age)']
+    """
+    found = _encodings(spec, names).values()
+    return list(dict.fromkeys(f if isinstance(f, str) else f.source for f in found))
 
 
 def encode_columns(

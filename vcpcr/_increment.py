@@ -20,7 +20,7 @@ import inspect
 import numbers
 import warnings
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -34,7 +34,15 @@ from sklearn.model_selection import (
 )
 
 from vcpcr._families import family_name
-from vcpcr._input import check_column_names, check_same_rows
+from vcpcr._formula import (
+    DesignSpec,
+    as_list,
+    expand_names,
+    resolve_formula,
+    term_sources,
+    transform_new,
+)
+from vcpcr._input import check_column_names, check_same_rows, merge_covariates
 from vcpcr._parallel import (
     Checkpoint,
     check_failures,
@@ -197,6 +205,21 @@ class ClinicalCox(BaseEstimator):  # type: ignore[misc]
         )
         return self
 
+    def on_design(self, covariates: list[Any], strata: list[Any]) -> ClinicalCox:
+        """Return this model (unfitted) on a design's clinical columns.
+
+        Parameters
+        ----------
+        covariates, strata : list of str
+            Columns of the design matrix.
+
+        Returns
+        -------
+        ClinicalCox
+            ``self``, with ``covariates`` and ``strata`` set.
+        """
+        return self.set_params(covariates=covariates or None, strata=strata or None)  # type: ignore[no-any-return]
+
     def predict_log_partial_hazard(self, X: Any) -> NDArray[np.float64]:
         """Linear predictor (lifelines' log partial hazard, centred).
 
@@ -358,6 +381,23 @@ class ClinicalGLM(BaseEstimator):  # type: ignore[misc]
         self.result_ = sm.GLM(target, self._design(frame), family=glm_family).fit()
         return self
 
+    def on_design(self, covariates: list[Any], strata: list[Any]) -> ClinicalGLM:
+        """Return this model (unfitted) on a design's clinical columns.
+
+        Parameters
+        ----------
+        covariates : list of str
+            Columns of the design matrix.
+        strata : list
+            Empty: strata are for Cox models only.
+
+        Returns
+        -------
+        ClinicalGLM
+            ``self``, with ``covariates`` set.
+        """
+        return self.set_params(covariates=covariates)  # type: ignore[no-any-return]
+
     def predict(self, X: Any) -> NDArray[Any]:
         """Predicted value (gaussian) or label (binomial, probability >= 0.5).
 
@@ -444,6 +484,10 @@ class _ClinicalCoxnet(BaseEstimator):  # type: ignore[misc]
         self.inner_cv = inner_cv
         self.random_state = random_state
 
+    def on_design(self, covariates: list[Any], strata: list[Any]) -> _ClinicalCoxnet:
+        """Return this model on a design: its covariates and strata unpenalized."""
+        return self.set_params(clinical=[*covariates, *strata])  # type: ignore[no-any-return]
+
     def _matrix(self, X: pd.DataFrame) -> NDArray[np.float64]:
         clinical = self.clinical_.transform(X).to_numpy()
         features = X.drop(columns=_as_list(self.clinical)).to_numpy(dtype=np.float64)
@@ -503,6 +547,84 @@ class _ClinicalCoxnet(BaseEstimator):  # type: ignore[misc]
         return np.asarray(
             self.net_.predict_survival_function(self._matrix(X), alpha=self.alpha_)
         )
+
+
+class _FormulaDesign(BaseEstimator):  # type: ignore[misc]
+    """A clinical model fitted on the design that an estimator's formula builds.
+
+    ``fit`` evaluates ``formula`` (with the estimator's ``covariates`` and
+    ``strata`` parameters) on the training rows, exactly as the estimator's
+    own ``fit`` does (:func:`vcpcr._formula.resolve_formula`: the categorical
+    levels and transforms of the training rows), and fits ``model`` (a
+    :class:`ClinicalCox` or ``_ClinicalCoxnet``) on that design with the
+    formula's covariates and strata as its clinical columns; predictions
+    re-apply the stored encoding to new rows.
+    """
+
+    def __init__(
+        self,
+        model: Any = None,
+        formula: str | None = None,
+        covariates: Any = None,
+        strata: Any = None,
+        random_state: int | None = None,
+    ) -> None:
+        self.model = model
+        self.formula = formula
+        self.covariates = covariates
+        self.strata = strata
+        self.random_state = random_state
+
+    def fit(self, X: pd.DataFrame, y: Any) -> _FormulaDesign:
+        """Evaluate the formula on the training rows and fit the clinical model.
+
+        ``y`` is the formula's outcome on those rows, as the clinical model
+        takes it (the validation reads it from the formula once).
+        """
+        resolved = resolve_formula(
+            self.formula, X, None, missing="raise", owner=_OWNER, strata=self.strata
+        )
+        covariates, strata = _design_roles(resolved, self.covariates)
+        self.spec_ = resolved.spec
+        model = clone(self.model)
+        if "random_state" in model.get_params(deep=False):
+            model.set_params(random_state=self.random_state)
+        self.model_ = model.on_design(covariates, strata)
+        self.model_.fit(resolved.X.reset_index(drop=True), y)
+        return self
+
+    def _design(self, X: pd.DataFrame) -> pd.DataFrame:
+        spec = cast(DesignSpec, self.spec_)  # a formula's spec is never None
+        return transform_new(spec, X).reset_index(drop=True)
+
+    @property
+    def n_genes_(self) -> float:
+        return _n_genes(self.model_, np.empty(0, dtype=np.intp))
+
+    def predict(self, X: pd.DataFrame) -> NDArray[np.float64]:
+        return np.asarray(self.model_.predict(self._design(X)))
+
+    def predict_proba(self, X: pd.DataFrame) -> NDArray[np.float64]:
+        return np.asarray(self.model_.predict_proba(self._design(X)))
+
+    def predict_log_partial_hazard(self, X: pd.DataFrame) -> NDArray[np.float64]:
+        return _linear_predictor(self.model_, self._design(X))
+
+    def predict_survival_function(
+        self, X: pd.DataFrame, return_array: bool = True, *, times: ArrayLike
+    ) -> Any:
+        grid = np.asarray(times, dtype=np.float64)
+        return _survival_rows(self.model_, self._design(X), grid)
+
+
+def _design_roles(resolved: Any, covariates: Any) -> tuple[list[Any], list[Any]]:
+    """Return the design columns of a resolved formula's covariates and strata."""
+    names = list(resolved.X.columns)
+    merged = merge_covariates(covariates, resolved.covariates)
+    return (
+        as_list(expand_names(merged, resolved.groups, names)),
+        as_list(expand_names(resolved.strata, resolved.groups, names)),
+    )
 
 
 class _Dummies:
@@ -800,6 +922,17 @@ def _with_seed(model: Any, seed: int) -> Any:
     return model
 
 
+def _fit(model: Any, X: pd.DataFrame, y: NDArray[Any]) -> Any:
+    """Fit ``model`` on ``X`` and ``y``; an estimator with a formula on ``X``.
+
+    Its formula names the outcome, which it reads from ``X``.
+    """
+    has_formula = model.get_params(deep=False).get("formula") is not None
+    if has_formula and not isinstance(model, _FormulaDesign):
+        return model.fit(X)
+    return model.fit(X, y)
+
+
 def _fold_task(
     models: dict[str, Any],
     X: pd.DataFrame,
@@ -813,7 +946,7 @@ def _fold_task(
     out: dict[str, dict[str, Any]] = {}
     for name, template in models.items():
         try:
-            model = _with_seed(template, seed).fit(X.iloc[train], y[train])
+            model = _fit(_with_seed(template, seed), X.iloc[train], y[train])
             out[name] = _score_model(model, X, y, train, test, plan)
         except (
             ValueError
@@ -964,7 +1097,11 @@ class IncrementResult:
         ``error`` (why a model failed on the fold, else None).
     metrics : pandas.DataFrame
         Per model and metric: the mean over the folds, its standard
-        deviation and the number of folds scored.
+        deviation, the number of folds scored, and the mean's ``se`` and
+        interval (``ci_low``, ``ci_high``) by the increments' method
+        (:func:`increment_interval` of the per-fold values, cut to [0, 1]
+        for the C's, AUCs and IBS, which lie there; the summary prints
+        those of Harrell's and Uno's C).
     fold_increments : pandas.DataFrame
         Per repeat and fold, each model's increment over the clinical model
         (model minus clinical) for every metric.
@@ -1040,9 +1177,9 @@ class IncrementResult:
         """Return this result with the intervals of another method or level.
 
         The folds are not run again: the per-fold increments are the same,
-        only ``increments`` (its ``se``, interval, p-value), ``interval``,
-        ``alpha`` and the notes change, as if :func:`validate_increment` had
-        been called with these arguments.
+        only ``increments`` (its ``se``, interval, p-value), the intervals
+        of ``metrics``, ``interval``, ``alpha`` and the notes change, as if
+        :func:`validate_increment` had been called with these arguments.
 
         Parameters
         ----------
@@ -1080,9 +1217,9 @@ class IncrementResult:
         alpha = self.alpha if alpha is None else alpha
         check_choice(interval, "interval", INTERVALS, owner=owner)
         check_fraction(alpha, "alpha", owner=owner)
-        metrics = _metric_names(self.horizons, family=self.family)
-        _, _, increments = _increments(
-            self.folds, metrics, self.splits, interval, float(alpha), self.clinical
+        names = _metric_names(self.horizons, family=self.family)
+        metrics, _, increments = _increments(
+            self.folds, names, self.splits, interval, float(alpha), self.clinical
         )
         old = _target_note(self.interval, self.clinical)
         notes = [
@@ -1091,6 +1228,7 @@ class IncrementResult:
         ]
         return replace(
             self,
+            metrics=metrics,
             increments=increments,
             interval=interval,
             alpha=float(alpha),
@@ -1117,6 +1255,7 @@ class IncrementResult:
             self,
             right,
             _metrics_table(self.metrics["mean"], "Mean over the test folds"),
+            _concordance_table(self.metrics, self.interval, self.alpha),
         )
 
     def plot(self, axes: Any = None) -> Any:
@@ -1140,13 +1279,18 @@ class IncrementResult:
 
 
 def _increment_summary(
-    title: str, result: Any, right: list[tuple[str, str]], metrics: Any
+    title: str,
+    result: Any,
+    right: list[tuple[str, str]],
+    metrics: Any,
+    *extra: Any,
 ) -> VCPCRSummary:
     """Build the increments' summary: header, metrics, a table per model, notes.
 
     ``result`` is an ``IncrementResult`` or an ``ExternalIncrementResult``:
     the left column (its cohort and clinical columns), its increments, level
-    and notes; ``right`` says how it was resampled.
+    and notes; ``right`` says how it was resampled; ``extra`` tables follow
+    the metrics.
     """
     left = [
         ("No. Observations:", str(result.n_samples)),
@@ -1164,7 +1308,7 @@ def _increment_summary(
         yname=getattr(result, "family", "survival"),
         xname=[],
     )
-    smry.tables.append(metrics)
+    smry.tables.extend([metrics, *(t for t in extra if t is not None)])
     for model in increments.index.get_level_values(0).unique():
         smry.tables.append(
             _increment_table(
@@ -1190,6 +1334,37 @@ def _metrics_table(values: pd.Series, title: str) -> Any:
         headers=models,
         stubs=list(means.index),
         title=title,
+        txt_fmt={"colsep": "  "},
+    )
+
+
+#: The metrics whose mean over the folds the summary prints with its interval:
+#: the C's (a binary outcome's is its AUC).
+_CONCORDANCES = ("Harrell C", "Uno C", "AUC")
+
+
+def _concordance_table(metrics: pd.DataFrame, interval: str, alpha: float) -> Any:
+    """Each model's mean C's over the folds with their intervals (None: no C)."""
+    from statsmodels.iolib.table import SimpleTable
+
+    shown = [c for c in _CONCORDANCES if c in metrics.index.get_level_values(1)]
+    if not shown:
+        return None
+    models = list(metrics.index.get_level_values(0).unique())
+    lo, hi = f"[{alpha / 2:g}", f"{1 - alpha / 2:g}]"
+    rows = [
+        [
+            _num(metrics.loc[(model, c), key])
+            for c in shown
+            for key in ("mean", "ci_low", "ci_high")
+        ]
+        for model in models
+    ]
+    return SimpleTable(
+        rows,
+        headers=[h for c in shown for h in (c, lo, hi)],
+        stubs=models,
+        title=f"Mean C over the test folds ({1 - alpha:.0%} interval, {interval})",
         txt_fmt={"colsep": "  "},
     )
 
@@ -1236,19 +1411,48 @@ def _pval(value: Any) -> str:
 
 
 # ------------------------------------------------------------------ the entry point
-def _estimator_columns(
-    estimator: Any, covariates: Any, strata: Any, owner: str = _OWNER
-) -> tuple[list[Any], list[Any]]:
-    """Return the clinical columns: the arguments, else the estimator's."""
+@dataclass(frozen=True)
+class _Clinical:
+    """The clinical model of a validation: its columns, names and fitting route.
+
+    ``covariates`` and ``strata`` are the names the results show (data
+    columns; a formula's term that is not one, as its text), ``columns``
+    the data columns it reads (checked for presence and missing values).
+    With ``formula`` (the estimator's, whose clinical part it is: the
+    covariates left of ``|`` and the strata), the models are fitted on the
+    design the formula builds on their training rows (:class:`_FormulaDesign`);
+    ``params`` holds the estimator's ``covariates`` and ``strata``, and
+    ``outcome`` the formula's outcome on the rows it was resolved on.
+    """
+
+    covariates: list[Any]
+    strata: list[Any]
+    columns: list[Any]
+    formula: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    outcome: Any = None
+
+    def model(self, template: Any) -> Any:
+        """``template`` (ClinicalCox or _ClinicalCoxnet) on these clinical columns."""
+        if self.formula is None:
+            return template.on_design(self.covariates, self.strata)
+        return _FormulaDesign(template, self.formula, **self.params)
+
+
+def _clinical(
+    estimator: Any, X: Any, covariates: Any, strata: Any, owner: str = _OWNER
+) -> _Clinical:
+    """Return the clinical model: the arguments, else the estimator's columns.
+
+    An estimator with a formula states it in the formula (covariates left
+    of ``|``, ``strata()`` terms or its ``strata=``), evaluated on ``X``.
+    """
     params = (
         estimator.get_params(deep=False) if hasattr(estimator, "get_params") else {}
     )
-    if params.get("formula") is not None:
-        raise ValueError(
-            f"The 'estimator' parameter of {owner} must not use a formula. Got "
-            f"formula={params['formula']!r}; pass the clinical columns with "
-            f"covariates= and strata= (of the estimator and of {owner})."
-        )
+    formula = params.get("formula")
+    if formula is not None:
+        return _formula_clinical(formula, params, X, covariates, strata, owner)
     cov = _as_list(covariates if covariates is not None else params.get("covariates"))
     stra = _as_list(strata if strata is not None else params.get("strata"))
     if not cov and not stra:
@@ -1256,7 +1460,68 @@ def _estimator_columns(
             f"{owner} needs the clinical columns: pass covariates=['age', ...] "
             f"(and strata=), or an estimator with covariates=. Got neither."
         )
-    return cov, stra
+    return _Clinical(cov, stra, [*cov, *stra])
+
+
+def _formula_clinical(
+    formula: str,
+    params: dict[str, Any],
+    X: Any,
+    covariates: Any,
+    strata: Any,
+    owner: str,
+) -> _Clinical:
+    """Return the clinical part of an estimator's formula (see :func:`_clinical`)."""
+    if covariates is not None or strata is not None:
+        raise ValueError(
+            f"The estimator's formula {formula!r} states the clinical model (the "
+            f"covariates left of '|', the strata); got covariates={covariates!r} "
+            f"and strata={strata!r} of {owner} too. Name the clinical columns in "
+            f"one place: in the formula (or the estimator's strata=)."
+        )
+    if not isinstance(X, pd.DataFrame):
+        raise TypeError(
+            f"The estimator has a formula, which reads its columns by name: X "
+            f"must be a pandas DataFrame. Got {type(X).__name__}."
+        )
+    own = {"covariates": params.get("covariates"), "strata": params.get("strata")}
+    resolved = resolve_formula(
+        formula, X, None, missing="raise", owner=owner, strata=own["strata"]
+    )
+    cov, stra = _design_roles(resolved, own["covariates"])
+    if not cov and not stra:
+        raise ValueError(
+            f"The estimator's formula {formula!r} has no clinical part, so {owner} "
+            f"has no clinical model to compare it with: write the clinical "
+            f"covariates left of '|' (e.g. 'Surv(time, event) ~ age + C(stage) "
+            f"| .'), add strata(center) terms, or give the estimator strata=."
+        )
+    shown, shown_strata = (
+        term_sources(resolved.spec, cov),
+        term_sources(resolved.spec, stra),
+    )
+    parts = resolved.spec.parts if resolved.spec is not None else ()
+    read = [*(parts[0].columns if parts else ()), *shown, *shown_strata]
+    columns = [c for c in dict.fromkeys(read) if c in X.columns]
+    return _Clinical(shown, shown_strata, columns, formula, own, resolved.y)
+
+
+def _outcome(clinical: _Clinical, y: Any, name: str = "y") -> Any:
+    """Return ``y``, or with a formula (and no ``y``) the formula's outcome."""
+    if clinical.formula is None:
+        if y is None:
+            raise ValueError(
+                f"{name} is required (or an estimator with formula=, whose data "
+                f"hold the outcome)."
+            )
+        return y
+    if y is not None:
+        raise ValueError(
+            f"The estimator's formula {clinical.formula!r} names the outcome, "
+            f"which it reads from the data: pass no {name} (one DataFrame "
+            f"holding every column, as to the estimator's fit)."
+        )
+    return clinical.outcome
 
 
 def _check_frame(
@@ -1323,8 +1588,7 @@ def _setup(
     family: str,
     X: pd.DataFrame,
     y: Any,
-    covariates: list[Any],
-    strata: list[Any],
+    clinical: _Clinical,
     tau_quantile: float,
     coxnet: bool,
 ) -> tuple[NDArray[Any], _Plan, Any, NDArray[Any] | None]:
@@ -1341,25 +1605,25 @@ def _setup(
         if len(time) != len(X):
             raise ValueError(f"X has {len(X)} rows but y has {len(time)}.")
         ys = Surv.from_arrays(event, time)
-        plan = _plan(X, ys, covariates, strata, tau_quantile)
-        return ys, plan, ClinicalCox(covariates or None, strata or None), event
-    for name, value in (("strata", strata), ("coxnet", coxnet)):
+        plan = _plan(X, ys, clinical.columns, clinical.strata, tau_quantile)
+        return ys, plan, clinical.model(ClinicalCox()), event
+    for name, value in (("strata", clinical.strata), ("coxnet", coxnet)):
         if value:
             raise ValueError(
                 f"The {name!r} parameter of {_OWNER} applies to family='cox' "
                 f"only. Got {name}={value!r} with family={family!r}; drop it."
             )
     target = _glm_target(y, family, _OWNER)
-    clinical = set(covariates)
+    columns = set(clinical.columns)
     features = np.array(
-        [j for j, c in enumerate(X.columns) if c not in clinical], dtype=np.intp
+        [j for j, c in enumerate(X.columns) if c not in columns], dtype=np.intp
     )
     plan = _Plan(np.empty(0), (np.nan, np.nan), np.nan, None, features, family, target)
     values = np.asarray(y).reshape(-1)
     return (
         values,
         plan,
-        ClinicalGLM(covariates, family),
+        clinical.model(ClinicalGLM(family=family)),
         values if family == "binomial" else None,
     )
 
@@ -1387,7 +1651,7 @@ def _plan(
 def validate_increment(
     estimator: Any,
     X: Any,
-    y: Any,
+    y: Any = None,
     *,
     covariates: str | int | list[Any] | None = None,
     strata: str | int | list[Any] | None = None,
@@ -1421,14 +1685,20 @@ def validate_increment(
         risk score (higher: earlier events); or a ``VCPCR`` / ``VCPCRCV``
         with ``family="binomial"`` (scored by ``predict_proba``) or
         ``"gaussian"`` (by ``predict``). Fitted on all columns of ``X``.
+        With a ``formula``, the formula's clinical part is the clinical
+        model (see Notes) and ``fit`` gets ``X`` alone.
     X : DataFrame of shape (n_samples, n_features)
         Features and clinical columns (an array: the clinical columns are
-        positions). No missing value in the clinical columns.
-    y : array-like of shape (n_samples, 2), structured array, or (n_samples,)
-        ``(time, event)``; binomial: two labels; gaussian: numbers.
+        positions). No missing value in the clinical columns. For an
+        estimator with a formula, the DataFrame its ``fit`` takes (the
+        outcome's columns too).
+    y : array-like of shape (n_samples, 2), structured array, or (n_samples,), optional
+        ``(time, event)``; binomial: two labels; gaussian: numbers. Omitted
+        for an estimator with a formula, whose outcome is read from ``X``.
     covariates, strata : str, int or list of them, optional
         The clinical model's covariates and strata (cox only); default: the
-        estimator's ``covariates`` and ``strata`` parameters.
+        estimator's ``covariates`` and ``strata`` parameters. Not with a
+        formula, which states them.
     cv : int, default=5
         Folds per repeat.
     n_repeats : int, default=5
@@ -1475,12 +1745,15 @@ def validate_increment(
     Raises
     ------
     ValueError
-        Without clinical columns, with missing clinical values, an unknown
-        column, a non-survival estimator or a bad parameter; or when a
+        Without clinical columns (a formula without a clinical part), with
+        missing clinical values, an unknown column, a non-survival
+        estimator, a formula with ``y``, ``covariates=`` or ``strata=``, or
+        a bad parameter; or when a
         model's fit fails (a ``ValueError`` on a training fold) in more
         than half of the folds.
     TypeError
-        If ``estimator`` has no ``fit`` and ``predict``.
+        If ``estimator`` has no ``fit`` and ``predict``, or has a formula
+        and ``X`` is not a DataFrame.
     ImportError
         Without lifelines or scikit-survival.
 
@@ -1516,6 +1789,20 @@ def validate_increment(
     the procedure's expected increment when trained on ``(cv - 1) / cv`` of
     the rows (Bates, Hastie & Tibshirani 2023).
 
+    An estimator with a formula, ``VCPCR(formula="Surv(time, event) ~ age
+    + C(stage) + strata(center) | .")``, is compared with the Cox model of
+    its clinical part: the covariates left of ``|`` (with the estimator's
+    ``covariates=``, if any) and the strata (``strata()`` terms or the
+    estimator's ``strata=``), each fold's model fitted on the design the
+    formula builds on its training rows (levels and transforms as the
+    estimator's own ``fit`` builds them). With plain column names this is
+    the clinical model of the same estimator written with ``covariates=``
+    and ``strata=``, and the results are equal, names included
+    (``covariates`` lists the data columns; a term that is not a column,
+    ``np.log(age)``, by its text). A formula without a clinical part is an
+    error. With ``coxnet=True``, the Coxnet reads the same design: the
+    clinical part unpenalized, the formula's other columns penalized.
+
     References
     ----------
     Verweij, P. J. M. & van Houwelingen, H. C. (1993). Cross-validation in
@@ -1543,11 +1830,13 @@ def validate_increment(
     family = str(family_name(getattr(estimator, "family", "cox")))
     if family == "cox":
         _require_survival(_OWNER)
-    covariates_, strata_ = _estimator_columns(estimator, covariates, strata)
-    X = _check_frame(X, y, covariates_ + strata_)
+    clinical_ = _clinical(estimator, X, covariates, strata)
+    covariates_, strata_ = clinical_.covariates, clinical_.strata
+    y = _outcome(clinical_, y)
+    X = _check_frame(X, y, clinical_.columns)
     check_cv_param(cv, len(X), _OWNER)
     ys, plan, clinical_model, labels = _setup(
-        family, X, y, covariates_, strata_, tau_quantile, coxnet
+        family, X, y, clinical_, tau_quantile, coxnet
     )
     clinical = CLINICAL_NAMES[family]
     models: dict[str, Any] = {clinical: clinical_model}
@@ -1556,7 +1845,7 @@ def validate_increment(
         estimator
     )
     if coxnet:
-        models[COXNET] = _ClinicalCoxnet(covariates_ + strata_)
+        models[COXNET] = clinical_.model(_ClinicalCoxnet())
     seed = int(task_seeds(random_state, 1)[0] % 2**32)
     splitter = (
         RepeatedKFold(n_splits=int(cv), n_repeats=int(n_repeats), random_state=seed)
@@ -1711,6 +2000,23 @@ def _increments(
     summary = summary.stack(0, future_stack=True).rename_axis(["model", "metric"])
     n_train = float(np.mean([len(tr) for tr, _ in splits]))
     n_test = float(np.mean([len(te) for _, te in splits]))
+    # each model's mean metric with the increments' interval (its p-value,
+    # of "metric <= 0", means nothing)
+    bounds = [
+        _increment_interval(
+            folds.loc[paired & (folds["model"] == model), metric].to_numpy(float),
+            n_train,
+            n_test,
+            interval,
+            alpha,
+        )[:3]
+        for model, metric in summary.index
+    ]
+    summary[["se", "ci_low", "ci_high"]] = np.array(bounds, dtype=np.float64)
+    # a C, an AUC or a Brier score lies in [0, 1], and so does its interval
+    unit = summary.index.get_level_values("metric").map(_in_unit_interval)
+    for end in ("ci_low", "ci_high"):
+        summary.loc[unit, end] = summary.loc[unit, end].clip(0.0, 1.0)
     others = [m for m in folds["model"].unique() if m != clinical]
     diffs, rows = {}, []
     n_used = folds.set_index(["repeat", "fold", "model"])["n_genes"].unstack("model")
@@ -1734,6 +2040,11 @@ def _increments(
     fold_increments = pd.concat(diffs, names=["model"]).reset_index()
     increments = pd.DataFrame(rows).set_index(["model", "metric"])
     return summary, fold_increments, increments
+
+
+def _in_unit_interval(metric: str) -> bool:
+    """Whether ``metric`` takes values in [0, 1] (C's, AUCs, Brier scores)."""
+    return metric in ("Harrell C", "Uno C", "IBS", "Brier") or metric.startswith("AUC")
 
 
 def _target_note(interval: str, clinical: str = CLINICAL) -> str:

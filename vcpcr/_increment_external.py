@@ -25,18 +25,20 @@ from numpy.typing import NDArray
 from sklearn.utils.validation import check_is_fitted
 
 from vcpcr._families import family_name
+from vcpcr._formula import formula_outcome
 from vcpcr._increment import (
     _LOWER_BETTER,
     CLINICAL,
     ClinicalCox,
     _check_frame,
-    _estimator_columns,
+    _clinical,
     _increment_summary,
     _linear_predictor,
     _log_partial_likelihood,
     _metric_names,
     _metrics_table,
     _n_genes,
+    _outcome,
     _Plan,
     _require_survival,
     _survival_rows,
@@ -403,8 +405,10 @@ def validate_increment_external(
     check_fraction(alpha, "alpha", owner=_OWNER)
     check_fraction(tau_quantile, "tau_quantile", owner=_OWNER)
     shown = progress_shown(verbose, _OWNER)
-    covariates_, strata_ = _estimator_columns(model, covariates, strata, _OWNER)
-    clinical_columns = covariates_ + strata_
+    clinical_ = _clinical(model, X_train, covariates, strata, _OWNER)
+    covariates_, strata_ = clinical_.covariates, clinical_.strata
+    clinical_columns = clinical_.columns
+    y_train = _outcome(clinical_, y_train, "y_train")
     X_train = _check_frame(X_train, y_train, clinical_columns, _OWNER, "X_train")
     if not isinstance(X_external, pd.DataFrame):
         raise TypeError(
@@ -419,10 +423,12 @@ def validate_increment_external(
             f"model (covariates={covariates_}, strata={strata_}); name them as "
             f"in training."
         )
+    if clinical_.formula is not None and y_external is None:
+        y_external = formula_outcome(clinical_.formula, X_external)
     X_ext = _check_frame(X_external, y_external, clinical_columns, _OWNER, "X_external")
     ys_train = _survival_y(y_train, X_train, "train")
     ys_ext = _survival_y(y_external, X_ext, "external")
-    clinical = ClinicalCox(covariates_ or None, strata_ or None).fit(X_train, ys_train)
+    clinical = clinical_.model(ClinicalCox()).fit(X_train, ys_train)
     cohort = None
     data = X_ext
     if fitted is not None:
@@ -437,7 +443,11 @@ def validate_increment_external(
     name = type(model).__name__
     name = name if name != CLINICAL else f"{name} (model)"
     preds = {
-        CLINICAL: _predictions(clinical, X_ext, grid),
+        # a formula's clinical model reads the formula's columns (cohort.X: the
+        # genes as the model reads them, the other columns as given)
+        CLINICAL: _predictions(
+            clinical, X_ext if clinical_.formula is None else data, grid
+        ),
         name: _predictions(model, data, grid),
     }
     n = len(ys_ext)

@@ -376,6 +376,13 @@ class VCPCR(SummaryMixin, VCPCRBase):
         The training rows' linear predictor ``predict_log_partial_hazard``
         (cox), in their order: its quantiles are the training cut-offs at
         which :func:`vcpcr.plotting.plot_risk_groups` splits new data.
+    train_strata_ : ndarray of object, shape (n_samples_fit,), or None
+        Each training row's stratum (cox with ``strata``): its value of the
+        strata design column (a tuple for several, such as the dummies of a
+        categorical stratum), as the columns of
+        ``baseline_cumulative_hazard_`` name the strata; in the rows' order;
+        None without strata. The summary's concordance pairs rows within
+        them.
     separated_ : bool
         Whether step 2's partial likelihood has no finite maximum (cox): the
         regressors separate the events (monotone likelihood), the fit warns

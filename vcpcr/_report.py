@@ -29,6 +29,7 @@ from sklearn.base import clone
 
 from vcpcr._families import family_name
 from vcpcr._increment import (
+    _CONCORDANCES,
     CLINICAL,
     ClinicalCox,
     ClinicalGLM,
@@ -509,6 +510,18 @@ def _increment_section(result: Any) -> Section:
     )
     section.tables.append(("Mean over the test folds", means))
     section.tables.append(("Increments over the clinical model", result.increments))
+    concordance = result.metrics.loc[
+        result.metrics.index.get_level_values("metric").isin(_CONCORDANCES),
+        ["mean", "ci_low", "ci_high"],
+    ]
+    if len(concordance):  # a gaussian outcome has no C
+        section.tables.append(
+            (
+                f"Mean C over the test folds ({1 - result.alpha:.0%} interval, "
+                f"{result.interval})",
+                concordance,
+            )
+        )
     section.figures.append(("Per-fold increments", _png(result.plot)))
     return section
 

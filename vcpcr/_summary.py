@@ -808,15 +808,18 @@ def _concordance(model: FittedModel) -> ConcordanceInterval | None:
 
     For the families that print a C (cox), when the model kept its training
     predictions (``train_linear_predictor_``) and they are not all equal (a
-    model without clusters or covariates ranks nobody). Not for a stratified
-    model, whose C is lifelines' over the pairs within strata.
+    model without clusters or covariates ranks nobody). A stratified model's
+    C is over the pairs within its strata (``train_strata_``), as
+    lifelines' ``concordance_index_`` of a stratified fit.
     """
     outcome = model._family.fit_outcome(model.result_)
     eta = getattr(model, "train_linear_predictor_", None)
-    if outcome is None or eta is None or np.ptp(eta) == 0 or model.strata_names_:
-        # a stratified fit's C (lifelines') counts the pairs within strata
+    if outcome is None or eta is None or np.ptp(eta) == 0:
         return None
-    return concordance_interval(outcome, eta)
+    strata = getattr(model, "train_strata_", None) if model.strata_names_ else None
+    if model.strata_names_ and strata is None:  # fitted before train_strata_
+        return None
+    return concordance_interval(outcome, eta, strata=strata)
 
 
 def _summary_right(model: FittedModel) -> list[tuple[str, Any]]:

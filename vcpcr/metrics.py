@@ -440,10 +440,36 @@ class ConcordanceInterval(NamedTuple):
         return f"{self.estimate:.4f} [{self.low:.4f}, {self.high:.4f}]"
 
 
+def _stratum_codes(strata: Any, n: int) -> NDArray[np.intp]:
+    """Each row's stratum as a code: its label, or its combination of columns."""
+    import pandas as pd
+
+    if isinstance(strata, pd.DataFrame | pd.Series):
+        frame = pd.DataFrame(strata)
+    else:
+        values = np.asarray(strata, dtype=object)
+        frame = pd.DataFrame(values if values.ndim == 2 else {"stratum": list(values)})
+    if frame.ndim != 2 or len(frame) != n or frame.shape[1] == 0:
+        raise ValueError(
+            f"strata must hold one stratum per sample (a label, or a row of "
+            f"columns whose combinations are the strata); got shape "
+            f"{frame.shape} for {n} samples."
+        )
+    missing = int(frame.isna().any(axis=1).sum())
+    if missing:
+        raise ValueError(
+            f"strata has {missing} missing value(s); a row's stratum must be "
+            f"known: drop those rows or give them a stratum of their own."
+        )
+    groups = frame.groupby(list(frame.columns), sort=True, dropna=False)
+    return np.asarray(groups.ngroup().to_numpy(), dtype=np.intp)
+
+
 def concordance_interval(
     y: Any,
     risk: ArrayLike,
     *,
+    strata: Any = None,
     alpha: float = 0.05,
     n_bootstrap: int = 1000,
     random_state: Any = 0,
@@ -466,6 +492,12 @@ def concordance_interval(
     risk : array-like of shape (n_samples,)
         Risk scores, e.g. ``predict_log_partial_hazard`` (higher: an earlier
         event).
+    strata : array-like of shape (n_samples,) or (n_samples, n_columns), optional
+        Each sample's stratum (a label, or columns whose combinations are
+        the strata, e.g. a stratified model's ``train_strata_``): the
+        stratified C, over the comparable pairs *within* a stratum, as
+        lifelines' stratified ``CoxPHFitter.concordance_index_`` (pooled:
+        the concordant pairs of every stratum over their comparable pairs).
     alpha : float, default=0.05
         One minus the interval's level.
     n_bootstrap : int, default=1000
@@ -485,7 +517,8 @@ def concordance_interval(
     ------
     ValueError
         If ``y`` is not a survival outcome, ``risk`` is not finite or has
-        another length, no pair of rows is comparable, or ``alpha`` or
+        another length, ``strata`` has another length or a missing value, no
+        pair of rows (within a stratum) is comparable, or ``alpha`` or
         ``n_bootstrap`` is out of range.
 
     Notes
@@ -501,7 +534,11 @@ def concordance_interval(
     and a resample with counts :math:`w` has :math:`C_w = w^\top (A \circ S)
     w / w^\top A w`: a count-weighted mean over the comparable pairs (the
     kernel :func:`vcpcr._solvers.metrics.resampled_concordance`, whose pairs
-    are those of the CV's concordance scorer).
+    are those of the CV's concordance scorer). With ``strata``,
+    :math:`A_{ij}` is also 0 when rows :math:`i` and :math:`j` are in
+    different strata; the rows are resampled as without strata (the same
+    draws; a stratum's size varies between resamples, as a cohort's
+    composition varies between samples of its population).
 
     Examples
     --------
@@ -527,17 +564,20 @@ def concordance_interval(
         )
     _check_same_length(time, scores, ("y_true", "risk"))
     n = time.size
-    estimate = float(resampled_concordance(scores, time, event, np.ones((1, n)))[0])
+    codes = None if strata is None else _stratum_codes(strata, n)
+    ones = np.ones((1, n))
+    estimate = float(resampled_concordance(scores, time, event, ones, codes)[0])
     if not np.isfinite(estimate):
+        within = " within a stratum" if codes is not None else ""
         raise ValueError(
-            "No pair of samples is comparable (an event followed by a sample "
-            "still at risk): Harrell's C is undefined on these data."
+            f"No pair of samples{within} is comparable (an event followed by a "
+            f"sample still at risk): Harrell's C is undefined on these data."
         )
     rng = check_random_state(random_state)
     draws = rng.integers(0, n, size=(int(n_bootstrap), n))
     counts = np.zeros((int(n_bootstrap), n))
     np.add.at(counts, (np.arange(int(n_bootstrap))[:, None], draws), 1.0)
-    replicates = resampled_concordance(scores, time, event, counts)
+    replicates = resampled_concordance(scores, time, event, counts, codes)
     replicates = replicates[np.isfinite(replicates)]
     low, high = np.quantile(replicates, [alpha / 2, 1 - alpha / 2])
     se = float(np.std(replicates, ddof=1)) if replicates.size > 1 else np.nan

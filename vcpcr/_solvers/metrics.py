@@ -94,15 +94,23 @@ def roc_auc(eta: NDArray[np.float64], event: NDArray[np.bool_]) -> Scores:
 
 
 def comparable(
-    time: NDArray[np.float64], event: NDArray[np.bool_], rows: slice = slice(None)
+    time: NDArray[np.float64],
+    event: NDArray[np.bool_],
+    rows: slice = slice(None),
+    strata: NDArray[np.intp] | None = None,
 ) -> NDArray[np.bool_]:
     """Harrell's comparable pairs, as lifelines': ``rows`` x all rows.
 
     Entry ``(i, j)`` is True when row ``i``'s time is earlier and an event,
-    or both times are equal and only ``i``'s is an event.
+    or both times are equal and only ``i``'s is an event; with ``strata``
+    (one code per row), only when both rows are in the same stratum (the
+    stratified C of lifelines' stratified ``CoxPHFitter``).
     """
     ti, di = time[rows, None], event[rows, None]
-    return di & ((ti < time[None, :]) | (ti == time[None, :]) & ~event)
+    pairs = di & ((ti < time[None, :]) | (ti == time[None, :]) & ~event)
+    if strata is not None:
+        pairs &= strata[rows, None] == strata[None, :]
+    return pairs
 
 
 def concordance(
@@ -137,6 +145,7 @@ def resampled_concordance(
     time: NDArray[np.float64],
     event: NDArray[np.bool_],
     counts: NDArray[np.float64],
+    strata: NDArray[np.intp] | None = None,
 ) -> NDArray[np.float64]:
     """Harrell's C of one risk vector on ``B`` resamples of its rows.
 
@@ -146,14 +155,15 @@ def resampled_concordance(
     and not an event and a censored row at once), so its C is
     ``w' (A * S) w / w' A w`` with ``S`` the pairs' concordance (1/2 for
     tied risks): matrix products over blocks of rows. NaN for a resample
-    without comparable pairs.
+    without comparable pairs. With ``strata`` (a code per row), only the
+    pairs within a stratum count.
     """
     n = time.size
     num = np.zeros(counts.shape[0])
     den = np.zeros(counts.shape[0])
     for start in range(0, n, _BLOCK):
         rows = slice(start, min(start + _BLOCK, n))
-        pairs = comparable(time, event, rows)
+        pairs = comparable(time, event, rows, strata)
         ri = risk[rows, None]
         score = pairs * ((ri > risk[None, :]) + 0.5 * (ri == risk[None, :]))
         left = counts[:, rows]
