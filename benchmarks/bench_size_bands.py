@@ -74,7 +74,16 @@ one on this run's splits (``against_table``).
   is what loses C: the bands 1-5, 6-10 and 11-20 move up by at least 0.01
   against the default's rows on the same splits; if they move by less than
   their noise, convergence is a correctness fix that does not close the
-  gap.
+  gap. **Outcome** (``results/size_bands_converged_table.txt``, 30 splits;
+  run on main after the merge of ``kkt2``, whose polish is a semismooth
+  Newton method to a violation <= 6e-13, not the ``kkt`` branch's proximal
+  Newton; the Coxnet rows equal the default run's on every split and band):
+  not supported. C2 minus the default's rows on the same splits: +0.007
+  [-0.007, +0.020] (1-5), -0.023 [-0.046, +0.001] (6-10), -0.009 [-0.032,
+  +0.014] (11-20); no band moves up by 0.01, all within their noise.
+  Against Coxnet: -0.011, -0.058, -0.050 (the default's run on these
+  splits: -0.018, -0.033, -0.051). Convergence is a correctness fix that
+  does not close the gap.
 - *C3, the weights' mixing as a grid dimension* (``--l1-ratios 0.05,0.5``,
   split seed 20, ``--first 5``, on main's converged weights: paired with
   C2's 30 splits, ``--against`` C2's CSV). Each VC-PCR band's model is the
@@ -488,7 +497,7 @@ def main() -> None:
     if args.against:
         print(f"\nagainst {os.path.basename(args.against)} on the same splits")
         table = against_table(df, pd.read_csv(args.against))
-        print(table.to_string(float_format=lambda v: f"{v:.4f}"))
+        print(table.T.to_string(float_format=lambda v: f"{v:.4f}"))
     if args.figure:
         figure(df, args.figure)
 
