@@ -6,7 +6,9 @@ it is done, and a rerun skips what is there::
 
     OPENBLAS_NUM_THREADS=1 TQDM_DISABLE=1 \\
         python benchmarks/bench_size_bands.py [--splits 20] [--seed 20] \\
-        [--cohorts chop,gse1992] [--out FILE] [--table] [--figure FILE]
+        [--cohorts chop,gse1992] [--first K] [--weights NAME] \\
+        [--l1-ratios 0.05,0.5] [--out FILE] [--table] [--against FILE] \\
+        [--figure FILE]
 
 **The question.** The paper claims VC-PCR's best predictions for sparse
 models (about 20 or fewer variables). A tuned default picks one point of the
@@ -46,7 +48,10 @@ for the defaults; ``--figure`` draws C against genes for both methods with
 the default's chosen point.
 
 ``--weights NAME`` runs ``VCPCRCV(weights=NAME)`` (e.g. ``lasso``) in place
-of the default's elastic net, everything else unchanged.
+of the default's elastic net, everything else unchanged; ``--l1-ratios``
+makes the elastic net's mixing a grid dimension (C3 below). ``--against
+FILE`` (with ``--table``) adds the table of this run against an earlier
+one on this run's splits (``against_table``).
 
 **Candidates for the sparse end (#47), each stated here before its run.**
 
@@ -69,7 +74,38 @@ of the default's elastic net, everything else unchanged.
   is what loses C: the bands 1-5, 6-10 and 11-20 move up by at least 0.01
   against the default's rows on the same splits; if they move by less than
   their noise, convergence is a correctness fix that does not close the
-  gap.
+  gap. **Outcome** (``results/size_bands_converged_table.txt``, 30 splits;
+  run on main after the merge of ``kkt2``, whose polish is a semismooth
+  Newton method to a violation <= 6e-13, not the ``kkt`` branch's proximal
+  Newton; the Coxnet rows equal the default run's on every split and band):
+  not supported. C2 minus the default's rows on the same splits: +0.007
+  [-0.007, +0.020] (1-5), -0.023 [-0.046, +0.001] (6-10), -0.009 [-0.032,
+  +0.014] (11-20); no band moves up by 0.01, all within their noise.
+  Against Coxnet: -0.011, -0.058, -0.050 (the default's run on these
+  splits: -0.018, -0.033, -0.051). Convergence is a correctness fix that
+  does not close the gap.
+- *C3, the weights' mixing as a grid dimension* (``--l1-ratios 0.05,0.5``,
+  split seed 20, ``--first 5``, on main's converged weights: paired with
+  C2's 30 splits, ``--against`` C2's CSV). Each VC-PCR band's model is the
+  best point by ``mean_test_score`` over the union of two default grids on
+  the same folds, the default's (``l1_ratio=0.05``) and the same grid with
+  Coxnet's own mixing ``l1_ratio=0.5`` (``delta_max`` at that mixing);
+  the ``default`` row stays the default's own choice (a check: it must
+  equal C2's). C1 closed the lasso end (1.0 is worse in every band); 0.5
+  is the mixing whose genes win the sparse end for Coxnet, with supports
+  between the default's and the lasso's. Expected, if the mixing is what
+  loses C and the CV criterion can tell the two grids apart: the bands 1-5,
+  6-10 and 11-20 move up by at least 0.01 against C2's rows on the same
+  splits. If they move by less than that (or down), the mixing is not the
+  lever, and a grid over it only adds cost (about 2x); the CSV's
+  ``weights`` column says how often each band took the 0.5 points.
+  **Outcome** (``results/size_bands_mixing_table.txt``, 30 splits; the
+  default and Coxnet rows equal C2's on every split): not supported. C3
+  minus C2 on the same splits: -0.004 [-0.013, +0.004] (1-5), -0.017
+  [-0.036, +0.001] (6-10), -0.003 [-0.026, +0.020] (11-20), with the 0.5
+  grid's points taken in 10, 17 and 12 of the 30 splits. The CV criterion
+  takes the other mixing often and gains nothing; the mixing is not the
+  lever.
 """
 
 from __future__ import annotations
@@ -126,18 +162,51 @@ def refit_sizes(estimator, res: pd.DataFrame, X, y2) -> pd.Series:
     return sizes
 
 
+def enet_scheme(l1_ratio: float) -> str:
+    """The name of the elastic-net weights with mixing ``l1_ratio``.
+
+    Registered in vcpcr's schemes on first use (the benchmark's process
+    only; the default's ``"enet"``, 0.05, is returned as is): the default's
+    grid of ``delta_max`` fractions, ``delta_max`` at this mixing.
+    """
+    from dataclasses import replace
+
+    from vcpcr._weights import SCHEMES
+
+    if l1_ratio == SCHEMES["enet"].l1_ratio:
+        return "enet"
+    name = f"enet{l1_ratio:g}"
+    if name not in SCHEMES:
+        SCHEMES[name] = replace(SCHEMES["enet"], name=name, l1_ratio=l1_ratio)
+    return name
+
+
 def vcpcr_models(X, y2, folds, seed, weights="enet"):
     """``{band: (model for C, model for IBS)}`` of VC-PCR, and ``"default"``.
 
-    A band's best point is refitted unshrunk for its C and genes (a point's
+    ``weights`` is a scheme's name or a list of them (C3: the weights as a
+    grid dimension): each scheme's default grid is cross-validated on the
+    same folds and a band's best point is the best by ``mean_test_score``
+    over the union; ``"default"`` stays the first scheme's own choice. A
+    band's best point is refitted unshrunk for its C and genes (a point's
     slope can be 0, which would hide its genes' ranking) and shrunk by its
-    calibration slope, as the default's refit, for its IBS.
+    calibration slope, as the default's refit, for its IBS. Each model has
+    the attribute ``weights_scheme_`` (its scheme).
     """
-    cv = VCPCRCV(family="cox", weights=weights, cv=folds, random_state=seed)
-    cv.fit(X, y2)
-    res = cv.cv_results_
-    models = {"default": (cv.best_estimator_, cv.best_estimator_)}
-    bands = refit_sizes(cv.best_estimator_, res, X, y2).map(band_of)
+    schemes = [weights] if isinstance(weights, str) else list(weights)
+    parts, best = [], {}
+    for scheme in schemes:
+        cv = VCPCRCV(family="cox", weights=scheme, cv=folds, random_state=seed)
+        cv.fit(X, y2)
+        res = cv.cv_results_.copy()
+        res["size"] = refit_sizes(cv.best_estimator_, res, X, y2).to_numpy()
+        parts.append(res.assign(scheme=scheme))
+        best[scheme] = cv.best_estimator_
+        best[scheme].weights_scheme_ = scheme
+    res = pd.concat(parts, ignore_index=True)
+    default = best[schemes[0]]
+    models = {"default": (default, default)}
+    bands = res["size"].map(band_of)
     score = res["mean_test_score"]
     for band in BANDS:
         inside = score[(bands == band) & np.isfinite(score)]
@@ -145,8 +214,10 @@ def vcpcr_models(X, y2, folds, seed, weights="enet"):
             continue
         params = res["params"].iloc[int(inside.idxmax())]
         slope = float(res["calibration_slope"].iloc[int(inside.idxmax())])
-        unshrunk = clone(cv.best_estimator_).set_params(shrinkage=1.0, **params)
+        scheme = res["scheme"].iloc[int(inside.idxmax())]
+        unshrunk = clone(best[scheme]).set_params(shrinkage=1.0, **params)
         unshrunk.fit(X, y2)
+        unshrunk.weights_scheme_ = scheme
         shrunk = unshrunk
         if slope < 1:
             shrunk = clone(unshrunk).set_params(shrinkage=slope).fit(X, y2)
@@ -238,6 +309,11 @@ def run_split(name, X, time_, event, train, test, seed, weights="enet"):
                         "IBS": ibs,
                         "genes": genes,
                     }
+                    | (
+                        {"weights": getattr(model, "weights_scheme_", "")}
+                        if not isinstance(weights, str)
+                        else {}
+                    )
                 )
     return rows
 
@@ -262,6 +338,69 @@ def band_table(df: pd.DataFrame) -> pd.DataFrame:
             row[f"d{metric} hi"] = d["hi"]
         row["splits"] = int(part.groupby(["cohort", "seed", "split"]).ngroups)
         row["cohorts"] = int(part["cohort"].nunique())
+        out[band] = row
+    return pd.DataFrame(out).T
+
+
+def _paired_average(frame: pd.DataFrame, method: str, reference: str) -> dict:
+    """:func:`paired`'s average over cohorts with at least two pairs."""
+    wide = frame.pivot_table(
+        index=["cohort", "seed", "split"], columns="method", values="C"
+    )
+    if not {method, reference} <= set(wide.columns):
+        return {"mean": np.nan, "lo": np.nan, "hi": np.nan, "n": 0}
+    counts = (wide[method] - wide[reference]).dropna().groupby(level="cohort").size()
+    frame = frame[frame["cohort"].isin(counts[counts >= 2].index)]
+    if frame.empty:
+        return {"mean": np.nan, "lo": np.nan, "hi": np.nan, "n": 0}
+    return dict(paired(frame, "C", method, reference).loc["average"])
+
+
+def against_table(df: pd.DataFrame, base: pd.DataFrame) -> pd.DataFrame:
+    """Per band: a run (``df``) against an earlier run (``base``) on its splits.
+
+    The base run is restricted to the new run's splits. Per band: each run's
+    VC-PCR C minus Coxnet's (splits where both have a model in the band), and
+    the new run's VC-PCR C minus the base run's, paired by cohort, seed,
+    split and band (95 % intervals as :func:`band_table`'s; a cohort needs two
+    pairs for its variance, so a cohort with fewer is left out of that
+    average). ``max |dC Coxnet|`` is the largest absolute difference between
+    the two runs' Coxnet C on the same split and band (0: the same splits and
+    folds).
+    """
+    keys = ["cohort", "seed", "split", "band", "method"]
+    base = base.merge(df[["cohort", "seed", "split"]].drop_duplicates())
+    both = df.merge(base, on=keys, suffixes=("", " base"))
+    out = {}
+    for band in ("default", *BANDS):
+        part = both[both["band"] == band]
+        mine = part[part["method"] == "VC-PCR"]
+        net = part[part["method"] == "Coxnet"]
+        if mine.empty:
+            continue
+        row = {
+            "C new": mine.groupby("cohort")["C"].mean().mean(),
+            "C base": mine.groupby("cohort")["C base"].mean().mean(),
+            "genes new": mine["genes"].median(),
+            "genes base": mine["genes base"].median(),
+        }
+        new_base = pd.concat(
+            [
+                mine[[*keys[:-1], "C"]].assign(method="new"),
+                mine[[*keys[:-1], "C base"]]
+                .rename(columns={"C base": "C"})
+                .assign(method="base"),
+            ]
+        )
+        for label, frame, method, ref in (
+            ("new-Coxnet", df[df["band"] == band], "VC-PCR", "Coxnet"),
+            ("base-Coxnet", base[base["band"] == band], "VC-PCR", "Coxnet"),
+            ("new-base", new_base, "new", "base"),
+        ):
+            d = _paired_average(frame, method, ref)
+            row[label], row[f"{label} lo"] = d["mean"], d["lo"]
+            row[f"{label} hi"], row[f"n {label}"] = d["hi"], d["n"]
+        row["max |dC Coxnet|"] = (net["C"] - net["C base"]).abs().max()
         out[band] = row
     return pd.DataFrame(out).T
 
@@ -311,9 +450,19 @@ def main() -> None:
     )
     parser.add_argument("--weights", default="enet", help="VCPCRCV's weights")
     parser.add_argument(
+        "--l1-ratios",
+        help="C3: the elastic-net weights' mixings as a grid dimension, e.g."
+        " 0.05,0.5 (the first gives the default row; replaces --weights)",
+    )
+    parser.add_argument(
         "--first", type=int, help="run only the first FIRST of the --splits splits"
     )
     parser.add_argument("--table", action="store_true", help="only print the table")
+    parser.add_argument(
+        "--against",
+        help="an earlier run's CSV: also the table of this run against it on"
+        " this run's splits (against_table)",
+    )
     parser.add_argument("--figure", help="write the figure to this PNG")
     args = parser.parse_args()
     if not args.table:
@@ -326,6 +475,9 @@ def main() -> None:
             if done is None
             else set(zip(done["cohort"], done["seed"], done["split"], strict=True))
         )
+        weights = args.weights
+        if args.l1_ratios:
+            weights = [enet_scheme(float(r)) for r in args.l1_ratios.split(",")]
         for i in range(args.splits if args.first is None else args.first):
             for name in names:
                 if (name, args.seed, i) in keys:
@@ -336,9 +488,7 @@ def main() -> None:
                 )
                 train, test = list(splits.split(X, event))[i]
                 rows = pd.DataFrame(
-                    run_split(
-                        name, X, time_, event, train, test, args.seed, args.weights
-                    )
+                    run_split(name, X, time_, event, train, test, args.seed, weights)
                 ).assign(split=i)
                 rows.to_csv(
                     args.out, mode="a", header=not os.path.exists(args.out), index=False
@@ -351,6 +501,10 @@ def main() -> None:
                 )
     df = pd.read_csv(args.out)
     print(band_table(df).to_string(float_format=lambda v: f"{v:.4f}"))
+    if args.against:
+        print(f"\nagainst {os.path.basename(args.against)} on the same splits")
+        table = against_table(df, pd.read_csv(args.against))
+        print(table.T.to_string(float_format=lambda v: f"{v:.4f}"))
     if args.figure:
         figure(df, args.figure)
 
