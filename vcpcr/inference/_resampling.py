@@ -3,8 +3,8 @@
 Multi-split p-values and stability selection both refit a template estimator
 on random parts of the rows. This module holds what they share:
 
-- :func:`check_template`: the template must be an unfitted ``VCPCR`` or
-  ``VCPCRCV``;
+- :func:`check_template`: the unfitted ``VCPCR`` or ``VCPCRCV`` template
+  each resample clones (from a fitted ``VCPCRCV``, the model it chose);
 - :func:`resampling_rows`: validates ``X`` / ``y`` once, through the
   estimators' own input route (formula included), and returns a
   :class:`Rows`: the rows to resample, the validated response, the
@@ -71,48 +71,94 @@ _TEMPLATES = (VCPCR, VCPCRCV)
 _STEP2_WARNINGS = r"The Cox outcome model \(step 2|Logistic regression: "
 
 
-def check_template(estimator: Any, owner: str) -> None:
-    """Raise unless ``estimator`` is an unfitted ``VCPCR`` or ``VCPCRCV``.
+def check_template(
+    estimator: Any, owner: str, retune: bool | None = None
+) -> VCPCR | VCPCRCV:
+    """Return the unfitted template that every resample clones.
 
     Parameters
     ----------
-    estimator : object
-        The template that each resample clones.
+    estimator : VCPCR or VCPCRCV
+        What the caller was given: an unfitted template, a fitted ``VCPCR``
+        (its parameters), or a fitted ``VCPCRCV`` (the model it chose).
     owner : str
         The calling function, for the message.
+    retune : bool or None, default=None
+        ``VCPCRCV`` only. None: a fitted ``VCPCRCV`` resamples the model it
+        chose (``sklearn.base.clone(estimator.best_estimator_)``: its
+        hyperparameters fixed), an unfitted one is tuned inside every
+        resample. True: the ``VCPCRCV`` (fitted or not) is cloned and tuned
+        inside every resample. False: the chosen model of a fitted
+        ``VCPCRCV``.
+
+    Returns
+    -------
+    VCPCR or VCPCRCV
+        The unfitted template: ``clone(estimator)``, or
+        ``clone(estimator.best_estimator_)`` for a fitted ``VCPCRCV``
+        without ``retune=True``.
 
     Raises
     ------
     TypeError
-        If ``estimator`` is not a ``VCPCR`` or ``VCPCRCV``.
+        If ``estimator`` is not a ``VCPCR`` or ``VCPCRCV``, or ``retune`` is
+        not a bool or None.
     ValueError
-        If it is fitted (pass an unfitted template, e.g. ``sklearn.base.clone``
-        of the fitted model), or a ``VCPCRCV`` with ``refit=False`` (each
-        resample needs the tuned model's clusters).
+        If ``retune`` is True for a ``VCPCR`` (it has no grid to tune),
+        False for an unfitted ``VCPCRCV`` (it has chosen nothing yet), or
+        the ``VCPCRCV`` to tune has ``refit=False`` (each resample needs
+        the tuned model's clusters).
     """
     if not isinstance(estimator, _TEMPLATES):
         raise TypeError(
-            f"The 'estimator' parameter of {owner} must be an unfitted "
-            f"vcpcr.VCPCR or vcpcr.VCPCRCV (a template, cloned for every "
-            f"resample). Got {estimator!r} of type {type(estimator).__name__} "
-            f"instead."
+            f"The 'estimator' parameter of {owner} must be a vcpcr.VCPCR or "
+            f"vcpcr.VCPCRCV (fitted or not: it is cloned for every resample). "
+            f"Got {estimator!r} of type {type(estimator).__name__} instead."
         )
-    if isinstance(estimator, VCPCRCV) and not estimator.refit:
+    if retune is not None and not isinstance(retune, bool | np.bool_):
+        raise TypeError(
+            f"The 'retune' parameter of {owner} must be True, False or None; "
+            f"got {retune!r} of type {type(retune).__name__}."
+        )
+    if isinstance(estimator, VCPCR):
+        if retune:
+            raise ValueError(
+                f"The 'retune' parameter of {owner} is True, but the estimator "
+                f"is a VCPCR: it has no grid to tune. Pass the VCPCRCV to tune "
+                f"in every resample, or leave retune=None."
+            )
+        return clone(estimator)
+    fitted = _is_fitted(estimator)
+    if retune is False and not fitted:
+        raise ValueError(
+            f"The 'retune' parameter of {owner} is False, but the VCPCRCV is "
+            f"not fitted: it has chosen no model to resample. Fit it first "
+            f"(cv.fit(X, y)), or pass retune=True (or None) to tune in every "
+            f"resample."
+        )
+    if fitted and not retune:
+        if not estimator.refit:
+            raise ValueError(
+                f"The 'estimator' parameter of {owner} is a VCPCRCV fitted with "
+                f"refit=False: it has no best_estimator_ to resample. Refit it "
+                f"with refit=True, or pass VCPCR(**cv.best_params_)."
+            )
+        return clone(estimator.best_estimator_)
+    if not estimator.refit:
         raise ValueError(
             f"The 'estimator' parameter of {owner} is a VCPCRCV with "
             f"refit=False; each resample needs the tuned model's clusters. Use "
             f"refit=True."
         )
+    return clone(estimator)
+
+
+def _is_fitted(estimator: BaseEstimator) -> bool:
     try:
         check_is_fitted(estimator)
     except NotFittedError:
-        return
-    raise ValueError(
-        f"The 'estimator' parameter of {owner} must be an unfitted template "
-        f"(it is cloned and refitted on every resample); got a fitted "
-        f"{type(estimator).__name__}. Pass sklearn.base.clone(model) or a new "
-        f"{type(estimator).__name__}(...) with the same parameters."
-    )
+        return False
+    return True
 
 
 def _params(estimator: BaseEstimator) -> dict[str, Any]:
@@ -146,7 +192,10 @@ class Fingerprint:
 
     The response itself is not compared beyond its name (a fitted model does
     not keep it). :meth:`check` compares with a fitted ``VCPCR`` or
-    ``VCPCRCV`` (whose fitted attributes are its ``best_estimator_``'s).
+    ``VCPCRCV`` (whose fitted attributes are its ``best_estimator_``'s); a
+    result of a ``VCPCR`` template compared with a fitted ``VCPCRCV`` is
+    compared with the model it chose, its ``best_estimator_`` (the template
+    that :func:`check_template` takes from a fitted ``VCPCRCV``).
     """
 
     estimator: str
@@ -183,8 +232,15 @@ class Fingerprint:
         check_is_fitted(model)
         fix = (
             "Compute the result from the same estimator parameters and data "
-            "as the model (e.g. multi_split(sklearn.base.clone(model), X, y))."
+            "as the model (e.g. multi_split(model, X, y): a fitted VCPCRCV "
+            "resamples the model it chose)."
         )
+        if (
+            isinstance(model, VCPCRCV)
+            and self.estimator == VCPCR.__name__
+            and getattr(model, "best_estimator_", None) is not None
+        ):
+            model = model.best_estimator_  # a result of the model it chose
         if type(model).__name__ != self.estimator:
             raise ValueError(
                 f"{what} was computed with a {self.estimator} template, not a "
