@@ -103,6 +103,48 @@ def test_cox_likelihood_ratio_against_lifelines_log_likelihood():
     assert_allclose(ours, expected, rtol=1e-6)
 
 
+@needs_survival
+def test_stratified_cox_likelihood_ratio_against_lifelines_strata():
+    """with_strata: every node test is lifelines' stratified Cox model."""
+    from lifelines import CoxPHFitter
+
+    rng, genes, covariates, eta = _small(7, n=90)
+    centre = np.repeat(["a", "b", "c"], 30)
+    base = np.repeat([0.5, 1.0, 3.0], 30)  # a baseline hazard per centre
+    time = np.round(rng.exponential(1 / (base * np.exp(eta))), 1) + 0.1
+    event = (rng.random(eta.size) < 0.7).astype(float)
+    outcome = hierarchy.with_strata(np.column_stack([time, event]), centre)
+    assert_array_equal(outcome[:, 2], np.repeat([0.0, 1.0, 2.0], 30))
+    ours, problem = node_pvalues(PROPORTIONAL_HAZARDS, genes, covariates, outcome, SETS)
+    plain, _ = node_pvalues(
+        PROPORTIONAL_HAZARDS, genes, covariates, outcome[:, :2], SETS
+    )
+    assert problem is None
+
+    def loglik(X):
+        frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+        frame = frame.assign(T=time, E=event, centre=centre)
+        return CoxPHFitter().fit(frame, "T", "E", strata=["centre"]).log_likelihood_
+
+    full = loglik(np.column_stack([covariates, genes]))
+    expected = [
+        stats.chi2.sf(2 * (full - loglik(_reduced(genes, covariates, s))), len(s))
+        for s in SETS
+    ]
+    assert_allclose(ours, expected, rtol=1e-5)
+    assert np.abs(ours - plain).max() > 1e-3  # the strata change the tests
+    # the factor's permutations stay within the strata
+    permuted = hierarchy._permuted(
+        hierarchy._test_for(PROPORTIONAL_HAZARDS), genes, covariates, outcome, 3,
+        np.random.default_rng(0),
+    )
+    for r in range(3):
+        for k in range(3):
+            rows = slice(30 * k, 30 * (k + 1))
+            moved = permuted.stack[r, rows, covariates.shape[1] :]
+            assert sorted(map(tuple, moved)) == sorted(map(tuple, genes[rows]))
+
+
 def test_bartlett_factors_divide_the_likelihood_ratio():
     rng, genes, covariates, eta = _small(3)
     y = (rng.random(eta.size) < LOGISTIC.mean(eta)).astype(float)

@@ -456,6 +456,57 @@ def test_verbose_prints_a_time_estimate_after_the_first_split(signal, capsys):
     assert lines[-1].startswith("[vcpcr] multi_split: 3/3 tasks done (100%)")
 
 
+def _pooled_cohort():
+    """Three centres with their own baseline hazard, one active block."""
+    data = make_block_data(
+        180, [5, 5], [0.8, 0.0], n_noise=10, family="cox", censoring=0.3,
+        random_state=3,
+    )
+    centre = np.repeat([0.0, 1.0, 2.0], 60)
+    X = pd.DataFrame(data.X, columns=[f"g{j}" for j in range(20)]).assign(
+        centre=centre
+    )
+    time = data.y / np.repeat([0.5, 1.0, 3.0], 60)  # hazards 0.5, 1, 3 x
+    return X, np.column_stack([time, data.event]).astype(float), centre
+
+
+@needs_survival
+def test_a_stratified_template_is_resampled_with_its_strata():
+    """Splits keep each centre's share (and event status); each split's module
+    tests are lifelines' Cox model stratified by centre on the second part."""
+    from lifelines import CoxPHFitter
+
+    from vcpcr.inference._resampling import fit_for_selection, resampling_rows
+
+    X, y, centre = _pooled_cohort()
+    template = VCPCR(
+        family="cox", strata=["centre"], n_clusters=2, lam_ratio=0.5, n_init=1
+    )
+    res = multi_split(template, X, y, n_splits=3, random_state=0, common_tree=None)
+    assert res.n_splits_used == 3 and list(res.pvalues.index) == list(X.columns[:20])
+    labels = resampling_rows(template, X, y, "f").strata
+    assert len(np.unique(labels)) == 6  # centre x event
+    parts = draw_splits(180, labels, 3, 0.5, 0)
+    for first, _ in parts:
+        counts = np.bincount(centre[first].astype(int))  # 60 rows per centre
+        assert np.abs(counts - 30).max() <= 1, counts
+    first, second = parts[0]
+    model = fit_for_selection(template, task_seeds(0, 3)[0], X.iloc[first], y[first])
+    assert model.strata_names_ == ["centre"]
+    frame = model.outcome_design(X.iloc[second]).assign(
+        T=y[second, 0], E=y[second, 1]
+    )
+    tight = {"precision": 1e-12, "r_precision": 1e-14}
+    ref = CoxPHFitter().fit(frame, "T", "E", strata=["centre"], fit_options=tight)
+    ours = res.modules[res.modules["split"] == 0].set_index("module")["pvalue"]
+    assert_allclose(ours, ref.summary["p"][ours.index], rtol=1e-5)
+    plain = CoxPHFitter().fit(frame.drop(columns="centre"), "T", "E")
+    unstratified = plain.summary["p"][ours.index].to_numpy()
+    assert np.abs(np.log(ours.to_numpy() / unstratified)).max() > 0.1
+    assert (res.splits["gene_test"] == "LR").all()  # the descent ran, stratified
+    assert res.pvalues[[f"g{j}" for j in range(5)]].min() < 0.05
+
+
 # -------------------------------------------------------------------- summary
 def test_the_coefficient_table_says_its_pvalues_ignore_the_selection(signal):
     X, y = signal

@@ -299,6 +299,25 @@ def test_a_fitted_cv_resamples_the_model_it_chose():
     cv.summary(inference=retuned)
 
 
+@needs_survival
+def test_a_stratified_template_keeps_each_stratum_in_both_halves():
+    data = make_block_data(
+        120, [5, 5], [0.8, 0.0], n_noise=10, family="cox", censoring=0.3,
+        random_state=3,
+    )
+    centre = np.repeat([0.0, 1.0], [40, 80])
+    X = pd.DataFrame(data.X, columns=[f"g{j}" for j in range(20)]).assign(
+        centre=centre
+    )
+    y = np.column_stack([data.y, data.event]).astype(float)
+    template = VCPCR(family="cox", strata="centre", n_clusters=2, n_init=1)
+    res = stability_selection(template, X, y, n_pairs=3, random_state=0)
+    assert list(res.selection_frequency.index) == list(X.columns[:20])
+    for rows in res.subsamples:
+        counts = np.bincount(centre[rows].astype(int), minlength=2)
+        assert np.abs(counts - [20, 40]).max() <= 1, counts
+
+
 def test_formula_template_uses_the_design_columns(blocks_df):
     X, y, _, _ = blocks_df
     data = X.assign(weight=y)

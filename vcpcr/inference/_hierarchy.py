@@ -59,7 +59,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -96,6 +96,7 @@ __all__ = [
     "minimal_rejections",
     "node_pvalues",
     "too_wide",
+    "with_strata",
 ]
 
 _Float = NDArray[np.float64]
@@ -310,11 +311,40 @@ def _firth(M: _Float, outcome: _Float) -> _Deviances:
     return _Deviances(dev, ok)
 
 
+def with_strata(outcome: _Float, strata: NDArray[Any]) -> _Float:
+    """A Cox outcome ``(time, event)`` with a third column: each row's stratum.
+
+    Parameters
+    ----------
+    outcome : ndarray of shape (n_samples, 2)
+        Times and event indicators.
+    strata : ndarray of shape (n_samples,) or (n_samples, n_columns)
+        The strata columns (one stratum per distinct row).
+
+    Returns
+    -------
+    ndarray of shape (n_samples, 3)
+        ``(time, event, stratum code)``: the node tests fit stratified Cox
+        models, and the factor's permutations permute within the strata.
+    """
+    values = np.asarray(strata, dtype=object).reshape(len(outcome), -1)
+    keys = [repr(tuple(row)) for row in values.tolist()]
+    codes = np.unique(keys, return_inverse=True)[1]
+    return np.column_stack([outcome[:, :2], codes.astype(np.float64)])
+
+
+def _strata(outcome: _Float) -> NDArray[np.intp] | None:
+    """The stratum codes of a Cox outcome (:func:`with_strata`), or None."""
+    if outcome.ndim < 2 or outcome.shape[1] < 3:
+        return None
+    return outcome[:, 2].astype(np.intp)
+
+
 def _cox(M: _Float, outcome: _Float) -> _Deviances:
-    time, event = outcome[:, 0], outcome[:, 1] > 0
-    fit = cox_batch(M, time, event)
+    time, event, strata = outcome[:, 0], outcome[:, 1] > 0, _strata(outcome)
+    fit = cox_batch(M, time, event, strata=strata)
     eta = np.einsum("bnk,bk->bn", M, fit.params)
-    return _Deviances(-2 * efron_loglik(eta, time, event), fit.ok)
+    return _Deviances(-2 * efron_loglik(eta, time, event, strata), fit.ok)
 
 
 class _Test(NamedTuple):
@@ -654,8 +684,15 @@ def _permuted(
     c = covariates.shape[1]
     full = np.column_stack([covariates, features])
     stack = np.repeat(full[None], n_permutations, axis=0)
+    strata = _strata(outcome)
+    groups = (
+        [np.arange(full.shape[0])]
+        if strata is None
+        else [np.flatnonzero(strata == k) for k in np.unique(strata)]
+    )
     for r in range(n_permutations):
-        stack[r, :, c:] = features[rng.permutation(full.shape[0])]
+        for rows in groups:  # within each stratum of a stratified Cox outcome
+            stack[r, rows, c:] = features[rows[rng.permutation(rows.size)]]
     return _Permuted(stack, test.fit(stack, outcome))
 
 

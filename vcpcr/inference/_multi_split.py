@@ -47,6 +47,7 @@ from vcpcr.inference._hierarchy import (
     SplitTests,
     descend,
     minimal_rejections,
+    with_strata,
 )
 from vcpcr.inference._resampling import (
     Fingerprint,
@@ -281,10 +282,15 @@ def _split(
     clusters = tuple(str(c) for c in model.membership_.columns)
     if not clusters:
         return _Split(None, params=params)
+    n_strata = len(getattr(model, "strata_names_", ()))
+    strata = design.iloc[:, design.shape[1] - n_strata :] if n_strata else None
+    design = design.iloc[:, : design.shape[1] - n_strata]
     try:
         outcome = family.prepare(take(rows.response, second)).outcome
         names = [str(c) for c in design.columns]
-        result = family.fit(design.to_numpy(), outcome, names, rows.yname)
+        result = family.fit(design.to_numpy(), outcome, names, rows.yname, strata)
+        if strata is not None:  # the descent's Cox fits, within the strata
+            outcome = with_strata(outcome, strata.to_numpy())
     except (ValueError, np.linalg.LinAlgError) as exc:
         return _Split(f"step 2 on the second part failed: {exc}")
     table = family.table(result, 0.05)
@@ -831,7 +837,7 @@ def multi_split(
     r"""Multi-split p-values for VC-PCR's clusters and features.
 
     For each of ``n_splits`` random splits of the rows (stratified by class
-    or event):
+    or event, and by stratum for a stratified Cox template):
 
     1. a clone of ``estimator`` is fitted on the first part (``train_size``
        of the rows): weights, clustering and selection, and with a
@@ -1021,6 +1027,13 @@ default="auto"
     rows, plus the descent's small regressions. With ``gamma_min = 0.05`` a
     feature needs small p-values in at least ``ceil(0.05 * n_splits)`` splits;
     with 20 splits or fewer one split suffices: keep ``n_splits >= 50``.
+
+    A stratified Cox template (``strata=``, or ``strata(...)`` in a
+    formula; pooled multi-study cohorts) keeps its strata throughout: the
+    splits keep each stratum's share of the rows and events, the fits on the
+    first part and step 2 on the second are stratified, and the descent's
+    Cox regressions are fitted within the strata (their factor's
+    permutations permute the features' rows within each stratum).
 
     A split is skipped (and counted) when a part has no event or misses a
     class, when the fit on the first part or step 2 on the second fails

@@ -55,6 +55,7 @@ __all__ = [
     "draw_splits",
     "fit_for_selection",
     "resampling_rows",
+    "stratified_labels",
 ]
 
 #: Parameters that do not change what a resampled fit estimates: how it runs
@@ -368,21 +369,21 @@ def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> R
     ------
     ValueError
         If ``X`` and ``y`` have different numbers of rows, for any data
-        problem that ``fit`` would report, for a template parameter out of
-        range, or for a template with strata (each resample's outcome model
-        would ignore them).
+        problem that ``fit`` would report, or for a template parameter out of
+        range.
+
+    Notes
+    -----
+    With a stratified Cox template (``strata=``, or ``strata(...)`` in its
+    formula) the draws are stratified by stratum and event indicator
+    (:func:`stratified_labels`), and every resample's fit, and multi-split's
+    tests on the other part, are stratified as the template's are.
     """
     data = clone(estimator)._fit_input(X, y, owner=owner)  # sets n_features_in_
     d, family = data.design, data.family
-    if d.strata.size:  # named by the template's strata=, else by the design
-        strata = estimator.strata
-        if strata is None:
-            strata = [d.names[j] for j in d.strata]
-        raise ValueError(
-            f"{owner}: a template with strata={strata!r} is not supported (each "
-            f"split's outcome model would ignore the strata). Use the template "
-            f"without strata, or adjust for those columns with covariates=."
-        )
+    labels = family.strata(d.prepared.outcome)
+    if d.strata.size:  # a stratified Cox model: the draws keep each stratum's share
+        labels = stratified_labels(d.X[:, d.strata], labels)
     if data.rows is not None:  # missing="drop" dropped rows
         X, y = take(X, data.rows), take(y, data.rows)
     clustered = d.clustered
@@ -400,12 +401,50 @@ def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> R
         X,
         y,
         d.y,
-        family.strata(d.prepared.outcome),
+        labels,
         family,
         data.yname,
         fingerprint,
         np.asarray(d.X[:, clustered], dtype=np.float64),
     )
+
+
+def stratified_labels(
+    strata: NDArray[Any], labels: NDArray[Any] | None
+) -> NDArray[np.intp]:
+    """Labels for draws that keep the share of each stratum (and event status).
+
+    Parameters
+    ----------
+    strata : ndarray of shape (n_samples, n_columns)
+        The strata columns of the design (one stratum per distinct row).
+    labels : ndarray of shape (n_samples,) or None
+        The family's own labels (the event indicator).
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        One code per (stratum, label) cell when every cell has at least 2
+        rows (each part of a split then gets some of each); otherwise one
+        code per stratum when each has 2 rows, otherwise ``labels`` (coded).
+    """
+    stratum = _codes(strata)
+    candidates = [stratum] if labels is None else [
+        _codes(np.column_stack([stratum, _codes(labels)])), stratum, _codes(labels)
+    ]
+    for codes in candidates:
+        if np.bincount(codes).min() >= 2:
+            return codes
+    return candidates[-1]
+
+
+def _codes(values: NDArray[Any]) -> NDArray[np.intp]:
+    """One integer per distinct value (row, for a 2-d array), in sorted order."""
+    values = np.asarray(values)
+    if values.ndim == 1:
+        values = values[:, None]
+    keys = [repr(tuple(row)) for row in values.tolist()]
+    return np.unique(keys, return_inverse=True)[1].astype(np.intp)
 
 
 def check_resampling(

@@ -763,7 +763,8 @@ def stability_selection(
     r"""Stability selection of features and their clusters by complementary pairs.
 
     Each of ``n_pairs`` random pairs splits the rows into two disjoint halves
-    of ``n // 2`` rows (stratified by class or event indicator); a clone of
+    of ``n // 2`` rows (stratified by class or event indicator, and by
+    stratum for a stratified Cox template, whose fits are stratified); a clone of
     the unfitted template is fitted on each half (a ``VCPCRCV`` is tuned
     inside each half). A feature's selection frequency is the share of these
     ``2 n_pairs`` fits that select it; how often two features share a
