@@ -77,7 +77,12 @@ def simulated_912():
 def simulated_wide():
     """300 x 20,000 Cox genes, no covariates."""
     data = make_block_data(
-        300, [10, 10], [0.4, 0.0], n_noise=19_980, family="cox", censoring=0.5,
+        300,
+        [10, 10],
+        [0.4, 0.0],
+        n_noise=19_980,
+        family="cox",
+        censoring=0.5,
         random_state=0,
     )
     X = pd.DataFrame(np.asarray(data.X), columns=[f"g{j}" for j in range(20_000)])
@@ -93,7 +98,7 @@ def tune(shape: str, X, y, covariates) -> None:
     wall = time.perf_counter()
     cv = VCPCRCV(family="cox", covariates=covariates or None, random_state=0)
     cv.fit(X, y)
-    params = {k: v for k, v in cv.best_params_.items()}
+    params = dict(cv.best_params_)
     with open(params_path(shape), "w") as f:
         json.dump(params, f, indent=1, default=str)
     n_genes = sum(len(m) for m in cv.clusters_.values())
@@ -125,8 +130,14 @@ def main() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = multi_split(
-            model, X, y, n_splits=args.n_splits, random_state=0,
-            common_tree=None, n_jobs=1, **extra,
+            model,
+            X,
+            y,
+            n_splits=args.n_splits,
+            random_state=0,
+            common_tree=None,
+            n_jobs=1,
+            **extra,
         )
     cpu = (time.process_time() - start) / args.n_splits
     per_wall = (time.perf_counter() - wall) / args.n_splits

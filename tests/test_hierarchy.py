@@ -12,11 +12,11 @@ from conftest import needs_survival
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import stats
 
+import vcpcr.inference._hierarchy as hierarchy
 from vcpcr import VCPCR
 from vcpcr._solvers.distributions import LOGISTIC, NORMAL, PROPORTIONAL_HAZARDS
 from vcpcr.exceptions import VCPCRWarning
 from vcpcr.inference import multi_split
-import vcpcr.inference._hierarchy as hierarchy
 from vcpcr.inference._hierarchy import (
     MIN_RESIDUAL_DF,
     Node,
@@ -135,7 +135,11 @@ def test_stratified_cox_likelihood_ratio_against_lifelines_strata():
     assert np.abs(ours - plain).max() > 1e-3  # the strata change the tests
     # the factor's permutations stay within the strata
     permuted = hierarchy._permuted(
-        hierarchy._test_for(PROPORTIONAL_HAZARDS), genes, covariates, outcome, 3,
+        hierarchy._test_for(PROPORTIONAL_HAZARDS),
+        genes,
+        covariates,
+        outcome,
+        3,
         np.random.default_rng(0),
     )
     for r in range(3):
@@ -169,7 +173,13 @@ def test_factor_sample_spreads_over_the_sizes():
     tree += [(j,) for j in range(8)] + [(0, 1, 2)]
     # the full model, then the sizes 1, 2, 3, 4 (smallest to largest), then more
     assert _factor_sample(tree, 8, 6) == [
-        tuple(range(8)), (0,), (0, 1), (0, 1, 2), (0, 1, 2, 3), (4, 5, 6, 7), (2, 3)
+        tuple(range(8)),
+        (0,),
+        (0, 1),
+        (0, 1, 2),
+        (0, 1, 2, 3),
+        (4, 5, 6, 7),
+        (2, 3),
     ]
     assert _factor_sample(tree, 8, 2) == [tuple(range(8)), (0,), (0, 1, 2, 3)]
     assert _factor_sample([(0, 1, 2)], 3, 6) == [(0, 1, 2)]  # only the root
@@ -194,7 +204,8 @@ def test_factor_line_is_the_weighted_fit_of_permuted_statistics():
     means = []
     for s in sample:
         lr = [
-            2 * (llf(np.column_stack([covariates, g])) - llf(_reduced(g, covariates, s)))
+            2
+            * (llf(np.column_stack([covariates, g])) - llf(_reduced(g, covariates, s)))
             for g in stacks
         ]
         means.append(np.mean(lr) / len(s))
@@ -224,7 +235,8 @@ def test_split_tests_fit_one_line_for_every_node(monkeypatch):
     first = tests.pvalues([list(range(6))], SETS)
     later = tests.pvalues([[0], [1, 2], [3, 4, 5], [1, 2, 3, 4, 5]], SETS)
     assert calls == [20]  # one set of 20 permutations
-    assert tests.line is not None and tests.line.sizes == (6, 1, 2, 2, 1)
+    assert tests.line is not None
+    assert tests.line.sizes == (6, 1, 2, 2, 1)
     assert set(tests.factors) == {1, 2, 3, 5, 6}
     for q, f in tests.factors.items():
         assert f == tests.line.factor(q) >= 1.0

@@ -409,11 +409,12 @@ def test_a_fitted_cv_resamples_the_model_it_chose(signal):
     assert "lam_ratio" not in chosen.splits.columns  # nothing tuned in the splits
     assert not hasattr(chosen.estimator, "membership_")  # an unfitted clone
     text = cv.summary(inference=chosen).as_text()
-    assert "gene P" in text and "member P" in text
+    assert "gene P" in text
+    assert "member P" in text
     cv.best_estimator_.summary(inference=chosen)
     other = {"lam_ratio": 0.3 if cv.best_params_["lam_ratio"] == 0.6 else 0.6}
     elsewhere = multi_split(clone(cv.best_estimator_).set_params(**other), X, y, **kw)
-    with pytest.raises(ValueError, match="other estimator parameters.*lam_ratio"):
+    with pytest.raises(ValueError, match=r"other estimator parameters.*lam_ratio"):
         cv.summary(inference=elsewhere)
     retuned = multi_split(cv, X, y, retune=True, **kw)
     assert_series_equal(retuned.pvalues, multi_split(template, X, y, **kw).pvalues)
@@ -424,14 +425,19 @@ def test_a_fitted_cv_resamples_the_model_it_chose(signal):
 def test_gene_level_false_skips_the_descent_only(signal, result):
     X, y = signal
     skipped = multi_split(
-        VCPCR(n_clusters=3, n_init=2), X, y, n_splits=12, random_state=0,
+        VCPCR(n_clusters=3, n_init=2),
+        X,
+        y,
+        n_splits=12,
+        random_state=0,
         gene_level=False,
     )
     assert_series_equal(skipped.membership_pvalues, result.membership_pvalues)
     assert_series_equal(skipped.selection_frequency, result.selection_frequency)
     assert (result.pvalues.iloc[:5] < 0.05).any()  # the descent would find them
     assert (skipped.pvalues == 1.0).all()
-    assert skipped.n_splits_gene_level == 0 and skipped.n_splits_used == 12
+    assert skipped.n_splits_gene_level == 0
+    assert skipped.n_splits_used == 12
     assert (skipped.splits["n_nodes_tested"] == 0).all()
     assert set(skipped.splits["gene_reason"]) == {
         "the gene-level test was not asked for (gene_level=False)"
@@ -446,26 +452,36 @@ def test_verbose_prints_a_time_estimate_after_the_first_split(signal, capsys):
     after PROGRESS_INTERVAL (10 s), and it estimates the time left."""
     X, y = signal
     multi_split(
-        VCPCR(n_clusters=3, n_init=1), X, y, n_splits=3, random_state=0,
-        common_tree=None, verbose=True, n_jobs=1,
+        VCPCR(n_clusters=3, n_init=1),
+        X,
+        y,
+        n_splits=3,
+        random_state=0,
+        common_tree=None,
+        verbose=True,
+        n_jobs=1,
     )
     lines = capsys.readouterr().err.splitlines()
     assert lines[0] == "[vcpcr] multi_split: 3 tasks of 1 fit(s)"
     assert lines[1].startswith("[vcpcr] multi_split: 1/3 tasks done (33%), ")
-    assert lines[1].endswith(" left") and "elapsed, about " in lines[1]
+    assert lines[1].endswith(" left")
+    assert "elapsed, about " in lines[1]
     assert lines[-1].startswith("[vcpcr] multi_split: 3/3 tasks done (100%)")
 
 
 def _pooled_cohort():
     """Three centres with their own baseline hazard, one active block."""
     data = make_block_data(
-        180, [5, 5], [0.8, 0.0], n_noise=10, family="cox", censoring=0.3,
+        180,
+        [5, 5],
+        [0.8, 0.0],
+        n_noise=10,
+        family="cox",
+        censoring=0.3,
         random_state=3,
     )
     centre = np.repeat([0.0, 1.0, 2.0], 60)
-    X = pd.DataFrame(data.X, columns=[f"g{j}" for j in range(20)]).assign(
-        centre=centre
-    )
+    X = pd.DataFrame(data.X, columns=[f"g{j}" for j in range(20)]).assign(centre=centre)
     time = data.y / np.repeat([0.5, 1.0, 3.0], 60)  # hazards 0.5, 1, 3 x
     return X, np.column_stack([time, data.event]).astype(float), centre
 
@@ -483,7 +499,8 @@ def test_a_stratified_template_is_resampled_with_its_strata():
         family="cox", strata=["centre"], n_clusters=2, lam_ratio=0.5, n_init=1
     )
     res = multi_split(template, X, y, n_splits=3, random_state=0, common_tree=None)
-    assert res.n_splits_used == 3 and list(res.pvalues.index) == list(X.columns[:20])
+    assert res.n_splits_used == 3
+    assert list(res.pvalues.index) == list(X.columns[:20])
     labels = resampling_rows(template, X, y, "f").strata
     assert len(np.unique(labels)) == 6  # centre x event
     parts = draw_splits(180, labels, 3, 0.5, 0)
@@ -493,9 +510,7 @@ def test_a_stratified_template_is_resampled_with_its_strata():
     first, second = parts[0]
     model = fit_for_selection(template, task_seeds(0, 3)[0], X.iloc[first], y[first])
     assert model.strata_names_ == ["centre"]
-    frame = model.outcome_design(X.iloc[second]).assign(
-        T=y[second, 0], E=y[second, 1]
-    )
+    frame = model.outcome_design(X.iloc[second]).assign(T=y[second, 0], E=y[second, 1])
     tight = {"precision": 1e-12, "r_precision": 1e-14}
     ref = CoxPHFitter().fit(frame, "T", "E", strata=["centre"], fit_options=tight)
     ours = res.modules[res.modules["split"] == 0].set_index("module")["pvalue"]

@@ -49,7 +49,8 @@ def test_template_of_a_fitted_model_is_its_unfitted_clone(data):
     vcpcr = VCPCR(n_clusters=2, n_init=1, lam_ratio=0.4)
     for model in (vcpcr, clone(vcpcr).fit(X, y)):
         template = check_template(model, "f")
-        assert type(template) is VCPCR and template is not model
+        assert type(template) is VCPCR
+        assert template is not model
         assert template.get_params() == vcpcr.get_params()
         assert not hasattr(template, "membership_")
     cv = VCPCRCV(n_clusters=[2, 3], lam_ratios=[0.3, 0.6], cv=3, random_state=0)
@@ -61,13 +62,14 @@ def test_template_of_a_fitted_model_is_its_unfitted_clone(data):
     assert not hasattr(chosen, "membership_")
     assert check_template(cv, "f", retune=False).get_params() == chosen.get_params()
     retuned = check_template(cv, "f", retune=True)
-    assert type(retuned) is VCPCRCV and not hasattr(retuned, "best_estimator_")
+    assert type(retuned) is VCPCRCV
+    assert not hasattr(retuned, "best_estimator_")
     assert retuned.get_params(deep=False) == cv.get_params(deep=False)
 
 
 def test_retune_must_fit_the_estimator(data):
     X, y = data
-    with pytest.raises(ValueError, match="retune.*VCPCR: it has no grid to tune"):
+    with pytest.raises(ValueError, match=r"retune.*VCPCR: it has no grid to tune"):
         check_template(VCPCR(), "f", retune=True)
     with pytest.raises(ValueError, match=r"not fitted.*cv\.fit\(X, y\)"):
         check_template(VCPCRCV(), "f", retune=False)
@@ -170,7 +172,7 @@ def test_fingerprint_refuses_other_parameters_or_data(data):
         fp.check(clone(template).fit(X, y.rename("height")), "R")
     # a VCPCRCV is compared through the model it chose
     cv = VCPCRCV(n_clusters=2, lam_ratios=[0.4], n_init=1, cv=3).fit(X, y)
-    with pytest.raises(ValueError, match="other estimator parameters.*delta="):
+    with pytest.raises(ValueError, match=r"other estimator parameters.*delta="):
         fp.check(cv, "R")
     chosen = check_template(cv, "f")
     resampling_rows(chosen, X, y, "f").fingerprint.check(cv, "R")

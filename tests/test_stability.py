@@ -302,13 +302,16 @@ def test_a_fitted_cv_resamples_the_model_it_chose():
 @needs_survival
 def test_a_stratified_template_keeps_each_stratum_in_both_halves():
     data = make_block_data(
-        120, [5, 5], [0.8, 0.0], n_noise=10, family="cox", censoring=0.3,
+        120,
+        [5, 5],
+        [0.8, 0.0],
+        n_noise=10,
+        family="cox",
+        censoring=0.3,
         random_state=3,
     )
     centre = np.repeat([0.0, 1.0], [40, 80])
-    X = pd.DataFrame(data.X, columns=[f"g{j}" for j in range(20)]).assign(
-        centre=centre
-    )
+    X = pd.DataFrame(data.X, columns=[f"g{j}" for j in range(20)]).assign(centre=centre)
     y = np.column_stack([data.y, data.event]).astype(float)
     template = VCPCR(family="cox", strata="centre", n_clusters=2, n_init=1)
     res = stability_selection(template, X, y, n_pairs=3, random_state=0)
@@ -430,7 +433,7 @@ def test_bad_estimator_and_data(blocks):
     X, y, _, _ = blocks
     with pytest.raises(TypeError, match=r"a vcpcr\.VCPCR or vcpcr\.VCPCRCV"):
         stability_selection(LinearRegression(), X, y)
-    with pytest.raises(ValueError, match="retune.*no grid to tune"):
+    with pytest.raises(ValueError, match=r"retune.*no grid to tune"):
         stability_selection(VCPCR(), X, y, retune=True)
     with pytest.raises(ValueError, match="X has 60 rows but y has 59"):
         stability_selection(VCPCR(), X, y[:-1])

@@ -312,7 +312,7 @@ def _firth(M: _Float, outcome: _Float) -> _Deviances:
 
 
 def with_strata(outcome: _Float, strata: NDArray[Any]) -> _Float:
-    """A Cox outcome ``(time, event)`` with a third column: each row's stratum.
+    """Return a Cox outcome ``(time, event)`` with each row's stratum as a third column.
 
     Parameters
     ----------
@@ -334,7 +334,7 @@ def with_strata(outcome: _Float, strata: NDArray[Any]) -> _Float:
 
 
 def _strata(outcome: _Float) -> NDArray[np.intp] | None:
-    """The stratum codes of a Cox outcome (:func:`with_strata`), or None."""
+    """Return the stratum codes of a Cox outcome (:func:`with_strata`), or None."""
     if outcome.ndim < 2 or outcome.shape[1] < 3:
         return None
     return outcome[:, 2].astype(np.intp)
@@ -515,7 +515,7 @@ NO_FACTOR = FactorLine(1.0, 0.0)
 def _factor_sample(
     sets: Sequence[Sequence[int]], n_selected: int, n_nodes: int = FACTOR_SAMPLE
 ) -> list[tuple[int, ...]]:
-    """The sets whose permuted statistics fit the factor line.
+    """Return the sets whose permuted statistics fit the factor line.
 
     Parameters
     ----------
@@ -559,7 +559,7 @@ def bartlett_line(
     random_state: int | np.random.Generator | None = 0,
     penalized: bool = False,
 ) -> FactorLine:
-    r"""The line of the likelihood-ratio tests' Bartlett-type factors in the size.
+    r"""Fit the line of the likelihood-ratio tests' Bartlett-type factors in the size.
 
     Parameters
     ----------
@@ -918,9 +918,7 @@ class SplitTests:
                 self._rng,
             )
             sample = _factor_sample(pool, self.n_selected, self.factor_sample)
-            self.line = _line(
-                fit, null, self.covariates.shape[1], self.outcome, sample
-            )
+            self.line = _line(fit, null, self.covariates.shape[1], self.outcome, sample)
         self.factors.update({q: self.line.factor(q) for q in needed})
 
 

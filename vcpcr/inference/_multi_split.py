@@ -1071,7 +1071,9 @@ default="auto"
             f"The 'gene_level' parameter of {owner} must be True or False; got "
             f"{gene_level!r} of type {type(gene_level).__name__}."
         )
-    check_scalar(factor_sample, "factor_sample", numbers.Integral, owner=owner, min_val=1)
+    check_scalar(
+        factor_sample, "factor_sample", numbers.Integral, owner=owner, min_val=1
+    )
     progress = progress_shown(verbose, owner)
     rows = resampling_rows(estimator, X, y, owner)
     check_resampling(n_splits, train_size, rows.n_samples, owner)
@@ -1088,7 +1090,9 @@ default="auto"
         common_tree = None
     tree, tree_info = _common_tree(common_tree, rows)
     if not gene_level:
-        tree_info = "no common tree: the gene-level tests were skipped (gene_level=False)"
+        tree_info = (
+            "no common tree: the gene-level tests were skipped (gene_level=False)"
+        )
     parts = draw_splits(
         rows.n_samples, rows.strata, int(n_splits), float(train_size), random_state
     )

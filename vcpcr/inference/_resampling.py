@@ -429,9 +429,15 @@ def stratified_labels(
         code per stratum when each has 2 rows, otherwise ``labels`` (coded).
     """
     stratum = _codes(strata)
-    candidates = [stratum] if labels is None else [
-        _codes(np.column_stack([stratum, _codes(labels)])), stratum, _codes(labels)
-    ]
+    candidates = (
+        [stratum]
+        if labels is None
+        else [
+            _codes(np.column_stack([stratum, _codes(labels)])),
+            stratum,
+            _codes(labels),
+        ]
+    )
     for codes in candidates:
         if np.bincount(codes).min() >= 2:
             return codes
