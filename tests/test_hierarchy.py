@@ -12,6 +12,7 @@ from conftest import needs_survival
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import stats
 
+import vcpcr.inference._hierarchy as hierarchy
 from vcpcr import VCPCR
 from vcpcr._solvers.distributions import LOGISTIC, NORMAL, PROPORTIONAL_HAZARDS
 from vcpcr.exceptions import VCPCRWarning
@@ -19,7 +20,10 @@ from vcpcr.inference import multi_split
 from vcpcr.inference._hierarchy import (
     MIN_RESIDUAL_DF,
     Node,
+    SplitTests,
+    _factor_sample,
     bartlett_factors,
+    bartlett_line,
     build_tree,
     descend,
     hierarchical_pvalues,
@@ -99,6 +103,52 @@ def test_cox_likelihood_ratio_against_lifelines_log_likelihood():
     assert_allclose(ours, expected, rtol=1e-6)
 
 
+@needs_survival
+def test_stratified_cox_likelihood_ratio_against_lifelines_strata():
+    """with_strata: every node test is lifelines' stratified Cox model."""
+    from lifelines import CoxPHFitter
+
+    rng, genes, covariates, eta = _small(7, n=90)
+    centre = np.repeat(["a", "b", "c"], 30)
+    base = np.repeat([0.5, 1.0, 3.0], 30)  # a baseline hazard per centre
+    time = np.round(rng.exponential(1 / (base * np.exp(eta))), 1) + 0.1
+    event = (rng.random(eta.size) < 0.7).astype(float)
+    outcome = hierarchy.with_strata(np.column_stack([time, event]), centre)
+    assert_array_equal(outcome[:, 2], np.repeat([0.0, 1.0, 2.0], 30))
+    ours, problem = node_pvalues(PROPORTIONAL_HAZARDS, genes, covariates, outcome, SETS)
+    plain, _ = node_pvalues(
+        PROPORTIONAL_HAZARDS, genes, covariates, outcome[:, :2], SETS
+    )
+    assert problem is None
+
+    def loglik(X):
+        frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+        frame = frame.assign(T=time, E=event, centre=centre)
+        return CoxPHFitter().fit(frame, "T", "E", strata=["centre"]).log_likelihood_
+
+    full = loglik(np.column_stack([covariates, genes]))
+    expected = [
+        stats.chi2.sf(2 * (full - loglik(_reduced(genes, covariates, s))), len(s))
+        for s in SETS
+    ]
+    assert_allclose(ours, expected, rtol=1e-5)
+    assert np.abs(ours - plain).max() > 1e-3  # the strata change the tests
+    # the factor's permutations stay within the strata
+    permuted = hierarchy._permuted(
+        hierarchy._test_for(PROPORTIONAL_HAZARDS),
+        genes,
+        covariates,
+        outcome,
+        3,
+        np.random.default_rng(0),
+    )
+    for r in range(3):
+        for k in range(3):
+            rows = slice(30 * k, 30 * (k + 1))
+            moved = permuted.stack[r, rows, covariates.shape[1] :]
+            assert sorted(map(tuple, moved)) == sorted(map(tuple, genes[rows]))
+
+
 def test_bartlett_factors_divide_the_likelihood_ratio():
     rng, genes, covariates, eta = _small(3)
     y = (rng.random(eta.size) < LOGISTIC.mean(eta)).astype(float)
@@ -116,6 +166,86 @@ def test_bartlett_factors_divide_the_likelihood_ratio():
     again = bartlett_factors(LOGISTIC, genes, covariates, y, SETS, random_state=0)
     assert again == factors
     assert bartlett_factors(NORMAL, genes, covariates, y, SETS) == {}
+
+
+def test_factor_sample_spreads_over_the_sizes():
+    tree = [(0, 1, 2, 3, 4, 5, 6, 7), (0, 1, 2, 3), (4, 5, 6, 7), (0, 1), (2, 3)]
+    tree += [(j,) for j in range(8)] + [(0, 1, 2)]
+    # the full model, then the sizes 1, 2, 3, 4 (smallest to largest), then more
+    assert _factor_sample(tree, 8, 6) == [
+        tuple(range(8)),
+        (0,),
+        (0, 1),
+        (0, 1, 2),
+        (0, 1, 2, 3),
+        (4, 5, 6, 7),
+        (2, 3),
+    ]
+    assert _factor_sample(tree, 8, 2) == [tuple(range(8)), (0,), (0, 1, 2, 3)]
+    assert _factor_sample([(0, 1, 2)], 3, 6) == [(0, 1, 2)]  # only the root
+
+
+def test_factor_line_is_the_weighted_fit_of_permuted_statistics():
+    """The line against an independent computation: the same permutations of
+    the genes' rows, each sampled set's likelihood-ratio statistic from
+    statsmodels' Logit log-likelihoods, and statsmodels' WLS (weights q) of
+    mean statistic / q on q."""
+    rng, genes, covariates, eta = _small(3)
+    y = (rng.random(eta.size) < LOGISTIC.mean(eta)).astype(float)
+    line = bartlett_line(LOGISTIC, genes, covariates, y, SETS, random_state=5)
+    perm = np.random.default_rng(5)
+    stacks = [genes[perm.permutation(eta.size)] for _ in range(20)]
+    sample = [tuple(range(6)), *[tuple(s) for s in SETS if len(s) < 6]]
+    assert _factor_sample(SETS, 6) == sample  # 4 sets after the full model
+
+    def llf(design):
+        return sm.Logit(y, sm.add_constant(design)).fit(disp=0, tol=1e-12).llf
+
+    means = []
+    for s in sample:
+        lr = [
+            2
+            * (llf(np.column_stack([covariates, g])) - llf(_reduced(g, covariates, s)))
+            for g in stacks
+        ]
+        means.append(np.mean(lr) / len(s))
+    q = np.array([len(s) for s in sample], dtype=float)
+    wls = sm.WLS(means, sm.add_constant(q), weights=q).fit()
+    assert_allclose(line.means, means, rtol=1e-6)
+    assert_allclose([line.intercept, line.slope], wls.params, rtol=1e-6)
+    factors = bartlett_factors(LOGISTIC, genes, covariates, y, SETS, random_state=5)
+    assert factors == {q: max(1.0, line.factor(q)) for q in (1, 2, 6)}
+    assert line.factor(0) == max(1.0, line.intercept)
+    assert bartlett_line(NORMAL, genes, covariates, y, SETS) == hierarchy.NO_FACTOR
+
+
+@needs_survival
+def test_split_tests_fit_one_line_for_every_node(monkeypatch):
+    """The permutations run once per split; every node's factor, whatever
+    its size and whichever call tests it, is that line's."""
+    rng, genes, covariates, eta = _small(4, n=80)
+    t, c = rng.exponential(np.exp(-eta)), rng.exponential(2.0, eta.size)
+    outcome = np.column_stack([np.minimum(t, c), (t <= c).astype(float)])
+    calls = []
+    permuted = hierarchy._permuted
+    monkeypatch.setattr(
+        hierarchy, "_permuted", lambda *a: calls.append(a[-2]) or permuted(*a)
+    )
+    tests = SplitTests(PROPORTIONAL_HAZARDS, genes, covariates, outcome)
+    first = tests.pvalues([list(range(6))], SETS)
+    later = tests.pvalues([[0], [1, 2], [3, 4, 5], [1, 2, 3, 4, 5]], SETS)
+    assert calls == [20]  # one set of 20 permutations
+    assert tests.line is not None
+    assert tests.line.sizes == (6, 1, 2, 2, 1)
+    assert set(tests.factors) == {1, 2, 3, 5, 6}
+    for q, f in tests.factors.items():
+        assert f == tests.line.factor(q) >= 1.0
+    plain, _ = node_pvalues(
+        PROPORTIONAL_HAZARDS, genes, covariates, outcome, [[3, 4, 5]]
+    )
+    lr = stats.chi2.isf(plain[0], 3)
+    assert_allclose(later[2], stats.chi2.sf(lr / tests.line.factor(3), 3), rtol=1e-6)
+    assert 0 < first[0] < 1
 
 
 def test_separated_classes_use_firths_penalized_test():

@@ -259,6 +259,15 @@ def test_formula_template_gives_the_same_result(signal, result):
         (VCPCRCV(refit=False), {}, ValueError, "refit=False"),
         (VCPCR(n_clusters=0), {}, ValueError, "'n_clusters' parameter of VCPCR"),
         (VCPCRCV(selection="best"), {}, ValueError, "'selection' parameter"),
+        (VCPCR(), {"gene_level": 1}, TypeError, "'gene_level' parameter"),
+        (VCPCR(), {"factor_sample": 0}, ValueError, "'factor_sample' parameter"),
+        (VCPCR(), {"retune": True}, ValueError, "no grid to tune"),
+        (
+            VCPCR(),
+            {"gene_level": False, "common_tree": "average"},
+            ValueError,
+            "needs the gene-level tests, which gene_level=False skips",
+        ),
     ],
     ids=[
         "not-vcpcr",
@@ -271,6 +280,10 @@ def test_formula_template_gives_the_same_result(signal, result):
         "no-refit",
         "template-parameter",
         "cv-template-parameter",
+        "gene-level-int",
+        "factor-sample-zero",
+        "retune-vcpcr",
+        "tree-without-gene-level",
     ],
 )
 def test_bad_input(signal, estimator, kwargs, error, match):
@@ -279,11 +292,8 @@ def test_bad_input(signal, estimator, kwargs, error, match):
         multi_split(estimator, X, y, **kwargs)
 
 
-def test_fitted_template_and_mismatched_lengths(signal):
+def test_mismatched_lengths(signal):
     X, y = signal
-    fitted = VCPCR(n_clusters=2, n_init=1).fit(X, y)
-    with pytest.raises(ValueError, match="must be an unfitted template"):
-        multi_split(fitted, X, y)
     with pytest.raises(ValueError, match="X has 80 rows but y has 79"):
         multi_split(VCPCR(), X, y.iloc[:-1])
 
@@ -382,6 +392,134 @@ def test_cv_template_retunes_in_every_split(signal):
     assert "Tuning:" in text
     with pytest.raises(ValueError, match="other estimator parameters"):
         clone(template).set_params(lam_ratios=[0.3]).fit(X, y).summary(inference=res)
+
+
+def test_a_fitted_cv_resamples_the_model_it_chose(signal):
+    """multi_split(cv) is multi_split(clone(cv.best_estimator_)) on the same
+    seed, and cv.summary accepts it; retune=True is the unfitted VCPCRCV's run."""
+    X, y = signal
+    template = VCPCRCV(n_clusters=(2, 3), lam_ratios=[0.3, 0.6], n_init=1, cv=3)
+    cv = clone(template).set_params(random_state=0).fit(X, y)
+    kw = {"n_splits": 4, "random_state": 1, "common_tree": None}
+    chosen = multi_split(cv, X, y, **kw)
+    by_hand = multi_split(clone(cv.best_estimator_), X, y, **kw)
+    assert chosen.fingerprint.estimator == "VCPCR"
+    assert_series_equal(chosen.pvalues, by_hand.pvalues)
+    assert_series_equal(chosen.membership_pvalues, by_hand.membership_pvalues)
+    assert "lam_ratio" not in chosen.splits.columns  # nothing tuned in the splits
+    assert not hasattr(chosen.estimator, "membership_")  # an unfitted clone
+    text = cv.summary(inference=chosen).as_text()
+    assert "gene P" in text
+    assert "member P" in text
+    cv.best_estimator_.summary(inference=chosen)
+    other = {"lam_ratio": 0.3 if cv.best_params_["lam_ratio"] == 0.6 else 0.6}
+    elsewhere = multi_split(clone(cv.best_estimator_).set_params(**other), X, y, **kw)
+    with pytest.raises(ValueError, match=r"other estimator parameters.*lam_ratio"):
+        cv.summary(inference=elsewhere)
+    retuned = multi_split(cv, X, y, retune=True, **kw)
+    assert_series_equal(retuned.pvalues, multi_split(template, X, y, **kw).pvalues)
+    assert set(retuned.splits["lam_ratio"]) <= {0.3, 0.6}
+    cv.summary(inference=retuned)
+
+
+def test_gene_level_false_skips_the_descent_only(signal, result):
+    X, y = signal
+    skipped = multi_split(
+        VCPCR(n_clusters=3, n_init=2),
+        X,
+        y,
+        n_splits=12,
+        random_state=0,
+        gene_level=False,
+    )
+    assert_series_equal(skipped.membership_pvalues, result.membership_pvalues)
+    assert_series_equal(skipped.selection_frequency, result.selection_frequency)
+    assert (result.pvalues.iloc[:5] < 0.05).any()  # the descent would find them
+    assert (skipped.pvalues == 1.0).all()
+    assert skipped.n_splits_gene_level == 0
+    assert skipped.n_splits_used == 12
+    assert (skipped.splits["n_nodes_tested"] == 0).all()
+    assert set(skipped.splits["gene_reason"]) == {
+        "the gene-level test was not asked for (gene_level=False)"
+    }
+    assert skipped.tree_pvalues is None
+    assert "gene_level=False" in skipped.tree_info
+    assert "gene_level=False" in skipped.summary().as_text()
+
+
+def test_verbose_prints_a_time_estimate_after_the_first_split(signal, capsys):
+    """The first line after the start comes when the first split ends, not
+    after PROGRESS_INTERVAL (10 s), and it estimates the time left."""
+    X, y = signal
+    multi_split(
+        VCPCR(n_clusters=3, n_init=1),
+        X,
+        y,
+        n_splits=3,
+        random_state=0,
+        common_tree=None,
+        verbose=True,
+        n_jobs=1,
+    )
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "[vcpcr] multi_split: 3 tasks of 1 fit(s)"
+    assert lines[1].startswith("[vcpcr] multi_split: 1/3 tasks done (33%), ")
+    assert lines[1].endswith(" left")
+    assert "elapsed, about " in lines[1]
+    assert lines[-1].startswith("[vcpcr] multi_split: 3/3 tasks done (100%)")
+
+
+def _pooled_cohort():
+    """Three centres with their own baseline hazard, one active block."""
+    data = make_block_data(
+        180,
+        [5, 5],
+        [0.8, 0.0],
+        n_noise=10,
+        family="cox",
+        censoring=0.3,
+        random_state=3,
+    )
+    centre = np.repeat([0.0, 1.0, 2.0], 60)
+    X = pd.DataFrame(data.X, columns=[f"g{j}" for j in range(20)]).assign(centre=centre)
+    time = data.y / np.repeat([0.5, 1.0, 3.0], 60)  # hazards 0.5, 1, 3 x
+    return X, np.column_stack([time, data.event]).astype(float), centre
+
+
+@needs_survival
+def test_a_stratified_template_is_resampled_with_its_strata():
+    """Splits keep each centre's share (and event status); each split's module
+    tests are lifelines' Cox model stratified by centre on the second part."""
+    from lifelines import CoxPHFitter
+
+    from vcpcr.inference._resampling import fit_for_selection, resampling_rows
+
+    X, y, centre = _pooled_cohort()
+    template = VCPCR(
+        family="cox", strata=["centre"], n_clusters=2, lam_ratio=0.5, n_init=1
+    )
+    res = multi_split(template, X, y, n_splits=3, random_state=0, common_tree=None)
+    assert res.n_splits_used == 3
+    assert list(res.pvalues.index) == list(X.columns[:20])
+    labels = resampling_rows(template, X, y, "f").strata
+    assert len(np.unique(labels)) == 6  # centre x event
+    parts = draw_splits(180, labels, 3, 0.5, 0)
+    for first, _ in parts:
+        counts = np.bincount(centre[first].astype(int))  # 60 rows per centre
+        assert np.abs(counts - 30).max() <= 1, counts
+    first, second = parts[0]
+    model = fit_for_selection(template, task_seeds(0, 3)[0], X.iloc[first], y[first])
+    assert model.strata_names_ == ["centre"]
+    frame = model.outcome_design(X.iloc[second]).assign(T=y[second, 0], E=y[second, 1])
+    tight = {"precision": 1e-12, "r_precision": 1e-14}
+    ref = CoxPHFitter().fit(frame, "T", "E", strata=["centre"], fit_options=tight)
+    ours = res.modules[res.modules["split"] == 0].set_index("module")["pvalue"]
+    assert_allclose(ours, ref.summary["p"][ours.index], rtol=1e-5)
+    plain = CoxPHFitter().fit(frame.drop(columns="centre"), "T", "E")
+    unstratified = plain.summary["p"][ours.index].to_numpy()
+    assert np.abs(np.log(ours.to_numpy() / unstratified)).max() > 0.1
+    assert (res.splits["gene_test"] == "LR").all()  # the descent ran, stratified
+    assert res.pvalues[[f"g{j}" for j in range(5)]].min() < 0.05
 
 
 # -------------------------------------------------------------------- summary

@@ -41,17 +41,43 @@ def test_template_must_be_a_vcpcr_estimator(estimator):
         check_template(estimator, "f")
 
 
-@pytest.mark.parametrize(
-    "template",
-    [VCPCR(n_clusters=2, n_init=1), VCPCRCV(n_clusters=2, lam_ratios=[0.5], cv=3)],
-    ids=["VCPCR", "VCPCRCV"],
-)
-def test_template_must_be_unfitted(data, template):
+def test_template_of_a_fitted_model_is_its_unfitted_clone(data):
+    """A fitted VCPCR gives its parameters; a fitted VCPCRCV the model it chose
+    (best_estimator_'s parameters), or itself with retune=True; every template
+    is a new unfitted clone."""
     X, y = data
-    check_template(template, "f")  # unfitted: fine
-    fitted = clone(template).fit(X, y)
-    with pytest.raises(ValueError, match=r"unfitted template.*sklearn.base.clone"):
-        check_template(fitted, "f")
+    vcpcr = VCPCR(n_clusters=2, n_init=1, lam_ratio=0.4)
+    for model in (vcpcr, clone(vcpcr).fit(X, y)):
+        template = check_template(model, "f")
+        assert type(template) is VCPCR
+        assert template is not model
+        assert template.get_params() == vcpcr.get_params()
+        assert not hasattr(template, "membership_")
+    cv = VCPCRCV(n_clusters=[2, 3], lam_ratios=[0.3, 0.6], cv=3, random_state=0)
+    assert check_template(cv, "f").get_params() == cv.get_params()  # tunes
+    cv.fit(X, y)
+    chosen = check_template(cv, "f")
+    assert type(chosen) is VCPCR
+    assert chosen.get_params() == cv.best_estimator_.get_params()
+    assert not hasattr(chosen, "membership_")
+    assert check_template(cv, "f", retune=False).get_params() == chosen.get_params()
+    retuned = check_template(cv, "f", retune=True)
+    assert type(retuned) is VCPCRCV
+    assert not hasattr(retuned, "best_estimator_")
+    assert retuned.get_params(deep=False) == cv.get_params(deep=False)
+
+
+def test_retune_must_fit_the_estimator(data):
+    X, y = data
+    with pytest.raises(ValueError, match=r"retune.*VCPCR: it has no grid to tune"):
+        check_template(VCPCR(), "f", retune=True)
+    with pytest.raises(ValueError, match=r"not fitted.*cv\.fit\(X, y\)"):
+        check_template(VCPCRCV(), "f", retune=False)
+    with pytest.raises(TypeError, match="'retune' parameter of f must be True"):
+        check_template(VCPCRCV(), "f", retune="yes")
+    no_refit = VCPCRCV(n_clusters=2, lam_ratios=[0.5], cv=3, refit=False).fit(X, y)
+    with pytest.raises(ValueError, match="refit=False: it has no best_estimator_"):
+        check_template(no_refit, "f")
 
 
 # ---------------------------------------------------------------------- rows
@@ -144,9 +170,17 @@ def test_fingerprint_refuses_other_parameters_or_data(data):
         fp.check(clone(template).fit(X.to_numpy(), y), "R")
     with pytest.raises(ValueError, match="response differ"):
         fp.check(clone(template).fit(X, y.rename("height")), "R")
+    # a VCPCRCV is compared through the model it chose
     cv = VCPCRCV(n_clusters=2, lam_ratios=[0.4], n_init=1, cv=3).fit(X, y)
-    with pytest.raises(ValueError, match="VCPCR template, not a VCPCRCV"):
+    with pytest.raises(ValueError, match=r"other estimator parameters.*delta="):
         fp.check(cv, "R")
+    chosen = check_template(cv, "f")
+    resampling_rows(chosen, X, y, "f").fingerprint.check(cv, "R")
+    resampling_rows(chosen, X, y, "f").fingerprint.check(cv.best_estimator_, "R")
+    tuned = resampling_rows(check_template(cv, "f", retune=True), X, y, "f")
+    tuned.fingerprint.check(cv, "R")
+    with pytest.raises(ValueError, match="VCPCRCV template, not a VCPCR"):
+        tuned.fingerprint.check(cv.best_estimator_, "R")
     with pytest.raises(TypeError, match="describes a VCPCR"):
         fp.check(LinearRegression(), "R")
 

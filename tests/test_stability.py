@@ -283,6 +283,44 @@ def test_vcpcrcv_template_is_tuned_in_each_half():
     assert (res.labels.to_numpy() >= 0).any(axis=1).all()
 
 
+def test_a_fitted_cv_resamples_the_model_it_chose():
+    X, y, _, _ = make_blocks(n=60, seed=6)
+    cv = VCPCRCV(n_clusters=(2, 3), lam_ratios=(0.3, 0.6), cv=3, n_init=1)
+    cv.set_params(random_state=0).fit(X, y)
+    res = stability_selection(cv, X, y, n_pairs=2, random_state=0)
+    by_hand = stability_selection(
+        clone(cv.best_estimator_), X, y, n_pairs=2, random_state=0
+    )
+    pd.testing.assert_frame_equal(res.labels, by_hand.labels)
+    assert "Evidence after selection" in cv.summary(inference=res).as_text()
+    retuned = stability_selection(cv, X, y, n_pairs=2, random_state=0, retune=True)
+    unfitted = stability_selection(clone(cv), X, y, n_pairs=2, random_state=0)
+    pd.testing.assert_frame_equal(retuned.labels, unfitted.labels)
+    cv.summary(inference=retuned)
+
+
+@needs_survival
+def test_a_stratified_template_keeps_each_stratum_in_both_halves():
+    data = make_block_data(
+        120,
+        [5, 5],
+        [0.8, 0.0],
+        n_noise=10,
+        family="cox",
+        censoring=0.3,
+        random_state=3,
+    )
+    centre = np.repeat([0.0, 1.0], [40, 80])
+    X = pd.DataFrame(data.X, columns=[f"g{j}" for j in range(20)]).assign(centre=centre)
+    y = np.column_stack([data.y, data.event]).astype(float)
+    template = VCPCR(family="cox", strata="centre", n_clusters=2, n_init=1)
+    res = stability_selection(template, X, y, n_pairs=3, random_state=0)
+    assert list(res.selection_frequency.index) == list(X.columns[:20])
+    for rows in res.subsamples:
+        counts = np.bincount(centre[rows].astype(int), minlength=2)
+        assert np.abs(counts - [20, 40]).max() <= 1, counts
+
+
 def test_formula_template_uses_the_design_columns(blocks_df):
     X, y, _, _ = blocks_df
     data = X.assign(weight=y)
@@ -393,11 +431,10 @@ def test_bad_parameters(blocks, kwargs, error, match):
 
 def test_bad_estimator_and_data(blocks):
     X, y, _, _ = blocks
-    with pytest.raises(TypeError, match=r"unfitted vcpcr\.VCPCR or vcpcr\.VCPCRCV"):
+    with pytest.raises(TypeError, match=r"a vcpcr\.VCPCR or vcpcr\.VCPCRCV"):
         stability_selection(LinearRegression(), X, y)
-    fitted = VCPCR(n_clusters=2, n_init=1, random_state=0).fit(X, y)
-    with pytest.raises(ValueError, match="unfitted template"):
-        stability_selection(fitted, X, y)
+    with pytest.raises(ValueError, match=r"retune.*no grid to tune"):
+        stability_selection(VCPCR(), X, y, retune=True)
     with pytest.raises(ValueError, match="X has 60 rows but y has 59"):
         stability_selection(VCPCR(), X, y[:-1])
     with pytest.raises(ValueError, match="refit=False"):

@@ -489,7 +489,9 @@ class _Progress:
     """The progress of a run: tqdm's bar when interactive, else lines on stderr.
 
     The lines count the tasks done (those a checkpoint held included), the
-    time elapsed, and the time left at this call's rate so far.
+    time elapsed, and the time left at this call's rate so far: one when the
+    first task ends (the first estimate of the whole run's time), then every
+    :data:`PROGRESS_INTERVAL` seconds, and one at the end.
     """
 
     def __init__(self, shown: bool, desc: str, n_tasks: int, fits: int, held: int):
@@ -519,7 +521,10 @@ class _Progress:
         self.bar.update(self.fits)
         now = time.monotonic()
         last = self.done == self.n_tasks
-        if not self.lines or (now - self.last < PROGRESS_INTERVAL and not last):
+        first = self.done - self.held == 1  # the first estimate of the time left
+        if not self.lines or (
+            now - self.last < PROGRESS_INTERVAL and not (last or first)
+        ):
             return
         self.last = now
         elapsed = now - self.start

@@ -23,7 +23,9 @@ for the clusters ``C`` of a tree built on the first part only:
   regression by maximum likelihood, Cox with Efron's ties), its statistic
   divided by a Bartlett-type factor estimated from permutations of the
   features' rows, since on 50 rows the plain chi2 test rejects twice as often
-  as it should (:func:`bartlett_factors`); the reduced models of many nodes
+  as it should: a line in the node's size, fitted once per split to the
+  permuted statistics of the full model and of a few nodes
+  (:func:`bartlett_line`); the reduced models of many nodes
   are fitted together by the batched solvers of :mod:`vcpcr._solvers.step2_fits`
   (:func:`node_pvalues`);
 * Meinshausen's (2008) hierarchical adjustment: ``p_adj(C) = min(1, p_C |S|
@@ -57,7 +59,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -78,20 +80,23 @@ from vcpcr._solvers.step2_fits import cox_batch, logit_batch, ols_batch
 from vcpcr.exceptions import ConvergenceWarning
 
 __all__ = [
-    "FACTOR_NODES",
+    "FACTOR_SAMPLE",
     "MIN_EVENTS_PER_VARIABLE",
     "MIN_RESIDUAL_DF",
     "N_PERMUTATIONS",
     "Descent",
+    "FactorLine",
     "Node",
     "SplitTests",
     "bartlett_factors",
+    "bartlett_line",
     "build_tree",
     "descend",
     "hierarchical_pvalues",
     "minimal_rejections",
     "node_pvalues",
     "too_wide",
+    "with_strata",
 ]
 
 _Float = NDArray[np.float64]
@@ -104,8 +109,9 @@ MIN_RESIDUAL_DF = 10
 MIN_EVENTS_PER_VARIABLE = 2.0
 #: Permutations that estimate the likelihood-ratio test's Bartlett-type factor.
 N_PERMUTATIONS = 20
-#: Nodes of each size whose permutation statistics estimate that size's factor.
-FACTOR_NODES = 4
+#: Nodes of a split's tree (besides the full model) whose permutation
+#: statistics fit the line of the Bartlett-type factors (:func:`bartlett_line`).
+FACTOR_SAMPLE = 6
 
 
 class Node(NamedTuple):
@@ -305,11 +311,40 @@ def _firth(M: _Float, outcome: _Float) -> _Deviances:
     return _Deviances(dev, ok)
 
 
+def with_strata(outcome: _Float, strata: NDArray[Any]) -> _Float:
+    """Return a Cox outcome ``(time, event)`` with each row's stratum as a third column.
+
+    Parameters
+    ----------
+    outcome : ndarray of shape (n_samples, 2)
+        Times and event indicators.
+    strata : ndarray of shape (n_samples,) or (n_samples, n_columns)
+        The strata columns (one stratum per distinct row).
+
+    Returns
+    -------
+    ndarray of shape (n_samples, 3)
+        ``(time, event, stratum code)``: the node tests fit stratified Cox
+        models, and the factor's permutations permute within the strata.
+    """
+    values = np.asarray(strata, dtype=object).reshape(len(outcome), -1)
+    keys = [repr(tuple(row)) for row in values.tolist()]
+    codes = np.unique(keys, return_inverse=True)[1]
+    return np.column_stack([outcome[:, :2], codes.astype(np.float64)])
+
+
+def _strata(outcome: _Float) -> NDArray[np.intp] | None:
+    """Return the stratum codes of a Cox outcome (:func:`with_strata`), or None."""
+    if outcome.ndim < 2 or outcome.shape[1] < 3:
+        return None
+    return outcome[:, 2].astype(np.intp)
+
+
 def _cox(M: _Float, outcome: _Float) -> _Deviances:
-    time, event = outcome[:, 0], outcome[:, 1] > 0
-    fit = cox_batch(M, time, event)
+    time, event, strata = outcome[:, 0], outcome[:, 1] > 0, _strata(outcome)
+    fit = cox_batch(M, time, event, strata=strata)
     eta = np.einsum("bnk,bk->bn", M, fit.params)
-    return _Deviances(-2 * efron_loglik(eta, time, event), fit.ok)
+    return _Deviances(-2 * efron_loglik(eta, time, event, strata), fit.ok)
 
 
 class _Test(NamedTuple):
@@ -452,6 +487,134 @@ def node_pvalues(
     return np.where(ok[0], p, np.nan), None
 
 
+class FactorLine(NamedTuple):
+    r"""The Bartlett-type factors of one split: :math:`c_q = \max(1, a + b q)`.
+
+    Made by :func:`bartlett_line`; ``factor(q)`` gives the factor of a node
+    of ``q`` features.
+    """
+
+    #: intercept :math:`a`
+    intercept: float
+    #: slope :math:`b`
+    slope: float
+    #: sizes of the sets whose permuted statistics fitted the line
+    sizes: tuple[int, ...] = ()
+    #: mean permuted statistic over ``q`` of each of those sets
+    means: tuple[float, ...] = ()
+
+    def factor(self, q: int) -> float:
+        r"""Return :math:`\max(1, a + b q)`, the factor of a node of ``q`` features."""
+        return max(1.0, self.intercept + self.slope * float(q))
+
+
+#: The line of a test that needs no factor (the partial F test, no permutation).
+NO_FACTOR = FactorLine(1.0, 0.0)
+
+
+def _factor_sample(
+    sets: Sequence[Sequence[int]], n_selected: int, n_nodes: int = FACTOR_SAMPLE
+) -> list[tuple[int, ...]]:
+    """Return the sets whose permuted statistics fit the factor line.
+
+    Parameters
+    ----------
+    sets : sequence of sequences of int
+        The candidate nodes (a split's tree, parents first).
+    n_selected : int
+        Number of selected features: the full model's set is every one of them.
+    n_nodes : int, default=FACTOR_SAMPLE
+        Most nodes taken from ``sets`` besides the full model.
+
+    Returns
+    -------
+    list of tuple of int
+        The full model's set first, then at most ``n_nodes`` distinct sets of
+        ``sets``: one of each of up to ``n_nodes`` sizes spread evenly over
+        the sizes present (the smallest and the largest included; the first
+        set of that size in ``sets``), then, when fewer sizes exist, further
+        sets in the order of ``sets``.
+    """
+    root = tuple(range(n_selected))
+    candidates = list(dict.fromkeys(tuple(sorted(int(j) for j in s)) for s in sets))
+    candidates = [s for s in candidates if s != root]
+    sizes = sorted({len(s) for s in candidates})
+    if not candidates or n_nodes < 1:
+        return [root]
+    picks = np.unique(np.rint(np.linspace(0, len(sizes) - 1, n_nodes)).astype(int))
+    chosen = [next(s for s in candidates if len(s) == sizes[i]) for i in picks]
+    chosen += [s for s in candidates if s not in chosen][: n_nodes - len(chosen)]
+    return [root, *chosen[:n_nodes]]
+
+
+def bartlett_line(
+    distribution: Distribution,
+    features: _Float,
+    covariates: _Float,
+    outcome: _Float,
+    sets: Sequence[Sequence[int]],
+    *,
+    n_permutations: int = N_PERMUTATIONS,
+    n_nodes: int = FACTOR_SAMPLE,
+    random_state: int | np.random.Generator | None = 0,
+    penalized: bool = False,
+) -> FactorLine:
+    r"""Fit the line of the likelihood-ratio tests' Bartlett-type factors in the size.
+
+    Parameters
+    ----------
+    distribution : Distribution
+        The family's response math (``Family.distribution``).
+    features, covariates, outcome
+        As :func:`node_pvalues` takes them.
+    sets : sequence of sequences of int
+        The nodes of the split's tree; the line is fitted to the full model
+        (every feature) and to at most ``n_nodes`` of them
+        (:func:`_factor_sample`).
+    n_permutations : int, default=N_PERMUTATIONS
+        Permutations of the features' rows.
+    n_nodes : int, default=FACTOR_SAMPLE
+        Most nodes besides the full model.
+    random_state : int, numpy.random.Generator or None, default=0
+        Seeds the permutations.
+    penalized : bool, default=False
+        As :func:`node_pvalues` takes it.
+
+    Returns
+    -------
+    FactorLine
+        :math:`c_q = \max(1, a + b q)`; :data:`NO_FACTOR` (``c_q = 1``) for
+        the partial F test, which is exact, and without permutations.
+
+    Notes
+    -----
+    On 50 rows the likelihood-ratio statistic :math:`\Lambda_C` of a
+    logistic or Cox model with 5-15 coefficients is larger than its chi2
+    law says (measured in ``docs/inference.md``: size 0.10 instead of 0.05
+    with 10 coefficients). Its null mean is :math:`q (1 + b / n)` (Bartlett,
+    1937), with :math:`b` depending on the model and on :math:`q`. The
+    permutations of the features' rows make every feature independent of the
+    outcome and the covariates and keep the features' correlations; for
+    each sampled set :math:`C` of size :math:`q_C`, :math:`m_C =
+    \overline{\Lambda^*_C} / q_C` over the permutations estimates
+    :math:`E \Lambda_C / q_C`, with variance about :math:`2 / (q_C R)`. The
+    line :math:`a + b q` is their weighted least-squares fit, weights
+    :math:`q_C` (a constant :math:`a`, their weighted mean, when the sets
+    have a single size), so one split costs ``n_permutations`` fits of at
+    most ``n_nodes + 1`` reduced models whatever the number of nodes its
+    descent tests; the test compares :math:`\Lambda_C / c_{|C|}` with
+    chi2(:math:`|C|`). The factor is never below 1, so it never makes a test
+    more liberal than the plain chi2 test.
+    """
+    test = _test_for(distribution, penalized)
+    if test.exact_f or n_permutations < 1:
+        return NO_FACTOR
+    rng = np.random.default_rng(random_state)
+    null = _permuted(test, features, covariates, outcome, n_permutations, rng)
+    sample = _factor_sample(sets, features.shape[1], n_nodes)
+    return _line(test, null, covariates.shape[1], outcome, sample)
+
+
 def bartlett_factors(
     distribution: Distribution,
     features: _Float,
@@ -460,6 +623,7 @@ def bartlett_factors(
     sets: Sequence[Sequence[int]],
     *,
     n_permutations: int = N_PERMUTATIONS,
+    n_nodes: int = FACTOR_SAMPLE,
     random_state: int | np.random.Generator | None = 0,
     penalized: bool = False,
 ) -> dict[int, float]:
@@ -473,6 +637,8 @@ def bartlett_factors(
         As :func:`node_pvalues` takes them (``sets``: every node of the tree).
     n_permutations : int, default=N_PERMUTATIONS
         Permutations of the features' rows.
+    n_nodes : int, default=FACTOR_SAMPLE
+        Most nodes of ``sets`` that fit the line (:func:`bartlett_line`).
     random_state : int, numpy.random.Generator or None, default=0
         Seeds the permutations.
     penalized : bool, default=False
@@ -481,28 +647,23 @@ def bartlett_factors(
     Returns
     -------
     dict of int to float
-        :math:`c_q = \max(1, \overline{\Lambda^*_C} / q)` for each size
-        :math:`q`; empty for the partial F test, which is exact.
-
-    Notes
-    -----
-    On 50 rows the likelihood-ratio statistic :math:`\Lambda_C` of a
-    logistic or Cox model with 5-15 coefficients is larger than its chi2
-    law says (measured in ``docs/inference.md``: size 0.10 instead of 0.05
-    with 10 coefficients). Its null mean is :math:`q (1 + b / n)` (Bartlett,
-    1937): the mean of :math:`\Lambda^*_C / q` over the permutations of the
-    features' rows (which make every feature independent of the outcome and the
-    covariates and keep the features' correlations) and over the sets of size
-    :math:`q` estimates it; the test compares :math:`\Lambda_C / c_q` with
-    chi2(q). The factor is never below 1, so it never makes a test more
-    liberal than the plain chi2 test.
+        :math:`c_q = \max(1, a + b q)` of :func:`bartlett_line` for each size
+        :math:`q` of ``sets``; empty for the partial F test, which is exact.
     """
-    test = _test_for(distribution, penalized)
-    if test.exact_f or n_permutations < 1:
+    if _test_for(distribution, penalized).exact_f or n_permutations < 1:
         return {}
-    rng = np.random.default_rng(random_state)
-    null = _permuted(test, features, covariates, outcome, n_permutations, rng)
-    return _factors(test, null, covariates.shape[1], outcome, sets)
+    line = bartlett_line(
+        distribution,
+        features,
+        covariates,
+        outcome,
+        sets,
+        n_permutations=n_permutations,
+        n_nodes=n_nodes,
+        random_state=random_state,
+        penalized=penalized,
+    )
+    return {q: line.factor(q) for q in sorted({len(s) for s in sets})}
 
 
 class _Permuted(NamedTuple):
@@ -523,27 +684,41 @@ def _permuted(
     c = covariates.shape[1]
     full = np.column_stack([covariates, features])
     stack = np.repeat(full[None], n_permutations, axis=0)
+    strata = _strata(outcome)
+    groups = (
+        [np.arange(full.shape[0])]
+        if strata is None
+        else [np.flatnonzero(strata == k) for k in np.unique(strata)]
+    )
     for r in range(n_permutations):
-        stack[r, :, c:] = features[rng.permutation(full.shape[0])]
+        for rows in groups:  # within each stratum of a stratified Cox outcome
+            stack[r, rows, c:] = features[rows[rng.permutation(rows.size)]]
     return _Permuted(stack, test.fit(stack, outcome))
 
 
-def _factors(
+def _line(
     test: _Test,
     null: _Permuted,
     n_covariates: int,
     outcome: _Float,
-    sets: Sequence[Sequence[int]],
-) -> dict[int, float]:
-    """``max(1, mean statistic / q)`` per size ``q`` over the permuted designs."""
-    drops, ok, _ = _drops(test, null.stack, n_covariates, outcome, sets, null.base)
-    sizes = np.array([len(s) for s in sets])
-    factors = {}
-    for q in np.unique(sizes):
-        cell = (sizes == q)[None, :] & ok
-        mean = float(drops[cell].mean()) / q if cell.any() else 1.0
-        factors[int(q)] = max(1.0, mean)
-    return factors
+    sample: Sequence[Sequence[int]],
+) -> FactorLine:
+    """Weighted least-squares line of ``mean statistic / q`` in ``q`` (weights q)."""
+    drops, ok, _ = _drops(test, null.stack, n_covariates, outcome, sample, null.base)
+    sizes, means = [], []
+    for i, s in enumerate(sample):
+        if ok[:, i].any():
+            sizes.append(len(s))
+            means.append(float(drops[ok[:, i], i].mean()) / len(s))
+    if not sizes:
+        return NO_FACTOR
+    q, m = np.array(sizes, dtype=np.float64), np.array(means)
+    if np.unique(q).size < 2:
+        a, b = float(np.average(m, weights=q)), 0.0
+    else:
+        A = np.column_stack([np.ones_like(q), q]) * np.sqrt(q)[:, None]
+        a, b = (float(v) for v in np.linalg.lstsq(A, m * np.sqrt(q), rcond=None)[0])
+    return FactorLine(a, b, tuple(sizes), tuple(means))
 
 
 def _drops(
@@ -595,9 +770,9 @@ class SplitTests:
     second part's selected features, covariates and outcome, the width rule's
     verdict (:func:`too_wide`), the test (``"F"``, ``"LR"``, or ``"Firth
     LR"`` when the features separate the classes), the likelihood-ratio tests'
-    Bartlett-type factors per cluster size (estimated from one set of
-    permutations of the features' rows, drawn the first time a factor is
-    needed) and the raw p-value of every cluster already tested. The descent
+    Bartlett-type factors (one line in the cluster size, :func:`bartlett_line`,
+    fitted to one set of permutations of the features' rows the first time a
+    factor is needed) and the raw p-value of every cluster already tested. The descent
     of the split's own tree (:func:`descend`) and the common tree of
     :mod:`vcpcr.inference._common_tree` test through it, so a cluster gets one p-value
     whichever tree asks.
@@ -614,7 +789,10 @@ class SplitTests:
     outcome : ndarray
         The second part's step-2 outcome.
     random_state : int, numpy.random.Generator or None, default=0
-        Seeds the permutations of the factors (:func:`bartlett_factors`).
+        Seeds the permutations of the factors (:func:`bartlett_line`).
+    factor_sample : int, default=FACTOR_SAMPLE
+        Most nodes (besides the full model) whose permuted statistics fit
+        the factor line.
 
     Attributes
     ----------
@@ -625,6 +803,11 @@ class SplitTests:
         ``"F"``, ``"LR"``, ``"Firth LR"``, or ``"none"`` when too wide.
     n_selected : int
         Number of selected features, ``|S|``.
+    line : FactorLine or None
+        The likelihood-ratio tests' factor line, once fitted (None before,
+        and for the partial F test).
+    factors : dict of int to float
+        The factor of each cluster size tested so far (from ``line``).
     """
 
     def __init__(
@@ -635,8 +818,11 @@ class SplitTests:
         outcome: _Float,
         *,
         random_state: int | np.random.Generator | None = 0,
+        factor_sample: int = FACTOR_SAMPLE,
     ) -> None:
         self.distribution = distribution
+        self.factor_sample = int(factor_sample)
+        self.line: FactorLine | None = None
         self.second = second
         self.covariates = covariates
         self.outcome = outcome
@@ -649,7 +835,6 @@ class SplitTests:
         self.exact_f = _test_for(distribution).exact_f
         self.factors: dict[int, float] = {}
         self._rng = np.random.default_rng(random_state)
-        self._null: _Permuted | None = None
         self._raw: dict[tuple[int, ...], float] = {}
         if self.problem is None:
             test = _test_for(distribution)
@@ -673,9 +858,9 @@ class SplitTests:
         sets : sequence of sequences of int
             Non-empty clusters, as column positions in the selected features.
         pool : sequence of sequences of int, optional
-            Where the factor of a set size not seen before is estimated: the
-            first :data:`FACTOR_NODES` sets of that size in ``pool``
-            (default: ``sets``).
+            The nodes that fit the factor line the first time a factor is
+            needed (:func:`bartlett_line`; default: ``sets``): the split's
+            whole tree, so that every node gets its factor from one line.
 
         Returns
         -------
@@ -713,13 +898,18 @@ class SplitTests:
         return len(self._raw)
 
     def _estimate_factors(self, sizes: set[int], pool: Sequence[Sequence[int]]) -> None:
-        """Estimate the likelihood-ratio factors of the sizes not seen yet."""
+        """Give the sizes not seen yet their factor, from the split's line.
+
+        The line (:func:`bartlett_line`) is fitted the first time a factor
+        is needed, to the full model and :attr:`factor_sample` nodes of
+        ``pool``, and serves every later node of the split.
+        """
         needed = sizes - set(self.factors)
         if not needed or self.exact_f:
             return
-        fit = _test_for(self.distribution, self.penalized)
-        if self._null is None:
-            self._null = _permuted(
+        if self.line is None:
+            fit = _test_for(self.distribution, self.penalized)
+            null = _permuted(
                 fit,
                 self.second,
                 self.covariates,
@@ -727,14 +917,9 @@ class SplitTests:
                 N_PERMUTATIONS,
                 self._rng,
             )
-        sample = [
-            s
-            for q in sorted(needed)
-            for s in [s for s in pool if len(s) == q][:FACTOR_NODES]
-        ]
-        self.factors.update(
-            _factors(fit, self._null, self.covariates.shape[1], self.outcome, sample)
-        )
+            sample = _factor_sample(pool, self.n_selected, self.factor_sample)
+            self.line = _line(fit, null, self.covariates.shape[1], self.outcome, sample)
+        self.factors.update({q: self.line.factor(q) for q in needed})
 
 
 # ---------------------------------------------------------------- descent
@@ -762,6 +947,7 @@ def descend(
     clusters: Sequence[Sequence[int]],
     *,
     random_state: int | np.random.Generator | None = 0,
+    factor_sample: int = FACTOR_SAMPLE,
 ) -> Descent:
     """Test the tree of one split from the root down; adjust hierarchically.
 
@@ -782,7 +968,10 @@ def descend(
         The split's clusters, as positions into the selected features.
     random_state : int, numpy.random.Generator or None, default=0
         Seeds the permutations of the likelihood-ratio tests' factors
-        (:func:`bartlett_factors`).
+        (:func:`bartlett_line`).
+    factor_sample : int, default=FACTOR_SAMPLE
+        Most nodes of the tree (besides the full model) whose permuted
+        statistics fit the factor line, fitted once and used for every node.
 
     Returns
     -------
@@ -804,7 +993,12 @@ def descend(
     hier = np.ones(len(nodes))
     ones = np.ones(n_sel)
     tests = SplitTests(
-        distribution, second, covariates, outcome, random_state=random_state
+        distribution,
+        second,
+        covariates,
+        outcome,
+        random_state=random_state,
+        factor_sample=factor_sample,
     )
     if tests.problem is not None:
         return Descent(nodes, raw, hier, ones, 0, tests.problem, tests=tests)

@@ -42,7 +42,13 @@ from vcpcr.inference._common_tree import (
     descend_tree,
     tree_from_linkage,
 )
-from vcpcr.inference._hierarchy import SplitTests, descend, minimal_rejections
+from vcpcr.inference._hierarchy import (
+    FACTOR_SAMPLE,
+    SplitTests,
+    descend,
+    minimal_rejections,
+    with_strata,
+)
 from vcpcr.inference._resampling import (
     Fingerprint,
     Rows,
@@ -96,6 +102,8 @@ TREE_GUARANTEE = (
 GUARANTEE = f"{GENE_GUARANTEE} {MODULE_GUARANTEE}"
 #: Level at which each split's minimal rejected clusters are recorded.
 ALPHA_CLUSTERS = 0.05
+#: The gene-level reason of a split when ``multi_split(gene_level=False)``.
+NO_GENE_LEVEL = "the gene-level test was not asked for (gene_level=False)"
 
 
 # ------------------------------------------------------------- aggregation
@@ -241,11 +249,15 @@ def _split(
     second: NDArray[np.intp],
     seed: int,
     keep_tests: bool = False,
+    gene_level: bool = True,
+    factor_sample: int = FACTOR_SAMPLE,
 ) -> _Split:
     """Choose the clusters on ``first``, test them on ``second``.
 
     ``keep_tests`` keeps the split's :class:`~vcpcr.inference._hierarchy.SplitTests`
-    (its second part's features and fits) for the common tree.
+    (its second part's features and fits) for the common tree;
+    ``gene_level=False`` skips the descent (feature-level p = 1, and a
+    reason); ``factor_sample`` is the descent's (:func:`descend`).
     """
     family = rows.family
     problem = family.fold_problem(rows.response, first, second)
@@ -270,10 +282,15 @@ def _split(
     clusters = tuple(str(c) for c in model.membership_.columns)
     if not clusters:
         return _Split(None, params=params)
+    n_strata = len(getattr(model, "strata_names_", ()))
+    strata = design.iloc[:, design.shape[1] - n_strata :] if n_strata else None
+    design = design.iloc[:, : design.shape[1] - n_strata]
     try:
         outcome = family.prepare(take(rows.response, second)).outcome
         names = [str(c) for c in design.columns]
-        result = family.fit(design.to_numpy(), outcome, names, rows.yname)
+        result = family.fit(design.to_numpy(), outcome, names, rows.yname, strata)
+        if strata is not None:  # the descent's Cox fits, within the strata
+            outcome = with_strata(outcome, strata.to_numpy())
     except (ValueError, np.linalg.LinAlgError) as exc:
         return _Split(f"step 2 on the second part failed: {exc}")
     table = family.table(result, 0.05)
@@ -282,7 +299,13 @@ def _split(
     if not np.all(np.isfinite(pvalues)):
         return _Split("step 2 on the second part gave non-finite p-values")
     members = tuple(tuple(model.clusters_[c]) for c in clusters)
-    descent = _descent(model, rows, (first, second), design, outcome, members, seed)
+    if not gene_level:
+        features = tuple(f for m in members for f in m)
+        descent = _Descent(NO_GENE_LEVEL, features, (1.0,) * len(features))
+        return _Split(None, clusters, members, pvalues, params, descent)
+    descent = _descent(
+        model, rows, (first, second), design, outcome, members, seed, factor_sample
+    )
     if not keep_tests:
         descent = descent._replace(tests=None)
     return _Split(None, clusters, members, pvalues, params, descent)
@@ -296,6 +319,7 @@ def _descent(
     outcome: NDArray[np.float64],
     members: tuple[tuple[str, ...], ...],
     seed: int,
+    factor_sample: int = FACTOR_SAMPLE,
 ) -> _Descent:
     """Feature-level p-values of one split: the hierarchical descent on ``S``.
 
@@ -323,6 +347,7 @@ def _descent(
             outcome,
             clusters,
             random_state=seed,
+            factor_sample=factor_sample,
         )
     except (ValueError, np.linalg.LinAlgError) as exc:
         return _Descent(
@@ -377,11 +402,15 @@ def _split_task(
     second: NDArray[np.intp],
     seed: int,
     keep_tests: bool,
+    gene_level: bool = True,
+    factor_sample: int = FACTOR_SAMPLE,
 ) -> _Split:
     """:func:`_split` of the rows that :func:`_apart` took apart."""
     fingerprint = replace(rest.fingerprint, feature_names=tuple(names))
     rows = replace(rest, X=X, y=y, response=response, fingerprint=fingerprint)
-    return _split(estimator, rows, first, second, seed, keep_tests)
+    return _split(
+        estimator, rows, first, second, seed, keep_tests, gene_level, factor_sample
+    )
 
 
 # ----------------------------------------------------------------- result
@@ -797,6 +826,9 @@ def multi_split(
     gamma_min: float = 0.05,
     common_tree: str | ArrayLike | None = "auto",
     inheritance: bool = False,
+    gene_level: bool = True,
+    retune: bool | None = None,
+    factor_sample: int = FACTOR_SAMPLE,
     n_jobs: int | None = None,
     random_state: Any = None,
     verbose: bool | int | None = None,
@@ -805,7 +837,7 @@ def multi_split(
     r"""Multi-split p-values for VC-PCR's clusters and features.
 
     For each of ``n_splits`` random splits of the rows (stratified by class
-    or event):
+    or event, and by stratum for a stratified Cox template):
 
     1. a clone of ``estimator`` is fitted on the first part (``train_size``
        of the rows): weights, clustering and selection, and with a
@@ -847,12 +879,21 @@ def multi_split(
     Parameters
     ----------
     estimator : VCPCR or VCPCRCV
-        Unfitted template, cloned for every split. A ``VCPCRCV`` re-tunes
-        inside every split (its first part), the honest choice: fixing the
-        hyperparameters chosen on all the data would let the second parts
-        take part in the selection. Its ``refit`` must be True. CV tunes for
-        prediction and may select more features than a split's second part can
-        test one by one; such a split gives feature-level p = 1 (counted).
+        The model whose clusters and features are tested, cloned for every
+        split (its ``random_state`` replaced by the split's seed). A
+        ``VCPCR``, fitted or not: its parameters. A fitted ``VCPCRCV``: the
+        model it chose, ``sklearn.base.clone(estimator.best_estimator_)``
+        (its hyperparameters, fixed in every split), so that
+        ``estimator.summary(inference=result)`` shows the result beside it;
+        with ``retune=True``, the ``VCPCRCV`` itself, tuned inside every
+        split. An unfitted ``VCPCRCV`` is tuned inside every split. Tuning
+        inside the splits is the stricter choice: the hyperparameters
+        chosen on all the rows have seen every second part, which the
+        chosen model's p-values ignore (the choice among a few grid points
+        moves them little; docs/inference.md). A ``VCPCRCV`` to tune needs
+        ``refit=True``. CV tunes for prediction and may select more features
+        than a split's second part can test one by one; such a split gives
+        feature-level p = 1 (counted).
     X : array-like of shape (n_samples, n_features) or DataFrame
         Predictors; with a formula template, the DataFrame.
     y : array-like of shape (n_samples,), optional
@@ -884,6 +925,22 @@ default="auto"
         control, more rejections below a rejected gene. ``tree_pvalues`` and
         the clusters' ``pvalue`` are then the values at the final weights,
         compared with 0.05, not adjusted p-values for any level.
+    gene_level : bool, default=True
+        Run the feature-level descent (step 3). False skips it, and with it
+        the common tree (``"auto"`` becomes None; another ``common_tree``
+        raises): feature-level p = 1 in every split (``splits[
+        "gene_reason"]`` says why), the cluster-membership p-values and the
+        selection frequencies as before, at the cost of the fits alone.
+    retune : bool or None, default=None
+        ``VCPCRCV`` only: True tunes the ``VCPCRCV`` (fitted or not) inside
+        every split; False (or None) resamples a fitted ``VCPCRCV``'s chosen
+        model; None tunes an unfitted one inside every split.
+    factor_sample : int, default=6
+        Binomial and Cox: most nodes of a split's tree (besides the full
+        model) whose 20 permutations fit the line of the likelihood-ratio
+        tests' Bartlett-type factors, :math:`c_q = \max(1, a + b q)` in the
+        node's size (``vcpcr.inference._hierarchy.bartlett_line``), fitted
+        once per split and used for every node it tests.
     n_jobs : int, optional
         Splits in parallel through joblib (any joblib backend, e.g. dask via
         ``joblib.parallel_config``). Results do not depend on it.
@@ -895,8 +952,9 @@ default="auto"
         None: shown when running interactively (a terminal or a Jupyter
         kernel) and not under CI, never in a log file; True or an int >= 1:
         always; False or 0: never. A ``VCPCRCV`` template's own bar is off.
-        Outside a terminal, True prints a line to standard error every 10
-        seconds: the splits done, the time elapsed and the time left.
+        Outside a terminal, True prints a line to standard error when the
+        first split ends (the first estimate of the time left) and then
+        every 10 seconds: the splits done, the time elapsed and the time left.
     checkpoint : str or os.PathLike, optional
         A file that keeps every finished split (JSON Lines, see
         :class:`vcpcr._parallel.Checkpoint`; nothing is unpickled); a call
@@ -922,12 +980,14 @@ default="auto"
         If ``estimator`` is not a ``VCPCR`` / ``VCPCRCV``, or a parameter has
         the wrong type.
     ValueError
-        If ``estimator`` is fitted, a parameter is out of range, ``X`` and
+        If ``retune`` does not fit the estimator (True for a ``VCPCR``, False
+        for an unfitted ``VCPCRCV``), a parameter is out of range, ``X`` and
         ``y`` have different numbers of rows, a class or the events and
         censored rows cannot fill both parts, more than half of the
         splits are skipped, ``common_tree`` is not one of its choices or
         not a valid linkage of the clustered features, or ``common_tree=
-        "average"`` with more than 5,000 clustered features.
+        "average"`` with more than 5,000 clustered features, or a
+        ``common_tree`` other than ``"auto"`` or None with ``gene_level=False``.
 
     Warns
     -----
@@ -968,6 +1028,13 @@ default="auto"
     feature needs small p-values in at least ``ceil(0.05 * n_splits)`` splits;
     with 20 splits or fewer one split suffices: keep ``n_splits >= 50``.
 
+    A stratified Cox template (``strata=``, or ``strata(...)`` in a
+    formula; pooled multi-study cohorts) keeps its strata throughout: the
+    splits keep each stratum's share of the rows and events, the fits on the
+    first part and step 2 on the second are stratified, and the descent's
+    Cox regressions are fitted within the strata (their factor's
+    permutations permute the features' rows within each stratum).
+
     A split is skipped (and counted) when a part has no event or misses a
     class, when the fit on the first part or step 2 on the second fails
     (e.g. a column constant in the first part, more clusters than rows), or
@@ -997,12 +1064,35 @@ default="auto"
     True
     """
     owner = "multi_split"
-    check_template(estimator, owner)
+    estimator = check_template(estimator, owner, retune)
     check_fraction(gamma_min, "gamma_min", owner=owner)
+    if not isinstance(gene_level, bool | np.bool_):
+        raise TypeError(
+            f"The 'gene_level' parameter of {owner} must be True or False; got "
+            f"{gene_level!r} of type {type(gene_level).__name__}."
+        )
+    check_scalar(
+        factor_sample, "factor_sample", numbers.Integral, owner=owner, min_val=1
+    )
     progress = progress_shown(verbose, owner)
     rows = resampling_rows(estimator, X, y, owner)
     check_resampling(n_splits, train_size, rows.n_samples, owner)
+    if not gene_level:
+        if common_tree is not None and not (
+            isinstance(common_tree, str) and common_tree == "auto"
+        ):
+            raise ValueError(
+                f"The 'common_tree' parameter of {owner} needs the gene-level "
+                f"tests, which gene_level=False skips. Got common_tree="
+                f"{common_tree if isinstance(common_tree, str) else 'a linkage'!r}; "
+                f"pass gene_level=True, or common_tree=None (or 'auto')."
+            )
+        common_tree = None
     tree, tree_info = _common_tree(common_tree, rows)
+    if not gene_level:
+        tree_info = (
+            "no common tree: the gene-level tests were skipped (gene_level=False)"
+        )
     parts = draw_splits(
         rows.n_samples, rows.strata, int(n_splits), float(train_size), random_state
     )
@@ -1017,7 +1107,7 @@ default="auto"
         checkpoint,
         owner,
         random_state,
-        (estimator, X, y, parts, seeds),
+        (estimator, X, y, parts, seeds, bool(gene_level), int(factor_sample)),
         int(n_splits),
         encode=_encode_split,
         decode=_decode_split,
@@ -1026,7 +1116,17 @@ default="auto"
     outcomes = run_parallel(
         _split_task,
         [
-            (estimator, *data, rest, a, b, seed, tree is not None)
+            (
+                estimator,
+                *data,
+                rest,
+                a,
+                b,
+                seed,
+                tree is not None,
+                bool(gene_level),
+                int(factor_sample),
+            )
             for (a, b), seed in zip(parts, seeds, strict=True)
         ],
         n_jobs=n_jobs,

@@ -3,8 +3,8 @@
 Multi-split p-values and stability selection both refit a template estimator
 on random parts of the rows. This module holds what they share:
 
-- :func:`check_template`: the template must be an unfitted ``VCPCR`` or
-  ``VCPCRCV``;
+- :func:`check_template`: the unfitted ``VCPCR`` or ``VCPCRCV`` template
+  each resample clones (from a fitted ``VCPCRCV``, the model it chose);
 - :func:`resampling_rows`: validates ``X`` / ``y`` once, through the
   estimators' own input route (formula included), and returns a
   :class:`Rows`: the rows to resample, the validated response, the
@@ -55,6 +55,7 @@ __all__ = [
     "draw_splits",
     "fit_for_selection",
     "resampling_rows",
+    "stratified_labels",
 ]
 
 #: Parameters that do not change what a resampled fit estimates: how it runs
@@ -71,48 +72,94 @@ _TEMPLATES = (VCPCR, VCPCRCV)
 _STEP2_WARNINGS = r"The Cox outcome model \(step 2|Logistic regression: "
 
 
-def check_template(estimator: Any, owner: str) -> None:
-    """Raise unless ``estimator`` is an unfitted ``VCPCR`` or ``VCPCRCV``.
+def check_template(
+    estimator: Any, owner: str, retune: bool | None = None
+) -> VCPCR | VCPCRCV:
+    """Return the unfitted template that every resample clones.
 
     Parameters
     ----------
-    estimator : object
-        The template that each resample clones.
+    estimator : VCPCR or VCPCRCV
+        What the caller was given: an unfitted template, a fitted ``VCPCR``
+        (its parameters), or a fitted ``VCPCRCV`` (the model it chose).
     owner : str
         The calling function, for the message.
+    retune : bool or None, default=None
+        ``VCPCRCV`` only. None: a fitted ``VCPCRCV`` resamples the model it
+        chose (``sklearn.base.clone(estimator.best_estimator_)``: its
+        hyperparameters fixed), an unfitted one is tuned inside every
+        resample. True: the ``VCPCRCV`` (fitted or not) is cloned and tuned
+        inside every resample. False: the chosen model of a fitted
+        ``VCPCRCV``.
+
+    Returns
+    -------
+    VCPCR or VCPCRCV
+        The unfitted template: ``clone(estimator)``, or
+        ``clone(estimator.best_estimator_)`` for a fitted ``VCPCRCV``
+        without ``retune=True``.
 
     Raises
     ------
     TypeError
-        If ``estimator`` is not a ``VCPCR`` or ``VCPCRCV``.
+        If ``estimator`` is not a ``VCPCR`` or ``VCPCRCV``, or ``retune`` is
+        not a bool or None.
     ValueError
-        If it is fitted (pass an unfitted template, e.g. ``sklearn.base.clone``
-        of the fitted model), or a ``VCPCRCV`` with ``refit=False`` (each
-        resample needs the tuned model's clusters).
+        If ``retune`` is True for a ``VCPCR`` (it has no grid to tune),
+        False for an unfitted ``VCPCRCV`` (it has chosen nothing yet), or
+        the ``VCPCRCV`` to tune has ``refit=False`` (each resample needs
+        the tuned model's clusters).
     """
     if not isinstance(estimator, _TEMPLATES):
         raise TypeError(
-            f"The 'estimator' parameter of {owner} must be an unfitted "
-            f"vcpcr.VCPCR or vcpcr.VCPCRCV (a template, cloned for every "
-            f"resample). Got {estimator!r} of type {type(estimator).__name__} "
-            f"instead."
+            f"The 'estimator' parameter of {owner} must be a vcpcr.VCPCR or "
+            f"vcpcr.VCPCRCV (fitted or not: it is cloned for every resample). "
+            f"Got {estimator!r} of type {type(estimator).__name__} instead."
         )
-    if isinstance(estimator, VCPCRCV) and not estimator.refit:
+    if retune is not None and not isinstance(retune, bool | np.bool_):
+        raise TypeError(
+            f"The 'retune' parameter of {owner} must be True, False or None; "
+            f"got {retune!r} of type {type(retune).__name__}."
+        )
+    if isinstance(estimator, VCPCR):
+        if retune:
+            raise ValueError(
+                f"The 'retune' parameter of {owner} is True, but the estimator "
+                f"is a VCPCR: it has no grid to tune. Pass the VCPCRCV to tune "
+                f"in every resample, or leave retune=None."
+            )
+        return clone(estimator)
+    fitted = _is_fitted(estimator)
+    if retune is False and not fitted:
+        raise ValueError(
+            f"The 'retune' parameter of {owner} is False, but the VCPCRCV is "
+            f"not fitted: it has chosen no model to resample. Fit it first "
+            f"(cv.fit(X, y)), or pass retune=True (or None) to tune in every "
+            f"resample."
+        )
+    if fitted and not retune:
+        if not estimator.refit:
+            raise ValueError(
+                f"The 'estimator' parameter of {owner} is a VCPCRCV fitted with "
+                f"refit=False: it has no best_estimator_ to resample. Refit it "
+                f"with refit=True, or pass VCPCR(**cv.best_params_)."
+            )
+        return clone(estimator.best_estimator_)
+    if not estimator.refit:
         raise ValueError(
             f"The 'estimator' parameter of {owner} is a VCPCRCV with "
             f"refit=False; each resample needs the tuned model's clusters. Use "
             f"refit=True."
         )
+    return clone(estimator)
+
+
+def _is_fitted(estimator: BaseEstimator) -> bool:
     try:
         check_is_fitted(estimator)
     except NotFittedError:
-        return
-    raise ValueError(
-        f"The 'estimator' parameter of {owner} must be an unfitted template "
-        f"(it is cloned and refitted on every resample); got a fitted "
-        f"{type(estimator).__name__}. Pass sklearn.base.clone(model) or a new "
-        f"{type(estimator).__name__}(...) with the same parameters."
-    )
+        return False
+    return True
 
 
 def _params(estimator: BaseEstimator) -> dict[str, Any]:
@@ -146,7 +193,10 @@ class Fingerprint:
 
     The response itself is not compared beyond its name (a fitted model does
     not keep it). :meth:`check` compares with a fitted ``VCPCR`` or
-    ``VCPCRCV`` (whose fitted attributes are its ``best_estimator_``'s).
+    ``VCPCRCV`` (whose fitted attributes are its ``best_estimator_``'s); a
+    result of a ``VCPCR`` template compared with a fitted ``VCPCRCV`` is
+    compared with the model it chose, its ``best_estimator_`` (the template
+    that :func:`check_template` takes from a fitted ``VCPCRCV``).
     """
 
     estimator: str
@@ -183,8 +233,15 @@ class Fingerprint:
         check_is_fitted(model)
         fix = (
             "Compute the result from the same estimator parameters and data "
-            "as the model (e.g. multi_split(sklearn.base.clone(model), X, y))."
+            "as the model (e.g. multi_split(model, X, y): a fitted VCPCRCV "
+            "resamples the model it chose)."
         )
+        if (
+            isinstance(model, VCPCRCV)
+            and self.estimator == VCPCR.__name__
+            and getattr(model, "best_estimator_", None) is not None
+        ):
+            model = model.best_estimator_  # a result of the model it chose
         if type(model).__name__ != self.estimator:
             raise ValueError(
                 f"{what} was computed with a {self.estimator} template, not a "
@@ -312,21 +369,21 @@ def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> R
     ------
     ValueError
         If ``X`` and ``y`` have different numbers of rows, for any data
-        problem that ``fit`` would report, for a template parameter out of
-        range, or for a template with strata (each resample's outcome model
-        would ignore them).
+        problem that ``fit`` would report, or for a template parameter out of
+        range.
+
+    Notes
+    -----
+    With a stratified Cox template (``strata=``, or ``strata(...)`` in its
+    formula) the draws are stratified by stratum and event indicator
+    (:func:`stratified_labels`), and every resample's fit, and multi-split's
+    tests on the other part, are stratified as the template's are.
     """
     data = clone(estimator)._fit_input(X, y, owner=owner)  # sets n_features_in_
     d, family = data.design, data.family
-    if d.strata.size:  # named by the template's strata=, else by the design
-        strata = estimator.strata
-        if strata is None:
-            strata = [d.names[j] for j in d.strata]
-        raise ValueError(
-            f"{owner}: a template with strata={strata!r} is not supported (each "
-            f"split's outcome model would ignore the strata). Use the template "
-            f"without strata, or adjust for those columns with covariates=."
-        )
+    labels = family.strata(d.prepared.outcome)
+    if d.strata.size:  # a stratified Cox model: the draws keep each stratum's share
+        labels = stratified_labels(d.X[:, d.strata], labels)
     if data.rows is not None:  # missing="drop" dropped rows
         X, y = take(X, data.rows), take(y, data.rows)
     clustered = d.clustered
@@ -344,12 +401,56 @@ def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> R
         X,
         y,
         d.y,
-        family.strata(d.prepared.outcome),
+        labels,
         family,
         data.yname,
         fingerprint,
         np.asarray(d.X[:, clustered], dtype=np.float64),
     )
+
+
+def stratified_labels(
+    strata: NDArray[Any], labels: NDArray[Any] | None
+) -> NDArray[np.intp]:
+    """Labels for draws that keep the share of each stratum (and event status).
+
+    Parameters
+    ----------
+    strata : ndarray of shape (n_samples, n_columns)
+        The strata columns of the design (one stratum per distinct row).
+    labels : ndarray of shape (n_samples,) or None
+        The family's own labels (the event indicator).
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        One code per (stratum, label) cell when every cell has at least 2
+        rows (each part of a split then gets some of each); otherwise one
+        code per stratum when each has 2 rows, otherwise ``labels`` (coded).
+    """
+    stratum = _codes(strata)
+    candidates = (
+        [stratum]
+        if labels is None
+        else [
+            _codes(np.column_stack([stratum, _codes(labels)])),
+            stratum,
+            _codes(labels),
+        ]
+    )
+    for codes in candidates:
+        if np.bincount(codes).min() >= 2:
+            return codes
+    return candidates[-1]
+
+
+def _codes(values: NDArray[Any]) -> NDArray[np.intp]:
+    """One integer per distinct value (row, for a 2-d array), in sorted order."""
+    values = np.asarray(values)
+    if values.ndim == 1:
+        values = values[:, None]
+    keys = [repr(tuple(row)) for row in values.tolist()]
+    return np.unique(keys, return_inverse=True)[1].astype(np.intp)
 
 
 def check_resampling(

@@ -758,11 +758,13 @@ def stability_selection(
     verbose: bool | int | None = None,
     random_state: Any = None,
     checkpoint: Any = None,
+    retune: bool | None = None,
 ) -> StabilityResult:
     r"""Stability selection of features and their clusters by complementary pairs.
 
     Each of ``n_pairs`` random pairs splits the rows into two disjoint halves
-    of ``n // 2`` rows (stratified by class or event indicator); a clone of
+    of ``n // 2`` rows (stratified by class or event indicator, and by
+    stratum for a stratified Cox template, whose fits are stratified); a clone of
     the unfitted template is fitted on each half (a ``VCPCRCV`` is tuned
     inside each half). A feature's selection frequency is the share of these
     ``2 n_pairs`` fits that select it; how often two features share a
@@ -771,8 +773,12 @@ def stability_selection(
     Parameters
     ----------
     estimator : VCPCR or VCPCRCV
-        Unfitted template, cloned for every half; its ``random_state`` is
-        replaced by a seed per half drawn from ``random_state``.
+        The model to resample, cloned for every half; its ``random_state``
+        is replaced by a seed per half drawn from ``random_state``. A
+        ``VCPCR``, fitted or not: its parameters; a fitted ``VCPCRCV``: the
+        model it chose (``sklearn.base.clone(estimator.best_estimator_)``,
+        its hyperparameters fixed), unless ``retune=True``; an unfitted
+        ``VCPCRCV`` is tuned inside each half.
     X : array-like of shape (n_samples, n_features) or DataFrame
         Predictors (with a formula template, the DataFrame).
     y : array-like of shape (n_samples,), optional
@@ -807,6 +813,10 @@ def stability_selection(
         with the same template, data and parameters fits only the halves
         the file does not hold, and a file of other data or parameters is
         refused. Needs an int ``random_state``.
+    retune : bool or None, default=None
+        ``VCPCRCV`` only: True tunes the ``VCPCRCV`` (fitted or not) inside
+        each half; False (or None) resamples a fitted ``VCPCRCV``'s chosen
+        model; None tunes an unfitted one inside each half.
 
     Returns
     -------
@@ -822,7 +832,8 @@ def stability_selection(
         If ``estimator`` is not a ``VCPCR`` / ``VCPCRCV``, or a parameter has
         the wrong type.
     ValueError
-        If the estimator is fitted, a parameter is out of range, ``X`` and
+        If ``retune`` does not fit the estimator (True for a ``VCPCR``, False
+        for an unfitted ``VCPCRCV``), a parameter is out of range, ``X`` and
         ``y`` do not match, a half would have fewer than 3 rows, or a class
         (event status) has fewer than 2 rows.
 
@@ -863,7 +874,7 @@ def stability_selection(
     True
     """
     owner = "stability_selection"
-    check_template(estimator, owner)
+    estimator = check_template(estimator, owner, retune)
     real = numbers.Real
     check_scalar(n_pairs, "n_pairs", numbers.Integral, owner=owner, min_val=1)
     check_scalar(
