@@ -478,14 +478,6 @@ def test_a_categorical_column_of_one_level_and_a_missing_value_at_predict():
         model.predict(labelled)
 
 
-def test_resampling_refuses_strata():
-    from vcpcr.inference import multi_split
-
-    X, y = _stratified()
-    with pytest.raises(ValueError, match="strata=\\['center'\\] is not supported"):
-        multi_split(VCPCR(family="cox", strata=["center"]), X, y, n_splits=2)
-
-
 def _stratified_fold(scoring):
     """A training/test split of ``_stratified`` as VCPCRCV's fold data (covariates,
     then the stratum, then the genes), its FoldSpec and the fold's start."""

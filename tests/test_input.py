@@ -529,12 +529,15 @@ def test_formula_string_strata_in_cv_and_resampling():
         rtol=1e-10,
     )
     assert_allclose(cv.predict(df), ref.predict(X), rtol=1e-10, atol=1e-12)
+    # the resampling takes the formula's strata as the strata= template
     template = VCPCR(family="cox", formula=formula, **KW)
-    msg = r"strata=\['center\[T.b\]'\] is not supported"
-    with pytest.raises(ValueError, match=msg):
-        multi_split(template, df, n_splits=2)
-    with pytest.raises(ValueError, match=msg):
-        stability_selection(template, df, n_pairs=2)
+    plain = VCPCR(family="cox", strata="center", **KW)
+    got = multi_split(template, df, n_splits=2, random_state=0)
+    want = multi_split(plain, X, y, n_splits=2, random_state=0)
+    assert_allclose(got.membership_pvalues, want.membership_pvalues, rtol=1e-10)
+    got = stability_selection(template, df, n_pairs=2, random_state=0)
+    want = stability_selection(plain, X, y, n_pairs=2, random_state=0)
+    assert_allclose(got.selection_frequency, want.selection_frequency)
 
 
 def test_strata_formula_errors():

@@ -143,3 +143,43 @@ def test_a_subnormal_risk_set_sum_is_lost_not_noise():
     assert_allclose(got, expected, rtol=0, atol=1e-11)  # eta ~ 1e3: rounding
     assert_array_equal(solver, [np.inf, got[1]])
     assert_array_equal(value, solver)
+
+
+def test_efron_hessian_where_the_gram_form_cancels_is_summed_per_term():
+    """Along a separating direction (a run-off fit) the information vanishes
+    and the Gram form's difference cancels to rounding: the Hessian is then
+    the per-term sum, the computation the separation tests of the batched
+    fits were built on (their run-off fits take the same steps as before),
+    not the Gram form's different rounding."""
+    rng = np.random.default_rng(3)
+    n = 10
+    time = rng.exponential(size=n) + 0.01
+    event = np.ones(n, dtype=bool)
+    Z = np.column_stack([-np.argsort(np.argsort(time)), rng.normal(size=n)])
+    rs = RiskSets(time, event)
+    Zs = Z[rs.order][None].astype(float)
+    es = (Zs[0] @ np.array([40.0, 0.1]))[None]  # far along the separating column
+    _, _, hess = rs.efron(es, Zs)
+    r = np.exp(es - es.max())
+    phi = rs._efron_sums(r)
+    mean = rs._efron_sums(r[..., None] * Zs) / phi[..., None]
+    by_term = rs._efron_hessian_by_term(r, Zs, phi, mean)
+    gram, moments = rs._efron_hessian(r, Zs, phi, mean)
+    assert_array_equal(hess, by_term)
+    assert not np.array_equal(gram, by_term)
+    assert abs(by_term[0, 0, 0]) < 1e-12 * moments[0, 0]  # cancelled
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_efron_hessian_gram_form_equals_the_per_term_sum(seed):
+    """Away from separation the Gram form is the per-term sum to rounding
+    (ties, several designs)."""
+    X, time, event, beta = _tied(seed, n=60, k=4)
+    rs = RiskSets(time, event)
+    Zs = np.stack([X[rs.order], X[rs.order] ** 2 - 1])
+    es = Zs @ beta
+    r = np.exp(es - es.max(axis=1, keepdims=True))
+    phi = rs._efron_sums(r)
+    mean = rs._efron_sums(r[..., None] * Zs) / phi[..., None]
+    gram, _ = rs._efron_hessian(r, Zs, phi, mean)
+    assert_allclose(gram, rs._efron_hessian_by_term(r, Zs, phi, mean), rtol=1e-11)

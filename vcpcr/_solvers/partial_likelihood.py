@@ -34,6 +34,10 @@ _Float = NDArray[np.float64]
 #: The smallest normal float: a risk set's sum of ``exp(eta - max eta)``
 #: below it is lost (see :meth:`RiskSets.efron_loglik`).
 _TINY = np.finfo(np.float64).tiny
+#: The Hessian's Gram form (:meth:`RiskSets._efron_hessian`) has lost the
+#: information to rounding when its smallest eigenvalue, scaled by its
+#: diagonal, is below this (about the square root of the float precision).
+_CANCELLED = 1e-8
 
 
 def _logcumsumexp(v: _Float) -> _Float:
@@ -217,17 +221,63 @@ class RiskSets:
         """
         shift = es.max(axis=1, keepdims=True)
         r = np.exp(es - shift)
-        rZ = r[..., None] * Z
         phi = self._efron_sums(r)
-        psi = self._efron_sums(rZ)
-        psi2 = self._efron_sums(rZ[..., None] * Z[:, :, None, :])
-        mean = psi / phi[..., None]
+        mean = self._efron_sums(r[..., None] * Z) / phi[..., None]
         grad = Z[:, self.events].sum(axis=1) - mean.sum(axis=1)
-        hess = -np.sum(
+        # The Hessian as one weighted Gram matrix less the means' (below);
+        # where that difference cancels to rounding (a run-off fit whose
+        # information vanishes along a direction, or a lost row) the
+        # information is rounding noise either way, and the per-term sum is
+        # used: the computation the batched fits' separation tests were
+        # built on, so their run-off fits take the same steps as before.
+        hess, moments = self._efron_hessian(r, Z, phi, mean)
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            d = np.sqrt(moments)  # the size of what cancelled
+            scaled = hess / d[:, :, None] / d[:, None, :]
+        redo = ~np.all(np.isfinite(scaled), axis=(1, 2))
+        redo[~redo] = np.linalg.eigvalsh(-scaled[~redo])[:, 0] < _CANCELLED
+        if redo.any():
+            hess[redo] = self._efron_hessian_by_term(
+                r[redo], Z[redo], phi[redo], mean[redo]
+            )
+        return self._efron_loglik(es, phi, shift), grad, hess
+
+    def _efron_hessian(
+        self, r: _Float, Z: _Float, phi: _Float, mean: _Float
+    ) -> tuple[_Float, _Float]:
+        """Efron's Hessian from ``r = exp(eta - shift)``, ``phi`` and the means,
+        and the diagonal of its second moments.
+
+        The second moments ``sum_e psi2_e / phi_e`` reordered by row: row
+        ``j`` enters every Efron term whose risk set holds it, with weight
+        ``1 / phi_e``, less ``l/d_j / phi_e`` for its own tied terms; so one
+        weighted Gram matrix ``Z' diag(r v) Z`` (BLAS), not a cumulative sum
+        of (n, k, k) outer products, less ``mean' mean``. Its absolute
+        error is rounding of the second moments.
+        """
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            inv = 1.0 / phi  # a lost row's 1 / phi overflows: not meaningful
+            entries = np.zeros_like(r)
+            # distinct event times have distinct first rows at risk
+            entries[:, self.at_risk] = np.add.reduceat(inv, self.starts, axis=1)
+            v = np.cumsum(entries, axis=1)
+            own = np.add.reduceat(self.tie_frac * inv, self.starts, axis=1)
+            v[:, self.events] -= own[:, self.tie_group]
+            second = np.matmul(np.swapaxes(Z, 1, 2) * (r * v)[:, None, :], Z)
+            hess = np.matmul(np.swapaxes(mean, 1, 2), mean) - second
+        return hess, np.diagonal(second, 0, 1, 2)
+
+    def _efron_hessian_by_term(
+        self, r: _Float, Z: _Float, phi: _Float, mean: _Float
+    ) -> _Float:
+        """Efron's Hessian summed per term: each term's second moments less
+        its mean's outer product (``O(n k^2)`` memory per design)."""
+        rZ = r[..., None] * Z
+        psi2 = self._efron_sums(rZ[..., None] * Z[:, :, None, :])
+        return -np.sum(
             psi2 / phi[..., None, None] - mean[..., :, None] * mean[..., None, :],
             axis=1,
         )
-        return self._efron_loglik(es, phi, shift), grad, hess
 
     def efron_information_derivative(self, es: _Float, Z: _Float) -> _Float:
         r"""Return the derivative of Efron's information in each coefficient.
