@@ -65,8 +65,9 @@ _SAFE_EXPONENT = 480
 class ScoreColumns(NamedTuple):
     """The score columns of ``cv_results_`` (one entry per grid point).
 
-    ``bad`` (points, folds) marks a point not scored in a fold (it raised, or
-    its score or out-of-fold predictors are not finite); ``extra`` holds the
+    ``raised`` (points, folds) marks a point that could not be fitted or
+    scored in a fold, ``bad`` one not scored there (it raised, or its score
+    or out-of-fold predictors are not finite); ``extra`` holds the
     criterion's own columns, placed after the common ones.
     """
 
@@ -74,11 +75,12 @@ class ScoreColumns(NamedTuple):
     mean: _Float
     std: _Float
     se_diff: _Float
+    raised: NDArray[np.bool_]
     bad: NDArray[np.bool_]
     extra: dict[str, _Float]
 
 
-def _failed(results: list[FoldResult], n_points: int) -> NDArray[np.bool_]:
+def _raised(results: list[FoldResult], n_points: int) -> NDArray[np.bool_]:
     """Return (points, folds): True where a point raised in a fold."""
     return np.column_stack(
         [np.zeros(n_points, bool) if r.failed is None else r.failed for r in results]
@@ -158,7 +160,8 @@ class FoldMeanScores(Criterion):
         self, results: list[FoldResult], n_points: int, folds: list[Any]
     ) -> ScoreColumns:
         scores = np.column_stack([r.scores for r in results])
-        bad = _failed(results, n_points) | ~np.isfinite(scores)
+        raised = _raised(results, n_points)
+        bad = raised | ~np.isfinite(scores)
         complete = ~bad.any(axis=1)
         w = np.array([1.0 if r.weight is None else r.weight for r in results])
         mean = (w * np.where(bad, 0.0, scores)).sum(axis=1) / w.sum()
@@ -174,6 +177,7 @@ class FoldMeanScores(Criterion):
             np.where(complete, mean, np.nan),
             np.where(complete, std, np.nan),
             se_diff,
+            raised,
             bad,
             {},
         )
@@ -259,7 +263,8 @@ class PooledPredictors(Criterion):
         for (_, test), r in zip(folds, results, strict=True):
             if r.eta is not None:
                 eta[:, test], clustered[:, test] = r.eta, r.eta_clustered
-        bad = _failed(results, n_points) | np.column_stack(
+        raised = _raised(results, n_points)
+        bad = raised | np.column_stack(
             [~np.all(np.isfinite(eta[:, test]), axis=1) for _, test in folds]
         )
         pooled = self.pool(eta, clustered, folds)
@@ -285,6 +290,7 @@ class PooledPredictors(Criterion):
             -pooled.deviance,
             std,
             se_diff,
+            raised,
             bad,
             {"calibration_slope": pooled.slopes, "se_test_score": se},
         )

@@ -899,12 +899,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         for i in range(cols.splits.shape[1]):
             frame[f"split{i}_test_score"] = cols.splits[:, i]
         # Raised: could not be fitted or scored in a fold; its sizes are unknown.
-        failed = np.column_stack(
-            [
-                np.zeros(len(points), bool) if r.failed is None else r.failed
-                for r in results
-            ]
-        )
+        failed = cols.raised
         used = (~failed).sum(axis=1)
         self._failures = _Failures(cols.bad, failed, results)
         frame["mean_test_score"] = cols.mean
