@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 from statsmodels.iolib import summary2 as sm_summary2
 
 from vcpcr._base import FitInput, VCPCRBase
+from vcpcr._criterion import Criterion, PooledPredictors, criterion_of
 from vcpcr._families import Family, Prepared
 from vcpcr._input import Level, check_levels, check_strata, take
 from vcpcr._model import VCPCR, cap_n_clusters, check_lam_ratios
@@ -35,15 +36,8 @@ from vcpcr._parallel import (
     task_seeds,
 )
 from vcpcr._scaling import standardize
-from vcpcr._scoring import batch_scoring, get_scorer, scoring_name, scoring_of
-from vcpcr._solvers.pooled import (
-    N_BOOT,
-    POOLED,
-    cross_calibrated,
-    paired_se,
-    pooled_bootstrap,
-    pooled_deviance,
-)
+from vcpcr._scoring import get_scorer, scoring_name, scoring_of
+from vcpcr._solvers.pooled import POOLED
 from vcpcr._summary import VCPCRSummary, model_summary, model_summary2
 from vcpcr._tuning import (
     SELECTIONS,
@@ -54,7 +48,6 @@ from vcpcr._tuning import (
     default_grid,
     default_n_se,
     fit_fold,
-    fold_paired_se,
     score_se,
     selected_index,
 )
@@ -804,6 +797,17 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         _check_fold_levels(Xa[:, :n_cov], levels, family, prepared, folds)
         self.n_splits_ = len(folds)
         self.folds_ = folds
+        strata = (
+            np.unique(Xa[:, n_cov : n_cov + n_strata], axis=0, return_inverse=True)[
+                1
+            ].ravel()
+            if n_strata
+            else None
+        )
+        criterion, unit, y_folds = criterion_of(
+            self.scoring, family, prepared, yv, strata, self.random_state
+        )
+        self._criterion = criterion
         spec = FoldSpec(
             family,
             self.weights,
@@ -822,28 +826,17 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
                 strata=list(range(n_cov, n_cov + n_strata)) or None,  # then strata
             ),
             self.scorer_,
-            batch_scoring(self.scoring, family),
+            criterion.fold_scoring,
             n_cov,
             n_strata,
             self.latent,
             self._fold_names(data),
         )
-        unit, y_folds, exponent, degree = self._unit_outcome(family, yv, prepared)
         results = self._run_folds(Xa, unit, y_folds, folds, spec, progress)
-        self.cv_results_ = self._results_frame(grid, results)
-        if self.scoring == POOLED:
-            strata = (
-                np.unique(Xa[:, n_cov : n_cov + n_strata], axis=0, return_inverse=True)[
-                    1
-                ].ravel()
-                if n_strata
-                else None
-            )
-            # the folds' outcome: a gaussian y on their unit scale (exponent)
-            self._pool(family, folds, results, unit.outcome, strata)
+        self.cv_results_ = self._results_frame(grid, results, criterion)
         self._warn_fold_issues(results, len(grid.points()))
         self.best_index_ = self._select(family)
-        self.cv_results_ = _scores_in_units(self.cv_results_, exponent * degree)
+        self.cv_results_ = criterion.in_units(self.cv_results_)
         row = self.cv_results_.iloc[self.best_index_]
         self.best_score_ = float(row["mean_test_score"])
         self.shrinkage_ = (
@@ -861,50 +854,6 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
             self.best_estimator_ = self._refit_estimator(data)
         return self
 
-    def _unit_outcome(
-        self, family: Family, y: Any, prepared: Prepared
-    ) -> tuple[Prepared, Any, int, int]:
-        """Return the folds' outcome, on a unit scale when the score allows it.
-
-        A gaussian ``y`` is scaled by ``2**-exponent`` (exact in floating
-        point), so that its standard deviation lies in [0.5, 1): the fits are
-        equivariant, and the squared errors of a ``y`` of scale ``1e-300``
-        (which underflow to 0 and tie every grid point) rank the grid as on
-        ``y / 1e-300``. The scores are then those of ``y`` times
-        ``2**(exponent * degree)``, with the scorer's ``degree`` (2 for the
-        mean squared error, 1 for the (root) mean (absolute) error, 0 for
-        R^2); a scorer of unknown degree sees ``y`` itself, with a warning
-        if its scale is out of float64's reach. Returns ``(prepared, y,
-        exponent, degree)``: the folds' prepared response and their response
-        as a scorer of a fold model takes it (the user's ``y``, or the
-        prepared outcome on its unit scale).
-        """
-        degrees = scoring_of(family).unit_degrees
-        if not degrees:
-            return prepared, y, 0, 0
-        spread = float(standardize(prepared.outcome)[2])  # no under/overflow
-        exponent = int(np.frexp(spread)[1])
-        callable_scoring = self.scoring is not None and not isinstance(
-            self.scoring, str
-        )
-        name = scoring_name(self.scoring, family)
-        degree = None if callable_scoring else degrees.get(name)
-        if degree is not None:
-            unit = prepared._replace(outcome=np.ldexp(prepared.outcome, -exponent))
-            return unit, unit.outcome, exponent, degree
-        if abs(exponent) > _SAFE_EXPONENT:
-            which = "a callable scoring" if callable_scoring else f"scoring={name!r}"
-            warnings.warn(
-                f"y has standard deviation {spread:.3g}: at this scale squared "
-                f"errors underflow or overflow in float64, so the CV scores of "
-                f"{which} may not rank the grid. Rescale y (e.g. y / "
-                f"y.std()) and scale the predictions back, or use a scoring "
-                f"among {sorted(degrees)}, which VCPCRCV rescales itself.",
-                VCPCRWarning,
-                stacklevel=user_stacklevel(),
-            )
-        return prepared, y, 0, 0
-
     def _run_folds(
         self,
         X: NDArray[np.float64],
@@ -917,7 +866,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         """Run the folds through joblib (in order, whatever the backend).
 
         ``prepared`` is the response as validated by the fit, ``y`` as a
-        scorer of a fold model takes it (see :meth:`_unit_outcome`).
+        scorer of a fold model takes it (see :func:`vcpcr._criterion.criterion_of`).
         """
         seeds = task_seeds(self.random_state, len(folds))
         ys = np.asarray(y)
@@ -937,42 +886,27 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         self._fold_times = np.array([seconds for _, seconds in timed])
         return [result for result, _ in timed]
 
-    def _results_frame(self, grid: Grid, results: list[FoldResult]) -> pd.DataFrame:
+    def _results_frame(
+        self, grid: Grid, results: list[FoldResult], criterion: Criterion
+    ) -> pd.DataFrame:
+        """Build ``cv_results_`` on the folds' unit scale, in one pass.
+
+        The score columns are the criterion's (:meth:`Criterion.score_columns`);
+        the sizes, KKT violations, ranks, parameters and times are common.
+        """
         points = grid.points()
         frame = pd.DataFrame(points, columns=["n_clusters", "delta", "lam_ratio"])
-        scores = np.column_stack([r.scores for r in results])
-        for i in range(scores.shape[1]):
-            frame[f"split{i}_test_score"] = scores[:, i]
+        cols = criterion.score_columns(results, len(points), self.folds_)
+        for i in range(cols.splits.shape[1]):
+            frame[f"split{i}_test_score"] = cols.splits[:, i]
         # Raised: could not be fitted or scored in a fold; its sizes are unknown.
-        failed = np.column_stack(
-            [
-                np.zeros(len(points), bool) if r.failed is None else r.failed
-                for r in results
-            ]
-        )
+        failed = cols.raised
         used = (~failed).sum(axis=1)
-        # Only points scored on every fold are ranked against each other: a
-        # point that raised or scored non-finite in a fold has no mean score.
-        bad = failed | ~np.isfinite(scores)
-        complete = ~bad.any(axis=1)
-        self._failures = _Failures(bad, failed, results)
-        # Fold weights (cv.glmnet's events per fold for the partial likelihood):
-        # the weighted mean, and the weighted standard deviation whose standard
-        # error std / sqrt(folds) is cv.glmnet's cvsd.
-        w = np.array([1.0 if r.weight is None else r.weight for r in results])
-        mean = (w * np.where(bad, 0.0, scores)).sum(axis=1) / w.sum()
-        var = (w * np.where(bad, 0.0, scores - mean[:, None]) ** 2).sum(axis=1)
-        k = scores.shape[1]
-        std = np.sqrt(var / w.sum() * k / (k - 1)) if k > 1 else np.zeros(len(points))
-        frame["mean_test_score"] = np.where(complete, mean, np.nan)
-        frame["std_test_score"] = np.where(complete, std, np.nan)
-        frame["n_failed_folds"] = bad.sum(axis=1)
-        frame["se_diff_test_score"] = np.nan
-        if complete.any():  # the pooled criterion replaces it by its bootstrap
-            best = int(np.nanargmax(np.where(complete, mean, np.nan)))
-            frame["se_diff_test_score"] = np.where(
-                complete, fold_paired_se(scores, w, best), np.nan
-            )
+        self._failures = _Failures(cols.bad, failed, results)
+        frame["mean_test_score"] = cols.mean
+        frame["std_test_score"] = cols.std
+        frame["n_failed_folds"] = cols.bad.sum(axis=1)
+        frame["se_diff_test_score"] = cols.se_diff
         for name, values in (
             ("mean_size", [r.sizes for r in results]),
             ("mean_n_clusters", [r.n_clusters for r in results]),
@@ -1003,57 +937,9 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         per_point = self._fold_times / len(points)
         frame["mean_fit_time"] = per_point.mean()
         frame["std_fit_time"] = per_point.std()
+        for name, column in cols.extra.items():
+            frame[name] = column
         return frame
-
-    def _pool(
-        self,
-        family: Family,
-        folds: list[Any],
-        results: list[FoldResult],
-        outcome: NDArray[np.float64],
-        strata: NDArray[Any] | None,
-    ) -> None:
-        """Score the grid by the pooled deviance (:mod:`vcpcr._solvers.pooled`).
-
-        ``mean_test_score`` becomes minus the deviance per row of all rows'
-        out-of-fold linear predictors, ``se_test_score`` its bootstrap
-        standard error, ``se_diff_test_score`` the bootstrap standard error
-        of its difference from the best point
-        (:func:`vcpcr._solvers.pooled.paired_se`), and ``split<i>_test_score`` minus
-        the same deviance on fold ``i``'s test rows alone (``std_test_score``
-        their standard deviation). A point not fitted in some fold has no
-        pooled score.
-        """
-        res = self.cv_results_
-        eta = np.full((len(res), outcome.shape[0]), np.nan)
-        clustered = eta.copy()
-        for (_, test), r in zip(folds, results, strict=True):
-            if r.eta is not None:
-                eta[:, test], clustered[:, test] = r.eta, r.eta_clustered
-        fam = family.distribution
-        eta, res["calibration_slope"] = cross_calibrated(
-            fam, eta, clustered, outcome, strata, folds
-        )
-        self._pool_strata = strata
-        for i, (_, test) in enumerate(folds):
-            s = None if strata is None else strata[test]
-            res[f"split{i}_test_score"] = -pooled_deviance(
-                fam, eta[:, test], outcome[test], s
-            )
-        splits = res[[f"split{i}_test_score" for i in range(len(folds))]]
-        res["std_test_score"] = splits.std(axis=1, ddof=1)
-        dev = pooled_deviance(fam, eta, outcome, strata)
-        res["mean_test_score"] = -dev
-        rng = np.random.default_rng(task_seeds(self.random_state, 1)[0])
-        draws = pooled_bootstrap(fam, eta, outcome, strata, N_BOOT, rng)
-        with np.errstate(invalid="ignore"):
-            res["se_test_score"] = np.std(draws, axis=0, ddof=1)
-        if np.isfinite(dev).any():
-            best = int(np.nanargmin(dev))
-            res["se_diff_test_score"] = paired_se(draws, best)
-        finite = res["mean_test_score"].where(np.isfinite(res["mean_test_score"]))
-        rank = finite.rank(ascending=False, method="min", na_option="bottom")
-        res["rank_test_score"] = rank.astype(int)
 
     def peer_curve(
         self, fit_path: Callable[..., Any], X: ArrayLike, y: ArrayLike
@@ -1100,8 +986,8 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         """
         check_same_rows(X, y)
         check_is_fitted(self, "folds_")
-        family = self._family
-        if self.scoring != POOLED:
+        family, criterion = self._family, self._criterion
+        if not isinstance(criterion, PooledPredictors):
             raise ValueError(
                 f"peer_curve needs a CV scored by the pooled deviance "
                 f"(scoring={POOLED!r}); this one was scored by "
@@ -1137,19 +1023,13 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
             clustered[:, test] = coef @ (Xa[test] - Xa[train].mean(axis=0)).T
             eta[:, test] = coef @ Xa[test].T + b0[:, None]
         sizes = np.array([np.count_nonzero(coef, axis=1) for coef, _ in paths])
-        strata = getattr(self, "_pool_strata", None)
-        dist = family.distribution
-        calibrated, slopes = cross_calibrated(
-            dist, eta, clustered, outcome, strata, self.folds_
-        )
-        rng = np.random.default_rng(task_seeds(self.random_state, 1)[0])
-        draws = pooled_bootstrap(dist, calibrated, outcome, strata, N_BOOT, rng)
+        pooled = criterion.pool(eta, clustered, self.folds_, outcome)
         return pd.DataFrame(
             {
                 "mean_size": sizes.mean(axis=0),
-                "mean_test_score": -pooled_deviance(dist, calibrated, outcome, strata),
-                "se_test_score": np.std(draws, axis=0, ddof=1),
-                "calibration_slope": slopes,
+                "mean_test_score": -pooled.deviance,
+                "se_test_score": np.std(pooled.draws, axis=0, ddof=1),
+                "calibration_slope": pooled.slopes,
             }
         )
 
@@ -1482,11 +1362,6 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         return plot_cv(self, ax=ax, **kwargs)
 
 
-#: ``y`` with a standard deviation within ``2**+-_SAFE_EXPONENT`` has squared
-#: errors (summed over up to 2**60 rows) that are normal float64 numbers.
-_SAFE_EXPONENT = 480
-
-
 def _is_default(value: Any, default: Any) -> bool:
     """Whether a parameter's ``value`` is its ``default`` (a None, str or number).
 
@@ -1501,38 +1376,6 @@ def _is_default(value: Any, default: Any) -> bool:
         and isinstance(value, plain)
         and bool(value == default)
     )
-
-
-def _scores_in_units(frame: pd.DataFrame, power: int) -> pd.DataFrame:
-    """Return ``cv_results_`` with its scores multiplied by ``2**power`` (exact).
-
-    A score beyond float64 in those units (the squared errors of a ``y`` of
-    scale 1e300) is NaN, with a warning: no float64 number is its value,
-    and ``-inf`` would read as the worst score. The grid was ranked before,
-    on ``y``'s unit scale.
-    """
-    if power == 0:
-        return frame
-    columns = [c for c in frame.columns if c.endswith("_test_score")]
-    columns.remove("rank_test_score")
-    out = frame.copy()
-    unit = frame[columns].to_numpy(dtype=np.float64)
-    with np.errstate(over="ignore", under="ignore"):  # checked just below
-        scores = np.ldexp(unit, power)
-    beyond = np.isinf(scores) & np.isfinite(unit)
-    if beyond.any():
-        scores[beyond] = np.nan
-        warnings.warn(
-            f"The CV scores in y's units are beyond float64 (their values on "
-            f"y's unit scale times 2**{power}): {int(beyond.sum())} entries of "
-            f"cv_results_ are NaN, and best_score_ if it is one. The grid "
-            f"was ranked on the unit scale, so best_params_ and the refit are "
-            f"right. Rescale y (e.g. y / y.std()) to read the scores.",
-            VCPCRWarning,
-            stacklevel=user_stacklevel(),
-        )
-    out[columns] = scores
-    return out
 
 
 class _Failures:

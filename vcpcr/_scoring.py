@@ -230,7 +230,7 @@ class FamilyScoring(abc.ABC):
     fold_scorings: ClassVar[dict[str, Scorer]] = {}
     #: The scorings whose value on ``y * 2**e`` is their value on ``y`` times
     #: ``2**(e * degree)`` (name -> degree): VCPCRCV scores them on a unit
-    #: scale (see ``VCPCRCV._unit_outcome``); empty: the folds see ``y``.
+    #: scale (see ``vcpcr._criterion.criterion_of``); empty: the folds see ``y``.
     unit_degrees: ClassVar[dict[str, int]] = {}
 
     def score_batch(
@@ -420,9 +420,11 @@ def scoring_name(scoring: Any, family: Family) -> str:
 def batch_scoring(scoring: Any, family: Family) -> str | None:
     """Name of the scoring if ``family`` scores it vectorized, else None.
 
-    The pooled criterion (:data:`vcpcr._solvers.pooled.POOLED`) runs the folds with
-    the family's default batched scoring, whose step-2 fits give the
-    out-of-fold linear predictors it pools.
+    :data:`vcpcr._solvers.pooled.POOLED` gives the family's default batched
+    scoring. ``VCPCRCV`` asks this for its fold-mean criterion only: under
+    the pooled one the folds compute no score, their batched step-2 fits
+    give the out-of-fold linear predictors it pools
+    (:class:`vcpcr._criterion.PooledPredictors`).
     """
     if scoring is not None and not isinstance(scoring, str):
         return None  # a callable: the per-point estimator path

@@ -36,6 +36,7 @@ from vcpcr._scaling import (
 )
 from vcpcr._scoring import FamilyScoring, scoring_of
 from vcpcr._solvers.kkt import WeightsPath
+from vcpcr._solvers.pooled import POOLED
 from vcpcr._sos_nmf import random_partition
 from vcpcr._weights import scheme_of, weights_for_grid
 from vcpcr.exceptions import SeparationWarning
@@ -123,7 +124,9 @@ class FoldSpec(NamedTuple):
     tol: float
     template: BaseEstimator  # an unfitted VCPCR of the family (see fold_model)
     scoring: Any
-    batch_scoring: str | None = None  # see batch_scoring(); None: per point
+    #: what a fold computes (vcpcr._criterion.Criterion.fold_scoring): a
+    #: batched scoring, POOLED (the predictors only), None (per point)
+    batch_scoring: str | None = None
     n_covariates: int = 0  # the first columns of the fold data are covariates
     n_strata: int = 0  # the next columns are a Cox model's strata
     latent: str = "paper"  # step 2's loadings (vcpcr._clustering.loadings)
@@ -245,6 +248,7 @@ def train_fold(
 
 
 class FoldResult(NamedTuple):
+    #: each point's score on the test fold (NaN under the pooled criterion)
     scores: NDArray[np.float64]
     sizes: NDArray[np.float64]
     n_clusters: NDArray[np.float64]
@@ -257,7 +261,7 @@ class FoldResult(NamedTuple):
     #: the fold's weight in the mean score (None: equal weights)
     weight: float | None = None
     #: out-of-fold linear predictors (n_points, n_test) of the batched step 2
-    #: (NaN rows: points not fitted), for the pooled criterion; else None
+    #: (NaN rows: points not fitted) under the pooled criterion; else None
     eta: NDArray[np.float64] | None = None
     #: the features' part of ``eta``: the clusters' terms, centred at the training
     #: means (what a calibration slope scales); None with ``eta``
@@ -471,8 +475,10 @@ def _score_grid(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Fit step 2 of all grid points on the training fold, score them together.
 
-    ``scoring`` is one of the family's ``batch_scorings`` or
-    ``fold_scorings`` (:func:`vcpcr._scoring.scoring_of`; a fold scoring
+    ``scoring`` is :data:`vcpcr._solvers.pooled.POOLED` (no score: the
+    scores are NaN, the pooled criterion reads the linear predictors), one
+    of the family's ``batch_scorings`` or ``fold_scorings``
+    (:func:`vcpcr._scoring.scoring_of`; a fold scoring
     also needs the training rows; ``data`` is the test design, the test
     rows' prepared outcome and their response as the scorer of a fold model
     takes it; with strata, a fold scoring is stratified: see
@@ -507,6 +513,8 @@ def _score_grid(
     eta_all[ok] = eta
     first = train.first
     clustered_all[ok] = coef[:, first:] @ (Xte[:, first:] - train.mean).T
+    if scoring == POOLED:  # the pooled criterion reads the predictors only
+        return out, eta_all, clustered_all
     if scoring in scorings.fold_scorings:  # needs the training rows too
         eta_train = train.linear_predictor(coef, intercept)
         out[ok] = scorings.score_fold(
@@ -584,6 +592,8 @@ def fit_fold(
             scores, eta, eta_clustered = _score_grid(
                 fold, spec, spec.batch_scoring, (Xte, outcome, y_test), failures
             )
+            if spec.batch_scoring != POOLED:  # only the pooled criterion reads them
+                eta = eta_clustered = None
         else:
             scores = _score_points(fold, spec, (Xte, y_test), failures)
     separated = sum(issubclass(c.category, SeparationWarning) for c in caught)
