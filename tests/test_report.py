@@ -628,3 +628,46 @@ def test_a_centred_gaussian_outcome_says_why_there_is_no_sample_size():
     assert "intercept near 0" in section.text[0]
     assert "sample_size" not in rep.results
     assert rep.skipped[0] == "Calibration (calibration=False)."
+
+
+# ------------------------------------------------------------ formula models
+def _without_tuning(text: str) -> list[str]:
+    """The Markdown's sections but the parameter list (formula vs covariates),
+    without the summary's outcome name (``y`` vs the formula's left side)."""
+    lines = [line for line in text.splitlines() if not line.startswith("Dep. Var")]
+    sections = "\n".join(lines).split("\n## ")
+    return [s for s in sections if "Model and tuning" not in s[:30]]
+
+
+@pytest.mark.parametrize("family", ["cox", "binomial"], ids=["cox", "binomial"])
+def test_a_formula_report_equals_the_covariates_report(family):
+    """report(model with formula, data) prints the numbers of the covariates=
+    report on the same data and seed: the formula's clinical part is the
+    clinical model, its outcome read from the data (no y)."""
+    genes = [f"g{j}" for j in range(10)]
+    kw = {"cv": 3, "n_repeats": 1, "n_splits": 3, "n_pairs": 2, "random_state": 0}
+    common = {"family": family, "n_clusters": 2, "lam_ratio": 0.3, "n_init": 2}
+    if family == "cox":
+        X, y = _data()
+        X2, y2 = _data(seed=1, n=60)
+        outcome, lhs = ["time", "event"], "Surv(time, event)"
+    else:
+        X, y = _data()
+        X2, y2 = _data(seed=1, n=60)
+        y, y2 = y[:, 0] > np.median(y[:, 0]), y2[:, 0] > np.median(y[:, 0])
+        y, y2 = y.astype(float), y2.astype(float)
+        outcome, lhs = ["label"], "label"
+    X, X2 = X[["age", *genes]], X2[["age", *genes]]
+
+    def frame(X, y):
+        return pd.concat([X, pd.DataFrame(y, columns=outcome)], axis=1)
+
+    by_columns = VCPCR(covariates="age", random_state=0, **common)
+    by_formula = VCPCR(formula=f"{lhs} ~ age | .", random_state=0, **common)
+    a = report(by_columns, X, y, external=(X2, y2), **kw)
+    b = report(by_formula, frame(X, y), external=(frame(X2, y2), None), **kw)
+    assert b.results["increment"].covariates == ["age"]
+    assert re.search(rf"Dep. Variable: +{re.escape(lhs)} ", b.to_markdown())
+    assert _without_tuning(b.to_markdown()) == _without_tuning(a.to_markdown())
+    with pytest.raises(ValueError, match="pass no y"):
+        report(by_formula, frame(X, y), y, **kw)

@@ -807,6 +807,17 @@ def formula_outcome(formula: str, data: pd.DataFrame) -> pd.Series | pd.DataFram
     return _outcome(_materialize(lhs_only, data[columns], formula).lhs)[0]
 
 
+def outcome_columns(formula: str, data: pd.DataFrame) -> list[str]:
+    """Return the columns of ``data`` that ``formula``'s outcome (left-hand side) reads.
+
+    In ``data``'s order; what a report subtracts from a formula model's data
+    frame to count its candidate features.
+    """
+    lhs_tokens, _ = _split_tokens(formula)
+    read = _read_columns(lhs_tokens, data)
+    return [c for c in data.columns if c in read]
+
+
 def transform_new(spec: DesignSpec, data: pd.DataFrame) -> pd.DataFrame:
     """Build the design matrix of new data with the encoding stored in ``spec``.
 

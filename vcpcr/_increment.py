@@ -598,6 +598,11 @@ class _FormulaDesign(BaseEstimator):  # type: ignore[misc]
         return transform_new(spec, X).reset_index(drop=True)
 
     @property
+    def family(self) -> Any:
+        """The clinical model's family, if it has one (as a ``ClinicalGLM``)."""
+        return getattr(self.model, "family", None)
+
+    @property
     def n_genes_(self) -> float:
         return _n_genes(self.model_, np.empty(0, dtype=np.intp))
 

@@ -28,11 +28,13 @@ import pandas as pd
 from sklearn.base import clone
 
 from vcpcr._families import family_name
+from vcpcr._formula import formula_outcome, outcome_columns
 from vcpcr._increment import (
     _CONCORDANCES,
     CLINICAL,
     ClinicalCox,
     ClinicalGLM,
+    _FormulaDesign,
     validate_increment,
 )
 from vcpcr._parallel import progress_shown, task_seeds
@@ -762,10 +764,46 @@ def _check_args(
     return _check_external(external)
 
 
+def _outcome_and_frame(
+    formula: str | None, X: Any, y: Any, name: str
+) -> tuple[Any, Any]:
+    """Return the outcome and the data the Data section describes.
+
+    Without a formula: ``y`` and ``X``. With one: the formula's outcome read
+    from ``X``, and ``X`` without the outcome's columns.
+    """
+    if formula is None:
+        return y, X
+    if y is not None:
+        raise ValueError(
+            f"The estimator's formula {formula!r} names the outcome, which it "
+            f"reads from the data: pass no {name} to {_OWNER} (one DataFrame "
+            f"holding every column, as to the estimator's fit)."
+        )
+    return formula_outcome(formula, X), X.drop(columns=outcome_columns(formula, X))
+
+
+def _clinical_model(estimator: Any, template: Any, inc: Any) -> Any:
+    """Return the calibration's clinical model: ``template`` on inc's columns.
+
+    With a formula, on the design the estimator's formula builds on each
+    training part (its clinical part), as ``validate_increment`` fits it.
+    """
+    params = estimator.get_params(deep=False)
+    if params.get("formula") is None:
+        return template.on_design(inc.covariates, inc.strata)
+    return _FormulaDesign(
+        template,
+        params["formula"],
+        covariates=params.get("covariates"),
+        strata=params.get("strata"),
+    )
+
+
 def report(
     estimator: Any,
     X: Any,
-    y: Any,
+    y: Any = None,
     *,
     covariates: str | int | list[Any] | None = None,
     strata: str | int | list[Any] | None = None,
@@ -806,18 +844,24 @@ def report(
         without its own progress bar). For binomial and gaussian models the
         sections are those of the family (see Notes).
     X : DataFrame of shape (n_samples, n_features)
-        Genes and the clinical columns.
-    y : array-like of shape (n_samples, 2), structured array, or (n_samples,)
-        ``(time, event)``; binomial: two labels; gaussian: numbers.
+        Genes and the clinical columns; for an estimator with a formula, the
+        DataFrame its ``fit`` takes (the outcome's columns too).
+    y : array-like of shape (n_samples, 2), structured array, or (n_samples,), optional
+        ``(time, event)``; binomial: two labels; gaussian: numbers. None
+        (omitted) for an estimator with a formula, whose outcome is read
+        from ``X``.
     covariates, strata : str, int or list of them, optional
         The clinical model's columns (strata: cox only); default: the
-        estimator's.
+        estimator's. None for an estimator with a formula: its clinical
+        part (the covariates left of ``|`` and the strata) is the clinical
+        model, as in :func:`~vcpcr.validation.validate_increment`.
     horizon : float, optional
         Cox only: time of the calibration and the decision curve; default:
         the middle horizon of ``validate_increment`` (the median event
         time).
     external : tuple (X2, y2), optional
-        An external cohort: the fitted model is validated on it unchanged.
+        An external cohort: the fitted model is validated on it unchanged
+        (with a formula: ``(X2, None)``, the outcome read from ``X2``).
     cv : int, default=5
         Folds of the CV (increments, out-of-fold predictions).
     n_repeats : int, default=2
@@ -858,7 +902,8 @@ def report(
     ValueError
         For a family other than cox, binomial and gaussian, no clinical
         columns, a bad ``external``, ``horizon`` (or one for a non-Cox
-        model), ``cv`` or count, and whatever the called functions refuse.
+        model), ``cv`` or count, a ``y`` (or ``y2``) for an estimator with a
+        formula, and whatever the called functions refuse.
 
     See Also
     --------
@@ -905,6 +950,10 @@ def report(
 
     pair = _check_args(estimator, X, external, horizon, n_splits, n_pairs)
     family = str(family_name(estimator.family))
+    formula = estimator.get_params(deep=False).get("formula")
+    outcome, described = _outcome_and_frame(formula, X, y, "y")
+    if pair is not None and formula is not None:
+        pair = (pair[0], _outcome_and_frame(formula, pair[0], pair[1], "y2")[0])
     estimator = clone(estimator)
     if "verbose" in estimator.get_params(deep=False):  # a VCPCRCV: one bar, ours
         estimator.set_params(verbose=False)
@@ -950,12 +999,14 @@ def report(
         results["model"] = model
         bar.update()
         step("sample_size")
-        sections, h = _first_sections(model, X, y, inc, horizon, r2, results)
+        sections, h = _first_sections(
+            model, described, outcome, inc, horizon, r2, results
+        )
         bar.update()
         if calibration:
             step("calibration")
             run = _run_calibration if h is not None else _run_glm_calibration
-            sections += run(estimator, X, y, h, cv, inc, seed, results)
+            sections += run(estimator, X, y, outcome, h, cv, inc, seed, results)
             bar.update()
         else:
             skipped.append(
@@ -1004,7 +1055,8 @@ def report(
             step("validate_external")
             from vcpcr.external import validate_external
 
-            ext = validate_external(model, pair[0], pair[1], horizon=h)
+            y2 = None if formula is not None else pair[1]
+            ext = validate_external(model, pair[0], y2, horizon=h)
             results["external"] = ext
             sections.append(_external_section(ext))
             sections += _external_sample_size(model, pair, h, inc, results, skipped)
@@ -1210,6 +1262,7 @@ def _run_glm_calibration(
     estimator: Any,
     X: pd.DataFrame,
     y: Any,
+    outcome: Any,
     horizon: float | None,
     cv: int,
     inc: Any,
@@ -1221,13 +1274,15 @@ def _run_glm_calibration(
 
     family = family_name(estimator.family)
     folds = {"cv": cv, "random_state": seed["calibration"] % 2**32}
+    # y: None for an estimator with a formula (it reads its outcome from X)
     cal = cross_val_calibration(estimator, X, y, **folds)
     results["calibration"] = cal
     sections = [_calibration_section(cal, None)]
     if family == "binomial":
-        clinical = ClinicalGLM(inc.covariates, family="binomial")
-        clinical_cal = cross_val_calibration(clinical, X, y, **folds)
-        events = np.asarray(y).reshape(-1) == np.unique(np.asarray(y))[1]
+        clinical = _clinical_model(estimator, ClinicalGLM(family="binomial"), inc)
+        clinical_cal = cross_val_calibration(clinical, X, outcome, **folds)
+        labels = np.asarray(outcome).reshape(-1)
+        events = labels == np.unique(labels)[1]
         risks = {
             inc.clinical: clinical_cal.predicted,
             type(estimator).__name__: cal.predicted,
@@ -1277,6 +1332,7 @@ def _run_calibration(
     estimator: Any,
     X: pd.DataFrame,
     y: Any,
+    outcome: Any,
     horizon: Any,
     cv: int,
     inc: Any,
@@ -1287,12 +1343,15 @@ def _run_calibration(
     from vcpcr.calibration import cross_val_predict_survival, survival_calibration
 
     folds = {"horizon": horizon, "cv": cv, "random_state": seed["calibration"] % 2**32}
+    # y: None for an estimator with a formula (it reads its outcome from X)
     surv = cross_val_predict_survival(estimator, X, y, **folds)
-    clinical = ClinicalCox(inc.covariates or None, inc.strata or None)
-    clinical_surv = cross_val_predict_survival(clinical, X, y, **folds)
-    cal = survival_calibration(y, surv, horizon)
+    clinical = _clinical_model(estimator, ClinicalCox(), inc)
+    clinical_surv = cross_val_predict_survival(clinical, X, outcome, **folds)
+    cal = survival_calibration(outcome, surv, horizon)
     risks = {CLINICAL: 1.0 - clinical_surv, type(estimator).__name__: 1.0 - surv}
-    dc = decision_curve(y, risks, horizon=horizon, random_state=seed["calibration"])
+    dc = decision_curve(
+        outcome, risks, horizon=horizon, random_state=seed["calibration"]
+    )
     results.update(
         out_of_fold_survival=surv,
         clinical_out_of_fold_survival=clinical_surv,
