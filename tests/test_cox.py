@@ -17,6 +17,7 @@ from numpy.testing import assert_allclose, assert_array_equal, assert_array_less
 from scipy.optimize import approx_fprime, check_grad, minimize
 
 import vcpcr._solvers.cox
+from vcpcr._checks import check_survival
 from vcpcr._scaling import standardize
 from vcpcr._solvers.cox import (
     cox_lasso_delta_max,
@@ -24,7 +25,6 @@ from vcpcr._solvers.cox import (
     cox_ridge_path,
 )
 from vcpcr._solvers.partial_likelihood import breslow
-from vcpcr._validation import check_survival
 from vcpcr.exceptions import ConvergenceWarning, VCPCRWarning
 
 REF = Path(__file__).parent / "reference"

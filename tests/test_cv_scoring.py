@@ -46,7 +46,7 @@ from vcpcr._clustering import loadings
 from vcpcr._families import FAMILIES
 from vcpcr._outcome import detect_separation
 from vcpcr._scoring import batch_scoring
-from vcpcr._solvers import metrics as sb
+from vcpcr._solvers import batch_scores as sb
 from vcpcr._solvers.partial_likelihood import efron_loglik
 from vcpcr._solvers.step2_fits import cox_batch, logit_batch, ols_batch
 from vcpcr._tuning import _grid_loadings

@@ -183,7 +183,7 @@ def test_best_start_has_lowest_objective(blocks):
 
 def _draws(p, K, n, seed):
     from vcpcr import random_partition
-    from vcpcr._validation import check_random_state
+    from vcpcr._checks import check_random_state
 
     rng = check_random_state(seed)
     return [random_partition(p, K, rng) for _ in range(n)]

@@ -22,7 +22,7 @@ NUMPY_ONLY_KERNELS = (
     "partial_likelihood",
     "distributions",
     "step2_fits",
-    "metrics",
+    "batch_scores",
     "pooled",
 )
 
@@ -34,7 +34,7 @@ def test_solver_imports_only_numpy_and_scipy():
     kernels = ", ".join(f"vcpcr._solvers.{name}" for name in NUMPY_ONLY_KERNELS)
     code = (
         f"import sys, vcpcr._sos_nmf, {kernels};"
-        "import vcpcr._validation, vcpcr._scaling, vcpcr.exceptions;"
+        "import vcpcr._checks, vcpcr._scaling, vcpcr.exceptions;"
         "print(sorted(m for m in ('pandas', 'statsmodels', 'lifelines', 'sklearn')"
         " if m in sys.modules))"
     )
@@ -47,7 +47,7 @@ def test_solver_imports_only_numpy_and_scipy():
 def test_kernels_import_no_estimator_family_or_dataframe():
     """vcpcr/_solvers/ is a level: its modules import each other, the
     foundations and third-party numerics, never a module above them."""
-    allowed = {"vcpcr._validation", "vcpcr.exceptions"}
+    allowed = {"vcpcr._checks", "vcpcr.exceptions"}
     graph = vcpcr_import_graph()
     for module, targets in graph.items():
         if module.startswith("vcpcr._solvers"):
@@ -242,11 +242,11 @@ def test_import_graph_sees_function_local_and_lazy_imports():
     graph = vcpcr_import_graph()
     # _cv imports plotting only inside VCPCRCV.plot; cli's "from vcpcr import
     # VCPCRCV" (inside a function) goes through vcpcr/__init__.py's _LAZY;
-    # "from vcpcr._solvers import metrics" names a submodule; __version__ is
+    # "from vcpcr._solvers import batch_scores" names a submodule; __version__ is
     # defined in vcpcr/__init__.py itself
     assert "vcpcr.plotting" in graph["vcpcr._cv"]
     assert "vcpcr._cv" in graph["vcpcr.cli"]
-    assert "vcpcr._solvers.metrics" in graph["vcpcr._scoring"]
+    assert "vcpcr._solvers.batch_scores" in graph["vcpcr._scoring"]
     assert "vcpcr" in graph["vcpcr.cli"]
     # names under "if TYPE_CHECKING:" never run: no edge
     assert "vcpcr._families" not in graph["vcpcr._summary"]
@@ -350,3 +350,25 @@ def test_architecture_map_matches_the_tree():
 
     missing = sorted(m for m in tree if not covered(m))
     assert not missing, f"modules of vcpcr/ the map does not list: {missing}"
+
+
+def test_no_private_module_shadows_a_public_one():
+    """A private module is not named as a public module with a leading
+    underscore (``_validation`` beside ``validation``, ``_solvers/metrics``
+    beside ``metrics``): a reader takes one for the other."""
+    import vcpcr
+
+    package = Path(vcpcr.__file__).parent
+    paths = [p.relative_to(package) for p in package.rglob("*.py")]
+    parts = [
+        p.parts[:-1] if p.name == "__init__.py" else p.with_suffix("").parts
+        for p in paths
+    ]
+    parts = [q for q in parts if q]
+
+    def hidden(q):
+        return any(x.startswith("_") for x in q)
+
+    public = {q[-1] for q in parts if not hidden(q)}
+    private = {q[-1].lstrip("_") for q in parts if hidden(q)}
+    assert not public & private, sorted(public & private)

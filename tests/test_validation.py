@@ -1,7 +1,7 @@
 """One validator per concept, each called once per fit (#20).
 
 The checks of ``X`` and ``y`` live in two layers: the foundations
-(:mod:`vcpcr._validation`, numpy only) and the estimators' additions
+(:mod:`vcpcr._checks`, numpy only) and the estimators' additions
 (:mod:`vcpcr._input`, scikit-learn's ``validate_data``). These tests count,
 with a profiler hook, how often each concept's one function runs during one
 ``VCPCR().fit``, and check that the entry points that share a concept give
@@ -245,7 +245,7 @@ def test_the_entry_points_check_the_design_alike(entry):
 def test_survival_y_with_time_and_event_names_is_read_by_name(structured):
     """A y with columns (event, time) was read by position: with 0/1 times
     the swap could not be detected (#46 row 11)."""
-    from vcpcr._validation import check_survival
+    from vcpcr._checks import check_survival
 
     time = np.array([1.0, 0.0, 1.0, 1.0, 0.0])
     event = np.array([0.0, 1.0, 1.0, 0.0, 1.0])

@@ -4,7 +4,7 @@
 route of the estimators (``VCPCRBase._fit_input``: formula or encoding,
 ``validate_data``, ``check_array``, ``prepare``, the level and parameter
 checks), every family's validator of ``y`` (``Family.prepare``) and
-:func:`vcpcr._validation.check_survival` wherever a ``vcpcr`` module imported
+:func:`vcpcr._checks.check_survival` wherever a ``vcpcr`` module imported
 it, and counts their calls. Run as a script, it prints the counts of one
 ``VCPCRCV(family="cox", covariates=[...]).fit`` with 5 folds and of its
 gaussian and binomial analogues::

@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import Tags
 
+from vcpcr._checks import check_scalar
 from vcpcr._clustering import check_latent
 from vcpcr._families import Family, family_instance, known_family
 from vcpcr._input import (
@@ -32,7 +33,6 @@ from vcpcr._input import (
     validated_design,
 )
 from vcpcr._scaling import standardize
-from vcpcr._validation import check_scalar
 from vcpcr._weights import WeightScheme, check_scheme
 
 __all__ = ["FitInput", "VCPCRBase", "same_value"]

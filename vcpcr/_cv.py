@@ -24,6 +24,15 @@ from sklearn.utils.validation import check_is_fitted
 from statsmodels.iolib import summary2 as sm_summary2
 
 from vcpcr._base import FitInput, VCPCRBase
+from vcpcr._checks import (
+    check_array,
+    check_choice,
+    check_cv_param,
+    check_same_rows,
+    check_scalar,
+    check_split,
+    check_y_length,
+)
 from vcpcr._criterion import Criterion, PooledPredictors, criterion_of
 from vcpcr._families import Family, Prepared
 from vcpcr._input import Level, check_levels, check_strata, take
@@ -50,15 +59,6 @@ from vcpcr._tuning import (
     fit_fold,
     score_se,
     selected_index,
-)
-from vcpcr._validation import (
-    check_array,
-    check_choice,
-    check_cv_param,
-    check_same_rows,
-    check_scalar,
-    check_split,
-    check_y_length,
 )
 from vcpcr._weights import WeightScheme
 from vcpcr.exceptions import (

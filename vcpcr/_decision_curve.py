@@ -10,13 +10,13 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from vcpcr._input import check_same_rows
-from vcpcr._validation import (
+from vcpcr._checks import (
     check_fraction,
     check_random_state,
     check_scalar,
     check_survival,
 )
+from vcpcr._input import check_same_rows
 from vcpcr.calibration import _binary_outcome, _check_horizon, _check_probability
 
 DEFAULT_THRESHOLDS = np.round(np.arange(1, 100) / 100, 2)

@@ -28,6 +28,15 @@ import pandas as pd
 from numpy.typing import NDArray
 from sklearn.utils import ClassifierTags, RegressorTags, Tags
 
+from vcpcr._checks import (
+    check_array,
+    check_choice,
+    check_finite,
+    check_informative,
+    check_survival,
+    check_varying,
+    missing_to_nan,
+)
 from vcpcr._outcome import fit_cox, fit_logit, fit_ols
 from vcpcr._scaling import standardize as standardize_columns
 from vcpcr._solvers.distributions import (
@@ -44,15 +53,6 @@ from vcpcr._solvers.step2_fits import (
     ols_batch,
 )
 from vcpcr._survival import breslow_baseline
-from vcpcr._validation import (
-    check_array,
-    check_choice,
-    check_finite,
-    check_informative,
-    check_survival,
-    check_varying,
-    missing_to_nan,
-)
 from vcpcr.exceptions import SeparationWarning, user_stacklevel
 
 __all__ = [
@@ -834,7 +834,7 @@ class Cox(Family):
 
         The training part's times and events are rows of a validated
         outcome: only their information is checked
-        (:func:`vcpcr._validation.check_informative`).
+        (:func:`vcpcr._checks.check_informative`).
         """
         time, event = prepared.outcome[:, 0], prepared.outcome[:, 1] == 1
         for part, idx in (("training", train), ("test", test)):

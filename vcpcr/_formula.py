@@ -37,7 +37,7 @@ from formulaic.parser.types import Factor, Token
 from formulaic.transforms import TRANSFORMS
 from numpy.typing import ArrayLike
 
-from vcpcr._validation import check_choice, check_time_event
+from vcpcr._checks import check_choice, check_time_event
 from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
 __all__ = [
@@ -104,7 +104,7 @@ def Surv(time: ArrayLike, event: ArrayLike) -> pd.DataFrame:  # noqa: N802
     ValueError
         On missing values, negative or infinite times, events other than 0/1
         (the checks of every Cox ``y``,
-        :func:`vcpcr._validation.check_time_event`), or inputs that are not
+        :func:`vcpcr._checks.check_time_event`), or inputs that are not
         1-D or differ in length or index.
 
     Examples

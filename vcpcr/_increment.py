@@ -33,6 +33,15 @@ from sklearn.model_selection import (
     StratifiedKFold,
 )
 
+from vcpcr._checks import (
+    check_choice,
+    check_cv_param,
+    check_finite,
+    check_fraction,
+    check_scalar,
+    check_survival,
+    dimension_error,
+)
 from vcpcr._families import family_name
 from vcpcr._formula import (
     DesignSpec,
@@ -55,15 +64,6 @@ from vcpcr._scaling import constant_columns
 from vcpcr._solvers.partial_likelihood import efron_loglik
 from vcpcr._summary import VCPCRSummary, numbered_notes
 from vcpcr._survival import evaluate_baseline, stratum_baselines
-from vcpcr._validation import (
-    check_choice,
-    check_cv_param,
-    check_finite,
-    check_fraction,
-    check_scalar,
-    check_survival,
-    dimension_error,
-)
 from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
 __all__ = [

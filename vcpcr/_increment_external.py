@@ -24,6 +24,12 @@ import pandas as pd
 from numpy.typing import NDArray
 from sklearn.utils.validation import check_is_fitted
 
+from vcpcr._checks import (
+    check_fraction,
+    check_random_state,
+    check_scalar,
+    check_survival,
+)
 from vcpcr._families import family_name
 from vcpcr._formula import formula_outcome
 from vcpcr._increment import (
@@ -46,12 +52,6 @@ from vcpcr._increment import (
 )
 from vcpcr._parallel import progress_shown, run_parallel
 from vcpcr._summary import VCPCRSummary
-from vcpcr._validation import (
-    check_fraction,
-    check_random_state,
-    check_scalar,
-    check_survival,
-)
 from vcpcr.external import ExternalCohort, align_cohort
 
 __all__ = ["ExternalIncrementResult", "validate_increment_external"]

@@ -5,7 +5,7 @@ sets ``n_features_in_`` and ``feature_names_in_``) and re-raises its errors
 with the fix, and checks that ``y`` is given, fits the family and has one
 entry per row; :func:`missing_as_nan` lets pandas' ``NA`` through as NaN so
 that missing values are reported by column. The values themselves are
-checked once, by the foundations (:mod:`vcpcr._validation`: ``X`` by
+checked once, by the foundations (:mod:`vcpcr._checks`: ``X`` by
 ``check_array``, ``y`` by the family's ``prepare``). A DataFrame's column
 names must be unique strings (:func:`check_column_names`), and new data's are
 matched to the training ones by name (:func:`aligned_columns`). Also the
@@ -32,6 +32,16 @@ import pandas as pd
 from numpy.typing import NDArray
 from sklearn.utils.validation import column_or_1d, validate_data
 
+from vcpcr._checks import (
+    check_array,
+    check_choice,
+    check_not_constant,
+    check_same_rows,
+    check_y_length,
+    dimension_error,
+    feature_names,
+    missing_to_nan,
+)
 from vcpcr._families import Family, Prepared
 from vcpcr._formula import (
     Resolved,
@@ -44,16 +54,6 @@ from vcpcr._formula import (
     warn_dropped,
 )
 from vcpcr._scaling import independent_columns, standardize
-from vcpcr._validation import (
-    check_array,
-    check_choice,
-    check_not_constant,
-    check_same_rows,
-    check_y_length,
-    dimension_error,
-    feature_names,
-    missing_to_nan,
-)
 
 __all__ = [
     "ColumnLayout",
@@ -242,7 +242,7 @@ def check_covariates(Z: NDArray[np.float64], names: Sequence[str]) -> Any:
     The first covariate that the intercept and the covariates before it
     explain (:func:`vcpcr._scaling.independent_columns`) is named with them,
     so the user knows which column to drop. Constant columns are caught
-    before, by :func:`vcpcr._validation.check_array`.
+    before, by :func:`vcpcr._checks.check_array`.
     """
     Zs = standardize(Z)[0]
     keep = independent_columns(Zs)
@@ -262,7 +262,7 @@ def missing_as_nan(X: Any) -> Any:
     """Return ``X`` with the missing entries of a DataFrame's object columns as NaN.
 
     scikit-learn's float conversion fails on ``pd.NA`` ("float() argument
-    must be ... not 'NAType'"); as NaN (:func:`vcpcr._validation.missing_to_nan`,
+    must be ... not 'NAType'"); as NaN (:func:`vcpcr._checks.missing_to_nan`,
     the one rule) it is reported as missing, by column.
     """
     if not isinstance(X, pd.DataFrame):
@@ -357,7 +357,7 @@ def validate_xy(
     ``X`` goes through scikit-learn's ``validate_data``, which sets
     ``est.n_features_in_`` (and ``feature_names_in_``) as scikit-learn
     estimators do; its values (missing, constant columns) are checked by
-    :func:`vcpcr._validation.check_array` after. ``y`` must be given, fit the
+    :func:`vcpcr._checks.check_array` after. ``y`` must be given, fit the
     family (a survival outcome only with ``family="cox"``, a column vector
     is raveled with scikit-learn's warning) and have one entry per row of
     ``X``; its values are the family's to check, once
@@ -446,7 +446,7 @@ def _hint_non_numeric(est: Any, X: Any, *, fitted: bool = False) -> Iterator[Non
     (datetime and timedelta columns), ``float()``'s (pandas periods) and
     pandas' "Cannot cast" (those columns beside a nullable numeric one) name
     the non-numeric columns. A 1-d or 3-d ``X``
-    (:func:`vcpcr._validation.dimension_error`), a table with no column and
+    (:func:`vcpcr._checks.dimension_error`), a table with no column and
     a ragged list get their own message. ``fitted``: new data for a fitted
     estimator, whose fix is to encode it as the data of ``fit`` was.
     """
@@ -768,7 +768,7 @@ def validated_design(est: Any, resolved: Resolved, family: Family) -> Design:
     strata ``resolved.strata``; a name of an encoded categorical column
     stands for its dummies. :func:`validate_xy` sets ``est``'s
     ``n_features_in_`` (and ``feature_names_in_``); then ``X``'s values
-    (:func:`vcpcr._validation.check_array`: finite, at least 3 samples, no
+    (:func:`vcpcr._checks.check_array`: finite, at least 3 samples, no
     constant column), ``y`` (the family's ``prepare``), the covariates
     (:func:`check_covariates`, :func:`check_levels`) and the strata
     (:func:`strata_columns`). Raises if no column is left to cluster.

@@ -15,6 +15,14 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from vcpcr._base import FitInput, VCPCRBase
+from vcpcr._checks import (
+    check_array,
+    check_finite,
+    check_scalar,
+    check_times,
+    check_y_length,
+    feature_names,
+)
 from vcpcr._clustering import (
     KeptStart,
     best_start,
@@ -42,14 +50,6 @@ from vcpcr._solvers.distributions import LOGISTIC
 from vcpcr._sos_nmf import initial_partitions
 from vcpcr._summary import SummaryMixin
 from vcpcr._survival import evaluate_baseline, step_functions, stratum_baselines
-from vcpcr._validation import (
-    check_array,
-    check_finite,
-    check_scalar,
-    check_times,
-    check_y_length,
-    feature_names,
-)
 from vcpcr._weights import WeightScheme, scheme_delta, weights_for_grid
 from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 

@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from vcpcr._checks import check_scalar
 from vcpcr._scoring_rule import ScoringRule
-from vcpcr._validation import check_scalar
 
 __all__ = ["SIGNATURE", "Nomogram", "nomogram"]
 

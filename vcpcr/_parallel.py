@@ -43,7 +43,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from vcpcr._validation import check_random_state
+from vcpcr._checks import check_random_state
 from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
 __all__ = [

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
+from vcpcr._checks import check_scalar, check_survival
 from vcpcr._families import family_name
 from vcpcr._formula import formula_outcome, outcome_columns
 from vcpcr._increment import (
@@ -38,7 +39,6 @@ from vcpcr._increment import (
     validate_increment,
 )
 from vcpcr._parallel import progress_shown, task_seeds
-from vcpcr._validation import check_scalar, check_survival
 
 __all__ = ["TRIPOD_ITEMS", "Report", "Section", "report"]
 

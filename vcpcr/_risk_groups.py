@@ -20,14 +20,14 @@ from sklearn.base import clone
 from sklearn.model_selection import KFold, check_cv, cross_val_predict
 from sklearn.utils.validation import check_is_fitted
 
-from vcpcr._input import check_same_rows
-from vcpcr._validation import (
+from vcpcr._checks import (
     check_array,
     check_choice,
     check_cv_param,
     check_split,
     check_survival,
 )
+from vcpcr._input import check_same_rows
 
 __all__ = ["RiskGroups", "risk_groups"]
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from vcpcr._validation import check_choice, check_fraction, check_scalar
+from vcpcr._checks import check_choice, check_fraction, check_scalar
 
 OUTCOMES = ("binary", "survival", "continuous")
 _Z = stats.norm.ppf(0.975)

@@ -4,7 +4,7 @@ A family's CV scorings are a :class:`FamilyScoring` registered under its
 name in :data:`SCORINGS` (:func:`scoring_of`): its own scoring, the
 scorings it computes for a stack of fits at once on a test fold
 (:meth:`FamilyScoring.score_batch`, on the vectorized metrics of
-:mod:`vcpcr._solvers.metrics`) and those that need the fold's training rows too
+:mod:`vcpcr._solvers.batch_scores`) and those that need the fold's training rows too
 (:meth:`FamilyScoring.score_fold`, the Cox cross-validated partial
 likelihood, with its fold weight). :func:`batch_scoring` says which route
 the folds take. ``get_scorer`` turns the ``scoring`` argument into a scorer
@@ -25,11 +25,11 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.metrics import check_scoring, get_scorer_names
 
+from vcpcr._checks import check_survival
 from vcpcr._families import Family, registered
-from vcpcr._solvers import metrics as batch_metrics
+from vcpcr._solvers import batch_scores
 from vcpcr._solvers.distributions import PROPORTIONAL_HAZARDS
 from vcpcr._solvers.pooled import POOLED
-from vcpcr._validation import check_survival
 from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
 __all__ = [
@@ -52,7 +52,7 @@ __all__ = [
 
 Scorer = Callable[[Any, Any, Any], float]
 
-#: A vectorized score (see :mod:`vcpcr._solvers.metrics`): None where it declines.
+#: A vectorized score (see :mod:`vcpcr._solvers.batch_scores`): None where it declines.
 _Metric = Callable[..., NDArray[np.float64] | None]
 
 
@@ -288,10 +288,10 @@ class GaussianScoring(FamilyScoring):
     name = "gaussian"
     default_scoring = scoring_name = "neg_mean_squared_error"
     batch_scorings: ClassVar[dict[str, _Metric]] = {
-        "neg_mean_squared_error": batch_metrics.neg_mean_squared_error,
-        "neg_root_mean_squared_error": batch_metrics.neg_root_mean_squared_error,
-        "neg_mean_absolute_error": batch_metrics.neg_mean_absolute_error,
-        "r2": batch_metrics.r2,
+        "neg_mean_squared_error": batch_scores.neg_mean_squared_error,
+        "neg_root_mean_squared_error": batch_scores.neg_root_mean_squared_error,
+        "neg_mean_absolute_error": batch_scores.neg_mean_absolute_error,
+        "r2": batch_scores.r2,
     }
     unit_degrees: ClassVar[dict[str, int]] = {
         "neg_mean_squared_error": 2,
@@ -313,9 +313,9 @@ class BinomialScoring(FamilyScoring):
     name = "binomial"
     default_scoring = scoring_name = "neg_log_loss"
     batch_scorings: ClassVar[dict[str, _Metric]] = {
-        "neg_log_loss": batch_metrics.neg_log_loss,
-        "accuracy": batch_metrics.accuracy,
-        "roc_auc": batch_metrics.roc_auc,
+        "neg_log_loss": batch_scores.neg_log_loss,
+        "accuracy": batch_scores.accuracy,
+        "roc_auc": batch_scores.roc_auc,
     }
 
     def _batch_score(
@@ -336,7 +336,7 @@ class CoxScoring(FamilyScoring):
     #: better but lost 0.07 of held-out C on six real cohorts
     #: (docs/survival.md), so it is offered, not the default.
     batch_scorings: ClassVar[dict[str, _Metric]] = {
-        "concordance": batch_metrics.concordance
+        "concordance": batch_scores.concordance
     }
     fold_scorings: ClassVar[dict[str, Scorer]] = {
         "neg_partial_likelihood_deviance": neg_partial_likelihood_deviance

@@ -2,7 +2,7 @@
 
 :func:`sos_nmf` solves one weighted SOS-NMF problem, :func:`lambda_max` gives
 its penalty scale and :func:`random_partition` draws a random start; each
-validates its input once (through :mod:`vcpcr._validation`) and runs the
+validates its input once (through :mod:`vcpcr._checks`) and runs the
 batched engine (:mod:`vcpcr._solvers.sos_nmf`) on a batch of one, with
 ``check_input=False``. :func:`initial_partitions` (the starts of
 :class:`vcpcr.VCPCR` too), :func:`single_result` (one problem of a batch as
@@ -21,20 +21,20 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from vcpcr._scaling import standardize
-from vcpcr._solvers.sos_nmf import (
-    BatchResult,
-    batched_sos_nmf,
-    initial_lambda_max,
-    latent_variables,
-)
-from vcpcr._validation import (
+from vcpcr._checks import (
     check_array,
     check_choice,
     check_labels,
     check_random_state,
     check_scalar,
     check_weight_vector,
+)
+from vcpcr._scaling import standardize
+from vcpcr._solvers.sos_nmf import (
+    BatchResult,
+    batched_sos_nmf,
+    initial_lambda_max,
+    latent_variables,
 )
 from vcpcr.exceptions import user_stacklevel
 
@@ -158,7 +158,7 @@ def initial_partitions(
     """Return ``n_init`` random partitions, or the given labels as one start.
 
     ``init`` is ``"random"`` (which needs ``n_clusters``) or one label per
-    feature (:func:`vcpcr._validation.check_labels`); ``owner`` names the
+    feature (:func:`vcpcr._checks.check_labels`); ``owner`` names the
     class or function in the messages.
     """
     if init is None or (np.ndim(init) == 0 and not isinstance(init, str)):

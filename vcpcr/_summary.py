@@ -23,7 +23,7 @@ from statsmodels.iolib import summary2 as sm_summary2
 from statsmodels.iolib.summary import Summary, forg, summary_params
 from statsmodels.iolib.table import SimpleTable
 
-from vcpcr._validation import check_fraction
+from vcpcr._checks import check_fraction
 from vcpcr.metrics import ConcordanceInterval, concordance_interval
 
 if TYPE_CHECKING:  # the family and the coefficient table it reads off its fit

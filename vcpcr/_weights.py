@@ -35,13 +35,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from vcpcr._families import Family, family_instance
-from vcpcr._losses import loss_of
-from vcpcr._scaling import relative_weights
-from vcpcr._scaling import standardize as _standardize
-from vcpcr._solvers.glmnet import glmnet_weights
-from vcpcr._solvers.kkt import WeightsPath
-from vcpcr._validation import (
+from vcpcr._checks import (
     check_array,
     check_choice,
     check_same_rows,
@@ -49,6 +43,12 @@ from vcpcr._validation import (
     check_weights,
     check_y_length,
 )
+from vcpcr._families import Family, family_instance
+from vcpcr._losses import loss_of
+from vcpcr._scaling import relative_weights
+from vcpcr._scaling import standardize as _standardize
+from vcpcr._solvers.glmnet import glmnet_weights
+from vcpcr._solvers.kkt import WeightsPath
 from vcpcr.exceptions import VCPCRWarning
 
 __all__ = [
@@ -369,7 +369,7 @@ def check_scheme(
     """Validate a ``weights`` parameter for ``family``; return its scheme.
 
     A registered name or one weight per feature (see
-    :func:`vcpcr._validation.check_weights`), whose scheme serves ``family``
+    :func:`vcpcr._checks.check_weights`), whose scheme serves ``family``
     (with ``covariates``, see :meth:`WeightScheme.check_family`).
     """
     check_weights(weights, n_features, owner=owner, methods=tuple(SCHEMES))

@@ -37,14 +37,7 @@ from sklearn.base import clone
 from sklearn.model_selection import KFold, StratifiedKFold, check_cv
 from statsmodels.iolib.summary import Summary
 
-from vcpcr._families import family_name
-from vcpcr._input import check_same_rows, take
-from vcpcr._scaling import constant_columns, magnitude
-from vcpcr._smoothers import SplineFit, binary_smoother, cloglog, survival_smoother
-from vcpcr._solvers.partial_likelihood import RiskSets
-from vcpcr._solvers.step2_fits import cox_batch, logit_batch
-from vcpcr._summary import evidence_table, numbered_notes
-from vcpcr._validation import (
+from vcpcr._checks import (
     check_cv_param,
     check_fraction,
     check_scalar,
@@ -52,6 +45,13 @@ from vcpcr._validation import (
     check_survival,
     check_time_event,
 )
+from vcpcr._families import family_name
+from vcpcr._input import check_same_rows, take
+from vcpcr._scaling import constant_columns, magnitude
+from vcpcr._smoothers import SplineFit, binary_smoother, cloglog, survival_smoother
+from vcpcr._solvers.partial_likelihood import RiskSets
+from vcpcr._solvers.step2_fits import cox_batch, logit_batch
+from vcpcr._summary import evidence_table, numbered_notes
 from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
 __all__ = [

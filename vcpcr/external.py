@@ -22,18 +22,18 @@ from numpy.typing import NDArray
 from sklearn.utils.validation import check_is_fitted
 from statsmodels.iolib.summary import Summary
 
+from vcpcr._checks import (
+    check_choice,
+    check_finite,
+    check_scalar,
+    check_survival,
+)
 from vcpcr._families import family_name
 from vcpcr._formula import source_groups
 from vcpcr._input import check_same_rows
 from vcpcr._scaling import constant_columns
 from vcpcr._summary import evidence_table, numbered_notes
 from vcpcr._survival import breslow_baseline, evaluate_baseline
-from vcpcr._validation import (
-    check_choice,
-    check_finite,
-    check_scalar,
-    check_survival,
-)
 from vcpcr.calibration import (
     CalibrationResult,
     binary_calibration,

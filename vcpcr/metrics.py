@@ -20,8 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from vcpcr._solvers.metrics import resampled_concordance
-from vcpcr._validation import (
+from vcpcr._checks import (
     check_array,
     check_fraction,
     check_random_state,
@@ -29,6 +28,7 @@ from vcpcr._validation import (
     check_scalar,
     check_survival,
 )
+from vcpcr._solvers.batch_scores import resampled_concordance
 
 __all__ = [
     "ConcordanceInterval",
@@ -533,7 +533,7 @@ def concordance_interval(
 
     and a resample with counts :math:`w` has :math:`C_w = w^\top (A \circ S)
     w / w^\top A w`: a count-weighted mean over the comparable pairs (the
-    kernel :func:`vcpcr._solvers.metrics.resampled_concordance`, whose pairs
+    kernel :func:`vcpcr._solvers.batch_scores.resampled_concordance`, whose pairs
     are those of the CV's concordance scorer). With ``strata``,
     :math:`A_{ij}` is also 0 when rows :math:`i` and :math:`j` are in
     different strata; the rows are resampled as without strata (the same

@@ -16,12 +16,12 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from vcpcr._families import family_instance
-from vcpcr._validation import (
+from vcpcr._checks import (
     check_array,
     check_random_state,
     check_scalar,
 )
+from vcpcr._families import family_instance
 
 __all__ = [
     "SimulatedData",

@@ -44,7 +44,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import solve_triangular
 
-from vcpcr._validation import check_array, check_varying, check_y_length
+from vcpcr._checks import check_array, check_varying, check_y_length
 from vcpcr.exceptions import ConvergenceWarning, user_stacklevel
 
 __all__ = ["GlmnetFit", "glmnet_gaussian", "glmnet_weights"]

@@ -245,12 +245,12 @@ class RiskSets:
     def _efron_hessian(
         self, r: _Float, Z: _Float, phi: _Float, mean: _Float
     ) -> tuple[_Float, _Float]:
-        """Efron's Hessian from ``r = exp(eta - shift)``, ``phi`` and the means,
-        and the diagonal of its second moments.
+        """Efron's Hessian and the diagonal of its second moments.
 
-        The second moments ``sum_e psi2_e / phi_e`` reordered by row: row
-        ``j`` enters every Efron term whose risk set holds it, with weight
-        ``1 / phi_e``, less ``l/d_j / phi_e`` for its own tied terms; so one
+        From ``r = exp(eta - shift)``, ``phi`` and the means. The second
+        moments ``sum_e psi2_e / phi_e`` reordered by row: row ``j`` enters
+        every Efron term whose risk set holds it, with weight ``1 / phi_e``,
+        less ``l/d_j / phi_e`` for its own tied terms; so one
         weighted Gram matrix ``Z' diag(r v) Z`` (BLAS), not a cumulative sum
         of (n, k, k) outer products, less ``mean' mean``. Its absolute
         error is rounding of the second moments.
@@ -270,8 +270,11 @@ class RiskSets:
     def _efron_hessian_by_term(
         self, r: _Float, Z: _Float, phi: _Float, mean: _Float
     ) -> _Float:
-        """Efron's Hessian summed per term: each term's second moments less
-        its mean's outer product (``O(n k^2)`` memory per design)."""
+        """Efron's Hessian summed per term.
+
+        Each term's second moments less its mean's outer product (``O(n
+        k^2)`` memory per design).
+        """
         rZ = r[..., None] * Z
         psi2 = self._efron_sums(rZ[..., None] * Z[:, :, None, :])
         return -np.sum(

@@ -34,7 +34,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
-from vcpcr._validation import check_array, check_labels, check_scalar
+from vcpcr._checks import check_array, check_labels, check_scalar
 
 __all__ = [
     "BatchResult",
@@ -777,7 +777,7 @@ def batched_sos_nmf(
         Weight vectors, one per row (a 1-d array is one weight vector).
     inits : sequence of array-like of shape (n_features,)
         Initial partitions: integer labels ``0..K_i-1`` (``K_i`` may differ;
-        see :func:`vcpcr._validation.check_labels`).
+        see :func:`vcpcr._checks.check_labels`).
     weight_idx, init_idx : array-like of int of shape (n_problems,)
         Row of ``W`` and initial partition of each problem.
     lams : array-like of shape (n_problems,)

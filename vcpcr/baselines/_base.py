@@ -12,14 +12,14 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import Tags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from vcpcr._scaling import raw_coefficients, standardize
-from vcpcr._validation import (
+from vcpcr._checks import (
     check_array,
     check_same_rows,
     check_scalar,
     check_varying,
     feature_names,
 )
+from vcpcr._scaling import raw_coefficients, standardize
 
 __all__ = ["BaselineRegressor"]
 

@@ -36,7 +36,7 @@ import sklearn
 from numpy.typing import NDArray
 from sklearn.linear_model import enet_path
 
-from vcpcr._validation import check_same_rows
+from vcpcr._checks import check_same_rows
 
 __all__ = ["CDResult", "cd_quadratic_lasso", "lasso_path", "soft_threshold"]
 

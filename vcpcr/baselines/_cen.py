@@ -9,8 +9,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from threadpoolctl import threadpool_limits
 
+from vcpcr._checks import check_random_state, check_same_rows
 from vcpcr._sos_nmf import random_partition
-from vcpcr._validation import check_random_state, check_same_rows
 from vcpcr.baselines._base import BaselineRegressor
 from vcpcr.baselines._cd import cd_quadratic_lasso, lasso_path
 from vcpcr.exceptions import ConvergenceWarning, user_stacklevel

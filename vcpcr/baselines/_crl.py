@@ -10,13 +10,13 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import RegressorTags, Tags
 from threadpoolctl import threadpool_limits
 
-from vcpcr._sos_nmf import random_partition
-from vcpcr._validation import (
+from vcpcr._checks import (
     check_choice,
     check_labels,
     check_random_state,
     check_same_rows,
 )
+from vcpcr._sos_nmf import random_partition
 from vcpcr.baselines._base import BaselineRegressor
 from vcpcr.baselines._cd import lasso_path
 from vcpcr.baselines._hclustvar import hclustvar

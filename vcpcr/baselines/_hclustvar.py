@@ -31,7 +31,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from threadpoolctl import threadpool_limits
 
-from vcpcr._validation import check_array, check_scalar
+from vcpcr._checks import check_array, check_scalar
 
 __all__ = ["hclustvar"]
 

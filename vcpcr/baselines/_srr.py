@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from threadpoolctl import threadpool_limits
 
-from vcpcr._validation import check_same_rows
+from vcpcr._checks import check_same_rows
 from vcpcr.baselines._base import BaselineRegressor
 from vcpcr.baselines._cd import cd_quadratic_lasso, lasso_path
 from vcpcr.exceptions import ConvergenceWarning, user_stacklevel

@@ -79,7 +79,7 @@ def liver_sample(
     """
     from sklearn.cross_decomposition import PLSRegression
 
-    from vcpcr._validation import check_random_state
+    from vcpcr._checks import check_random_state
     from vcpcr.datasets import load_liver
 
     X_all, y_all = load_liver(return_X_y=True)

@@ -18,8 +18,8 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from vcpcr._checks import check_random_state
 from vcpcr._sos_nmf import random_partition
-from vcpcr._validation import check_random_state
 from vcpcr._weights import SCHEMES
 
 __all__ = [

@@ -28,8 +28,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from vcpcr._checks import check_same_rows, check_varying
 from vcpcr._scaling import standardize
-from vcpcr._validation import check_same_rows, check_varying
 from vcpcr.benchmark._grid_fits import solve
 from vcpcr.benchmark._methods import Method, Starts
 from vcpcr.metrics import mcc_clustering, mcc_support
@@ -117,7 +117,7 @@ def nested_folds(
     >>> train.size, test.size
     (36, 9)
     """
-    from vcpcr._validation import check_random_state
+    from vcpcr._checks import check_random_state
 
     if n_outer < 2 or n_inner < 2:
         raise ValueError(

@@ -25,7 +25,7 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 import pandas as pd
 
-from vcpcr._validation import check_scalar
+from vcpcr._checks import check_scalar
 from vcpcr.benchmark._methods import PROFILES, Method, Profile, draw_starts, get_methods
 from vcpcr.benchmark._protocol import nested_cv, nested_folds
 from vcpcr.benchmark._results import average_folds, curves, summarize, to_markdown

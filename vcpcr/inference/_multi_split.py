@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from vcpcr._checks import check_array, check_fraction, check_scalar
 from vcpcr._cv import GRID_PARAMS, VCPCRCV
 from vcpcr._families import family_name
 from vcpcr._input import take
@@ -33,7 +34,6 @@ from vcpcr._parallel import (
     task_seeds,
 )
 from vcpcr._summary import VCPCRSummary, evidence_table, numbered_notes
-from vcpcr._validation import check_array, check_fraction, check_scalar
 from vcpcr.inference._common_tree import (
     TREE_MAX_FEATURES,
     CommonTree,

@@ -33,16 +33,16 @@ from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.utils.validation import check_is_fitted
 
 from vcpcr._base import same_value
+from vcpcr._checks import (
+    check_fraction,
+    check_random_state,
+    check_scalar,
+)
 from vcpcr._cv import VCPCRCV
 from vcpcr._families import Family
 from vcpcr._input import take
 from vcpcr._model import VCPCR
 from vcpcr._scaling import standardize
-from vcpcr._validation import (
-    check_fraction,
-    check_random_state,
-    check_scalar,
-)
 from vcpcr.exceptions import VCPCRWarning
 
 __all__ = [

@@ -22,6 +22,7 @@ from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.spatial.distance import squareform
 from statsmodels.iolib.table import SimpleTable
 
+from vcpcr._checks import check_random_state, check_scalar
 from vcpcr._cv import VCPCRCV
 from vcpcr._families import family_name
 from vcpcr._input import take
@@ -36,7 +37,6 @@ from vcpcr._parallel import (
     task_seeds,
 )
 from vcpcr._summary import VCPCRSummary, _fmt, composition_rows, numbered_notes
-from vcpcr._validation import check_random_state, check_scalar
 from vcpcr.inference._resampling import (
     Fingerprint,
     check_template,

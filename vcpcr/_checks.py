@@ -752,7 +752,7 @@ def check_survival(
     Examples
     --------
     >>> import numpy as np
-    >>> from vcpcr._validation import check_survival
+    >>> from vcpcr._checks import check_survival
     >>> y = np.array([(1, 5.0), (0, 3.5), (1, 1.2)], dtype="?,<f8")
     >>> check_survival(y)
     (array([5. , 3.5, 1.2]), array([ True, False,  True]))
