@@ -22,9 +22,9 @@ from vcpcr import (
     VCPCR,
     VCPCRCV,
     Surv,
+    _checks,
     _families,
     _input,
-    _validation,
     compute_weights,
     lambda_max,
     sos_nmf,
@@ -34,12 +34,12 @@ from vcpcr._solvers.sos_nmf import batched_sos_nmf
 #: The function of each concept; the count is keyed by the function and, for
 #: the NaN check, by the argument it names (X and y are two arrays).
 CONCEPTS = {
-    _validation.check_finite.__code__: "missing values",
+    _checks.check_finite.__code__: "missing values",
     _input.missing_as_nan.__code__: "missing as NaN (DataFrame)",
-    _validation.check_y_length.__code__: "y length",
-    _validation.check_varying.__code__: "constant y",
-    _validation.check_time_event.__code__: "survival times/events",
-    _validation.check_labels.__code__: "initial labels",
+    _checks.check_y_length.__code__: "y length",
+    _checks.check_varying.__code__: "constant y",
+    _checks.check_time_event.__code__: "survival times/events",
+    _checks.check_labels.__code__: "initial labels",
     _families.Gaussian.prepare.__code__: "y validator",
     _families.Binomial.prepare.__code__: "y validator",
     _families.Cox.prepare.__code__: "y validator",
@@ -170,7 +170,7 @@ def test_surv_and_check_survival_give_one_verdict(time, event, error, match):
         Surv(time, event)
     frame = pd.DataFrame({"time": time, "event": event})
     with pytest.raises(error, match=match):
-        _validation.check_survival(frame)
+        _checks.check_survival(frame)
 
 
 def test_missing_values_are_reported_alike_in_x_and_survival_y():
@@ -182,7 +182,7 @@ def test_missing_values_are_reported_alike_in_x_and_survival_y():
         VCPCR(2).fit(frame, y)
     surv = pd.DataFrame({"time": [1.0, pd.NA, 3.0], "event": [1, 0, 1]}, dtype=object)
     with pytest.raises(ValueError, match="1 missing survival time"):
-        _validation.check_survival(surv)
+        _checks.check_survival(surv)
 
 
 def test_constant_y_is_one_rule():

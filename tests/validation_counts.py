@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from vcpcr import VCPCRCV, Surv, _validation
+from vcpcr import VCPCRCV, Surv, _checks
 from vcpcr._base import VCPCRBase
 from vcpcr._families import FAMILIES
 from vcpcr.simulate import make_block_data
@@ -52,7 +52,7 @@ def counted() -> Iterator[Counter[str]]:
     wrap(VCPCRBase, "_fit_input", "input")
     for family in FAMILIES.values():
         wrap(type(family), "prepare", f"prepare:{family.name}")
-    original = _validation.check_survival
+    original = _checks.check_survival
     for module in list(sys.modules.values()):
         name = getattr(module, "__name__", "") or ""
         if (name == "vcpcr" or name.startswith("vcpcr.")) and getattr(
