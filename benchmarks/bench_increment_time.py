@@ -69,6 +69,11 @@ def simulated_912():
         censoring=0.5,
         random_state=0,
     )
+    return with_clinical(data)
+
+
+def with_clinical(data):
+    """912 rows of simulated genes with age, size and a three-level grade."""
     rng = np.random.default_rng(1)
     genes = pd.DataFrame(np.asarray(data.X), columns=[f"g{j}" for j in range(158)])
     clinical = pd.DataFrame(

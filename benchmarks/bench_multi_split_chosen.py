@@ -40,6 +40,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from bench_increment_time import with_clinical
 
 import vcpcr
 from vcpcr import VCPCR, VCPCRCV
@@ -60,18 +61,7 @@ def simulated_912():
         censoring=0.3,
         random_state=0,
     )
-    rng = np.random.default_rng(1)
-    genes = pd.DataFrame(np.asarray(data.X), columns=[f"g{j}" for j in range(158)])
-    clinical = pd.DataFrame(
-        {
-            "age": rng.normal(60, 10, 912),
-            "size": rng.gamma(2.0, 1.0, 912),
-            "grade": rng.choice(["1", "2", "3"], 912),
-        }
-    )
-    X = pd.concat([clinical, genes], axis=1)
-    y = np.column_stack([data.y, data.event]).astype(float)
-    return X, y, ["age", "size", "grade"], []
+    return with_clinical(data)
 
 
 def simulated_wide():

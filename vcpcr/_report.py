@@ -1110,17 +1110,27 @@ def _run_validation_sample_size(
     result = validation_sample_size(
         "survival", event_risk=1.0 - survival, n_available=len(time2)
     )
+    return _validation_size_section(
+        result,
+        f"(validation_sample_size) at the risk 1 - S(t) of the external "
+        f"cohort's Kaplan-Meier survival S({horizon:.4g}) = {survival:.4g} "
+        f"(kaplan_meier)",
+        results,
+    )
+
+
+def _validation_size_section(
+    result: Any, basis: str, results: dict[str, Any]
+) -> Section:
+    """Return the external validation's sample-size section (``basis``: from what)."""
     results["validation_sample_size"] = result
     verdict = {True: "meets", False: "does not meet", None: "-"}[result.adequate]
     return Section(
         "Sample size of the external validation",
         ("10",),
         [
-            f"Riley et al.'s external-validation criteria "
-            f"(validation_sample_size) at the risk 1 - S(t) of the external "
-            f"cohort's Kaplan-Meier survival S({horizon:.4g}) = {survival:.4g} "
-            f"(kaplan_meier): "
-            f"at least {result.n_required} participants; the cohort "
+            f"Riley et al.'s external-validation criteria {basis}: at least "
+            f"{result.n_required} participants; the cohort "
             f"({result.n_available}) {verdict} it.",
             result.note,
         ],
@@ -1309,22 +1319,13 @@ def _run_binary_validation_sample_size(
         predicted_risk=results["external"].calibration.predicted,
         n_available=len(labels),
     )
-    results["validation_sample_size"] = result
-    verdict = {True: "meets", False: "does not meet", None: "-"}[result.adequate]
-    return Section(
-        "Sample size of the external validation",
-        ("10",),
-        [
-            f"Riley et al.'s external-validation criteria "
-            f"(validation_sample_size, binary) with the anticipated C "
-            f"{c:.4g} (the signature's cross-validated AUC, validate_increment) "
-            f"and the model's predicted risks on the external cohort "
-            f"(validate_external's calibration.predicted): at least "
-            f"{result.n_required} participants; the cohort "
-            f"({result.n_available}) {verdict} it.",
-            result.note,
-        ],
-        [("Criteria", result.criteria)],
+    return _validation_size_section(
+        result,
+        f"(validation_sample_size, binary) with the anticipated C {c:.4g} (the "
+        f"signature's cross-validated AUC, validate_increment) and the model's "
+        f"predicted risks on the external cohort (validate_external's "
+        f"calibration.predicted)",
+        results,
     )
 
 
