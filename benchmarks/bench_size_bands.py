@@ -186,6 +186,17 @@ one on this run's splits (``against_table``).
   A larger grid also gives each band's maximum more points to be lucky
   on, so part of any gain can be the choice's noise; the thresholds stay
   as stated.
+  **Outcome** (``results/size_bands_c5_table.txt``, 30 splits of seed 21;
+  the Coxnet rows of the two runs identical, ``max |dC Coxnet|`` = 0): not
+  supported. The mechanism was engaged in every band (models with ``k`` 1
+  or 2: 17, 15 and 14 of 30 in 1-5, 6-10, 11-20; median largest cluster 1,
+  5 and 7.5 genes). C5 minus the baseline on the same splits: -0.027
+  [-0.060, +0.005] (1-5, down by more than 0.01), -0.010 [-0.044, +0.024]
+  (6-10), +0.002 [-0.023, +0.028] (11-20). Against Coxnet: -0.041, -0.072,
+  -0.053 (the baseline: -0.018, -0.047, -0.053). C4's gain from 6 genes up
+  did not reproduce on new splits when the CV chooses between the cluster
+  counts; the default row: C5 0.643 with 23 genes, the baseline 0.648 with
+  44 (Coxnet 0.653, 23.5).
 """
 
 from __future__ import annotations
