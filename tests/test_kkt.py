@@ -288,11 +288,15 @@ def test_cox_polish_with_fewer_features_than_rows_solves_in_the_active_space(
     def padded(prob, w0, offset0, delta):  # as many features as rows: dense
         pad = np.zeros((prob.X.shape[0], prob.X.shape[0]))
         prob = prob._replace(X=np.hstack([prob.X, pad]))
-        w, offset = dense_polish(prob, np.r_[w0, np.zeros(pad.shape[1])], offset0, delta)
+        w, offset = dense_polish(
+            prob, np.r_[w0, np.zeros(pad.shape[1])], offset0, delta
+        )
         return w[: X.shape[1]], offset
 
     monkeypatch.setattr(cox, "_polish", padded)
     dense = cox.cox_lasso_path(
         X, time, event, deltas, l1_ratio=0.05, covariates=Z, return_kkt=True
     )
-    assert_allclose(path.coef, dense.coef, rtol=0, atol=1e-10 * np.abs(dense.coef).max())
+    assert_allclose(
+        path.coef, dense.coef, rtol=0, atol=1e-10 * np.abs(dense.coef).max()
+    )

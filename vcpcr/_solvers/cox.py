@@ -491,15 +491,8 @@ def _polish(
         if K is None:
             step = _active_space_step(rs, eta, terms, Xo[:, now], Zo, F, l2)
         else:
-            for cols, sign in ((now & ~active, 1.0), (active & ~now, -1.0)):
-                if cols.any():
-                    K += sign * (Xo[:, cols] @ Xo[:, cols].T)
-            active = now
-            H = rs.breslow_hessian(eta, terms)
-            J = np.block(
-                [[np.eye(n) + K @ H / l2, -Zo], [Zo.T @ H, np.zeros((c, c))]]
-            )
-            step = _dense_step(J, F)
+            step = _dense_step(K, Xo, active, now, (rs, eta, terms), Zo, F, l2)
+        active = now
         cand = None if step is None else _newton_step(residual, eta, beta, step, norm)
         if cand is None:
             break  # no step lowers ||F|| (rounding level, a kink), or J singular
@@ -508,8 +501,30 @@ def _polish(
     return best[1], (prob.Z @ best[2]) if c else offset0
 
 
-def _dense_step(J: _Float, F: _Float) -> _Float | None:
-    """Newton's step ``-J^{-1} F``; None where ``J`` is singular."""
+def _dense_step(
+    K: _Float,
+    Xo: _Float,
+    active: NDArray[np.bool_],
+    now: NDArray[np.bool_],
+    at: tuple[RiskSets, _Float, tuple[_Float, _Float]],
+    Zo: _Float,
+    F: _Float,
+    l2: float,
+) -> _Float | None:
+    """Newton's step ``-J^{-1} F`` of :func:`_polish` from the ``(n + c)``-square J.
+
+    ``K = X_A X_A'`` (sorted) is updated in place from the features
+    ``active`` at the last step to those active ``now``; ``at`` is the risk
+    sets, the linear predictor and its Breslow terms. None where ``J`` is
+    singular.
+    """
+    for cols, sign in ((now & ~active, 1.0), (active & ~now, -1.0)):
+        if cols.any():
+            K += sign * (Xo[:, cols] @ Xo[:, cols].T)
+    rs, eta, terms = at
+    n, c = Zo.shape
+    H = rs.breslow_hessian(eta, terms)
+    J = np.block([[np.eye(n) + K @ H / l2, -Zo], [Zo.T @ H, np.zeros((c, c))]])
     try:
         return -np.linalg.solve(J, F)
     except np.linalg.LinAlgError:
