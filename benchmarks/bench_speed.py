@@ -13,7 +13,8 @@ Run (on 2 cores; both sides use ``n_jobs=2``)::
 (``latent="paper", scoring=None, selection="min"``); ``--lam-ratio-points
 10`` the ``lam_ratio`` grid before rule E (``10**linspace(-3, 0, 10)``; the
 default has 20 points); ``--cases`` runs only the named rows
-(``gaussian-20000``, ``cox-5000``, ``cox-20000``); ``--peer-refit`` adds
+(``gaussian-20000``, ``cox-5000``, ``cox-20000``, ``cox-1000``: 6,000 x 1,000,
+the biobank-style shape of #50); ``--peer-refit`` adds
 the Coxnet CV's fit on all rows (as ``cv.glmnet``; ``VCPCRCV`` refits too);
 ``--runs`` repeats each row.
 
@@ -27,7 +28,10 @@ the same run (wall-clock seconds, one run each):
    censored): ``VCPCRCV(family="cox")`` against a 5-fold CV of
    scikit-survival's ``CoxnetSurvivalAnalysis(l1_ratio=0.5)`` over 30
    alphas (one path per fold, Harrell's concordance per alpha, the folds in
-   parallel).
+   parallel), and the same CV with its alphas stopped at
+   ``alpha_min_ratio=0.05`` (``to 0.05``: the sparse end where a CV by C
+   chooses on these data, #50);
+3. cox 6,000 x 1,000 (the same design): the biobank-style shape of #50.
 
 The ratio is vcpcr's time over the peer's. ``--quick`` divides ``p`` by 20.
 The machine's load (``os.getloadavg``) is printed with the table: on a shared
@@ -86,20 +90,26 @@ def timed(fn: Any) -> float:
     return time.perf_counter() - tic
 
 
-def _coxnet_path(X: Any, time_: Any, event: Any) -> Any:
-    """The Coxnet path (``l1_ratio=0.5``, 30 alphas) on the given rows."""
+def _coxnet_path(X: Any, time_: Any, event: Any, min_ratio: float | None) -> Any:
+    """The Coxnet path (``l1_ratio=0.5``, 30 alphas) on the given rows.
+
+    ``min_ratio`` is its ``alpha_min_ratio`` (None: scikit-survival's default).
+    """
     from sksurv.linear_model import CoxnetSurvivalAnalysis
     from sksurv.util import Surv as SkSurv
 
     y = SkSurv.from_arrays(event, time_)
-    return CoxnetSurvivalAnalysis(l1_ratio=0.5, n_alphas=30).fit(X, y)
+    ratio = {} if min_ratio is None else {"alpha_min_ratio": min_ratio}
+    return CoxnetSurvivalAnalysis(l1_ratio=0.5, n_alphas=30, **ratio).fit(X, y)
 
 
-def _coxnet_fold(X: Any, time_: Any, event: Any, train: Any, test: Any) -> Any:
+def _coxnet_fold(
+    X: Any, time_: Any, event: Any, train: Any, test: Any, min_ratio: float | None
+) -> Any:
     """Concordance of each alpha of one fold's Coxnet path on its test rows."""
     from sksurv.metrics import concordance_index_censored
 
-    model = _coxnet_path(X[train], time_[train], event[train])
+    model = _coxnet_path(X[train], time_[train], event[train], min_ratio)
     return [
         concordance_index_censored(
             event[test], time_[test], model.predict(X[test], alpha=a)
@@ -108,20 +118,32 @@ def _coxnet_fold(X: Any, time_: Any, event: Any, train: Any, test: Any) -> Any:
     ]
 
 
-def coxnet_cv(X: Any, time_: Any, event: Any, refit: bool = False) -> Any:
+def coxnet_cv(
+    X: Any,
+    time_: Any,
+    event: Any,
+    refit: bool = False,
+    min_ratio: float | None = None,
+) -> Any:
     """5-fold CV of Coxnet over 30 alphas, folds in parallel.
 
     ``refit=True`` then fits the path on all rows, as ``cv.glmnet`` and
     ``GridSearchCV(refit=True)`` do (and ``VCPCRCV`` does): the model a
-    user would keep.
+    user would keep. ``min_ratio`` is the path's ``alpha_min_ratio``
+    (None: scikit-survival's default).
     """
     folds = list(KFold(5, shuffle=True, random_state=0).split(X))
     scores = Parallel(n_jobs=N_JOBS)(
-        delayed(_coxnet_fold)(X, time_, event, tr, te) for tr, te in folds
+        delayed(_coxnet_fold)(X, time_, event, tr, te, min_ratio) for tr, te in folds
     )
     if refit:
-        _coxnet_path(X, time_, event)
+        _coxnet_path(X, time_, event, min_ratio)
     return scores
+
+
+#: The sparse-ended Coxnet CV of #50: its 30 alphas stop at 0.05 of the
+#: largest, where a CV by C chooses on these data.
+SPARSE_MIN_RATIO = 0.05
 
 
 #: ``VCPCRCV``'s defaults before #27's sixth study (``--previous-default``).
@@ -145,14 +167,24 @@ def row(
         time_, event = y
         ours = timed(lambda: VCPCRCV(family="cox", **kw).fit(X, Surv(time_, event)))
         peer = timed(lambda: coxnet_cv(X, time_, event, refit=peer_refit))
+        sparse = timed(
+            lambda: coxnet_cv(
+                X, time_, event, refit=peer_refit, min_ratio=SPARSE_MIN_RATIO
+            )
+        )
         peer_name = "Coxnet 5-fold CV, 30 alphas" + (" + refit" if peer_refit else "")
+        to_sparse = f"{sparse:>8.1f} {ours / sparse:>6.1f}"
     else:
         ours = timed(lambda: VCPCRCV(**kw).fit(X, y))
         peer = timed(
             lambda: ElasticNetCV(l1_ratio=0.5, alphas=30, cv=5, n_jobs=N_JOBS).fit(X, y)
         )
         peer_name = "ElasticNetCV(l1_ratio=0.5, alphas=30)"
-    return f"{name:<22} {ours:>9.1f} {peer_name:<38} {peer:>8.1f} {ours / peer:>6.1f}"
+        to_sparse = f"{'-':>8} {'-':>6}"
+    return (
+        f"{name:<22} {ours:>9.1f} {peer_name:<38} {peer:>8.1f} {ours / peer:>6.1f} "
+        f"{to_sparse}"
+    )
 
 
 def main() -> None:
@@ -185,8 +217,8 @@ def main() -> None:
     )
     parser.add_argument(
         "--cases",
-        default="gaussian-20000,cox-5000,cox-20000",
-        help="comma-separated rows to run (default: all three)",
+        default="gaussian-20000,cox-5000,cox-20000,cox-1000",
+        help="comma-separated rows to run (default: all four)",
     )
     args = parser.parse_args()
     scale = 20 if args.quick else 1
@@ -201,12 +233,16 @@ def main() -> None:
             ("gaussian", 500, 20_000),
             ("cox", 300, 5_000),
             ("cox", 300, 20_000),
+            ("cox", 6_000, 1_000),
         ]
         if f"{family}-{p}" in args.cases.split(",")
     ]
     print(f"VCPCRCV parameters: {params or 'defaults'}")
     print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")
-    print(f"{'data':<22} {'vcpcr s':>9} {'peer':<38} {'peer s':>8} {'ratio':>6}")
+    print(
+        f"{'data':<22} {'vcpcr s':>9} {'peer':<38} {'peer s':>8} {'ratio':>6} "
+        f"{'to 0.05':>8} {'ratio':>6}"
+    )
     for family, n, p in cases:
         p = max(p // scale, 200)
         X, y = make_case(n, p, family)

@@ -6,6 +6,7 @@ profile sees every stage)::
     OPENBLAS_NUM_THREADS=1 python benchmarks/profile_cv.py gaussian  # 500 x 20,000
     OPENBLAS_NUM_THREADS=1 python benchmarks/profile_cv.py cox       # 300 x 5,000
     OPENBLAS_NUM_THREADS=1 python benchmarks/profile_cv.py cox-wide  # 300 x 20,000
+    OPENBLAS_NUM_THREADS=1 python benchmarks/profile_cv.py cox-tall  # 6,000 x 1,000
     OPENBLAS_NUM_THREADS=1 python benchmarks/profile_cv.py chop      # 414 x 3,833
 
 ``chop`` is SurvSet's real cohort (``pip install 'vcpcr[benchmarks]'``; its
@@ -20,7 +21,7 @@ seconds of each stage:
 - SOS-NMF: the batched clustering of a fold (``_tuning.solve_grid``);
 - step 2: the outcome models of all grid points (``_tuning._fit_grid``);
 - scoring: the rest of ``_tuning._score_grid`` (predictions and scores);
-- refit: ``VCPCR.fit`` of the chosen point on all the data;
+- refit: ``VCPCR._fit_validated`` of the chosen point on all the data;
 - other: validation, folds, ``cv_results_`` (the total minus the above).
 
 Then, with ``--jobs``, the joblib overhead: the wall time of the same fit
@@ -45,6 +46,7 @@ CASES = {
     "gaussian": (500, 20_000, "gaussian"),
     "cox": (300, 5_000, "cox"),
     "cox-wide": (300, 20_000, "cox"),
+    "cox-tall": (6_000, 1_000, "cox"),
 }
 
 
@@ -88,7 +90,7 @@ def main(name: str) -> None:
         "SOS-NMF": _cumulative(stats, "solve_grid", "_tuning.py"),
         "step 2": _cumulative(stats, "_fit_grid", "_tuning.py"),
         "scoring": _cumulative(stats, "_score_grid", "_tuning.py"),
-        "refit": _cumulative(stats, "fit", "_model.py"),
+        "refit": _cumulative(stats, "_fit_validated", "_model.py"),
     }
     cum["scoring"] -= cum["step 2"]
     cum["other"] = cpu - sum(cum.values())

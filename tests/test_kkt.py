@@ -257,3 +257,46 @@ def test_fitted_estimators_keep_the_weights_kkt():
     assert fold_kkt.shape == (len(cv.cv_results_),)
     assert np.all(fold_kkt <= KKT_TOL)  # every fold's path met the tolerance
     assert np.all(fold_kkt > 0)  # a measured violation, not a placeholder
+
+
+@pytest.mark.parametrize("n_covariates", [0, 2], ids=["plain", "covariates"])
+def test_cox_polish_with_fewer_features_than_rows_solves_in_the_active_space(
+    monkeypatch, n_covariates
+):
+    """With fewer features than rows the polish's Newton system is solved in
+    the active features' space (Woodbury): its weights meet POLISH_KKT by the
+    reference conditions and equal those of the (n + c)-square system, which
+    the polish solves when the features are padded with zero columns."""
+    pytest.importorskip("sksurv")
+    from vcpcr._solvers import cox
+
+    X, time, event = _cox_data(3, n=150, p=40)
+    rng = np.random.default_rng(3)
+    Z = rng.normal(size=(150, n_covariates)) if n_covariates else None
+    y = np.column_stack([time, event])
+    deltas = lasso_delta_max(X, y, "cox", 0.05) * np.array([0.3, 0.05, 0.01])
+    path = cox.cox_lasso_path(
+        X, time, event, deltas, l1_ratio=0.05, covariates=Z, return_kkt=True
+    )
+    assert np.all(path.kkt <= cox.POLISH_KKT)
+    if Z is None:
+        for w, delta in zip(path.coef, deltas, strict=True):
+            kkt = _kkt(_breslow(X @ w, time, event)[1], X, w, delta, 0.05)
+            assert kkt <= cox.POLISH_KKT
+    dense_polish = cox._polish
+
+    def padded(prob, w0, offset0, delta):  # as many features as rows: dense
+        pad = np.zeros((prob.X.shape[0], prob.X.shape[0]))
+        prob = prob._replace(X=np.hstack([prob.X, pad]))
+        w, offset = dense_polish(
+            prob, np.r_[w0, np.zeros(pad.shape[1])], offset0, delta
+        )
+        return w[: X.shape[1]], offset
+
+    monkeypatch.setattr(cox, "_polish", padded)
+    dense = cox.cox_lasso_path(
+        X, time, event, deltas, l1_ratio=0.05, covariates=Z, return_kkt=True
+    )
+    assert_allclose(
+        path.coef, dense.coef, rtol=0, atol=1e-10 * np.abs(dense.coef).max()
+    )

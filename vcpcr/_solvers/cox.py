@@ -447,7 +447,10 @@ def _polish(
     and ``H`` the loss' Hessian in :math:`\eta`, so each Newton step solves
     an ``(n + c)``-square system whatever the number of features, with
     ``X_A X_A'`` updated as ``A`` changes (semismooth Newton, as in
-    Li, Sun & Toh 2018, SIAM J Optim 28:433, on the primal here). Steps
+    Li, Sun & Toh 2018, SIAM J Optim 28:433, on the primal here). With
+    fewer features than rows that system costs ``O(n^3)`` a step (minutes
+    at 5,000 rows) and is solved in the active features' space instead
+    (:func:`_active_space_step`, ``O(n |A|^2)``). Steps
     are damped by backtracking on ``||F||``; the iteration stops at a
     relative KKT violation of :data:`POLISH_KKT`, after
     :data:`MAX_POLISH` steps, when a step no longer lowers ``||F||``, or at
@@ -477,20 +480,20 @@ def _polish(
     best = (kkt(w0, beta), w0, beta)
     eta = Xo @ w0 + Zo @ beta
     w, F, terms = residual(eta, beta)
-    norm, active, K = float(np.linalg.norm(F)), np.zeros(w.size, bool), np.zeros((n, n))
+    norm, active = float(np.linalg.norm(F)), np.zeros(w.size, bool)
+    K = np.zeros((n, n)) if Xo.shape[1] >= n else None  # X_A X_A' (n x n)
     for it in range(MAX_POLISH + 1):
         if (k := kkt(w, beta)) < best[0]:
             best = (k, w, beta)
         if k <= POLISH_KKT or it == MAX_POLISH:
             break
         now = w != 0
-        for cols, sign in ((now & ~active, 1.0), (active & ~now, -1.0)):
-            if cols.any():
-                K += sign * (Xo[:, cols] @ Xo[:, cols].T)
+        if K is None:
+            step = _active_space_step(rs, eta, terms, Xo[:, now], Zo, F, l2)
+        else:
+            step = _dense_step(K, Xo, active, now, (rs, eta, terms), Zo, F, l2)
         active = now
-        H = rs.breslow_hessian(eta, terms)
-        J = np.block([[np.eye(n) + K @ H / l2, -Zo], [Zo.T @ H, np.zeros((c, c))]])
-        cand = _newton_step(residual, eta, beta, J, F, norm)
+        cand = None if step is None else _newton_step(residual, eta, beta, step, norm)
         if cand is None:
             break  # no step lowers ||F|| (rounding level, a kink), or J singular
         eta, beta, (w, F, terms) = cand
@@ -498,25 +501,85 @@ def _polish(
     return best[1], (prob.Z @ best[2]) if c else offset0
 
 
+def _dense_step(
+    K: _Float,
+    Xo: _Float,
+    active: NDArray[np.bool_],
+    now: NDArray[np.bool_],
+    at: tuple[RiskSets, _Float, tuple[_Float, _Float]],
+    Zo: _Float,
+    F: _Float,
+    l2: float,
+) -> _Float | None:
+    """Newton's step ``-J^{-1} F`` of :func:`_polish` from the ``(n + c)``-square J.
+
+    ``K = X_A X_A'`` (sorted) is updated in place from the features
+    ``active`` at the last step to those active ``now``; ``at`` is the risk
+    sets, the linear predictor and its Breslow terms. None where ``J`` is
+    singular.
+    """
+    for cols, sign in ((now & ~active, 1.0), (active & ~now, -1.0)):
+        if cols.any():
+            K += sign * (Xo[:, cols] @ Xo[:, cols].T)
+    rs, eta, terms = at
+    n, c = Zo.shape
+    H = rs.breslow_hessian(eta, terms)
+    J = np.block([[np.eye(n) + K @ H / l2, -Zo], [Zo.T @ H, np.zeros((c, c))]])
+    try:
+        return -np.linalg.solve(J, F)
+    except np.linalg.LinAlgError:
+        return None
+
+
+def _active_space_step(
+    rs: RiskSets,
+    eta: _Float,
+    terms: tuple[_Float, _Float],
+    XA: _Float,
+    Zo: _Float,
+    F: _Float,
+    l2: float,
+) -> _Float | None:
+    r"""Newton's step ``-J^{-1} F`` of :func:`_polish` in the active features' space.
+
+    ``J = [[M, -Z], [Z'H, 0]]`` with :math:`M = I + X_A X_A' H / l_2`, whose
+    inverse is :math:`I - X_A (l_2 I + X_A' H X_A)^{-1} X_A' H` (Woodbury;
+    ``l_2 I + X_A' H X_A`` is positive definite); the covariates' part is the
+    ``c``-square Schur complement :math:`Z'H M^{-1} Z`. ``H`` enters only
+    through products (:meth:`RiskSets.breslow_hessian_dot`), so a step
+    costs ``O(n |A|^2 + |A|^3)`` instead of ``O(n^3)``. ``XA``, ``Zo`` are
+    the active features and the covariates, sorted; None where the Schur
+    complement is singular (covariates that separate the outcome).
+    """
+    n = eta.size
+    HXA = rs.breslow_hessian_dot(eta, terms, XA)
+    inner = l2 * np.eye(XA.shape[1]) + XA.T @ HXA
+    Y = np.column_stack([F[:n], Zo])
+    MY = Y - XA @ np.linalg.solve(inner, HXA.T @ Y)  # M^{-1} [F_1, Z]
+    MF, MZ = MY[:, 0], MY[:, 1:]
+    if Zo.shape[1] == 0:
+        return -MF
+    HZ = rs.breslow_hessian_dot(eta, terms, Zo)
+    try:
+        s2 = np.linalg.solve(HZ.T @ MZ, F[n:] - HZ.T @ MF)
+    except np.linalg.LinAlgError:
+        return None
+    return -np.concatenate([MF + MZ @ s2, s2])
+
+
 def _newton_step(
     residual: Callable[[_Float, _Float], tuple[_Float, _Float, Any]],
     eta: _Float,
     beta: _Float,
-    J: _Float,
-    F: _Float,
+    step: _Float,
     norm: float,
 ) -> tuple[_Float, _Float, tuple[_Float, _Float, Any]] | None:
-    """Take a damped Newton step ``-J^{-1} F`` on ``(eta, beta)``.
+    """Take the damped Newton ``step`` (``-J^{-1} F``) on ``(eta, beta)``.
 
     Halves the step from 1 down to ``1e-6`` until ``||F||`` (``norm`` now)
     drops enough (Armijo); returns the new point and its ``residual``, or
-    None if no step lowered it or ``J`` is singular (a covariate that
-    separates the outcome, say).
+    None if no step lowered it.
     """
-    try:
-        step = -np.linalg.solve(J, F)
-    except np.linalg.LinAlgError:
-        return None
     n, t = eta.size, 1.0
     while t >= 1e-6:
         cand = (eta + t * step[:n], beta + t * step[n:])

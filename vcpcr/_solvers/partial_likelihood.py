@@ -138,6 +138,29 @@ class RiskSets:
         H[np.diag_indices_from(H)] += np.exp(es + terms[0])
         return H / es.size
 
+    @staticmethod
+    def breslow_hessian_dot(
+        es: _Float, terms: tuple[_Float, _Float], V: _Float
+    ) -> _Float:
+        """``breslow_hessian(es, terms) @ V`` in ``O(n m)`` for ``V`` (n, m), sorted.
+
+        ``B`` increases along the sorted samples, so ``min(B_k, B_l)`` is
+        ``B`` at the earlier of the two: ``sum_l r_l min(B_k, B_l) V_l`` is
+        ``B_k`` times the sum over ``l >= k`` plus the cumulative sum of
+        ``B_l r_l V_l`` over ``l < k`` (no ``n x n`` matrix). ``exp(eta)``
+        is shifted by its maximum, ``B`` by twice that (the products are
+        the same).
+        """
+        top = es.max()
+        r = np.exp(es - top)
+        B = np.exp(terms[1] + 2.0 * top)
+        rV = r[:, None] * V
+        later = np.cumsum(rV[::-1], axis=0)[::-1]  # sum over l >= k
+        earlier = np.zeros_like(rV)  # sum over l < k
+        np.cumsum(B[:-1, None] * rV[:-1], axis=0, out=earlier[1:])
+        low_rank = r[:, None] * (B[:, None] * later + earlier)
+        return (np.exp(es + terms[0])[:, None] * V - low_rank) / es.size
+
     def breslow(
         self, eta: ArrayLike, *, hessian: bool = True
     ) -> tuple[float, _Float, _Float | None, _Float]:
