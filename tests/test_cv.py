@@ -713,10 +713,9 @@ def test_cv_predicts_on_columns_in_any_order_and_unselected_nan():
 def test_score_degrees_cover_the_gaussian_batch_scorings():
     """Each gaussian score VCPCRCV rescales has its power of y's unit (the
     batched scores, and the pooled deviance, a mean squared error)."""
-    from vcpcr._scoring import SCORINGS
     from vcpcr._solvers.pooled import POOLED
 
-    gaussian = SCORINGS["gaussian"]
+    gaussian = FAMILIES["gaussian"].scoring
     expected = {*gaussian.batch_scorings, POOLED}
     assert set(gaussian.unit_degrees) == expected
 

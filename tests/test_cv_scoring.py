@@ -547,14 +547,12 @@ def test_cox_batch_trial_steps_that_underflow_are_halved_silently():
 def test_cox_batch_concordance_ranks_linear_predictors_beyond_exp_range():
     """exp(800) overflows: the batched Harrell's C ranks eta itself (it tied
     the largest risks at inf, with numpy's overflow warning)."""
-    from vcpcr._scoring import SCORINGS
-
     time = np.array([1.0, 2.0, 3.0, 4.0])
     y = np.column_stack([time, np.ones(4)])
     eta = np.array([[900.0, 800.0, 1.0, 0.0]])  # perfectly concordant
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        c = SCORINGS["cox"].score_batch("concordance", eta, y)
+        c = FAMILIES["cox"].scoring.score_batch("concordance", eta, y)
     assert_allclose(c, [1.0])
 
 

@@ -1,4 +1,4 @@
-"""Tests of the family registry: the estimators ask the family, never its name."""
+"""Tests of the families: the estimators ask the family and its parts, not its name."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.model_selection import KFold, StratifiedKFold
 
 from vcpcr import VCPCR, VCPCRCV, Surv, compute_weights
-from vcpcr._families import FAMILIES
-from vcpcr._losses import LOSSES
-from vcpcr._scoring import SCORINGS
+from vcpcr._families import FAMILIES, Gaussian, _StatsmodelsFamily
+from vcpcr._family_scoring import GaussianScoring
+from vcpcr._losses import GaussianLoss
 
 COX = pytest.param("cox", marks=needs_survival)
 
@@ -31,13 +31,10 @@ def _outcome(family):
 
 
 def _renamed(monkeypatch, name):
-    """Register a copy of family ``name`` (its loss and scorings) under a new name."""
-    original = FAMILIES[name]
-    copy = type(f"Renamed{type(original).__name__}", (type(original),), {})()
-    copy.name = f"{name}_copy"
-    monkeypatch.setitem(FAMILIES, copy.name, copy)
-    monkeypatch.setitem(LOSSES, copy.name, LOSSES[name])
-    monkeypatch.setitem(SCORINGS, copy.name, SCORINGS[name])
+    """Register a subclass of family ``name`` under a new name (its parts inherited)."""
+    original = type(FAMILIES[name])
+    copy = type(f"Renamed{original.__name__}", (original,), {"name": f"{name}_copy"})
+    monkeypatch.setitem(FAMILIES, copy.name, copy())
     return copy.name
 
 
@@ -254,15 +251,203 @@ def test_a_family_of_another_type_is_a_type_error_naming_the_names(estimator, fa
         estimator(family=family).fit(X, y)
 
 
-def test_a_family_without_a_step0_loss_or_cv_scorings_is_named(monkeypatch):
-    """A family registered in FAMILIES alone: the weights and the CV say what
-    is missing, instead of a KeyError."""
-    copy = FAMILIES["gaussian"].__class__()
-    copy.name = "bare"
-    monkeypatch.setitem(FAMILIES, "bare", copy)
+class _BareGaussian(_StatsmodelsFamily):
+    """A family with the gaussian family's methods but without its parts."""
+
+    name = "bare"
+    estimator_type = "regressor"
+    prepare = Gaussian.prepare
+    _target = staticmethod(Gaussian._target)
+    _fit_model = Gaussian._fit_model
+    _fit_stack = staticmethod(Gaussian._fit_stack)
+    describe = Gaussian.describe
+    statistics = Gaussian.statistics
+    predict = Gaussian.predict
+    score = Gaussian.score
+
+
+@pytest.mark.parametrize(
+    ("parts", "missing", "kind"),
+    [
+        ({}, "distribution", "vcpcr._solvers.distributions.Distribution"),
+        (
+            {"distribution": Gaussian.distribution},
+            "loss",
+            "vcpcr._losses.PenalizedLoss",
+        ),
+        (
+            {"distribution": Gaussian.distribution, "loss": GaussianLoss()},
+            "scoring",
+            "vcpcr._family_scoring.FamilyScoring",
+        ),
+        (
+            {"distribution": Gaussian.distribution, "loss": "gaussian"},
+            "loss",
+            "vcpcr._losses.PenalizedLoss",
+        ),
+    ],
+    ids=["no distribution", "no loss", "no scoring", "a name as loss"],
+)
+def test_a_family_without_one_of_its_parts_names_the_attribute_to_set(
+    parts, missing, kind
+):
+    """A user's Family that does not carry its response math, step-0 loss or
+    CV scorings: every entry point says which class attribute to set, and to
+    what, instead of an AttributeError deep in a fit."""
+    family = type("MyFamily", (_BareGaussian,), parts)()
     X, y = _outcome("gaussian")
-    with pytest.raises(ValueError, match=r"family='bare' has no step-0 loss"):
-        VCPCR(family="bare", n_clusters=2, n_init=1).fit(X, y)
-    kw = {"family": "bare", "weights": "identity", "n_clusters": 2, "n_init": 1}
-    with pytest.raises(ValueError, match=r"family='bare' has no CV scorings"):
-        VCPCRCV(**kw).fit(X, y)
+    message = (
+        rf"The 'family' parameter of {{owner}} is a MyFamily without its .*: set "
+        rf"MyFamily\.{missing} to an instance of {kind}"
+    )
+    kw = {"weights": "identity", "n_clusters": 2, "n_init": 1}
+    with pytest.raises(TypeError, match=message.format(owner="VCPCR")):
+        VCPCR(family=family, **kw).fit(X, y)
+    with pytest.raises(TypeError, match=message.format(owner="VCPCRCV")):
+        VCPCRCV(family=family, **kw).fit(X, y)
+    with pytest.raises(TypeError, match=message.format(owner="compute_weights")):
+        compute_weights(X, y, "ridge", family=family)
+
+
+def test_a_bare_family_with_its_parts_fits_as_the_gaussian():
+    """The parts are all a family needs beside its methods: the bare family
+    given the gaussian's fits as the gaussian one."""
+    parts = {
+        "distribution": Gaussian.distribution,
+        "loss": Gaussian.loss,
+        "scoring": Gaussian.scoring,
+    }
+    family = type("MyFamily", (_BareGaussian,), parts)()
+    X, y = _outcome("gaussian")
+    kw = {"n_clusters": 3, "lam_ratio": 0.3, "n_init": 3, "random_state": 0}
+    ref = VCPCR(family="gaussian", **kw).fit(X, y)
+    new = VCPCR(family=family, **kw).fit(X, y)
+    assert_array_equal(new.weights_, ref.weights_)
+    assert_array_equal(new.coef_, ref.coef_)
+
+
+class _ClippedLoss(GaussianLoss):
+    """Least squares on the weights target clipped at +-1.5 and restandardized.
+
+    A robust step-0 loss of the user's: its weights are the gaussian loss's
+    of a response whose outliers are pulled in, while step 2 keeps ``y``.
+    """
+
+    @staticmethod
+    def _clip(target):
+        clipped = np.clip(target, -1.5, 1.5)
+        return (clipped - clipped.mean()) / clipped.std(ddof=1)
+
+    def lasso_delta_max(self, Xs, target):
+        return super().lasso_delta_max(Xs, self._clip(target))
+
+    def penalized_path(self, Xs, target, deltas, l1_ratio, covariates=None):
+        return super().penalized_path(
+            Xs, self._clip(target), deltas, l1_ratio, covariates
+        )
+
+
+class _AbsoluteErrorScoring(GaussianScoring):
+    """The gaussian scorings, with the mean absolute error as the family's own."""
+
+    default_scoring = scoring_name = "neg_mean_absolute_error"
+
+
+class _ClippedGaussian(Gaussian):
+    """A gaussian family of the user's: its own name, loss and CV scoring."""
+
+    name = "clipped_gaussian"
+    loss = _ClippedLoss()
+    scoring = _AbsoluteErrorScoring()
+
+
+def _heavy_tailed():
+    """``make_blocks`` data whose response has a few gross outliers."""
+    X, y = _outcome("gaussian")
+    y = y.copy()
+    y[[3, 17, 40, 71]] += np.array([25.0, -30.0, 20.0, 35.0])
+    return X, y
+
+
+def test_a_users_family_brings_its_own_step0_loss():
+    """VCPCR with the user's family (not registered: an object) fits step 0
+    by its loss: the weights, and so the clusters, are the gaussian
+    family's on the clipped response ``clip(standardize(y), -1.5, 1.5)``
+    (whose own standardization is the clipped loss's target), while step 2
+    fits ``y`` itself."""
+    X, y = _heavy_tailed()
+    kw = {"n_clusters": 3, "lam_ratio": 0.3, "n_init": 3, "random_state": 0}
+    z = (y - y.mean()) / y.std(ddof=1)
+    clipped = np.clip(z, -1.5, 1.5)
+    new = VCPCR(family=_ClippedGaussian(), **kw).fit(X, y)
+    ref = VCPCR(family="gaussian", **kw).fit(X, clipped)
+    plain = VCPCR(family="gaussian", **kw).fit(X, y)
+    assert_allclose(new.weights_, ref.weights_, rtol=1e-9, atol=1e-12)
+    assert np.abs(new.weights_ - plain.weights_).max() > 1e-3  # the loss mattered
+    assert_array_equal(new.labels_, ref.labels_)
+    # step 2 is the family's (OLS of y), not the loss's
+    M = new.transform(X)
+    design = np.column_stack([np.ones(len(y)), M])
+    ols = np.linalg.lstsq(design, y, rcond=None)[0]
+    assert_allclose(np.asarray(new.result_.params), ols, rtol=1e-8, atol=1e-10)
+    assert new.summary().as_text().count("gaussian (OLS)") == 1
+
+
+def test_a_users_family_is_tuned_by_its_own_scoring_and_loss():
+    """VCPCRCV with the user's family scores its folds by the family's own
+    scoring (``scoring=None``: the mean absolute error, batched) on fold
+    models whose weights come from its loss: the same split scores as
+    scikit-learn's mean absolute error of each fold model's predictions (a
+    callable scorer, which gets every fold model whole), and other scores
+    than the gaussian family's with the same scoring (other weights)."""
+    from sklearn.metrics import mean_absolute_error
+
+    X, y = _heavy_tailed()
+    folds = list(KFold(3, shuffle=True, random_state=0).split(X))
+    kw = {
+        "n_clusters": (2, 3),
+        "deltas": [0.05, 0.3],
+        "lam_ratios": [0.3],
+        "n_init": 2,
+        "cv": folds,
+        "random_state": 0,
+    }
+    seen = set()
+
+    def absolute_error(estimator, X_test, y_test):
+        seen.add(type(estimator.family))
+        return -mean_absolute_error(y_test, estimator.predict(X_test))
+
+    splits = [f"split{i}_test_score" for i in range(len(folds))]
+    cv = VCPCRCV(family=_ClippedGaussian(), scoring=None, **kw).fit(X, y)
+    ref = VCPCRCV(family=_ClippedGaussian(), scoring=absolute_error, **kw).fit(X, y)
+    assert seen == {_ClippedGaussian}
+    assert_allclose(cv.cv_results_[splits], ref.cv_results_[splits], rtol=1e-8)
+    assert cv.best_params_ == ref.best_params_
+    assert isinstance(cv.best_estimator_.family, _ClippedGaussian)
+    gaussian = VCPCRCV(family="gaussian", scoring="neg_mean_absolute_error", **kw).fit(
+        X, y
+    )
+    assert not np.allclose(
+        cv.cv_results_[splits], gaussian.cv_results_[splits], rtol=1e-3
+    )
+
+
+@pytest.mark.parametrize("name", ["gaussian", "binomial", COX])
+def test_calibration_asks_a_users_family_what_it_is(name):
+    """``cross_val_calibration`` takes a model whose family is an object of
+    the user's under another name (not registered): the calibration its
+    outcome calls for (survival at a horizon, probabilities, values), the
+    same as the built-in family's, asked of the family, not its name."""
+    from vcpcr.calibration import cross_val_calibration
+
+    X, y = _outcome(name)
+    original = type(FAMILIES[name])
+    renamed = type(f"My{original.__name__}", (original,), {"name": "mine"})()
+    kw = {"n_clusters": 2, "lam_ratio": 0.3, "n_init": 2, "random_state": 0}
+    horizon = {"horizon": float(np.median(y["time"]))} if name == "cox" else {}
+    ref = cross_val_calibration(VCPCR(family=name, **kw), X, y, cv=3, **horizon)
+    new = cross_val_calibration(VCPCR(family=renamed, **kw), X, y, cv=3, **horizon)
+    assert new.family == ref.family
+    assert_array_equal(new.predicted, ref.predicted)
+    assert (new.slope, new.intercept) == (ref.slope, ref.intercept)

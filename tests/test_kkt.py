@@ -206,7 +206,6 @@ def test_enet_paths_report_the_reference_kkt_and_warn_above_the_tolerance(family
 @pytest.mark.parametrize("family", ["gaussian", "binomial", "cox"])
 def test_ridge_paths_report_rounding_level_kkt(family):
     from vcpcr._families import family_instance
-    from vcpcr._losses import loss_of
 
     if family == "cox":
         pytest.importorskip("sksurv")
@@ -218,7 +217,7 @@ def test_ridge_paths_report_rounding_level_kkt(family):
         target = X[:, 0] + rng.normal(size=40)
         if family == "binomial":
             target = (target > 0).astype(float)
-    path = loss_of(family_instance(family, owner="test")).penalized_path(
+    path = family_instance(family, owner="test").loss.penalized_path(
         X, target, np.array([1.0, 0.01]), 0.0
     )
     assert path.kkt.shape == (2,)

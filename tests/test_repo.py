@@ -246,7 +246,7 @@ def test_import_graph_sees_function_local_and_lazy_imports():
     # defined in vcpcr/__init__.py itself
     assert "vcpcr.plotting" in graph["vcpcr._cv"]
     assert "vcpcr._cv" in graph["vcpcr.cli"]
-    assert "vcpcr._solvers.batch_scores" in graph["vcpcr._scoring"]
+    assert "vcpcr._solvers.batch_scores" in graph["vcpcr._family_scoring"]
     assert "vcpcr" in graph["vcpcr.cli"]
     # names under "if TYPE_CHECKING:" never run: no edge
     assert "vcpcr._families" not in graph["vcpcr._summary"]

@@ -33,7 +33,7 @@ from numpy.typing import NDArray
 from vcpcr._families import Family, Prepared
 from vcpcr._parallel import task_seeds
 from vcpcr._scaling import standardize
-from vcpcr._scoring import batch_scoring, scoring_name, scoring_of
+from vcpcr._scoring import batch_scoring, scoring_name
 from vcpcr._solvers.distributions import Distribution
 from vcpcr._solvers.pooled import (
     N_BOOT,
@@ -311,7 +311,7 @@ def _unit_power(
     scorer of unknown degree sees ``y`` itself, with a warning if its scale
     is out of float64's reach.
     """
-    degrees = scoring_of(family).unit_degrees
+    degrees = family.scoring.unit_degrees
     if not degrees:
         return 0, None
     spread = float(standardize(prepared.outcome)[2])  # no under/overflow

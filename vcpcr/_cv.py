@@ -45,7 +45,7 @@ from vcpcr._parallel import (
     task_seeds,
 )
 from vcpcr._scaling import standardize
-from vcpcr._scoring import get_scorer, scoring_name, scoring_of
+from vcpcr._scoring import get_scorer, scoring_name
 from vcpcr._solvers.pooled import POOLED
 from vcpcr._summary import VCPCRSummary, model_summary, model_summary2
 from vcpcr._tuning import (
@@ -688,7 +688,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
                     f"{int(np.sum(covered > 0))} of {n} rows, "
                     f"{int(np.sum(covered > 1))} of them more than once. Use "
                     f"a K-fold cv, or a per-fold scoring (e.g. "
-                    f"{scoring_of(family).scoring_name!r})."
+                    f"{family.scoring.scoring_name!r})."
                 )
         return folds
 

@@ -6,10 +6,11 @@ weights target, fits the outcome model on the cluster latent variables
 ``score``, and describes the fit for ``summary()``. Its response math
 (losses, working weights, partial likelihood, the response simulator) is
 its ``distribution``, an object of :mod:`vcpcr._solvers.distributions`, which the
-solvers below the families use too. Its step-0 loss
-(:data:`vcpcr._losses.LOSSES`) and its CV scorings
-(:data:`vcpcr._scoring.SCORINGS`) are registered under its name beside it.
-:data:`FAMILIES` is the registry of families; :func:`family_instance`
+solvers below the families use too; it carries its step-0 loss (``loss``, a
+:class:`vcpcr._losses.PenalizedLoss`) and its CV scorings (``scoring``, a
+:class:`vcpcr._family_scoring.FamilyScoring`) the same way, so that a
+family of the user's brings its own. :data:`FAMILIES` is the registry of
+families (the names of the ``family`` parameter); :func:`family_instance`
 resolves a ``family`` parameter once per fit, and the estimators, the
 weights, the cross-validation and the simulator
 (:func:`vcpcr.simulate.make_block_data`) pass the object on and ask it,
@@ -20,8 +21,7 @@ from __future__ import annotations
 
 import abc
 import warnings
-from collections.abc import Mapping
-from typing import Any, ClassVar, NamedTuple, TypeVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -37,6 +37,13 @@ from vcpcr._checks import (
     check_varying,
     missing_to_nan,
 )
+from vcpcr._family_scoring import (
+    BinomialScoring,
+    CoxScoring,
+    FamilyScoring,
+    GaussianScoring,
+)
+from vcpcr._losses import BinomialLoss, CoxLoss, GaussianLoss, PenalizedLoss
 from vcpcr._outcome import fit_cox, fit_logit, fit_ols
 from vcpcr._scaling import standardize as standardize_columns
 from vcpcr._solvers.distributions import (
@@ -68,7 +75,6 @@ __all__ = [
     "family_instance",
     "family_name",
     "known_family",
-    "registered",
 ]
 
 
@@ -155,10 +161,11 @@ class Family(abc.ABC):
     weights target (:meth:`prepare`), fits its outcome model (its own
     adapter of :mod:`vcpcr._outcome`), fits a stack of designs at once for
     :class:`VCPCRCV`, predicts, describes the fit for ``summary()`` and sets
-    the estimator's scikit-learn tags. Its step-0 loss
-    (:data:`vcpcr._losses.LOSSES`) and its CV scorings
-    (:data:`vcpcr._scoring.SCORINGS`) are registered under its name. To add
-    a family, subclass this and add an instance to :data:`FAMILIES`.
+    the estimator's scikit-learn tags. It carries its parts as class
+    attributes: its response math (:attr:`distribution`), its step-0 loss
+    (:attr:`loss`) and its CV scorings (:attr:`scoring`). To add a family,
+    subclass this (or a family below) and set them; pass an instance as the
+    estimators' ``family``, or add it to :data:`FAMILIES` to give it a name.
     """
 
     #: The value of the estimators' ``family`` parameter.
@@ -170,6 +177,10 @@ class Family(abc.ABC):
     #: The response math: loss, working weights or partial likelihood, and
     #: the response simulator.
     distribution: ClassVar[Distribution]
+    #: The penalized loss whose path gives the step-0 weights.
+    loss: ClassVar[PenalizedLoss]
+    #: The CV scorings: its own scoring, the batched and the per-fold ones.
+    scoring: ClassVar[FamilyScoring]
     #: How to build CV folds that :meth:`fold_problem` accepts.
     fold_hint: ClassVar[str] = ""
     #: Whether step 2 has no intercept and the estimator reports its linear
@@ -409,6 +420,8 @@ class Gaussian(_StatsmodelsFamily):
     name = "gaussian"
     estimator_type = "regressor"
     distribution = NORMAL
+    loss = GaussianLoss()
+    scoring = GaussianScoring()
 
     def prepare(self, y: Any) -> Prepared:
         """Validate the numeric response: finite numbers, not constant."""
@@ -468,6 +481,8 @@ class Binomial(_StatsmodelsFamily):
     name = "binomial"
     estimator_type = "classifier"
     distribution = LOGISTIC
+    loss = BinomialLoss()
+    scoring = BinomialScoring()
     fold_hint = "stratified folds (StratifiedKFold)"
 
     def prepare(self, y: Any) -> Prepared:
@@ -598,6 +613,8 @@ class Cox(Family):
     estimator_type = None
     survival = True
     distribution = PROPORTIONAL_HAZARDS
+    loss = CoxLoss()
+    scoring = CoxScoring()
     fold_hint = (
         "folds stratified on the event indicator, e.g. cv=list("
         "StratifiedKFold(k, shuffle=True).split(X, event))"
@@ -856,6 +873,28 @@ FAMILIES: dict[str, Family] = {
 }
 
 
+#: The parts a family carries: attribute, its type, what it is.
+_PARTS: tuple[tuple[str, type, str], ...] = (
+    ("distribution", Distribution, "response math"),
+    ("loss", PenalizedLoss, "step-0 loss"),
+    ("scoring", FamilyScoring, "CV scorings"),
+)
+
+
+def _check_parts(family: Family, owner: str) -> None:
+    """Raise a TypeError naming the first part ``family`` does not carry."""
+    cls = type(family).__name__
+    for attribute, kind, what in _PARTS:
+        part = getattr(family, attribute, None)
+        if not isinstance(part, kind):
+            raise TypeError(
+                f"The 'family' parameter of {owner} is a {cls} without its "
+                f"{what}: set {cls}.{attribute} to an instance of "
+                f"{kind.__module__}.{kind.__name__} (a subclass's, or a built-in "
+                f"family's, e.g. Gaussian.{attribute}). Got {part!r} instead."
+            )
+
+
 def family_instance(family: str | Family, *, owner: str) -> Family:
     """Return the family of a ``family`` parameter (a name in :data:`FAMILIES`, or one).
 
@@ -863,9 +902,12 @@ def family_instance(family: str | Family, *, owner: str) -> Family:
     object on. A name that is not registered is a ValueError, and a value
     that is neither a string nor a :class:`Family` a TypeError, each naming
     the registered names (``owner`` is the class or function whose
-    parameter it is).
+    parameter it is). A family object missing one of its parts
+    (:data:`_PARTS`: ``distribution``, ``loss``, ``scoring``) is a TypeError
+    naming the class attribute to set.
     """
     if isinstance(family, Family):
+        _check_parts(family, owner)
         return family
     if not isinstance(family, str):
         raise TypeError(
@@ -895,25 +937,3 @@ def known_family(family: Any) -> Family | None:
     if isinstance(family, Family):
         return family
     return FAMILIES.get(family)
-
-
-_Part = TypeVar("_Part")
-
-
-def registered(
-    registry: Mapping[str, _Part], family: Family, what: str, where: str
-) -> _Part:
-    """Return what a registry beside :data:`FAMILIES` holds for ``family``.
-
-    The step-0 losses (:data:`vcpcr._losses.LOSSES`) and the CV scorings
-    (:data:`vcpcr._scoring.SCORINGS`) are keyed by the family's name; a
-    family missing there is a ValueError saying what to register
-    (``what``, e.g. ``"a PenalizedLoss"``) and where (``where``).
-    """
-    part = registry.get(family.name)
-    if part is None:
-        raise ValueError(
-            f"family={family.name!r} has no {what}: register one under its "
-            f"name in {where}."
-        )
-    return part

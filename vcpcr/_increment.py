@@ -42,7 +42,7 @@ from vcpcr._checks import (
     check_survival,
     dimension_error,
 )
-from vcpcr._families import family_name
+from vcpcr._families import family_name, known_family
 from vcpcr._formula import (
     DesignSpec,
     as_list,
@@ -1562,6 +1562,28 @@ def _check_frame(
     return X.reset_index(drop=True)
 
 
+def _clinical_family(estimator: Any) -> str:
+    """Return the family of the clinical-only model ``estimator`` is compared with.
+
+    Asked of the estimator's family, not its name: ``"cox"`` (a
+    :class:`ClinicalCox`) for a survival family or an estimator without a
+    ``family`` (a survival estimator), else the :class:`ClinicalGLM` family
+    of its outcome, ``"binomial"`` for a classifier, ``"gaussian"`` for a
+    regressor.
+    """
+    family = getattr(estimator, "family", "cox")
+    known = known_family(family)
+    if known is None:
+        raise ValueError(
+            f"The 'estimator' parameter of {_OWNER} must have family 'cox', "
+            f"'binomial' or 'gaussian' (or a vcpcr._families.Family object); got "
+            f"family={family_name(family)!r}."
+        )
+    if known.survival:
+        return "cox"
+    return "binomial" if known.estimator_type == "classifier" else "gaussian"
+
+
 def _check_design(
     estimator: Any,
     cv: Any,
@@ -1569,24 +1591,21 @@ def _check_design(
     interval: str,
     alpha: float,
     tau_quantile: float,
-) -> None:
+) -> str:
+    """Check the parameters; return the clinical model's family."""
     if not (hasattr(estimator, "fit") and hasattr(estimator, "predict")):
         raise TypeError(
             f"The 'estimator' parameter of {_OWNER} must be a scikit-learn "
             f"survival estimator with fit and predict (a risk score). Got "
             f"{type(estimator).__name__} instead."
         )
-    family = family_name(getattr(estimator, "family", "cox"))
-    if family not in CLINICAL_NAMES:
-        raise ValueError(
-            f"The 'estimator' parameter of {_OWNER} must have family 'cox', "
-            f"'binomial' or 'gaussian'; got family={family!r}."
-        )
+    family = _clinical_family(estimator)
     check_scalar(cv, "cv", numbers.Integral, owner=_OWNER, min_val=2)
     check_scalar(n_repeats, "n_repeats", numbers.Integral, owner=_OWNER, min_val=1)
     check_choice(interval, "interval", INTERVALS, owner=_OWNER)
     check_fraction(alpha, "alpha", owner=_OWNER)
     check_fraction(tau_quantile, "tau_quantile", owner=_OWNER)
+    return family
 
 
 def _setup(
@@ -1831,8 +1850,7 @@ def validate_increment(
     >>> float(res.fold_increments["Harrell C"].abs().max())
     0.0
     """
-    _check_design(estimator, cv, n_repeats, interval, alpha, tau_quantile)
-    family = str(family_name(getattr(estimator, "family", "cox")))
+    family = _check_design(estimator, cv, n_repeats, interval, alpha, tau_quantile)
     if family == "cox":
         _require_survival(_OWNER)
     clinical_ = _clinical(estimator, X, covariates, strata)

@@ -30,7 +30,7 @@ from vcpcr._checks import (
     check_scalar,
     check_survival,
 )
-from vcpcr._families import family_name
+from vcpcr._families import family_name, known_family
 from vcpcr._formula import formula_outcome
 from vcpcr._increment import (
     _LOWER_BETTER,
@@ -216,11 +216,12 @@ def _check_model(model: Any) -> Any:
             f"{type(model).__name__} instead."
         )
     check_is_fitted(model)
-    family = family_name(getattr(model, "family", "cox"))
-    if family != "cox":
+    family = getattr(model, "family", "cox")  # a survival estimator of another kind
+    known = known_family(family)
+    if known is None or not known.survival:
         raise ValueError(
             f"The 'model' parameter of {_OWNER} must be a survival model; got "
-            f"family={family!r}. Use family='cox'."
+            f"family={family_name(family)!r}. Use family='cox'."
         )
     fitted = getattr(model, "best_estimator_", model)
     return fitted if hasattr(fitted, "membership_") else None

@@ -1,13 +1,14 @@
-"""Step 0's penalized losses, one per outcome family, as a registry.
+"""Step 0's penalized losses, one per outcome family.
 
 A :class:`PenalizedLoss` is what a family's step-0 weights are the
 penalized fit of: its path of weights at a weight scheme's ``l1_ratio`` on
 the family's weights target (the standardized response, 0/1 labels or
 ``(time, event)`` columns, see :meth:`vcpcr._families.Family.prepare`), the
 smallest lasso penalty with all weights zero, and how it adjusts for
-unpenalized covariates. :data:`LOSSES` holds them by family name, beside the
-weight schemes (:data:`vcpcr._weights.SCHEMES`), which ask it through
-:func:`loss_of`; the families hold the response and step 2 only.
+unpenalized covariates. A family holds its loss (``Family.loss``, as it
+holds its distribution); the weight schemes (:data:`vcpcr._weights.SCHEMES`)
+ask the family for it. This module knows nothing of the families: it sits
+below them, on the weight solvers.
 """
 
 from __future__ import annotations
@@ -18,31 +19,26 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from vcpcr._families import Family, registered
 from vcpcr._solvers.cox import cox_lasso_delta_max, cox_lasso_path, cox_ridge_path
 from vcpcr._solvers.enet import enet_binomial_path, enet_gaussian_path
 from vcpcr._solvers.kkt import WeightsPath
 from vcpcr._solvers.ridge import ridge_binomial_path, ridge_gaussian_path
 
 __all__ = [
-    "LOSSES",
     "BinomialLoss",
     "CoxLoss",
     "GaussianLoss",
     "PenalizedLoss",
-    "loss_of",
 ]
 
 
 class PenalizedLoss(abc.ABC):
     """The penalized loss of a family's step-0 weights (glmnet's parametrization).
 
-    To add a family, register its loss in :data:`LOSSES` under the family's
-    name.
+    To add a family, give it an instance of a subclass as its ``loss``
+    (:attr:`vcpcr._families.Family.loss`).
     """
 
-    #: The family's name (the key in :data:`LOSSES`).
-    name: ClassVar[str]
     #: Whether its penalized path may diverge on data that cannot be fitted
     #: (then :func:`vcpcr._weights.weights_for_grid` says why, in the
     #: estimators' terms).
@@ -108,8 +104,6 @@ class _MeanLoss(PenalizedLoss):
 class GaussianLoss(_MeanLoss):
     """Least squares: closed-form ridge, coordinate descent for the l1 part."""
 
-    name = "gaussian"
-
     def penalized_path(
         self,
         Xs: NDArray[np.float64],
@@ -156,8 +150,6 @@ class GaussianLoss(_MeanLoss):
 class BinomialLoss(_MeanLoss):
     """The logistic log-likelihood with an unpenalized intercept."""
 
-    name = "binomial"
-
     def penalized_path(
         self,
         Xs: NDArray[np.float64],
@@ -184,7 +176,6 @@ class BinomialLoss(_MeanLoss):
 class CoxLoss(PenalizedLoss):
     """Breslow's partial likelihood: ridge Cox, or Coxnet."""
 
-    name = "cox"
     may_diverge = True
 
     def lasso_delta_max(self, Xs: NDArray[np.float64], target: Any) -> float:
@@ -220,17 +211,3 @@ class CoxLoss(PenalizedLoss):
             )
         assert isinstance(path, WeightsPath)  # return_kkt
         return path
-
-
-#: The step-0 losses by family name (the families' names in
-#: :data:`vcpcr._families.FAMILIES`).
-LOSSES: dict[str, PenalizedLoss] = {
-    loss.name: loss for loss in (GaussianLoss(), BinomialLoss(), CoxLoss())
-}
-
-
-def loss_of(family: Family) -> PenalizedLoss:
-    """Return the step-0 loss of a family (a :class:`vcpcr._families.Family`)."""
-    return registered(
-        LOSSES, family, "step-0 loss (a PenalizedLoss)", "vcpcr._losses.LOSSES"
-    )

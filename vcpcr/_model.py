@@ -168,8 +168,10 @@ class VCPCR(SummaryMixin, VCPCRBase):
         columns, :func:`vcpcr.Surv`, or scikit-survival's structured array;
         requires lifelines). A name, or a family object (an instance of
         ``vcpcr._families.Family``, such as the values of
-        ``vcpcr._families.FAMILIES``: the same fit as its name), resolved
-        once per fit.
+        ``vcpcr._families.FAMILIES``: the same fit as its name, or of a
+        subclass of the user's, which brings its own step-0 loss
+        ``Family.loss`` and CV scorings ``Family.scoring``), resolved once
+        per fit.
     weights : {"enet", "ridge", "lasso", "identity", "glmnet_ridge", \
             "glmnet_lasso"} or array-like of shape (n_features,), default="enet"
         Step-0 weights: penalized regression coefficients (``"enet"``: an

@@ -1,59 +1,40 @@
-"""Every CV criterion of VCPCRCV: the scorers by name, batched and per fold.
+"""VCPCRCV's ``scoring`` parameter: the scorers by name, checked against the family.
 
-A family's CV scorings are a :class:`FamilyScoring` registered under its
-name in :data:`SCORINGS` (:func:`scoring_of`): its own scoring, the
-scorings it computes for a stack of fits at once on a test fold
-(:meth:`FamilyScoring.score_batch`, on the vectorized metrics of
-:mod:`vcpcr._solvers.batch_scores`) and those that need the fold's training rows too
-(:meth:`FamilyScoring.score_fold`, the Cox cross-validated partial
-likelihood, with its fold weight). :func:`batch_scoring` says which route
-the folds take. ``get_scorer`` turns the ``scoring`` argument into a scorer
+``get_scorer`` turns the ``scoring`` argument into a scorer
 ``(estimator, X, y) -> float`` (higher is better), after checking that a
-name fits the family. The survival scorers wrap ``sksurv.metrics`` on a time
-grid taken from the training data of the estimator
-(:func:`survival_time_grid`). The pooled criterion is :mod:`vcpcr._solvers.pooled`'s.
+name fits the family; :func:`batch_scoring` says which route the folds
+take. Both ask the family for its CV scorings (``Family.scoring``, a
+:class:`vcpcr._family_scoring.FamilyScoring`: its own scoring, the batched
+and the per-fold ones). The survival scorers wrap ``sksurv.metrics`` on a
+time grid taken from the training data of the estimator
+(:func:`survival_time_grid`). The pooled criterion is
+:mod:`vcpcr._solvers.pooled`'s.
 """
 
 from __future__ import annotations
 
-import abc
 import warnings
-from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 from sklearn.metrics import check_scoring, get_scorer_names
 
 from vcpcr._checks import check_survival
-from vcpcr._families import Family, registered
-from vcpcr._solvers import batch_scores
-from vcpcr._solvers.distributions import PROPORTIONAL_HAZARDS
+from vcpcr._families import FAMILIES, Family
+from vcpcr._family_scoring import Scorer
 from vcpcr._solvers.pooled import POOLED
 from vcpcr.exceptions import VCPCRWarning, user_stacklevel
 
 __all__ = [
-    "DEFAULT_SCORING",
-    "SCORINGS",
     "SURVIVAL_SCORERS",
-    "BinomialScoring",
-    "CoxScoring",
-    "FamilyScoring",
-    "GaussianScoring",
     "batch_scoring",
     "get_scorer",
     "mean_cumulative_dynamic_auc",
     "neg_integrated_brier_score",
-    "neg_partial_likelihood_deviance",
     "scoring_name",
-    "scoring_of",
     "survival_time_grid",
 ]
-
-Scorer = Callable[[Any, Any, Any], float]
-
-#: A vectorized score (see :mod:`vcpcr._solvers.batch_scores`): None where it declines.
-_Metric = Callable[..., NDArray[np.float64] | None]
 
 
 def survival_time_grid(
@@ -194,227 +175,9 @@ SURVIVAL_SCORERS: dict[str, Scorer] = {
 }
 
 
-def neg_partial_likelihood_deviance(estimator: Any, X: Any, y: Any) -> float:
-    """Scorer: ``2 l(eta) / d``, minus the partial-likelihood deviance per event.
-
-    ``l`` is the Efron log partial likelihood of ``(X, y)`` at the fitted
-    model's linear predictor and ``d`` the number of events. In
-    :class:`VCPCRCV` the name ``"neg_partial_likelihood_deviance"`` scores
-    each fold by the cross-validated partial likelihood instead (see
-    :meth:`CoxScoring.score_fold`).
-    """
-    time, event = check_survival(y)
-    eta = np.asarray(estimator.predict_log_partial_hazard(X), dtype=np.float64)
-    loglik = PROPORTIONAL_HAZARDS.log_likelihood(eta[None, :], time, event)[0]
-    return float(2.0 * loglik / event.sum())
-
-
-class FamilyScoring(abc.ABC):
-    """The CV scorings of a family: its default, the batched and the fold ones.
-
-    To add a family, register its scorings in :data:`SCORINGS` under the
-    family's name.
-    """
-
-    #: The family's name (the key in :data:`SCORINGS`).
-    name: ClassVar[str]
-    #: The family's own scoring, VCPCRCV's with ``scoring=None`` (a
-    #: scikit-learn scorer name); None: the estimator's ``score``.
-    default_scoring: ClassVar[str | None]
-    #: Display name of the family's own scoring.
-    scoring_name: ClassVar[str]
-    #: Scorings that :meth:`score_batch` computes (scikit-learn scorer names).
-    batch_scorings: ClassVar[dict[str, _Metric]]
-    #: Scorings of a CV fold that need its training part too (see
-    #: :meth:`score_fold`), with their scorer for :meth:`VCPCRCV.score`.
-    fold_scorings: ClassVar[dict[str, Scorer]] = {}
-    #: The scorings whose value on ``y * 2**e`` is their value on ``y`` times
-    #: ``2**(e * degree)`` (name -> degree): VCPCRCV scores them on a unit
-    #: scale (see ``vcpcr._criterion.criterion_of``); empty: the folds see ``y``.
-    unit_degrees: ClassVar[dict[str, int]] = {}
-
-    def score_batch(
-        self, scoring: str, eta: NDArray[np.float64], outcome: NDArray[np.float64]
-    ) -> NDArray[np.float64] | None:
-        """Scores of the linear predictors ``eta`` (B, n) on the test fold.
-
-        ``outcome`` is the test rows' prepared outcome (the rows of
-        :meth:`vcpcr._families.Family.prepare`'s ``outcome``: validated once,
-        by the fit). None when ``scoring`` is not vectorized here, or where
-        the scorer would raise or warn on this fold (the caller then scores
-        per point).
-        """
-        metric = self.batch_scorings.get(scoring)
-        if metric is None:
-            return None
-        return self._batch_score(metric, eta, outcome)
-
-    @abc.abstractmethod
-    def _batch_score(
-        self, metric: _Metric, eta: NDArray[np.float64], outcome: NDArray[np.float64]
-    ) -> NDArray[np.float64] | None:
-        """Apply a vectorized ``metric`` to ``eta`` and the prepared test outcome."""
-
-    def score_fold(
-        self,
-        scoring: str,
-        eta_train: NDArray[np.float64],
-        train_outcome: Any,
-        eta_test: NDArray[np.float64],
-        test_outcome: NDArray[np.float64],
-        strata: NDArray[np.intp] | None = None,
-    ) -> NDArray[np.float64]:
-        """Scores (B,) of a fold scoring (a name in :attr:`fold_scorings`).
-
-        ``train_outcome`` and ``test_outcome`` are the parts' prepared
-        outcomes; ``strata`` labels the fold's rows (training rows, then
-        test rows) by stratum when the model is stratified.
-        """
-        raise ValueError(
-            f"scoring={scoring!r} is not defined for family={self.name!r}."
-        )
-
-    def fold_weight(self, test_outcome: NDArray[np.float64]) -> float:
-        """Weight of a fold in the mean of a fold scoring (its test rows).
-
-        ``test_outcome`` is the test rows' prepared outcome.
-        """
-        return float(len(test_outcome))
-
-
-class GaussianScoring(FamilyScoring):
-    """Regression errors and R^2 of the predicted means."""
-
-    name = "gaussian"
-    default_scoring = scoring_name = "neg_mean_squared_error"
-    batch_scorings: ClassVar[dict[str, _Metric]] = {
-        "neg_mean_squared_error": batch_scores.neg_mean_squared_error,
-        "neg_root_mean_squared_error": batch_scores.neg_root_mean_squared_error,
-        "neg_mean_absolute_error": batch_scores.neg_mean_absolute_error,
-        "r2": batch_scores.r2,
-    }
-    unit_degrees: ClassVar[dict[str, int]] = {
-        "neg_mean_squared_error": 2,
-        POOLED: 2,  # the gaussian pooled deviance is a mean squared error
-        "neg_root_mean_squared_error": 1,
-        "neg_mean_absolute_error": 1,
-        "r2": 0,
-    }
-
-    def _batch_score(
-        self, metric: _Metric, eta: NDArray[np.float64], outcome: NDArray[np.float64]
-    ) -> NDArray[np.float64] | None:
-        return metric(eta, outcome)
-
-
-class BinomialScoring(FamilyScoring):
-    """Log-loss, accuracy and AUC of the decision function."""
-
-    name = "binomial"
-    default_scoring = scoring_name = "neg_log_loss"
-    batch_scorings: ClassVar[dict[str, _Metric]] = {
-        "neg_log_loss": batch_scores.neg_log_loss,
-        "accuracy": batch_scores.accuracy,
-        "roc_auc": batch_scores.roc_auc,
-    }
-
-    def _batch_score(
-        self, metric: _Metric, eta: NDArray[np.float64], outcome: NDArray[np.float64]
-    ) -> NDArray[np.float64] | None:
-        return metric(eta, outcome == 1)  # the 0/1 outcome: classes[1] is 1
-
-
-class CoxScoring(FamilyScoring):
-    """Harrell's concordance, or the cross-validated partial likelihood."""
-
-    name = "cox"
-    default_scoring = None  # the estimator's score
-    scoring_name = "concordance"
-    #: The estimator's score (Harrell's concordance), VCPCRCV's with
-    #: ``scoring=None`` (its default before the pooled deviance): the
-    #: cross-validated partial likelihood (``fold_scorings``) rejects noise
-    #: better but lost 0.07 of held-out C on six real cohorts
-    #: (docs/survival.md), so it is offered, not the default.
-    batch_scorings: ClassVar[dict[str, _Metric]] = {
-        "concordance": batch_scores.concordance
-    }
-    fold_scorings: ClassVar[dict[str, Scorer]] = {
-        "neg_partial_likelihood_deviance": neg_partial_likelihood_deviance
-    }
-
-    def _batch_score(
-        self, metric: _Metric, eta: NDArray[np.float64], outcome: NDArray[np.float64]
-    ) -> NDArray[np.float64] | None:
-        # The risk ranks as exp(eta) does, without its overflow to tied infs.
-        return metric(eta, outcome[:, 0], outcome[:, 1] == 1)
-
-    def score_fold(
-        self,
-        scoring: str,
-        eta_train: NDArray[np.float64],
-        train_outcome: Any,
-        eta_test: NDArray[np.float64],
-        test_outcome: NDArray[np.float64],
-        strata: NDArray[np.intp] | None = None,
-    ) -> NDArray[np.float64]:
-        """Cross-validated partial likelihood of a fold, per event (cv.glmnet).
-
-        ``2 (l(b) - l_train(b)) / d_k``: the Efron log partial likelihood of
-        all the fold's rows (training and test) minus that of its training
-        rows, at the coefficients fitted on the training rows (Verweij & van
-        Houwelingen, 1993), over the test part's number of events ``d_k``,
-        which is the fold's weight in the mean (cv.glmnet's ``type.measure =
-        "deviance"``, grouped, negated so that greater is better). With
-        ``strata`` (labels of the training rows, then the test rows), both
-        are stratified partial likelihoods: the sum over strata of each
-        stratum's Efron log partial likelihood.
-        """
-        if scoring not in self.fold_scorings:
-            return super().score_fold(
-                scoring, eta_train, train_outcome, eta_test, test_outcome, strata
-            )
-        time, event = test_outcome[:, 0], test_outcome[:, 1] > 0
-        t_train, e_train = train_outcome[:, 0], train_outcome[:, 1] > 0
-        n = t_train.size
-        full = PROPORTIONAL_HAZARDS.log_likelihood(
-            np.hstack([eta_train, eta_test]),
-            np.concatenate([t_train, time]),
-            np.concatenate([e_train, event]),
-            strata,
-        )
-        part = PROPORTIONAL_HAZARDS.log_likelihood(
-            eta_train, t_train, e_train, None if strata is None else strata[:n]
-        )
-        return 2.0 * (full - part) / self.fold_weight(test_outcome)
-
-    def fold_weight(self, test_outcome: NDArray[np.float64]) -> float:
-        """Return the number of events in the test part (cv.glmnet's fold weight)."""
-        return float(np.sum(test_outcome[:, 1] > 0))
-
-
-#: The CV scorings by family name (the families' names in
-#: :data:`vcpcr._families.FAMILIES`).
-SCORINGS: dict[str, FamilyScoring] = {
-    scoring.name: scoring
-    for scoring in (GaussianScoring(), BinomialScoring(), CoxScoring())
-}
-
-#: Each family's own scorer, VCPCRCV's with ``scoring=None`` (scikit-learn
-#: scorer names; higher is better; None: the estimator's score, e.g.
-#: Harrell's concordance index for cox).
-DEFAULT_SCORING = {name: s.default_scoring for name, s in SCORINGS.items()}
-
-
-def scoring_of(family: Family) -> FamilyScoring:
-    """Return the CV scorings of ``family``."""
-    return registered(
-        SCORINGS, family, "CV scorings (a FamilyScoring)", "vcpcr._scoring.SCORINGS"
-    )
-
-
 def scoring_name(scoring: Any, family: Family) -> str:
     """Return a display name of the scoring used for ``family``."""
-    return str(scoring or scoring_of(family).scoring_name)
+    return str(scoring or family.scoring.scoring_name)
 
 
 def batch_scoring(scoring: Any, family: Family) -> str | None:
@@ -431,13 +194,13 @@ def batch_scoring(scoring: Any, family: Family) -> str | None:
     if scoring == POOLED:
         scoring = None
     name = scoring_name(scoring, family)
-    own = scoring_of(family)
+    own = family.scoring
     return name if name in own.batch_scorings or name in own.fold_scorings else None
 
 
 def _choices(family: Family) -> str:
     """Return the scorings ``family`` takes, for an error message."""
-    scorings = scoring_of(family)
+    scorings = family.scoring
     own = [
         scorings.scoring_name,
         POOLED,
@@ -465,7 +228,7 @@ def get_scorer(scoring: Any, family: Family, estimator: Any) -> Scorer:
     to another family, or any scikit-learn name for a survival family, is a
     ValueError naming the valid choices.
     """
-    own = scoring_of(family)
+    own = family.scoring
     if scoring is None or scoring in (own.scoring_name, POOLED):
         # the pooled criterion's folds fall back to the default per point
         scoring = own.default_scoring
@@ -476,8 +239,8 @@ def get_scorer(scoring: Any, family: Family, estimator: Any) -> Scorer:
     if family.survival and scoring in SURVIVAL_SCORERS:
         return SURVIVAL_SCORERS[scoring]
     others = set(SURVIVAL_SCORERS).union(
-        *(s.batch_scorings for s in SCORINGS.values() if s is not own),
-        *(s.fold_scorings for s in SCORINGS.values() if s is not own),
+        *(f.scoring.batch_scorings for f in FAMILIES.values() if f.scoring is not own),
+        *(f.scoring.fold_scorings for f in FAMILIES.values() if f.scoring is not own),
     )
     if family.survival or (scoring in others and scoring not in own.batch_scorings):
         raise ValueError(

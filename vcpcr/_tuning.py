@@ -6,7 +6,7 @@ problem (:func:`vcpcr._clustering.best_starts`); the best start of each grid
 point is the one with the lowest objective *on the training fold*; then the
 outcome model and the score on the test fold. When the scoring is one the
 family's CV scorings compute vectorized or per fold
-(:class:`vcpcr._scoring.FamilyScoring`), the outcome models of all grid
+(:class:`vcpcr._family_scoring.FamilyScoring`), the outcome models of all grid
 points are fitted together (:meth:`~vcpcr._families.Family.fit_batch`, per
 point only where the batch cannot vouch for its fit) and scored together; a
 callable or other scorer scores a whole fitted VCPCR per grid point
@@ -27,6 +27,7 @@ from sklearn.base import BaseEstimator, clone
 
 from vcpcr._clustering import BestStarts, best_starts, loadings
 from vcpcr._families import Family, Prepared
+from vcpcr._family_scoring import FamilyScoring
 from vcpcr._input import ColumnLayout
 from vcpcr._scaling import (
     constant_columns,
@@ -34,7 +35,6 @@ from vcpcr._scaling import (
     raw_coefficients,
     standardize,
 )
-from vcpcr._scoring import FamilyScoring, scoring_of
 from vcpcr._solvers.kkt import WeightsPath
 from vcpcr._solvers.pooled import POOLED
 from vcpcr._sos_nmf import random_partition
@@ -478,11 +478,11 @@ def _score_grid(
     ``scoring`` is :data:`vcpcr._solvers.pooled.POOLED` (no score: the
     scores are NaN, the pooled criterion reads the linear predictors), one
     of the family's ``batch_scorings`` or ``fold_scorings``
-    (:func:`vcpcr._scoring.scoring_of`; a fold scoring
+    (``family.scoring``; a fold scoring
     also needs the training rows; ``data`` is the test design, the test
     rows' prepared outcome and their response as the scorer of a fold model
     takes it; with strata, a fold scoring is stratified: see
-    :meth:`vcpcr._scoring.FamilyScoring.score_fold`); a point
+    :meth:`vcpcr._family_scoring.FamilyScoring.score_fold`); a point
     whose step 2 fails scores NaN. When the batched score is not defined on
     this fold, the scorer scores each point's fold model instead (and raises
     or warns as it does). Also returns the test rows' linear predictors
@@ -490,7 +490,7 @@ def _score_grid(
     at the training means), NaN rows where step 2 failed.
     """
     family = spec.family
-    scorings = scoring_of(family)
+    scorings = family.scoring
     res, train = fold.solved, fold.train
     loads = _grid_loadings(res, fold.weights, fold.delta_index, spec.latent)
     V, offsets = loads
@@ -609,7 +609,7 @@ def fit_fold(
         int(np.sum(~solved.converged)),
         np.isin(np.arange(scores.size), list(failures)),
         tuple(failures[i] for i in sorted(failures)),
-        _fold_weight(scoring_of(family), spec, outcome),
+        _fold_weight(family.scoring, spec, outcome),
         eta,
         eta_clustered,
         np.full(scores.size, np.nan) if path.kkt is None else path.kkt[delta_index],

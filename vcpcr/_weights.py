@@ -17,11 +17,11 @@ A weight scheme is a :class:`WeightScheme` registered in :data:`SCHEMES`
 (the values of the estimators' ``weights`` parameter): its ``l1_ratio``, its
 default ``delta`` and grid, which families it supports and, for the paper's
 early-stopped glmnet weights, its own solver. Every other scheme is solved by
-the family's penalized loss (:meth:`vcpcr._losses.PenalizedLoss.penalized_path`,
-registered by family name in :data:`vcpcr._losses.LOSSES`);
-:meth:`WeightScheme.path` is the one place where a scheme meets a family's
-loss, and :func:`weights_for_grid` the one route from a ``weights``
-parameter to the weights.
+the penalized loss the family carries (``Family.loss``, its
+:meth:`vcpcr._losses.PenalizedLoss.penalized_path`); :meth:`WeightScheme.path`
+is the one place where a scheme meets a family's loss, and
+:func:`weights_for_grid` the one route from a ``weights`` parameter to the
+weights.
 """
 
 from __future__ import annotations
@@ -44,7 +44,6 @@ from vcpcr._checks import (
     check_y_length,
 )
 from vcpcr._families import Family, family_instance
-from vcpcr._losses import loss_of
 from vcpcr._scaling import relative_weights
 from vcpcr._scaling import standardize as _standardize
 from vcpcr._solvers.glmnet import glmnet_weights
@@ -97,7 +96,7 @@ def lasso_delta_max(
         ``delta_max``.
     """
     fam = family_instance(family, owner="lasso_delta_max")
-    return loss_of(fam).lasso_delta_max(Xs, y) / l1_ratio
+    return fam.loss.lasso_delta_max(Xs, y) / l1_ratio
 
 
 @dataclass(frozen=True)
@@ -166,7 +165,7 @@ class WeightScheme:
         if (
             covariates
             and self.l1_ratio is not None
-            and not loss_of(family).takes_covariates(self.l1_ratio)
+            and not family.loss.takes_covariates(self.l1_ratio)
         ):
             return (
                 f"{name}={self.name!r} with covariates needs an unpenalized "
@@ -285,7 +284,7 @@ class WeightScheme:
         grid = np.asarray(deltas, dtype=np.float64)
         if self.l1_ratio is None:
             return WeightsPath(np.ones((grid.size, Xs.shape[1])), None)
-        loss = loss_of(family)
+        loss = family.loss
         if self.solver is None:
             return loss.penalized_path(Xs, target, grid, self.l1_ratio, covariates)
         if covariates is not None:
@@ -595,7 +594,7 @@ def weights_for_grid(
     try:
         path = scheme.path(Xs, target, grid, family=fam, covariates=covariates)
     except ValueError as exc:
-        if not loss_of(fam).may_diverge or not scheme.relative:
+        if not fam.loss.may_diverge or not scheme.relative:
             raise
         raise ValueError(
             _cox_path_failed(given, covariates is not None, delta_name)

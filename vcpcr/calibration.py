@@ -45,7 +45,7 @@ from vcpcr._checks import (
     check_survival,
     check_time_event,
 )
-from vcpcr._families import family_name
+from vcpcr._families import FAMILIES, Family, known_family
 from vcpcr._input import check_same_rows, take
 from vcpcr._scaling import constant_columns, magnitude
 from vcpcr._smoothers import SplineFit, binary_smoother, cloglog, survival_smoother
@@ -1073,24 +1073,31 @@ def _folds(
     return check_cv(cv)
 
 
-def _family(model: Any, owner: str) -> str:
-    family = family_name(getattr(model, "family", None))
-    if family not in ("gaussian", "binomial", "cox"):
+def _family(model: Any, owner: str) -> Family:
+    """Return the family of a VCPCR or VCPCRCV (its resolved ``family``)."""
+    family = known_family(getattr(model, "family", None))
+    if family is None:
         raise ValueError(
             f"The 'model' parameter of {owner} must be a VCPCR or VCPCRCV (an "
-            f"estimator with family 'gaussian', 'binomial' or 'cox'); got "
-            f"{type(model).__name__} with family={family!r}."
+            f"estimator with family 'gaussian', 'binomial' or 'cox', or a "
+            f"vcpcr._families.Family object); got {type(model).__name__} with "
+            f"family={getattr(model, 'family', None)!r}."
         )
-    return str(family)
+    return family
+
+
+def _classifier(family: Family) -> bool:
+    """Whether the family's predictions are class probabilities (binomial)."""
+    return family.estimator_type == "classifier"
 
 
 def _predict(
-    model: Any, X: Any, family: str, horizon: float | None
+    model: Any, X: Any, family: Family, horizon: float | None
 ) -> NDArray[np.float64]:
-    if family == "cox":
+    if family.survival:
         surv = model.predict_survival_function(X, return_array=True, times=[horizon])
         return np.asarray(surv, dtype=np.float64)[:, 0]
-    if family == "binomial":
+    if _classifier(family):
         return np.asarray(model.predict_proba(X), dtype=np.float64)[:, 1]
     return np.asarray(model.predict(X), dtype=np.float64)
 
@@ -1100,16 +1107,16 @@ def _out_of_fold(
     X: Any,
     y: Any,
     target: Any,
-    family: str,
+    family: Family,
     horizon: float | None,
     cv: Any,
     random_state: Any,
     owner: str,
 ) -> NDArray[np.float64]:
     labels = None
-    if family == "cox":
+    if family.survival:
         labels = check_survival(target)[1]
-    elif family == "binomial":
+    elif _classifier(family):
         labels = np.asarray(target)
     n = len(target)
     splitter = _folds(cv, labels, n, random_state, owner)
@@ -1186,15 +1193,17 @@ def cross_val_predict_survival(
     other = getattr(model, "family", None) is None and callable(
         getattr(model, "predict_survival_function", None)
     )
-    family = "cox" if other else _family(model, owner)
-    if family != "cox":
-        raise ValueError(f"{owner} needs a model with family='cox'; got {family!r}.")
+    family = FAMILIES["cox"] if other else _family(model, owner)
+    if not family.survival:
+        raise ValueError(
+            f"{owner} needs a model with family='cox'; got {family.name!r}."
+        )
     check_scalar(
         horizon, "horizon", numbers.Real, owner=owner, min_val=0.0, include_min=False
     )
     target = _outcome(model, X, y)
     return _out_of_fold(
-        model, X, y, target, "cox", float(horizon), cv, random_state, owner
+        model, X, y, target, family, float(horizon), cv, random_state, owner
     )
 
 
@@ -1253,12 +1262,12 @@ def cross_val_calibration(
     """
     owner = "cross_val_calibration"
     family = _family(model, owner)
-    if (horizon is None) == (family == "cox"):
+    if (horizon is None) == family.survival:
         need = (
-            "requires a horizon for family='cox': the time at which predicted and "
-            "observed survival are compared, e.g. horizon=5 (years)"
-            if family == "cox"
-            else f"takes no horizon for family={family!r}; drop it"
+            f"requires a horizon for family={family.name!r}: the time at which "
+            f"predicted and observed survival are compared, e.g. horizon=5 (years)"
+            if family.survival
+            else f"takes no horizon for family={family.name!r}; drop it"
         )
         raise ValueError(f"{owner} {need}.")
     if cv is not None and hasattr(model, "_fit_input"):
@@ -1279,10 +1288,10 @@ def cross_val_calibration(
         pred = _out_of_fold(
             model, X, y, target, family, horizon, cv, random_state, owner
         )
-    groups = n_groups if n_groups is not None else (5 if family == "cox" else 10)
-    if horizon is not None:  # the cox family (checked above)
+    groups = n_groups if n_groups is not None else (5 if family.survival else 10)
+    if horizon is not None:  # a survival family (checked above)
         return survival_calibration(target, pred, horizon, n_groups=groups, alpha=alpha)
-    if family == "binomial":
+    if _classifier(family):
         classes = getattr(model, "classes_", None)
         labels = np.asarray(target)
         if classes is None:

@@ -28,7 +28,6 @@ from vcpcr._checks import (
     check_scalar,
     check_survival,
 )
-from vcpcr._families import family_name
 from vcpcr._formula import source_groups
 from vcpcr._input import check_same_rows
 from vcpcr._scaling import constant_columns
@@ -318,7 +317,7 @@ def _other_calibration(
     fitted: Any, data: pd.DataFrame, y: Any, groups: int, alpha: float
 ) -> CalibrationResult:
     """Calibration of a binomial or gaussian model's predictions on ``data``."""
-    if family_name(fitted.family) == "binomial":
+    if fitted._fitted_family.estimator_type == "classifier":
         p = fitted.predict_proba(data)[:, 1]
         labels = np.asarray(y) == fitted.classes_[1]
         return binary_calibration(labels, p, n_groups=groups, alpha=alpha)
@@ -503,7 +502,7 @@ def validate_external(
         model, X, missing_genes=missing_genes, standardize=standardize
     )
     fitted, _ = _model_frame(model, owner)
-    family = family_name(fitted.family)
+    family = fitted._fitted_family
     if y is None:
         if fitted.formula is None:
             raise ValueError(
@@ -516,19 +515,19 @@ def validate_external(
     data = cohort.X
     if n_groups is not None:
         check_scalar(n_groups, "n_groups", numbers.Integral, owner=owner, min_val=1)
-    groups = n_groups if n_groups is not None else (5 if family == "cox" else 10)
-    if family != "cox":
+    groups = n_groups if n_groups is not None else (5 if family.survival else 10)
+    if not family.survival:
         if horizon is not None or recalibrate_baseline:
             raise ValueError(
                 f"horizon and recalibrate_baseline apply to family='cox' only; got "
-                f"family={family!r}."
+                f"family={family.name!r}."
             )
         cal = _other_calibration(fitted, data, y, groups, alpha)
         return ExternalValidation(cohort, cal, None, None, None)
     if horizon is None:
         raise ValueError(
-            f"{owner} requires a horizon for family='cox': the time at which "
-            f"predicted and observed survival are compared."
+            f"{owner} requires a horizon for family={family.name!r}: the time at "
+            f"which predicted and observed survival are compared."
         )
     check_scalar(
         horizon, "horizon", numbers.Real, owner=owner, min_val=0.0, include_min=False
