@@ -590,7 +590,12 @@ def _firth_by_direct_maximization(Z, time, event, strata):
     def f(b):
         return -_efron_firth_objective(b, Z, time, event, strata)
 
-    return minimize(f, np.zeros(Z.shape[1]), method="BFGS", options={"gtol": 1e-9}).x
+    # BFGS stops short along a flat (run-off) direction on some scipy
+    # releases (1.17: 6e-4 relative off); Nelder-Mead from its point polishes
+    # the flat direction, without derivatives.
+    start = minimize(f, np.zeros(Z.shape[1]), method="BFGS", options={"gtol": 1e-9})
+    polish = {"xatol": 1e-9, "fatol": 1e-15, "maxiter": 20_000}
+    return minimize(f, start.x, method="Nelder-Mead", options=polish).x
 
 
 def _separated_designs(seed: int, n: int = 50):

@@ -342,7 +342,7 @@ def nomogram(model: Any, X: Any, *, horizon: float | None = None) -> Nomogram:
             "high": [r[3] for r in rows],
             "coef": [r[4] for r in rows],
             "min_effect": [r[5] for r in rows],
-            "max_points": [w * per_unit for w in ranges],
+            "max_points": [100.0 * w / widest for w in ranges],  # 100 exactly
         },
         index=pd.Index([r[0] for r in rows], name="term"),
     )
