@@ -164,6 +164,60 @@ def test_calibration_slopes_against_independent_fits():
     assert zero[0] == 0.0
 
 
+def _grid_argmin_slopes(distribution, offset, clustered, outcome, strata=None):
+    """The slope of least deviance by scoring every slope of the grid."""
+    dev = np.stack(
+        [
+            pooled_deviance(distribution, offset + g * clustered, outcome, strata)
+            for g in SLOPES
+        ]
+    )
+    out = np.full(offset.shape[0], np.nan)
+    finite = np.all(np.isfinite(dev), axis=0)
+    out[finite] = SLOPES[np.argmin(dev[:, finite], axis=0)]
+    return out
+
+
+@pytest.mark.parametrize("family", ["gaussian", "binomial", "cox", "cox-strata"])
+def test_calibration_slopes_bisection_is_the_grids_argmin(family):
+    """The bisection on the convex deviance returns exactly the slope the
+    exhaustive grid search gives, on points whose best slope is anywhere on
+    the grid: at 0 (noise, or no cluster at all), inside, and at 1 (a
+    cluster part that should be enlarged); tied times and strata included;
+    a point with a non-finite predictor gets NaN as before."""
+    rng = np.random.default_rng(11)
+    n, m = 150, 40
+    genes = rng.normal(size=(m, n))
+    signal = rng.normal(size=n)
+    true = np.linspace(-0.5, 2.0, m)[:, None]  # best slopes below 0 and above 1
+    clustered = 0.7 * signal + 0.5 * genes
+    clustered[0] = 0.0  # no cluster
+    offset = np.tile(0.2 * rng.normal(size=n), (m, 1))
+    lin = offset[0] + true[m // 2, 0] * signal
+    strata = None
+    if family == "gaussian":
+        dist, outcome = NORMAL, lin + rng.normal(size=n)
+        clustered = clustered * true  # each point its own best slope
+    elif family == "binomial":
+        dist = LOGISTIC
+        outcome = (rng.uniform(size=n) < 1 / (1 + np.exp(-lin))).astype(float)
+        clustered = clustered * true
+    else:
+        dist = PROPORTIONAL_HAZARDS
+        time = np.round(rng.exponential(np.exp(-lin)), 1) + 0.1  # ties
+        outcome = np.column_stack([time, (rng.uniform(size=n) < 0.7).astype(float)])
+        clustered = clustered * true
+        if family == "cox-strata":
+            strata = rng.integers(0, 3, size=n)
+    clustered[3, 5] = np.nan
+    got = calibration_slopes(dist, offset, clustered, outcome, strata)
+    want = _grid_argmin_slopes(dist, offset, clustered, outcome, strata)
+    assert_allclose(got, want, rtol=0, atol=0)
+    assert np.isnan(got[3]) and got[0] == 0.0
+    inside = (got > 0) & (got < 1)
+    assert inside.sum() >= 5 and (got == 0).sum() >= 2 and (got == 1).sum() >= 2
+
+
 def test_cross_calibration_never_uses_a_folds_own_rows():
     """Fold 0's rows follow y = 5 * genes, the others y = 0.5 * genes: fold 0
     is shrunk by the others' slope (0.5), the others by a slope that fold 0

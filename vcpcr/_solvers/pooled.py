@@ -172,8 +172,13 @@ def calibration_slopes(
     The linear predictor ``offset + slope * clustered`` keeps the intercept and
     the covariates' terms (``offset``) and shrinks the clusters' terms
     (``clustered``), as the van Houwelingen & le Cessie (1990, Stat Med 9:1303)
-    calibration slope does. Every slope of the grid is scored for all points
-    at once; a point with no cluster (``clustered`` all 0) gets slope 0.
+    calibration slope does. The deviance is convex in the slope (the
+    negative log-likelihood of every family is convex in the linear
+    predictor), so the grid's first minimum is found by bisection on its
+    forward differences, for all points at once: 2 ceil(log2 51) = 12
+    deviances per point instead of the grid's 51, the same slope as the
+    grid's ``argmin``. A point with no cluster (``clustered`` all 0) gets
+    slope 0.
 
     Parameters
     ----------
@@ -196,15 +201,26 @@ def calibration_slopes(
     >>> calibration_slopes(NORMAL, 0 * clustered, clustered, 0.5 * clustered[0])
     array([0.5])
     """
-    dev = np.stack(
-        [
-            pooled_deviance(distribution, offset + g * clustered, outcome, strata)
-            for g in SLOPES
-        ]
-    )
-    finite = np.all(np.isfinite(dev), axis=0)
+    finite = np.all(np.isfinite(offset) & np.isfinite(clustered), axis=1)
     out = np.full(offset.shape[0], np.nan)
-    out[finite] = SLOPES[np.argmin(dev[:, finite], axis=0)]
+    points = np.flatnonzero(finite)
+    lost = np.zeros(offset.shape[0], dtype=bool)  # a deviance was not finite
+    lo = np.zeros(points.size, dtype=np.intp)
+    hi = np.full(points.size, SLOPES.size - 1, dtype=np.intp)
+    while np.any(active := lo < hi):
+        p, mid = points[active], (lo[active] + hi[active]) // 2
+        left, right = (
+            pooled_deviance(
+                distribution, offset[p] + SLOPES[i, None] * clustered[p], outcome, strata
+            )
+            for i in (mid, mid + 1)
+        )
+        lost[p] |= ~(np.isfinite(left) & np.isfinite(right))
+        rising = ~(right < left)  # the first minimum is at mid or left of it
+        hi[active] = np.where(rising, mid, hi[active])
+        lo[active] = np.where(rising, lo[active], mid + 1)
+    out[points] = SLOPES[lo]
+    out[lost] = np.nan
     return out
 
 
