@@ -213,9 +213,11 @@ def test_calibration_slopes_bisection_is_the_grids_argmin(family):
     got = calibration_slopes(dist, offset, clustered, outcome, strata)
     want = _grid_argmin_slopes(dist, offset, clustered, outcome, strata)
     assert_allclose(got, want, rtol=0, atol=0)
-    assert np.isnan(got[3]) and got[0] == 0.0
-    inside = (got > 0) & (got < 1)
-    assert inside.sum() >= 5 and (got == 0).sum() >= 2 and (got == 1).sum() >= 2
+    assert np.isnan(got[3])
+    assert got[0] == 0.0
+    assert ((got > 0) & (got < 1)).sum() >= 5
+    assert (got == 0).sum() >= 2
+    assert (got == 1).sum() >= 2
 
 
 def test_cross_calibration_never_uses_a_folds_own_rows():

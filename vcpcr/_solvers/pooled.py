@@ -210,10 +210,8 @@ def calibration_slopes(
     while np.any(active := lo < hi):
         p, mid = points[active], (lo[active] + hi[active]) // 2
         left, right = (
-            pooled_deviance(
-                distribution, offset[p] + SLOPES[i, None] * clustered[p], outcome, strata
-            )
-            for i in (mid, mid + 1)
+            pooled_deviance(distribution, offset[p] + g * clustered[p], outcome, strata)
+            for g in (SLOPES[mid, None], SLOPES[mid + 1, None])
         )
         lost[p] |= ~(np.isfinite(left) & np.isfinite(right))
         rising = ~(right < left)  # the first minimum is at mid or left of it
