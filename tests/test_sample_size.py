@@ -347,7 +347,7 @@ def test_validation_survival_by_hand():
     assert res.criteria["n"].tolist() == [1542]
     assert res.events == 309
     assert res.adequate
-    assert "simulation" in res.note
+    assert "simulated population" in res.note
     text = res.summary()
     assert "survival, external validation" in text
     assert "n_available = 2000 meets it" in text
