@@ -151,6 +151,12 @@ def test_numbers_are_the_public_functions(full):
         "C statistic (Harrell's)",
     ]
     assert_allclose(got.simulation["censored_by_timepoint"], 1 - uncensored, atol=0.01)
+    text = {s.title: s for s in rep.sections}[
+        "Sample size of the external validation"
+    ].text
+    cv_c = res["increment"].metrics.loc[("VCPCR", "Harrell C"), "mean"]
+    assert f"its Harrell's C is {got.simulation['c_statistic']:.3g}" in text[1]
+    assert f"cross-validated {cv_c:.3g}" in text[1]
     assert_allclose(
         got.criteria["n"].to_numpy(float), vss.criteria["n"].to_numpy(float), rtol=0.03
     )

@@ -682,3 +682,15 @@ SBAD = {
 def test_bad_survival_validation_input(kw, match):
     with pytest.raises(ValueError, match=match):
         validation_sample_size("survival", **kw)
+
+
+def test_survival_oe_without_censoring_is_the_binary_formula():
+    """No censoring before the time point: the Kaplan-Meier variance is the
+    binomial one, so the simulated O/E n is the closed form's (3469) within
+    the simulation's error."""
+    res = validation_sample_size(
+        "survival", event_risk=0.1, timepoint=3, c_statistic=0.7, follow_up=5
+    )
+    closed = validation_sample_size("survival", event_risk=0.1)
+    assert closed.criteria["n"].iloc[0] == 3469
+    assert_allclose(res.criteria["n"].iloc[0], 3469, rtol=0.01)

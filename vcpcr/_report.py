@@ -1138,7 +1138,7 @@ def _run_sample_size(
 
 
 def _run_validation_sample_size(
-    y2: Any, horizon: float, results: dict[str, Any], seed: int
+    y2: Any, horizon: float, inc: Any, results: dict[str, Any], seed: int
 ) -> Section:
     import warnings
 
@@ -1175,7 +1175,20 @@ def _run_validation_sample_size(
         )
     except ValueError as exc:  # e.g. no event by the horizon
         return _size_not_computed(exc)
-    return _validation_size_section(result, basis, results)
+    simulated = (result.simulation or {}).get("c_statistic", np.nan)
+    cv_c = float(
+        inc.metrics.loc[(type(results["model"]).__name__, "Harrell C"), "mean"]
+    )
+    section = _validation_size_section(result, basis, results)
+    section.text.insert(
+        1,
+        f"The simulated population takes these predictions as calibrated: "
+        f"its Harrell's C is {simulated:.3g}, against "
+        f"the signature's cross-validated {cv_c:.3g} (validate_increment). "
+        f"Predictions more spread than the model's true discrimination (an "
+        f"overfitted model) make the C criterion optimistic.",
+    )
+    return section
 
 
 def _size_not_computed(exc: Exception) -> Section:
@@ -1283,7 +1296,7 @@ def _external_sample_size(
     """Return the external validation's sample-size section, for every family."""
     family = str(family_name(model.family))
     if horizon is not None:
-        return _run_validation_sample_size(pair[1], horizon, results, seed)
+        return _run_validation_sample_size(pair[1], horizon, inc, results, seed)
     if family == "binomial":
         return _run_binary_validation_sample_size(model, pair, inc, results)
     return _run_gaussian_validation_sample_size(model, pair, inc, results, citl_width)
