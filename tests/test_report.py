@@ -125,13 +125,41 @@ def test_numbers_are_the_public_functions(full):
         n_available=len(y),
     )
     assert again.n_required == ss.n_required
-    # the external validation's sample size, at the external KM risk
-    _, y2 = _data(seed=1, n=60)
+    # the external validation's sample size: the external KM risk, its
+    # reverse-KM censoring and the model's predicted risks there
+    X2, y2 = _data(seed=1, n=60)
     survival = kaplan_meier(y2[:, 0], y2[:, 1], h)[0]
+    uncensored = kaplan_meier(y2[:, 0], 1 - y2[:, 1], h)[0]
+    surv2 = res["model"].predict_survival_function(X2, return_array=True, times=[h])
+    predicted = 1 - surv2[:, 0]
+    # (survival_calibration keeps the risks within 1e-10 of 0 and 1)
+    assert_allclose(predicted, res["external"].calibration.predicted, atol=1e-9)
+    predicted = res["external"].calibration.predicted
     vss = validation_sample_size(
-        "survival", event_risk=1 - survival, n_available=len(y2)
+        "survival",
+        event_risk=1 - survival,
+        timepoint=h,
+        predicted_risk=predicted,
+        censoring=1 - uncensored,
+        random_state=0,  # the report seeds its own draw: n within 3 %
+        n_available=len(y2),
     )
-    pd.testing.assert_frame_equal(vss.criteria, res["validation_sample_size"].criteria)
+    got = res["validation_sample_size"]
+    assert got.criteria["criterion"].str.split(" CI").str[0].tolist() == [
+        "O/E by the time point",
+        "calibration slope",
+        "C statistic (Harrell's)",
+    ]
+    assert_allclose(got.simulation["censored_by_timepoint"], 1 - uncensored, atol=0.01)
+    text = {s.title: s for s in rep.sections}[
+        "Sample size of the external validation"
+    ].text
+    cv_c = res["increment"].metrics.loc[("VCPCR", "Harrell C"), "mean"]
+    assert f"its Harrell's C is {got.simulation['c_statistic']:.3g}" in text[1]
+    assert f"cross-validated {cv_c:.3g}" in text[1]
+    assert_allclose(
+        got.criteria["n"].to_numpy(float), vss.criteria["n"].to_numpy(float), rtol=0.03
+    )
     # the tables are the results' frames, unchanged
     by_title = {s.title: s for s in rep.sections}
     inc = by_title["Discrimination and the increment over the clinical model"]
@@ -485,13 +513,12 @@ def test_binary_and_gaussian_reports_have_their_sections(glm):
         "Multi-split evidence for the modules and genes",
         "Stability of the selection and of the modules",
         "External validation",
-        *(["Sample size of the external validation"] if family == "binomial" else []),
+        "Sample size of the external validation",
         "Scoring rule",
     ]
     assert titles == expected
     assert {"10", "11", "12c", "12e", "22", "23a"} <= set(rep.covered())
-    skipped = [] if family == "binomial" else ["Sample size of the external"]
-    assert [s[: len("Sample size of the external")] for s in rep.skipped] == skipped
+    assert rep.skipped == []
     inc = rep.results["increment"]
     clinical = {"binomial": "clinical logistic", "gaussian": "clinical linear"}
     assert inc.clinical == clinical[family]
@@ -563,6 +590,42 @@ def test_binary_and_gaussian_numbers_are_the_public_functions(glm):
         pd.testing.assert_frame_equal(
             vss.criteria, res["validation_sample_size"].criteria
         )
+    else:
+        # the external validation's sample size: the CV R2, the external
+        # variance, a tenth of the external SD as the CITL width
+        _, y2 = _glm_data(family, seed=1, n=60)
+        vss = validation_sample_size(
+            "continuous",
+            r2=res["increment"].metrics.loc[("VCPCR", "R2"), "mean"],
+            variance=y2.var(ddof=1),
+            citl_width=0.1 * y2.std(ddof=1),
+            n_available=len(y2),
+        )
+        pd.testing.assert_frame_equal(
+            vss.criteria, res["validation_sample_size"].criteria
+        )
+        text = by_title["Sample size of the external validation"].text[0]
+        assert "a tenth of the external outcome's SD" in text
+
+
+def test_gaussian_citl_width_override_and_refusal():
+    X, y = _glm_data("gaussian")
+    X2, y2 = _glm_data("gaussian", seed=1, n=60)
+    model = VCPCR(
+        family="gaussian", n_clusters=2, lam_ratio=0.3, covariates="age", random_state=0
+    )
+    kw = {"cv": 3, "n_repeats": 1, "inference": False, "stability": False}
+    kw.update(calibration=False, external=(X2, y2), random_state=0)
+    rep = report(model, X, y, citl_width=0.5, **kw)
+    vss = rep.results["validation_sample_size"]
+    assert vss.criteria["criterion"].iloc[1] == (
+        "calibration-in-the-large CI width <= 0.5"
+    )
+    assert "given (citl_width=)" in rep.sections[-2].text[0]
+    with pytest.raises(ValueError, match=r"'citl_width'.*range"):
+        report(model, X, y, citl_width=0.0, **kw)
+    with pytest.raises(ValueError, match=r"'citl_width'.*'gaussian' only"):
+        report(_model(), *_data(), citl_width=0.5, **kw)
 
 
 def test_binary_and_gaussian_html_is_self_contained(glm, tmp_path):

@@ -736,10 +736,26 @@ def _check_args(
     horizon: Any,
     n_splits: Any,
     n_pairs: Any,
+    citl_width: Any,
 ) -> tuple[Any, Any] | None:
     """Check what :func:`report` checks itself; return the external pair."""
     _check_estimator(estimator)
     family = family_name(estimator.family)
+    if citl_width is not None:
+        if family != "gaussian":
+            raise ValueError(
+                f"The 'citl_width' parameter of {_OWNER} applies to "
+                f"family='gaussian' only. Got citl_width={citl_width!r} with "
+                f"family={family!r}; drop it."
+            )
+        check_scalar(
+            citl_width,
+            "citl_width",
+            numbers.Real,
+            owner=_OWNER,
+            min_val=0.0,
+            include_min=False,
+        )
     if family != "cox" and horizon is not None:
         raise ValueError(
             f"The 'horizon' parameter of {_OWNER} applies to family='cox' only. "
@@ -815,6 +831,7 @@ def report(
     stability: bool = True,
     calibration: bool = True,
     r2: float | None = None,
+    citl_width: float | None = None,
     n_splits: int = 50,
     n_pairs: int = 25,
     title: str = "Signature report",
@@ -877,6 +894,11 @@ def report(
         The anticipated Cox-Snell :math:`R^2` of the sample-size check;
         default: the apparent one of the model fitted on all rows (see
         Notes).
+    citl_width : float, optional
+        Gaussian with ``external``: the target width of the 95 % CI of
+        calibration-in-the-large in the external validation's sample size,
+        on the outcome's scale; default: a tenth of the external outcome's
+        standard deviation (an interval of +/- 0.05 SD).
     n_splits : int, default=50
         Splits of the multi-split.
     n_pairs : int, default=25
@@ -916,12 +938,24 @@ def report(
     :class:`~vcpcr.validation.ClinicalGLM` (AUC and Brier score, or
     :math:`R^2` and RMSE), the out-of-fold
     :func:`~vcpcr.calibration.cross_val_calibration`, for a binomial one the
-    decision curve of the out-of-fold probabilities (and with ``external``
-    :func:`~vcpcr.validation.validation_sample_size`), and
+    decision curve of the out-of-fold probabilities, and
     ``sample_size("binary")`` (Cox-Snell :math:`R^2` from the fit's
     likelihood ratio, the data's prevalence) or
     ``sample_size("continuous")`` (the fit's adjusted :math:`R^2`, the
     outcome's mean and SD).
+
+    With ``external``, :func:`~vcpcr.validation.validation_sample_size`
+    sizes the external validation (Riley et al.) for every family, from
+    inputs the report only gathers: Cox, at the horizon, the external
+    cohort's Kaplan-Meier risk, its censoring by then (one minus the reverse
+    Kaplan-Meier estimate) and the model's predicted risks on it (the
+    validation population's case-mix; the training out-of-fold risks
+    describe another population), for the O/E, calibration slope and
+    Harrell's C criteria of a simulated population (seeded); binomial, the
+    external prevalence, the cross-validated AUC and the external predicted
+    risks; gaussian, the cross-validated :math:`R^2`, the external outcome's
+    variance and ``citl_width`` (default: a tenth of the external outcome's
+    SD).
 
     The sample-size check needs an anticipated Cox-Snell :math:`R^2`;
     without ``r2`` the report takes :math:`1 - e^{-LR/n}` from the
@@ -948,7 +982,7 @@ def report(
     """
     from tqdm.auto import tqdm
 
-    pair = _check_args(estimator, X, external, horizon, n_splits, n_pairs)
+    pair = _check_args(estimator, X, external, horizon, n_splits, n_pairs, citl_width)
     family = str(family_name(estimator.family))
     formula = estimator.get_params(deep=False).get("formula")
     outcome, described = _outcome_and_frame(formula, X, y, "y")
@@ -1059,7 +1093,11 @@ def report(
             ext = validate_external(model, pair[0], y2, horizon=h)
             results["external"] = ext
             sections.append(_external_section(ext))
-            sections += _external_sample_size(model, pair, h, inc, results, skipped)
+            sections.append(
+                _external_sample_size(
+                    model, pair, h, inc, results, citl_width, seed["validate_external"]
+                )
+            )
             bar.update()
     if hasattr(model, "export_scoring_rule"):
         rule = model.export_scoring_rule()
@@ -1100,23 +1138,107 @@ def _run_sample_size(
 
 
 def _run_validation_sample_size(
-    y2: Any, horizon: float, results: dict[str, Any]
+    y2: Any, horizon: float, inc: Any, results: dict[str, Any], seed: int
 ) -> Section:
+    import warnings
+
     from vcpcr._sample_size import validation_sample_size
     from vcpcr.calibration import kaplan_meier
+    from vcpcr.exceptions import VCPCRWarning
 
     time2, event2 = check_survival(y2)
-    survival = kaplan_meier(time2, event2, horizon)[0]
-    result = validation_sample_size(
-        "survival", event_risk=1.0 - survival, n_available=len(time2)
+    with warnings.catch_warnings():  # a KM of 1 has no interval; unused here
+        warnings.simplefilter("ignore", VCPCRWarning)
+        survival = kaplan_meier(time2, event2, horizon)[0]
+        uncensored = kaplan_meier(time2, ~event2, horizon)[0]  # reverse KM
+    predicted = results["external"].calibration.predicted
+    basis = (
+        f"(validation_sample_size, survival) at the time point {horizon:.4g}: "
+        f"the risk 1 - S(t) = {1.0 - survival:.4g} of the external cohort's "
+        f"Kaplan-Meier survival, its censoring by then 1 - G(t) = "
+        f"{1.0 - uncensored:.4g} (the reverse Kaplan-Meier G, kaplan_meier "
+        f"of the censorings), and the model's predicted risks by then on the "
+        f"external cohort (validate_external's calibration.predicted: the "
+        f"validation population's case-mix, which the criteria depend on, "
+        f"rather than the training cohort's out-of-fold risks); an "
+        f"exponential baseline, follow-up read up to the time point"
     )
-    return _validation_size_section(
-        result,
-        f"(validation_sample_size) at the risk 1 - S(t) of the external "
-        f"cohort's Kaplan-Meier survival S({horizon:.4g}) = {survival:.4g} "
-        f"(kaplan_meier)",
-        results,
+    try:
+        result = validation_sample_size(
+            "survival",
+            event_risk=1.0 - survival,
+            timepoint=horizon,
+            predicted_risk=predicted,
+            censoring=1.0 - uncensored,
+            random_state=seed % 2**32,
+            n_available=len(time2),
+        )
+    except ValueError as exc:  # e.g. no event by the horizon
+        return _size_not_computed(exc)
+    simulated = (result.simulation or {}).get("c_statistic", np.nan)
+    cv_c = float(
+        inc.metrics.loc[(type(results["model"]).__name__, "Harrell C"), "mean"]
     )
+    section = _validation_size_section(result, basis, results)
+    section.text.insert(
+        1,
+        f"The simulated population takes these predictions as calibrated: "
+        f"its Harrell's C is {simulated:.3g}, against "
+        f"the signature's cross-validated {cv_c:.3g} (validate_increment). "
+        f"Predictions more spread than the model's true discrimination (an "
+        f"overfitted model) make the C criterion optimistic.",
+    )
+    return section
+
+
+def _size_not_computed(exc: Exception) -> Section:
+    return Section(
+        "Sample size of the external validation",
+        ("10",),
+        [
+            "Riley et al.'s external-validation criteria "
+            f"(validation_sample_size) could not be computed: {exc}"
+        ],
+    )
+
+
+def _run_gaussian_validation_sample_size(
+    model: Any,
+    pair: tuple[Any, Any],
+    inc: Any,
+    results: dict[str, Any],
+    citl_width: float | None,
+) -> Section:
+    from vcpcr._sample_size import validation_sample_size
+
+    values = np.asarray(pair[1], dtype=float).reshape(-1)
+    name = type(model).__name__
+    r2 = float(inc.metrics.loc[(name, "R2"), "mean"])
+    variance = float(np.var(values, ddof=1))
+    rule = "given (citl_width=)"
+    if citl_width is None:
+        citl_width = 0.1 * float(np.sqrt(variance))
+        rule = (
+            "a tenth of the external outcome's SD, the report's default (pass "
+            "citl_width= to report for another)"
+        )
+    basis = (
+        f"(validation_sample_size, continuous) with the anticipated R2 "
+        f"{r2:.4g} (the signature's cross-validated R2, validate_increment), "
+        f"the external outcome's variance {variance:.4g} and the target width "
+        f"{citl_width:.4g} of calibration-in-the-large's CI, {rule}"
+    )
+    try:
+        result = validation_sample_size(
+            "continuous",
+            r2=r2,
+            variance=variance,
+            citl_width=citl_width,
+            n_available=values.size,
+        )
+    except ValueError as exc:  # e.g. a cross-validated R2 <= 0
+        return _size_not_computed(exc)
+    return _validation_size_section(result, basis, results)
 
 
 def _validation_size_section(
@@ -1168,21 +1290,16 @@ def _external_sample_size(
     horizon: float | None,
     inc: Any,
     results: dict[str, Any],
-    skipped: list[str],
-) -> list[Section]:
-    """Return the external validation's sample-size section (none: say why)."""
+    citl_width: float | None,
+    seed: int,
+) -> Section:
+    """Return the external validation's sample-size section, for every family."""
     family = str(family_name(model.family))
     if horizon is not None:
-        return [_run_validation_sample_size(pair[1], horizon, results)]
+        return _run_validation_sample_size(pair[1], horizon, inc, results, seed)
     if family == "binomial":
-        return [_run_binary_validation_sample_size(model, pair, inc, results)]
-    skipped.append(
-        "Sample size of the external validation (gaussian: "
-        "validation_sample_size needs the target width of "
-        "calibration-in-the-large on the outcome's scale; call it with "
-        "citl_width=)."
-    )
-    return []
+        return _run_binary_validation_sample_size(model, pair, inc, results)
+    return _run_gaussian_validation_sample_size(model, pair, inc, results, citl_width)
 
 
 def _glm_data_section(
