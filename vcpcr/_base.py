@@ -93,17 +93,20 @@ class FitInput(NamedTuple):
         and strata are sliced, nothing is validated again: the columns'
         roles, names and levels are the whole input's (a fit on the part
         alone has them too when :meth:`encodes_alike` says so), and what
-        depends on which rows they are is checked by :meth:`check_part`.
-        ``rows`` of the result index the user's ``X`` (through
+        depends on which rows they are is checked by :meth:`check_part` (a
+        covariate constant on the rows, which it refuses, standardizes to
+        NaN here, silently). ``rows`` of the result index the user's ``X`` (through
         ``missing="drop"``'s rows).
         """
         d, layout = self.design, self.layout
         X = d.X[rows]
         Z = X[:, d.covariates]  # as the input route takes them (same bits)
+        with np.errstate(divide="ignore", invalid="ignore"):  # see check_part
+            Zs = None if d.Zs is None else standardize(Z)[0]
         design = d._replace(
             X=X,
             y=take(d.y, rows),
-            Zs=None if d.Zs is None else standardize(Z)[0],
+            Zs=Zs,
             prepared=self.family.restrict(d.prepared, rows),
         )
         S = None if layout.S is None else X[:, d.strata]
