@@ -157,6 +157,8 @@ def test_take_is_the_checked_input_of_those_rows(family):
         assert_array_equal(got, want)
     assert_array_equal(part.design.y, alone.design.y)
     assert_array_equal(part.rows, rows)
+    # the memory order too (a fit's products on the other order run slower)
+    assert part.design.X.flags.f_contiguous == alone.design.X.flags.f_contiguous
     fitted = est._fit_validated(part)
     public = VCPCR(**est.get_params()).fit(X.iloc[rows], take(y, rows))
     assert_array_equal(fitted.coef_, public.coef_)

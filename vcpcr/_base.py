@@ -69,6 +69,19 @@ def same_value(a: Any, b: Any) -> bool:
     return repr(a) == repr(b)
 
 
+def _rows_of(X: NDArray[np.float64], rows: NDArray[np.intp]) -> NDArray[np.float64]:
+    """Return ``X[rows]`` in ``X``'s memory order.
+
+    The input route gives a DataFrame's values in column-major order; a
+    fit on some of its rows would too. ``X[rows]`` is row-major, and the
+    fit's products (standardizing, the clustering) on it run at another
+    speed, so the rows are copied in ``X``'s order.
+    """
+    order = "F" if X.flags.f_contiguous and not X.flags.c_contiguous else "C"
+    out = np.empty((len(rows), X.shape[1]), dtype=X.dtype, order=order)
+    return np.take(X, rows, axis=0, out=out)
+
+
 class FitInput(NamedTuple):
     """The checked data of a fit, as :meth:`VCPCRBase._fit_input` returns it."""
 
@@ -99,7 +112,7 @@ class FitInput(NamedTuple):
         ``missing="drop"``'s rows).
         """
         d, layout = self.design, self.layout
-        X = d.X[rows]
+        X = _rows_of(d.X, rows)
         Z = X[:, d.covariates]  # as the input route takes them (same bits)
         with np.errstate(divide="ignore", invalid="ignore"):  # see check_part
             Zs = None if d.Zs is None else standardize(Z)[0]
