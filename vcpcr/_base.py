@@ -77,8 +77,10 @@ def _rows_of(X: NDArray[np.float64], rows: NDArray[np.intp]) -> NDArray[np.float
     fit's products (standardizing, the clustering) on it run at another
     speed, so the rows are copied in ``X``'s order.
     """
-    order = "F" if X.flags.f_contiguous and not X.flags.c_contiguous else "C"
-    out = np.empty((len(rows), X.shape[1]), dtype=X.dtype, order=order)
+    column_major = X.flags.f_contiguous and not X.flags.c_contiguous
+    out = np.empty(
+        (len(rows), X.shape[1]), dtype=X.dtype, order="F" if column_major else "C"
+    )
     return np.take(X, rows, axis=0, out=out)
 
 
