@@ -7,9 +7,10 @@ checks), every family's validator of ``y`` (``Family.prepare``) and
 :func:`vcpcr._checks.check_survival` wherever a ``vcpcr`` module imported
 it, and counts their calls. Run as a script, it prints the counts of one
 ``VCPCRCV(family="cox", covariates=[...]).fit`` with 5 folds and of its
-gaussian and binomial analogues::
+gaussian and binomial analogues, then of a Cox ``multi_split`` and
+``stability_selection`` of a ``VCPCR`` and a ``VCPCRCV`` template::
 
-    PYTHONPATH=. python tests/validation_counts.py
+    PYTHONPATH=.:tests python tests/validation_counts.py
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from vcpcr import VCPCRCV, Surv, _checks
+from vcpcr import VCPCR, VCPCRCV, Surv, _checks
 from vcpcr._base import VCPCRBase
 from vcpcr._families import FAMILIES
+from vcpcr.inference import multi_split, stability_selection
 from vcpcr.simulate import make_block_data
 
 
@@ -96,6 +98,30 @@ def cv_counts(family: str, **params: Any) -> Counter[str]:
     return counts
 
 
+def resampling_counts(
+    how: str, family: str = "cox", template: str = "VCPCRCV"
+) -> Counter[str]:
+    """The counts of one ``multi_split`` (3 splits) or ``stability_selection``
+    (2 pairs) of a ``VCPCR`` or ``VCPCRCV`` template adjusted for age and sex."""
+    X, y = cohort(family)
+    common = {"family": family, "covariates": ["age", "sex"], "n_init": 1}
+    est = (
+        VCPCRCV(n_clusters=[2], cv=3, **common)
+        if template == "VCPCRCV"
+        else VCPCR(n_clusters=2, **common)
+    )
+    with counted() as counts:
+        if how == "multi_split":
+            multi_split(est, X, y, n_splits=3, random_state=0, verbose=False)
+        else:
+            stability_selection(est, X, y, n_pairs=2, random_state=0, verbose=False)
+    return counts
+
+
 if __name__ == "__main__":
     for fam in ("cox", "gaussian", "binomial"):
         print(fam, dict(sorted(cv_counts(fam).items())))
+    for how in ("multi_split", "stability_selection"):
+        for template in ("VCPCR", "VCPCRCV"):
+            counts = resampling_counts(how, template=template)
+            print(how, template, "(cox)", dict(sorted(counts.items())))

@@ -21,13 +21,17 @@ from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import Tags
 
-from vcpcr._checks import check_scalar
+from vcpcr._checks import check_n_samples, check_not_constant, check_scalar
 from vcpcr._clustering import check_latent
 from vcpcr._families import Family, family_instance, known_family
+from vcpcr._formula import RowEncoding, row_dependent_encoding
 from vcpcr._input import (
     ColumnLayout,
     Design,
+    check_covariates,
+    check_levels,
     check_strata,
+    part_levels,
     resolve_input,
     take,
     validated_design,
@@ -35,10 +39,15 @@ from vcpcr._input import (
 from vcpcr._scaling import standardize
 from vcpcr._weights import WeightScheme, check_scheme
 
-__all__ = ["FitInput", "VCPCRBase", "same_value"]
+__all__ = ["DESCRIPTIVE", "FitInput", "VCPCRBase", "same_value"]
 
 #: Parameters that do not change a fitted model (how it runs, not what it is).
 _RUN_PARAMS = ("n_jobs", "verbose")
+
+#: The attributes the input route sets to describe the data (scikit-learn's
+#: ``validate_data`` the first two, the encoding the third); a fit on checked
+#: data (:meth:`VCPCRBase._fit_checked`) takes them from its ``FitInput``.
+DESCRIPTIVE = ("n_features_in_", "feature_names_in_", "model_spec_")
 
 #: The most random starts a fit takes: each is a full clustering (10 is
 #: ``VCPCR``'s default, 5 ``VCPCRCV``'s, per grid point and fold), so that a
@@ -60,6 +69,21 @@ def same_value(a: Any, b: Any) -> bool:
     return repr(a) == repr(b)
 
 
+def _rows_of(X: NDArray[np.float64], rows: NDArray[np.intp]) -> NDArray[np.float64]:
+    """Return ``X[rows]`` in ``X``'s memory order.
+
+    The input route gives a DataFrame's values in column-major order; a
+    fit on some of its rows would too. ``X[rows]`` is row-major, and the
+    fit's products (standardizing, the clustering) on it run at another
+    speed, so the rows are copied in ``X``'s order.
+    """
+    column_major = X.flags.f_contiguous and not X.flags.c_contiguous
+    out = np.empty(
+        (len(rows), X.shape[1]), dtype=X.dtype, order="F" if column_major else "C"
+    )
+    return np.take(X, rows, axis=0, out=out)
+
+
 class FitInput(NamedTuple):
     """The checked data of a fit, as :meth:`VCPCRBase._fit_input` returns it."""
 
@@ -69,6 +93,10 @@ class FitInput(NamedTuple):
     layout: ColumnLayout  # covariates, clustered columns, strata
     scheme: WeightScheme  # the ``weights`` parameter's scheme, checked
     rows: NDArray[np.intp] | None = None  # rows of X kept by missing="drop"
+    #: the attributes that describe the data (:data:`DESCRIPTIVE`), as set
+    described: tuple[tuple[str, Any], ...] = ()
+    #: what of the encoding (formula, categorical covariates) its rows decided
+    encoding: RowEncoding = RowEncoding()
 
     def take(self, rows: NDArray[np.intp]) -> FitInput:
         """Return the checked data of some of its rows (a resample, a part).
@@ -78,21 +106,83 @@ class FitInput(NamedTuple):
         recomputes what depends on all rows, e.g. the gaussian target's
         scale), the standardized covariates and the layout's raw covariates
         and strata are sliced, nothing is validated again: the columns'
-        roles, names and levels are the whole input's. ``rows`` of the result
-        index the user's ``X`` (through ``missing="drop"``'s rows).
+        roles, names and levels are the whole input's (a fit on the part
+        alone has them too when :meth:`encodes_alike` says so), and what
+        depends on which rows they are is checked by :meth:`check_part` (a
+        covariate constant on the rows, which it refuses, standardizes to
+        NaN here, silently). ``rows`` of the result index the user's ``X`` (through
+        ``missing="drop"``'s rows).
         """
         d, layout = self.design, self.layout
-        X = d.X[rows]
+        X = _rows_of(d.X, rows)
         Z = X[:, d.covariates]  # as the input route takes them (same bits)
+        with np.errstate(divide="ignore", invalid="ignore"):  # see check_part
+            Zs = None if d.Zs is None else standardize(Z)[0]
         design = d._replace(
             X=X,
             y=take(d.y, rows),
-            Zs=None if d.Zs is None else standardize(Z)[0],
+            Zs=Zs,
             prepared=self.family.restrict(d.prepared, rows),
         )
         S = None if layout.S is None else X[:, d.strata]
         kept = rows if self.rows is None else self.rows[rows]
         return self._replace(design=design, layout=layout._replace(Z=Z, S=S), rows=kept)
+
+    def encodes_alike(self, rows: NDArray[np.intp]) -> bool:
+        """Whether a fit on these rows alone would encode them as this input does.
+
+        Not when the encoding learned a state from all rows (``center()``,
+        ``scale()``, a spline's knots), nor when the rows miss a level of a
+        categorical term (a fit on them would leave its dummy out, or take
+        another reference level): such a part is fitted through ``fit`` on
+        its rows. Otherwise the part's design (:meth:`take`) is, column for
+        column, the one a fit on its rows validates.
+        """
+        encoding = self.encoding
+        if encoding.learned:
+            return False
+        if not encoding.categorical:
+            return True
+        d = self.design
+        position = {name: j for j, name in enumerate(d.names)}
+        for columns, alone in encoding.categorical:
+            cols = [position[c] for c in columns if c in position]
+            whole, part = d.X[:, cols], d.X[rows][:, cols]
+            if alone:  # one value per level: the part holds every level
+                n_levels = np.unique(whole, axis=0).shape[0]
+                if np.unique(part, axis=0).shape[0] < n_levels:
+                    return False
+            elif np.any(np.ptp(part, axis=0) == 0):  # a level's column is 0
+                return False
+        return True
+
+    def check_part(self) -> None:
+        """Raise what the input route raises on these rows because of which they are.
+
+        For a part (:meth:`take`) of checked data: each check of
+        :meth:`VCPCRBase._fit_input` whose answer depends on the rows,
+        in its order and with its message: at least 3 rows, no constant
+        column (a covariate or stratum named as such), covariates not
+        collinear, the response (:meth:`vcpcr._families.Family.check_rows`:
+        not constant, two classes, an informative survival outcome), the
+        levels of the discrete covariates (:func:`vcpcr._input.check_levels`)
+        and a Cox model's strata each with an event. The values themselves
+        (finite, of the family's kind) are not checked again.
+        """
+        d, family = self.design, self.family
+        check_n_samples(d.X.shape[0], "X", 3)
+        roles = {"covariates": d.covariates, "strata": d.strata}
+        check_not_constant(d.X, "X", d.names, roles)
+        names = [d.names[j] for j in d.covariates]
+        Z = d.X[:, d.covariates]
+        if d.covariates.size:
+            check_covariates(Z, names)
+        family.check_rows(d.prepared)
+        outcome = d.prepared.outcome
+        check_levels(Z, part_levels(Z, names, d.levels), family, outcome)
+        if self.layout.S is not None:
+            strata_names = [d.names[j] for j in d.strata]
+            check_strata(self.layout.S, strata_names, outcome[:, 1] > 0)
 
 
 class VCPCRBase(TransformerMixin, BaseEstimator):
@@ -216,6 +306,31 @@ class VCPCRBase(TransformerMixin, BaseEstimator):
             self.model_spec_ = resolved.spec
         else:  # a refit without an encoding
             self.__dict__.pop("model_spec_", None)
+        described = tuple(
+            (name, getattr(self, name)) for name in DESCRIPTIVE if hasattr(self, name)
+        )
         Z = d.X[:, d.covariates]
         layout = ColumnLayout(Z, d.covariates, d.clustered, d.X.shape[1], d.strata, S)
-        return FitInput(resolved.yname, family, d, layout, scheme, resolved.rows)
+        return FitInput(
+            resolved.yname,
+            family,
+            d,
+            layout,
+            scheme,
+            resolved.rows,
+            described,
+            row_dependent_encoding(resolved.spec),
+        )
+
+    def _describe(self, data: FitInput) -> None:
+        """Set the attributes that describe ``data`` (:data:`DESCRIPTIVE`).
+
+        As the input route set them on the estimator that checked ``data``
+        (a previous fit's are removed): a fit on checked data
+        (``_fit_validated``) describes them as ``fit`` on them would, as
+        scikit-learn's ``LinearModelCV`` copies them to its refit.
+        """
+        for name in DESCRIPTIVE:
+            self.__dict__.pop(name, None)
+        for name, value in data.described:
+            setattr(self, name, value)

@@ -23,12 +23,14 @@ __all__ = [
     "check_fraction",
     "check_informative",
     "check_labels",
+    "check_n_samples",
     "check_not_constant",
     "check_random_state",
     "check_same_rows",
     "check_scalar",
     "check_split",
     "check_survival",
+    "check_survival_rows",
     "check_time_event",
     "check_times",
     "check_varying",
@@ -58,6 +60,14 @@ def feature_names(estimator: Any, n_features: int) -> list[str]:
     if names is None:
         return [f"x{j}" for j in range(n_features)]
     return [str(n) for n in names]
+
+
+def check_n_samples(n_samples: int, name: str, min_samples: int) -> None:
+    """Raise :func:`check_array`'s error for fewer than ``min_samples`` rows."""
+    if n_samples < min_samples:
+        raise ValueError(
+            f"{name} has {n_samples} sample(s); at least {min_samples} are required."
+        )
 
 
 def check_array(
@@ -124,10 +134,7 @@ def check_array(
     arr = np.asarray(arr, dtype=np.float64)
     if arr.ndim != (2 if ensure_2d else 1):
         raise dimension_error(name, arr.shape, ensure_2d=ensure_2d)
-    if arr.shape[0] < min_samples:
-        raise ValueError(
-            f"{name} has {arr.shape[0]} sample(s); at least {min_samples} are required."
-        )
+    check_n_samples(arr.shape[0], name, min_samples)
     if ensure_2d and arr.shape[1] == 0:
         raise ValueError(f"{name} has 0 feature(s) (shape={arr.shape}).")
     check_finite(arr, name, feature_names)
@@ -759,10 +766,23 @@ def check_survival(
     """
     time, event = _survival_columns(y, name)
     t, d = check_time_event(time, event, name)
-    if t.size < 2:
-        raise ValueError(f"{name} has {t.size} sample(s); at least 2 are required.")
-    check_informative(t, d, name)
+    check_survival_rows(t, d, name)
     return t, d
+
+
+def check_survival_rows(
+    time: NDArray[np.float64], event: NDArray[np.bool_], name: str = "y"
+) -> None:
+    """:func:`check_survival`'s checks that depend on which rows ``y`` holds.
+
+    At least 2 samples, an event, information for a Cox model
+    (:func:`check_informative`), on ``time`` and ``event`` arrays that were
+    checked already: some rows of a validated outcome (a resample) fail
+    here with :func:`check_survival`'s messages.
+    """
+    if time.size < 2:
+        raise ValueError(f"{name} has {time.size} sample(s); at least 2 are required.")
+    check_informative(time, event, name)
 
 
 def _survival_columns(y: Any, name: str) -> tuple[NDArray[Any], NDArray[Any]]:

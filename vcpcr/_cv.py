@@ -71,10 +71,6 @@ from vcpcr.exceptions import (
 __all__ = ["VCPCRCV"]
 
 
-#: The attributes the input route (``VCPCRBase._fit_input``) sets to describe
-#: the data, which the refit copies (:meth:`VCPCRCV._refit_estimator`).
-_DESCRIPTIVE = ("n_features_in_", "feature_names_in_", "model_spec_")
-
 #: The grid's parameters, first in ``best_params_`` (a ``cv_results_`` row's
 #: ``params``).
 GRID_PARAMS = ("n_clusters", "delta", "lam_ratio")
@@ -773,8 +769,28 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         VCPCRCV
             The fitted object.
         """
+        return self._fit_checked(self._fit_input(X, y))
+
+    def _fit_checked(self, data: FitInput) -> VCPCRCV:
+        """``fit`` after its input route (:meth:`_fit_validated`); return self.
+
+        A resample (:func:`vcpcr.inference._resampling.fit_part`) fits its
+        part of the checked data through here, as for a ``VCPCR``.
+        """
+        return self._fit_validated(data)
+
+    def _fit_validated(self, data: FitInput) -> VCPCRCV:
+        """Cross-validate, choose and refit on data the input route has checked.
+
+        ``fit`` below its door (:meth:`VCPCRBase._fit_input`): the
+        attributes that describe the data (``n_features_in_``,
+        ``feature_names_in_``, ``model_spec_``) come from ``data``; the
+        folds, the grid and the refit (:meth:`VCPCR._fit_validated`) solve
+        ``data`` as it is, and the folds' own checks (events, classes,
+        levels and strata in every training part) run here. Returns self.
+        """
+        self._describe(data)
         progress = progress_shown(self.verbose, "VCPCRCV")
-        data = self._fit_input(X, y)
         family = data.family
         self.scorer_ = get_scorer(self.scoring, family, VCPCR(family=self.family))
         prepared, yv, levels = data.design.prepared, data.design.y, data.design.levels
@@ -1095,7 +1111,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         As scikit-learn's ``LinearModelCV``: the refit solves the data this
         fit validated (:meth:`VCPCR._fit_validated`), and the attributes that
         the input route set to describe them (``n_features_in_``,
-        ``feature_names_in_``, ``model_spec_``) are copied, not derived
+        ``feature_names_in_``, ``model_spec_``) are ``data``'s, not derived
         again. An empty model chosen by the CV is an answer, not a mistake
         to warn about (the summary's tuning note says it): ``VCPCR.fit``'s
         warning is not raised.
@@ -1103,9 +1119,6 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         estimator = VCPCR(**self.best_params_)
         config = getattr(self, "_sklearn_output_config", {}).get("transform")
         estimator.set_output(transform=config)
-        for name in _DESCRIPTIVE:
-            if hasattr(self, name):
-                setattr(estimator, name, getattr(self, name))
         return estimator._fit_validated(data)
 
     # ------------------------------------------------------------ delegation

@@ -34,6 +34,7 @@ from vcpcr._checks import (
     check_finite,
     check_informative,
     check_survival,
+    check_survival_rows,
     check_varying,
     missing_to_nan,
 )
@@ -342,6 +343,18 @@ class Family(abc.ABC):
             weights_target=prepared.weights_target[rows],
         )
 
+    def check_rows(self, prepared: Prepared) -> None:
+        """Raise what :meth:`prepare` raises on these rows because of which they are.
+
+        ``prepared`` is :meth:`restrict`'s response of some rows (a
+        resample): its values were validated with all rows, but a part may
+        miss what :meth:`prepare` needs of its rows (two classes, an event),
+        and fails here with :meth:`prepare`'s message, without validating
+        again. A family whose :meth:`prepare` needs nothing of the rows
+        (the default) checks nothing.
+        """
+        return None
+
     def part_problem(self, prepared: Prepared, train: Any, test: Any) -> str | None:
         """Say what makes a split's parts unusable for this family, or None.
 
@@ -431,6 +444,10 @@ class Gaussian(_StatsmodelsFamily):
         """Return the rows' response, standardized on them (and not constant)."""
         return self._target(prepared.outcome[rows])
 
+    def check_rows(self, prepared: Prepared) -> None:
+        """Raise :meth:`prepare`'s error for a constant response on these rows."""
+        check_varying(prepared.outcome, "y")
+
     @staticmethod
     def _target(yf: NDArray[np.float64]) -> Prepared:
         """Return the response and its weights target, standardized on its rows."""
@@ -475,6 +492,18 @@ class Gaussian(_StatsmodelsFamily):
         tags.regressor_tags = RegressorTags(poor_score=True)
 
 
+def _check_two_classes(classes: NDArray[Any]) -> None:
+    """Raise unless ``classes`` (the distinct labels of ``y``) are exactly 2."""
+    if classes.size != 2:
+        what = "a single class" if classes.size == 1 else f"{classes.size} classes"
+        raise ValueError(
+            f"Only binary classification is supported: family='binomial' "
+            f"needs exactly 2 classes in y; got {what}: "
+            f"{classes[:10].tolist()}. Use family='gaussian' for a numeric "
+            f"response."
+        )
+
+
 class Binomial(_StatsmodelsFamily):
     """Binomial family: logistic regression (Firth under separation)."""
 
@@ -507,16 +536,14 @@ class Binomial(_StatsmodelsFamily):
                 f"labels); use family='gaussian' for a numeric response."
             ) from None
         classes = np.unique(y)
-        if classes.size != 2:
-            what = "a single class" if classes.size == 1 else f"{classes.size} classes"
-            raise ValueError(
-                f"Only binary classification is supported: family='binomial' "
-                f"needs exactly 2 classes in y; got {what}: "
-                f"{classes[:10].tolist()}. Use family='gaussian' for a numeric "
-                f"response."
-            )
+        _check_two_classes(classes)
         y01 = (np.asarray(y) == classes[1]).astype(np.float64)
         return Prepared(y01, y01, classes)
+
+    def check_rows(self, prepared: Prepared) -> None:
+        """Raise :meth:`prepare`'s error if these rows hold a single class."""
+        present = np.unique(prepared.outcome).astype(np.intp)
+        _check_two_classes(np.asarray(prepared.classes)[present])
 
     def _fit_model(
         self, M: NDArray[np.float64], y: Any, names: list[str], yname: str, strata: Any
@@ -627,6 +654,11 @@ class Cox(Family):
         time, event = check_survival(y)
         outcome = np.column_stack([time, event.astype(np.float64)])
         return Prepared(outcome, outcome)
+
+    def check_rows(self, prepared: Prepared) -> None:
+        """Raise :func:`check_survival`'s error for rows without informative events."""
+        outcome = prepared.outcome
+        check_survival_rows(outcome[:, 0], outcome[:, 1] > 0)
 
     def _fit_model(
         self, M: NDArray[np.float64], y: Any, names: list[str], yname: str, strata: Any

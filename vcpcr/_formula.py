@@ -55,6 +55,7 @@ __all__ = [
     "parse_formula",
     "reference_levels",
     "resolve_formula",
+    "row_dependent_encoding",
     "source_groups",
     "term_sources",
     "transform_new",
@@ -563,6 +564,51 @@ def reference_levels(spec: DesignSpec | None) -> dict[str, str]:
         if kind is Factor.Kind.CATEGORICAL and state.get("categories"):
             out[column] = str(state["categories"][0])
     return out
+
+
+class RowEncoding(NamedTuple):
+    """What of an encoding depends on the rows it was learned from.
+
+    ``learned``: a stateful transform kept a state computed from the rows
+    (``center(age)``'s mean, ``scale()``, a spline's knots). ``categorical``:
+    the design columns of each term with a categorical factor, and whether
+    the term is that factor alone (treatment dummies of one column, whose
+    rows take one value per level); a part of the rows that misses a level
+    gets other columns (or another reference) from an encoding learned on
+    it.
+    """
+
+    learned: bool = False
+    categorical: tuple[tuple[tuple[str, ...], bool], ...] = ()
+
+
+def row_dependent_encoding(spec: DesignSpec | None) -> RowEncoding:
+    """Return what of ``spec``'s encoding its rows decided (:class:`RowEncoding`).
+
+    An encoding learned on some of the rows is this one when ``learned`` is
+    False and those rows hold every level of each ``categorical`` term; the
+    resampling (:meth:`vcpcr._base.FitInput.encodes_alike`) asks.
+    """
+    if spec is None:
+        return RowEncoding()
+    learned = False
+    categorical: list[tuple[tuple[str, ...], bool]] = []
+    for part in spec.parts:
+        sub = row_dependent_encoding(part)
+        learned = learned or sub.learned
+        categorical += sub.categorical
+    model_spec = spec.model_spec
+    if model_spec is not None:
+        learned = learned or any(bool(s) for s in model_spec.transform_state.values())
+        for struct in model_spec.structure:
+            kinds = [
+                model_spec.encoder_state.get(f.expr, (None, {}))[0]
+                for f in struct.term.factors
+            ]
+            if Factor.Kind.CATEGORICAL in kinds and struct.columns:
+                alone = len(kinds) == 1
+                categorical.append((tuple(struct.columns), alone))
+    return RowEncoding(learned, tuple(categorical))
 
 
 class ColumnEncoding(NamedTuple):

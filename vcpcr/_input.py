@@ -68,6 +68,7 @@ __all__ = [
     "covariate_columns",
     "merge_covariates",
     "missing_as_nan",
+    "part_levels",
     "resolve_input",
     "strata_columns",
     "take",
@@ -690,6 +691,27 @@ def _levels(
         if j not in grouped and np.unique(Z[:, j]).size == 2:
             out.append(Level(name, (j,), (name,)))
     return out
+
+
+def part_levels(
+    Z: NDArray[np.float64], names: Sequence[str], levels: list[Level]
+) -> list[Level]:
+    """Return the discrete covariates of some rows, as the input route finds them.
+
+    ``levels`` are all rows' (:class:`Design`'s ``levels``), ``Z`` and
+    ``names`` the covariates on the part's rows. An encoded categorical
+    column stays one level; a column is a two-valued level when it takes
+    two values on these rows (as a fit on them alone finds).
+    """
+    grouped = [
+        lv for lv in levels if not (len(lv.columns) == 1 and lv.names[0] == lv.name)
+    ]
+    taken = {c for lv in grouped for c in lv.columns}
+    return grouped + [
+        Level(name, (j,), (name,))
+        for j, name in enumerate(names)
+        if j not in taken and np.unique(Z[:, j]).size == 2
+    ]
 
 
 def check_levels(

@@ -565,7 +565,16 @@ class VCPCR(SummaryMixin, VCPCRBase):
         VCPCRWarning
             When ``n_clusters > n_features``: ``n_features`` clusters are used.
         """
-        self._fit_validated(self._fit_input(X, y))
+        return self._fit_checked(self._fit_input(X, y))
+
+    def _fit_checked(self, data: FitInput) -> VCPCR:
+        """``fit`` after its input route: :meth:`_fit_validated`, then its warning.
+
+        That no feature was selected. A resample
+        (:func:`vcpcr.inference._resampling.fit_part`) fits its part of the
+        checked data through here. Returns self.
+        """
+        self._fit_validated(data)
         if self.n_clusters_ == 0:
             self._warn_nothing_selected()
         return self
@@ -573,14 +582,15 @@ class VCPCR(SummaryMixin, VCPCRBase):
     def _fit_validated(self, data: FitInput) -> VCPCR:
         """Fit on data the input route has checked (:meth:`VCPCRBase._fit_input`).
 
-        ``fit`` below its door: the weights, the clustering and step 2 on
-        ``data`` as it is, without validating it again. :class:`VCPCRCV`
-        refits its chosen point through here on the data it validated, after
-        copying the attributes that describe them (``n_features_in_``,
-        ``feature_names_in_``, ``model_spec_``); the warning that no feature
-        was selected is ``fit``'s (an empty model chosen by the CV is an
-        answer). Returns self.
+        ``fit`` below its door: the attributes that describe the data
+        (``n_features_in_``, ``feature_names_in_``, ``model_spec_``, from
+        ``data``), the weights, the clustering and step 2 on ``data`` as it
+        is, without validating it again. :class:`VCPCRCV` refits its chosen
+        point through here on the data it validated; the warning that no
+        feature was selected is ``fit``'s (:meth:`_fit_checked`; an empty
+        model chosen by the CV is an answer). Returns self.
         """
+        self._describe(data)
         problem = self._fit_data(data)
         solution = best_start(
             problem.Xs,

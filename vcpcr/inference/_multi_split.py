@@ -55,7 +55,9 @@ from vcpcr.inference._resampling import (
     check_resampling,
     check_template,
     draw_splits,
-    fit_for_selection,
+    fit_part,
+    input_apart,
+    input_joined,
     resampling_rows,
 )
 
@@ -259,14 +261,12 @@ def _split(
     ``gene_level=False`` skips the descent (feature-level p = 1, and a
     reason); ``factor_sample`` is the descent's (:func:`descend`).
     """
-    family = rows.family
-    problem = family.fold_problem(rows.response, first, second)
+    family, prepared = rows.family, rows.data.design.prepared
+    problem = family.part_problem(prepared, first, second)
     if problem is not None:
         return _Split(f"the split is unusable: {problem}")
     try:
-        model = fit_for_selection(
-            estimator, seed, take(rows.X, first), take(rows.y, first)
-        )
+        model = fit_part(estimator, seed, rows.data, first, rows.X, rows.y)
         design = model.outcome_design(take(rows.X, second))  # covariates, M
     except ValueError as exc:
         return _Split(
@@ -286,7 +286,9 @@ def _split(
     strata = design.iloc[:, design.shape[1] - n_strata :] if n_strata else None
     design = design.iloc[:, : design.shape[1] - n_strata]
     try:
-        outcome = family.prepare(take(rows.response, second)).outcome
+        part = family.restrict(prepared, second)
+        family.check_rows(part)  # what prepare raises on the second part's rows
+        outcome = part.outcome
         names = [str(c) for c in design.columns]
         result = family.fit(design.to_numpy(), outcome, names, rows.yname, strata)
         if strata is not None:  # the descent's Cox fits, within the strata
@@ -378,16 +380,18 @@ def _apart(rows: Rows) -> tuple[tuple[Any, ...], Rows]:
     :func:`vcpcr._parallel.run_parallel` sends an argument that every task
     shares to the workers once only when it is the data itself (an array, a
     DataFrame, an Index), not a dataclass holding it: the data (``X``, ``y``,
-    the response, the feature names) is passed apart, and the rest keeps
-    what is small (the fingerprint without its names and its
-    standardization, which no split reads).
+    the checked design matrix, the feature names) is passed apart, and the
+    rest keeps what is small (the checked data without its matrix, the
+    fingerprint without its names and its standardization, which no split
+    reads).
     """
     fingerprint = rows.fingerprint
-    data = (rows.X, rows.y, rows.response, pd.Index(fingerprint.feature_names))
+    design, checked = input_apart(rows.data)
+    data = (rows.X, rows.y, design, pd.Index(fingerprint.feature_names))
     empty = np.empty(0)
     small = replace(fingerprint, feature_names=(), mean=empty, scale=empty)
     return data, replace(
-        rows, X=None, y=None, response=None, fingerprint=small, clustered=None
+        rows, X=None, y=None, data=checked, fingerprint=small, clustered=None
     )
 
 
@@ -395,7 +399,7 @@ def _split_task(
     estimator: VCPCR | VCPCRCV,
     X: Any,
     y: Any,
-    response: Any,
+    design: NDArray[np.float64],
     names: pd.Index,
     rest: Rows,
     first: NDArray[np.intp],
@@ -407,7 +411,8 @@ def _split_task(
 ) -> _Split:
     """:func:`_split` of the rows that :func:`_apart` took apart."""
     fingerprint = replace(rest.fingerprint, feature_names=tuple(names))
-    rows = replace(rest, X=X, y=y, response=response, fingerprint=fingerprint)
+    data = input_joined(design, rest.data)
+    rows = replace(rest, X=X, y=y, data=data, fingerprint=fingerprint)
     return _split(
         estimator, rows, first, second, seed, keep_tests, gene_level, factor_sample
     )

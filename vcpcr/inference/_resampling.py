@@ -14,8 +14,11 @@ on random parts of the rows. This module holds what they share:
   random halves, drawn up front so that results do not depend on ``n_jobs``;
 - :func:`clone_for_split`: one clone of the template per resample, seeded
   by :func:`vcpcr._parallel.task_seeds` (the callers run them through
-  :func:`vcpcr._parallel.run_parallel`), and :func:`fit_for_selection`,
-  which fits it for the clusters it selects.
+  :func:`vcpcr._parallel.run_parallel`), and :func:`fit_part`, which fits
+  it on a part of the checked data (:meth:`vcpcr._base.FitInput.take`, no
+  second validation) for the clusters it selects; :func:`fit_for_selection`
+  fits it through ``fit`` on a part's rows, for a part that a fit on it
+  alone would encode otherwise.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.utils.validation import check_is_fitted
 
-from vcpcr._base import same_value
+from vcpcr._base import FitInput, same_value
 from vcpcr._checks import (
     check_fraction,
     check_random_state,
@@ -54,6 +57,9 @@ __all__ = [
     "clone_for_split",
     "draw_splits",
     "fit_for_selection",
+    "fit_part",
+    "input_apart",
+    "input_joined",
     "resampling_rows",
     "stratified_labels",
 ]
@@ -306,9 +312,10 @@ class Rows:
         ``missing="drop"`` drops).
     y : array-like or None
         The response to take parts of (None with a formula).
-    response : object
-        The validated response of every row (the formula's outcome with a
-        formula), for the family's ``prepare`` on a part.
+    data : FitInput
+        The checked data of every row (the template's input route ran once,
+        on a clone): a resample's part is ``data.take(rows)``
+        (:func:`fit_part`), its response ``data.design.prepared``'s rows.
     strata : ndarray of shape (n_samples,) or None
         Stratification labels (:meth:`vcpcr._families.Family.strata`).
     family : Family
@@ -325,7 +332,7 @@ class Rows:
 
     X: Any
     y: Any
-    response: Any
+    data: FitInput
     strata: NDArray[Any] | None
     family: Family
     yname: str
@@ -336,6 +343,11 @@ class Rows:
     def n_samples(self) -> int:
         """Number of rows."""
         return self.fingerprint.n_samples
+
+    @property
+    def response(self) -> Any:
+        """The validated response of every row (with a formula: its outcome)."""
+        return self.data.design.y
 
 
 def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> Rows:
@@ -379,7 +391,7 @@ def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> R
     (:func:`stratified_labels`), and every resample's fit, and multi-split's
     tests on the other part, are stratified as the template's are.
     """
-    data = clone(estimator)._fit_input(X, y, owner=owner)  # sets n_features_in_
+    data = clone(estimator)._fit_input(X, y, owner=owner)
     d, family = data.design, data.family
     labels = family.strata(d.prepared.outcome)
     if d.strata.size:  # a stratified Cox model: the draws keep each stratum's share
@@ -400,7 +412,7 @@ def resampling_rows(estimator: VCPCR | VCPCRCV, X: Any, y: Any, owner: str) -> R
     return Rows(
         X,
         y,
-        d.y,
+        data,
         labels,
         family,
         data.yname,
@@ -609,3 +621,78 @@ def fit_for_selection(
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", _STEP2_WARNINGS, VCPCRWarning)
         return model.fit(X, y)
+
+
+def fit_part(
+    estimator: VCPCR | VCPCRCV,
+    seed: int,
+    data: FitInput,
+    rows: NDArray[np.intp],
+    X: Any,
+    y: Any,
+) -> VCPCR | VCPCRCV:
+    """Fit a clone of the template on some rows of the checked data.
+
+    What :func:`fit_for_selection` fits on ``take(X, rows)``,
+    ``take(y, rows)``, without the input route: the part is
+    ``data.take(rows)`` (:meth:`vcpcr._base.FitInput.take`), checked for
+    what depends on its rows (:meth:`vcpcr._base.FitInput.check_part`, with
+    ``fit``'s messages), and the clone (:func:`clone_for_split`) is fitted
+    on it as ``fit`` fits (``_fit_checked``), with the attributes that
+    describe the data (``n_features_in_``, ``feature_names_in_``,
+    ``model_spec_``) ``data``'s, which a fit on the rows would set too;
+    step 2's warnings are muted as there. A part that a fit on its rows
+    alone would encode otherwise (a categorical level missing from it, a
+    formula's ``center()`` or spline learned from the rows:
+    :meth:`vcpcr._base.FitInput.encodes_alike`) is fitted through
+    :func:`fit_for_selection` on ``X`` and ``y``'s rows.
+
+    Parameters
+    ----------
+    estimator : VCPCR or VCPCRCV
+        The template.
+    seed : int
+        The resample's seed (see :func:`clone_for_split`).
+    data : FitInput
+        The checked data of every row (:attr:`Rows.data`).
+    rows : ndarray of int
+        The part's rows (positions among ``data``'s).
+    X, y : array-like
+        Every row, as the template's ``fit`` takes them (:attr:`Rows.X`,
+        :attr:`Rows.y`).
+
+    Returns
+    -------
+    VCPCR or VCPCRCV
+        The fitted clone.
+
+    Raises
+    ------
+    ValueError
+        What ``fit`` raises on these rows (too few events, a constant
+        column, a class missing from the part, ...).
+    """
+    if not data.encodes_alike(rows):
+        return fit_for_selection(estimator, seed, take(X, rows), take(y, rows))
+    part = data.take(rows)
+    model = clone_for_split(estimator, seed)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", _STEP2_WARNINGS, VCPCRWarning)
+        part.check_part()
+        return model._fit_checked(part)
+
+
+def input_apart(data: FitInput) -> tuple[NDArray[np.float64], FitInput]:
+    """Split checked data into its design matrix and the rest, for the workers.
+
+    :func:`vcpcr._parallel.run_parallel` sends a task argument that every
+    task shares to the workers once when it is an array itself, not a tuple
+    holding one: the design matrix goes apart (:func:`input_joined` puts it
+    back in the task).
+    """
+    return data.design.X, data._replace(design=data.design._replace(X=np.empty((0, 0))))
+
+
+def input_joined(X: NDArray[np.float64], rest: FitInput) -> FitInput:
+    """Return the checked data that :func:`input_apart` split."""
+    return rest._replace(design=rest.design._replace(X=X))

@@ -22,10 +22,10 @@ from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.spatial.distance import squareform
 from statsmodels.iolib.table import SimpleTable
 
+from vcpcr._base import FitInput
 from vcpcr._checks import check_random_state, check_scalar
 from vcpcr._cv import VCPCRCV
 from vcpcr._families import family_name
-from vcpcr._input import take
 from vcpcr._model import VCPCR
 from vcpcr._parallel import (
     Checkpoint,
@@ -41,7 +41,9 @@ from vcpcr.inference._resampling import (
     Fingerprint,
     check_template,
     draw_splits,
-    fit_for_selection,
+    fit_part,
+    input_apart,
+    input_joined,
     resampling_rows,
 )
 
@@ -723,11 +725,21 @@ def _module_table(
 
 
 def _subsample_labels(
-    template: VCPCR | VCPCRCV, seed: int, X: Any, y: Any, rows: NDArray[np.intp]
+    template: VCPCR | VCPCRCV,
+    seed: int,
+    X: Any,
+    y: Any,
+    design: NDArray[np.float64],
+    rest: FitInput,
+    rows: NDArray[np.intp],
 ) -> pd.Series | str:
-    """Fit a seeded clone on some rows; its cluster of each feature, or why not."""
+    """Fit a seeded clone on some rows; its cluster of each feature, or why not.
+
+    The rows of the checked data (``design`` and ``rest``, see
+    :func:`input_apart`), through :func:`fit_part`.
+    """
     try:
-        model = fit_for_selection(template, seed, take(X, rows), take(y, rows))
+        model = fit_part(template, seed, input_joined(design, rest), rows, X, y)
     except ValueError as exc:  # vcpcr's errors about the data of this subsample
         return str(exc)
     return pd.Series(model.labels_, index=model.membership_.index)
@@ -906,8 +918,9 @@ def stability_selection(
     rng = check_random_state(random_state)
     subsamples = _complementary_pairs(n, data.strata, int(n_pairs), rng)
     seeds = task_seeds(rng, len(subsamples))
+    design, rest = input_apart(data.data)  # the data goes to the workers once
     tasks = [
-        (estimator, seed, data.X, data.y, rows)
+        (estimator, seed, data.X, data.y, design, rest, rows)
         for seed, rows in zip(seeds, subsamples, strict=True)
     ]
     names = list(data.fingerprint.feature_names)
