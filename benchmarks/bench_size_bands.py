@@ -238,7 +238,15 @@ one on this run's splits (``against_table``).
   cv``) against the default grid run on the same splits by the same code
   (``results/size_bands_seed22.csv``, ``results/size_bands_c6_seed22.csv``).
   Supported only if the rule holds again; C6 then becomes a candidate for
-  item 4 (the default), not a default by itself.
+  item 4 (the default), not a default by itself. **Outcome**
+  (``results/size_bands_c6_seed22_table.txt``, the baseline's
+  ``results/size_bands_seed22_table.txt``; Coxnet rows identical): not
+  confirmed. C6 minus the default grid: -0.008 [-0.034, +0.018] (1-5),
+  -0.009 [-0.034, +0.017] (6-10), -0.015 [-0.046, +0.016] (11-20), the
+  default row -0.010 [-0.038, +0.019] (25.5 median genes against 7). On
+  the 60 splits of both seeds the three bands average about -0.006,
+  +0.003, +0.002: the seed-21 gain was noise. Against Coxnet on seed 22:
+  -0.016, -0.049, -0.046 (the baseline: -0.023, -0.023, -0.032).
 """
 
 from __future__ import annotations
