@@ -16,7 +16,13 @@ default has 20 points); ``--cases`` runs only the named rows
 (``gaussian-20000``, ``cox-5000``, ``cox-20000``, ``cox-1000``: 6,000 x 1,000,
 the biobank-style shape of #50); ``--peer-refit`` adds
 the Coxnet CV's fit on all rows (as ``cv.glmnet``; ``VCPCRCV`` refits too);
-``--runs`` repeats each row.
+``--runs`` repeats each row; ``--shape N,P`` (repeatable) adds a Cox row
+of ``N`` rows and ``P`` genes, for the table of cost against n and p of
+``docs/performance.md``::
+
+    python benchmarks/bench_speed.py --cases none --shape 500,1000 \\
+        --shape 2000,1000 --shape 6000,1000 --shape 20000,1000 \\
+        --shape 300,1000 --shape 300,5000 --shape 300,20000 --shape 300,50000
 
 Prints one table. Each row is one data set and one pair of fits, timed in
 the same run (wall-clock seconds, one run each):
@@ -220,6 +226,13 @@ def main() -> None:
         default="gaussian-20000,cox-5000,cox-20000,cox-1000",
         help="comma-separated rows to run (default: all four)",
     )
+    parser.add_argument(
+        "--shape",
+        action="append",
+        default=[],
+        metavar="N,P",
+        help="a Cox row of N rows and P genes (repeatable)",
+    )
     args = parser.parse_args()
     scale = 20 if args.quick else 1
     params = dict(PREVIOUS_DEFAULT) if args.previous_default else {}
@@ -236,7 +249,7 @@ def main() -> None:
             ("cox", 6_000, 1_000),
         ]
         if f"{family}-{p}" in args.cases.split(",")
-    ]
+    ] + [("cox", *map(int, shape.split(","))) for shape in args.shape]
     print(f"VCPCRCV parameters: {params or 'defaults'}")
     print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")
     print(
