@@ -80,6 +80,16 @@ def printed_lines(code):
     return [line.rstrip() for line in out.splitlines()]
 
 
+def fold_columns(n_features, covariates=(), strata=()):
+    """The ``FoldSpec.columns`` of data whose ``covariates`` and ``strata`` are
+    at these positions (the others clustered), as ``VCPCRCV`` passes them."""
+    from vcpcr._input import ColumnLayout
+
+    cov, st = np.asarray(covariates, np.intp), np.asarray(strata, np.intp)
+    clustered = np.setdiff1d(np.arange(n_features), np.concatenate([cov, st]))
+    return ColumnLayout(np.zeros((0, cov.size)), cov, clustered, n_features, st)
+
+
 def run_fold(X, y, train, test, spec, seed):
     """``fit_fold`` on one fold of ``(X, y)``, the response prepared once.
 
@@ -93,7 +103,8 @@ def run_fold(X, y, train, test, spec, seed):
     family = spec.family
     prepared = family.prepare(y)
     return fit_fold(
-        X[train],
+        X,
+        train,
         family.restrict(prepared, train),
         X[test],
         prepared.outcome[test],

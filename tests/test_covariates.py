@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import run_fold
-from numpy.testing import assert_allclose
+from conftest import fold_columns, run_fold
+from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 from sklearn.linear_model import ElasticNet
 
@@ -326,8 +326,8 @@ def test_cv_fold_equals_vcpcr_with_covariates(family, data, scoring):
         pytest.importorskip("lifelines")
     scorer = get_scorer(scoring, FAMILIES[family], VCPCR(family=family))
     X, y = data()
-    order = [*COV, *(c for c in X.columns if c not in COV)]  # covariates first
-    A = X[order].to_numpy()
+    A = X.to_numpy()  # the user's order: age at 0, sex at 3 (not first)
+    cov = [X.columns.get_loc(c) for c in COV]
     train, test = np.arange(60), np.arange(60, len(y))
     K, delta, ratio, seed = 3, 0.3, 0.4, 7
     spec = FoldSpec(
@@ -340,12 +340,12 @@ def test_cv_fold_equals_vcpcr_with_covariates(family, data, scoring):
         VCPCR(family=family),
         scorer,
         batch_scoring(scoring, FAMILIES[family]),
-        2,
+        columns=fold_columns(A.shape[1], cov),
     )
     out = run_fold(A, y, train, test, spec, seed)
     init = random_partition(A.shape[1] - 2, K, np.random.default_rng(seed))
     model = VCPCR(
-        K, family=family, delta=delta, lam_ratio=ratio, init=init, covariates=[0, 1]
+        K, family=family, delta=delta, lam_ratio=ratio, init=init, covariates=cov
     ).fit(A[train], y[train])
     expected = scorer(model, A[test], y[test])
     assert_allclose(out.scores, [expected], rtol=1e-7)
@@ -362,8 +362,12 @@ def test_cv_rare_level_constant_in_a_training_fold():
     X, y = _gaussian()
     X = X.assign(rare=0.0)
     X.loc[5, "rare"] = 1.0
-    fold = train_fold(X[["age", "rare", "g0"]].drop(index=5).to_numpy(), 2)
-    assert fold.layout.covariates.tolist() == [0]
+    A = X[["g0", "age", "g1", "rare"]].to_numpy()
+    rows = np.delete(np.arange(len(A)), 5)
+    fold = train_fold(A, rows, fold_columns(4, [1, 3]))
+    assert fold.layout.covariates.tolist() == [1]  # the user's position of age
+    assert fold.layout.clustered.tolist() == [0, 2]
+    assert_array_equal(fold.layout.Z[:, 0], A[rows, 1])
     cv = VCPCRCV(
         n_clusters=(2,),
         lam_ratios=[0.3, 0.6],
@@ -479,8 +483,9 @@ def test_a_categorical_column_of_one_level_and_a_missing_value_at_predict():
 
 
 def _stratified_fold(scoring):
-    """A training/test split of ``_stratified`` as VCPCRCV's fold data (covariates,
-    then the stratum, then the genes), its FoldSpec and the fold's start."""
+    """``_stratified``'s columns (covariates, then the stratum, then the genes:
+    the x<j> names of the log-likelihood below), its FoldSpec and the fold's
+    start."""
     from vcpcr._families import FAMILIES
     from vcpcr._scoring import batch_scoring, get_scorer
     from vcpcr._sos_nmf import random_partition
@@ -501,8 +506,7 @@ def _stratified_fold(scoring):
         VCPCR(family="cox"),
         scorer,
         batch_scoring(scoring, FAMILIES["cox"]),
-        2,
-        1,
+        columns=fold_columns(A.shape[1], [0, 1], [2]),
     )
     init = random_partition(A.shape[1] - 3, K, np.random.default_rng(seed))
     model = VCPCR(
@@ -802,3 +806,33 @@ def test_the_dropped_rows_warning_waits_for_the_checks():
         X = df.drop(columns=["y", "stage"])
         with pytest.raises(ValueError, match="'lam_ratio' parameter"):
             VCPCR(lam_ratio=2.0, missing="drop").fit(X, df["y"])
+
+
+def test_cv_with_covariates_and_strata_parallel_identical():
+    """The folds' columns (the user's order, the fit's ColumnLayout, the names
+    of the covariates and strata) reach joblib's worker processes: n_jobs=2
+    gives the n_jobs=1 results."""
+    pytest.importorskip("sksurv")
+    pytest.importorskip("lifelines")
+    from sklearn.model_selection import KFold
+
+    from vcpcr import VCPCRCV
+
+    X, y = _stratified()
+    X.insert(5, "center", X.pop("center"))  # the stratum among the genes
+    cv = VCPCRCV(
+        family="cox",
+        n_clusters=(2,),
+        lam_ratios=[0.3],
+        n_init=1,
+        cv=KFold(3),
+        random_state=0,
+        covariates=COV,
+        strata=["center"],
+    )
+    one = clone(cv).fit(X, y)
+    two = clone(cv).set_params(n_jobs=2).fit(X, y)
+    scores = [f"split{i}_test_score" for i in range(3)]
+    assert_array_equal(two.cv_results_[scores], one.cv_results_[scores])
+    assert_array_equal(two.coef_, one.coef_)
+    assert one.best_estimator_.strata_columns_.tolist() == [5]

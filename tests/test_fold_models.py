@@ -131,3 +131,45 @@ def test_fold_model_has_the_grid_point_parameters():
     assert points == 3 * [(2, 0.01, 0.3), (2, 1.0, 0.3), (3, 0.01, 0.3), (3, 1.0, 0.3)]
     assert all(p["weights"] == "ridge" for p, _, _ in seen)
     assert all(shape == (X.shape[1],) for _, shape, _ in seen)
+
+
+def test_fold_model_keeps_the_users_column_order(monkeypatch):
+    """With covariates among the features (not first), a fold model's coef_ is
+    in the user's column order, as best_estimator_.coef_ is: the coef_ of a
+    VCPCR(covariates=...) fitted on the training fold from the same start, and
+    its predictions on the test fold's rows, as the user passed them."""
+    X, y, _, _ = make_blocks(n=75, seed=1)
+    X = X.copy()
+    X[:, 5] = np.random.default_rng(7).normal(size=X.shape[0])  # a covariate
+    X[:, 11] = np.random.default_rng(8).integers(0, 2, X.shape[0])  # a binary one
+    seen = []
+
+    def scorer(est, Xte, yte):
+        seen.append(est.coef_.copy())
+        return -float(np.mean((est.predict(Xte) - yte) ** 2))
+
+    drawn = record_starts(monkeypatch)
+    params = {"n_clusters": 2, "weights": "ridge", "n_init": 1, "covariates": [5, 11]}
+    cv = VCPCRCV(
+        **params,
+        deltas=[0.01],
+        lam_ratios=[0.3],
+        cv=KF,
+        scoring=scorer,
+        random_state=1,
+    ).fit(X, y)
+    folds = list(KF.split(X))
+    independent = [
+        VCPCR(init=start, delta=0.01, lam_ratio=0.3, **params).fit(X[train], y[train])
+        for (train, _), start in zip(folds, drawn, strict=True)
+    ]
+    for coef, model in zip(seen, independent, strict=True):
+        assert_allclose(coef, model.coef_, rtol=1e-8, atol=1e-12)
+        assert np.all(coef[[5, 11]] != 0)  # the covariates, where the user has them
+    got = cv.cv_results_[[f"split{i}_test_score" for i in range(3)]].to_numpy()[0]
+    want = [
+        scorer(model, X[test], y[test])
+        for model, (_, test) in zip(independent, folds, strict=True)
+    ]
+    assert_allclose(got, want, rtol=1e-8)
+    assert cv.best_estimator_.covariate_columns_.tolist() == [5, 11]

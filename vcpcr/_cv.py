@@ -643,7 +643,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         )
 
     def _folds(
-        self, family: Family, Xa: NDArray[np.float64], yv: Any, prepared: Prepared
+        self, family: Family, X: NDArray[np.float64], yv: Any, prepared: Prepared
     ) -> list[Any]:
         """Return the CV folds: scikit-learn's ``check_cv``, stratified by family.
 
@@ -657,7 +657,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         """
         classifier = family.estimator_type == "classifier"
         labels = family.strata(prepared.outcome)
-        n = Xa.shape[0]
+        n = X.shape[0]
         check_cv_param(self.cv, n, "VCPCRCV")
         k: Any = 5 if self.cv is None else self.cv
         if not isinstance(k, numbers.Integral) and not hasattr(k, "split"):
@@ -665,14 +665,14 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         elif not family.survival or labels is None:
             if classifier and isinstance(k, numbers.Integral):
                 _check_class_sizes(yv, int(k))
-            folds = _split(check_cv(self.cv, yv, classifier=classifier), Xa, yv)
+            folds = _split(check_cv(self.cv, yv, classifier=classifier), X, yv)
         elif (
             isinstance(k, numbers.Integral)
             and np.unique(labels, return_counts=True)[1].min() >= k
         ):
-            folds = list(check_cv(k, labels, classifier=True).split(Xa, labels))
+            folds = list(check_cv(k, labels, classifier=True).split(X, labels))
         else:
-            folds = _split(check_cv(self.cv, labels), Xa, labels)
+            folds = _split(check_cv(self.cv, labels), X, labels)
         folds = check_split(folds, n, "VCPCRCV")
         if self.scoring == POOLED:
             covered = np.bincount(np.concatenate([te for _, te in folds]), minlength=n)
@@ -731,29 +731,6 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
             check_scalar(self.n_se, "n_se", numbers.Real, owner="VCPCRCV", min_val=0.0)
         return scheme
 
-    def _fold_design(self, data: FitInput) -> tuple[NDArray[np.float64], int, int]:
-        """Return the design's columns as the folds take them: covariates first.
-
-        Then the strata and the features; returns the matrix and the numbers of
-        covariates and strata columns.
-        """
-        d = data.design
-        cols, strata = d.covariates, d.strata
-        if cols.size == 0 and strata.size == 0:  # X itself when C-ordered
-            return np.ascontiguousarray(d.X), 0, 0
-        design = np.column_stack([d.X[:, cols], d.X[:, strata], d.X[:, d.clustered]])
-        return design, cols.size, strata.size
-
-    @staticmethod
-    def _fold_names(data: FitInput) -> tuple[str, ...]:
-        """Names of the fold data's covariates and strata (:meth:`_fold_design`).
-
-        The input's names (``x<j>`` for an array's columns), which the
-        ``VCPCR`` fitted on all the data gives them too.
-        """
-        d = data.design
-        return tuple(d.names[j] for j in (*d.covariates, *d.strata))
-
     def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> VCPCRCV:
         """Cross-validate the grid, choose a point, refit on all data.
 
@@ -797,28 +774,29 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         self.yname_ = data.yname
         if prepared.classes is not None:
             self.classes_ = prepared.classes
-        Xa, n_cov, n_strata = self._fold_design(data)
-        clustered = Xa[:, n_cov + n_strata :]
+        d, layout = data.design, data.layout
+        # The folds take their rows of X (the user's column order) as row-major
+        # copies, whatever X's memory order: no reordered or contiguous copy here.
+        X = d.X
         grid = self._grid(
-            family, standardize(clustered)[0], prepared.weights_target, data.scheme
+            family,
+            standardize(np.take(X, d.clustered, axis=1), copy=False)[0],  # row-major
+            prepared.weights_target,
+            data.scheme,
         )
-        folds = self._folds(family, Xa, yv, prepared)
-        check_fold_columns(clustered, folds)
+        folds = self._folds(family, X, yv, prepared)
+        check_fold_columns(X, folds, d.clustered)
         _check_folds(family, prepared, folds, max(grid.n_clusters))
-        if n_strata:
-            strata_names = [data.design.names[j] for j in data.design.strata]
-            _check_fold_strata(
-                Xa[:, n_cov : n_cov + n_strata], strata_names, prepared, folds
-            )
-        _check_fold_levels(Xa[:, :n_cov], levels, family, prepared, folds)
+        if layout.S is not None:
+            strata_names = [d.names[j] for j in d.strata]
+            _check_fold_strata(layout.S, strata_names, prepared, folds)
+        _check_fold_levels(layout.Z, levels, family, prepared, folds)
         self.n_splits_ = len(folds)
         self.folds_ = folds
         strata = (
-            np.unique(Xa[:, n_cov : n_cov + n_strata], axis=0, return_inverse=True)[
-                1
-            ].ravel()
-            if n_strata
-            else None
+            None
+            if layout.S is None
+            else np.unique(layout.S, axis=0, return_inverse=True)[1].ravel()
         )
         criterion, unit, y_folds = criterion_of(
             self.scoring, family, prepared, yv, strata, self.random_state
@@ -838,17 +816,16 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
                 max_iter=self.max_iter,
                 tol=self.tol,
                 latent=self.latent,
-                covariates=list(range(n_cov)) or None,  # fold data: covariates first
-                strata=list(range(n_cov, n_cov + n_strata)) or None,  # then strata
+                covariates=d.covariates.tolist() or None,  # the data's positions
+                strata=d.strata.tolist() or None,
             ),
             self.scorer_,
             criterion.fold_scoring,
-            n_cov,
-            n_strata,
             self.latent,
-            self._fold_names(data),
+            layout,
+            {int(j): d.names[j] for j in (*d.covariates, *d.strata)},
         )
-        results = self._run_folds(Xa, unit, y_folds, folds, spec, progress)
+        results = self._run_folds(X, unit, y_folds, folds, spec, progress)
         self.cv_results_ = self._results_frame(grid, results, criterion)
         self._warn_fold_issues(results, len(grid.points()))
         self.best_index_ = self._select(family)
@@ -1546,16 +1523,18 @@ def _timed_fit_fold(
 
     The fold's rows are taken here, in the worker, from the shared ``X``
     (which joblib memory-maps for its worker processes when it is large, and
-    dask scatters once):
+    dask scatters once), in the user's column order:
     the parent holds no per-fold copies, and ``fit_fold`` standardizes its
-    own ``X[train]`` in place. The response is the fit's ``prepared`` one,
+    own copy of the training rows' clustered columns in place
+    (:func:`vcpcr._tuning.train_fold`). The response is the fit's ``prepared`` one,
     restricted to the fold's rows without validating it again
     (:meth:`vcpcr._families.Family.restrict`); ``y`` is the response as a
     scorer of a fold model takes it.
     """
     start = time.perf_counter()
     result = fit_fold(
-        X[train],
+        X,
+        train,
         spec.family.restrict(prepared, train),
         X[test],
         prepared.outcome[test],

@@ -16,7 +16,7 @@ callable or other scorer scores a whole fitted VCPCR per grid point
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -127,40 +127,46 @@ class FoldSpec(NamedTuple):
     #: what a fold computes (vcpcr._criterion.Criterion.fold_scoring): a
     #: batched scoring, POOLED (the predictors only), None (per point)
     batch_scoring: str | None = None
-    n_covariates: int = 0  # the first columns of the fold data are covariates
-    n_strata: int = 0  # the next columns are a Cox model's strata
     latent: str = "paper"  # step 2's loadings (vcpcr._clustering.loadings)
-    #: the names of the covariates and strata columns, in the fold data's
-    #: order, as VCPCR names them (its ``covariate_names_``,
-    #: ``strata_names_``); empty: ``x<j>``, as VCPCR names an array's columns
-    names: tuple[str, ...] = ()
+    #: the data's columns, in the user's order: the positions of the
+    #: covariates, clustered features and strata (``Z`` and ``S``, the
+    #: values on all rows, are not read); None: every column is clustered
+    columns: ColumnLayout | None = None
+    #: the names of the covariates and strata columns, by position, as VCPCR
+    #: names them (its ``covariate_names_``, ``strata_names_``); missing (or
+    #: None): ``x<j>``, as VCPCR names an array's columns
+    names: Mapping[int, str] | None = None
 
 
 class TrainFold(NamedTuple):
     """A training fold as steps 0-2 see it.
 
     ``Xs`` (standardized clustered features, with ``mean``, ``scale``) and
-    the fold data's columns as a fold model sees them (``layout``): the
-    covariates first, then the strata of a stratified Cox model
-    (``layout.S``, None without strata), then the clustered features.
-    ``layout.Z`` holds the covariates kept in this fold (raw) and
-    ``layout.covariates`` their positions: a covariate constant or collinear
-    within the training fold (e.g. the dummy of a rare level that no
-    training row has) is left out of this fold's fit, so its coefficient
-    there is 0. ``names`` names the covariates and strata columns (the fold
-    data's first columns) in step 2's design, as ``VCPCR`` names them.
+    the data's columns, in the user's order, as a fold model sees them
+    (``layout``): ``layout.Z`` holds the covariates kept in this fold (raw)
+    and ``layout.covariates`` their positions (a covariate constant or
+    collinear within the training fold, e.g. the dummy of a rare level that
+    no training row has, is left out of this fold's fit, so its coefficient
+    there is 0), ``layout.clustered`` the positions of ``Xs``'s columns,
+    ``layout.S`` the strata of a stratified Cox model (None without).
+    ``names`` names the covariates and strata columns by position, as
+    ``VCPCR`` names them (``x<j>`` where missing).
     """
 
     Xs: NDArray[np.float64]
     mean: NDArray[np.float64]
     scale: NDArray[np.float64]
     layout: ColumnLayout
-    names: list[str]
+    names: Mapping[int, str]
 
     @property
-    def first(self) -> int:
-        """Position of the first clustered column (after covariates and strata)."""
-        return self.layout.n_features - self.Xs.shape[1]
+    def clustered(self) -> slice | NDArray[np.intp]:
+        """The clustered columns' positions (a slice when they are consecutive)."""
+        return _as_slice(self.layout.clustered)
+
+    def name(self, j: int) -> str:
+        """Return the name of column ``j`` (a covariate or stratum)."""
+        return self.names.get(int(j), f"x{j}")
 
     def design(self, M: NDArray[np.float64]) -> NDArray[np.float64]:
         """Step-2 design(s) ``[Z, M]`` (``M`` of shape (n, k) or (B, n, k))."""
@@ -173,26 +179,27 @@ class TrainFold(NamedTuple):
         S = self.layout.S
         if S is None:
             return None
-        return pd.DataFrame(S, columns=[self.names[j] for j in self.layout.strata])
+        return pd.DataFrame(S, columns=[self.name(j) for j in self.layout.strata])
 
     def design_names(self, k: int) -> list[str]:
         """Column names of a step-2 design with ``k`` clusters (as ``VCPCR``'s)."""
-        covs = [self.names[j] for j in self.layout.covariates]
+        covs = [self.name(j) for j in self.layout.covariates]
         return covs + [f"cluster_{j + 1}" for j in range(k)]
 
     def coefficients(
         self, family: Family, V: sp.csc_array, a0: float, a: NDArray[np.float64]
     ) -> tuple[NDArray[np.float64], float]:
-        """Coefficients on the fold data's columns (covariates first) and intercept.
+        """Coefficients on the data's columns (the user's order) and intercept.
 
-        The strata columns' coefficients are 0 (they enter no linear predictor).
+        As a fold model's ``coef_``: the strata columns' coefficients are 0
+        (they enter no linear predictor).
         """
         Z, keep = self.layout.Z, self.layout.covariates
         clustered, covs, intercept = raw_coefficients(
             V, a0, a, self.mean, self.scale, Z.mean(axis=0), centred=family.centred
         )
         coef = np.zeros(self.layout.n_features)
-        coef[keep], coef[self.first :] = covs, clustered
+        coef[keep], coef[self.clustered] = covs, clustered
         return coef, intercept
 
     def linear_predictor(
@@ -203,7 +210,7 @@ class TrainFold(NamedTuple):
         On the raw scale, as ``X_train @ coef.T + intercept`` (the clustered
         columns are only kept standardized: ``Xs * scale + mean``).
         """
-        clustered = coef[:, self.first :]
+        clustered = coef[:, self.clustered]
         covs = coef[:, self.layout.covariates]
         return (
             self.Xs @ (clustered * self.scale).T
@@ -213,38 +220,55 @@ class TrainFold(NamedTuple):
         )
 
 
+def _as_slice(columns: NDArray[np.intp]) -> slice | NDArray[np.intp]:
+    """Return consecutive positions as a slice (a view, not a copy), else as is."""
+    if columns.size and np.array_equal(
+        columns, np.arange(columns[0], columns[0] + columns.size)
+    ):
+        return slice(int(columns[0]), int(columns[0]) + columns.size)
+    return columns
+
+
 def train_fold(
-    Xtr: NDArray[np.float64],
-    n_covariates: int,
-    n_strata: int = 0,
-    names: Sequence[str] = (),
+    X: NDArray[np.float64],
+    rows: NDArray[np.intp],
+    columns: ColumnLayout | None = None,
+    names: Mapping[int, str] | None = None,
 ) -> TrainFold:
-    """Split fold data into covariates, strata and clustered features.
+    """Take a training fold's rows of the data, in the user's column order.
 
-    The covariates are the first ``n_covariates`` columns, the strata (a
-    stratified Cox model's) the next ``n_strata``; ``names`` names these
-    columns (empty: ``x<j>``, as ``VCPCR`` names an array's columns).
+    ``columns`` says which of ``X``'s columns are covariates, clustered
+    features and strata (its positions are read, not its ``Z`` and ``S``;
+    None: every column is clustered); ``names`` names the covariates and
+    strata by position (missing: ``x<j>``, as ``VCPCR`` names an array's
+    columns).
 
-    The clustered columns of ``Xtr`` are standardized in place when ``Xtr``
-    is a writable float64 array (the fold's own copy: no n x p copy).
+    The rows of the clustered columns are taken once, as the fold's own
+    row-major copy (whatever ``X``'s memory order), and standardized in
+    place there: no other n x p copy; the covariates and strata are taken
+    apart (a few columns).
     """
-    Z = Xtr[:, :n_covariates]
+    n_features = X.shape[1]
+    if columns is None:
+        columns = ColumnLayout(
+            np.zeros((0, 0)), np.zeros(0, np.intp), np.arange(n_features), n_features
+        )
+    cov, strata = columns.covariates, columns.strata
+    Z = X[np.ix_(rows, cov)]
     keep = independent_columns(Z)
-    first = n_covariates + n_strata
-    S = Xtr[:, n_covariates:first].copy() if n_strata else None
-    Xs, mean, scale = standardize(Xtr[:, first:], copy=False)
-    n_features = Xtr.shape[1]
-    if not names:
-        names = [f"x{j}" for j in range(first)]
+    S = X[np.ix_(rows, strata)] if strata.size else None
+    clustered = _as_slice(columns.clustered)
+    if isinstance(clustered, slice) and clustered == slice(0, n_features):
+        block = X[rows]
+    elif isinstance(clustered, slice):
+        block = X[rows, clustered]
+    else:
+        block = X[np.ix_(rows, clustered)]
+    Xs, mean, scale = standardize(block, copy=False)
     layout = ColumnLayout(
-        Z[:, keep],
-        keep,
-        np.arange(first, n_features),
-        n_features,
-        np.arange(n_covariates, first),
-        S,
+        Z[:, keep], cov[keep], columns.clustered, n_features, strata, S
     )
-    return TrainFold(Xs, mean, scale, layout, list(names))
+    return TrainFold(Xs, mean, scale, layout, {} if names is None else names)
 
 
 class FoldResult(NamedTuple):
@@ -511,8 +535,8 @@ def _score_grid(
     Xte, outcome, yte = data
     eta = coef @ Xte.T + intercept[:, None]
     eta_all[ok] = eta
-    first = train.first
-    clustered_all[ok] = coef[:, first:] @ (Xte[:, first:] - train.mean).T
+    cols = train.clustered
+    clustered_all[ok] = coef[:, cols] @ (Xte[:, cols] - train.mean).T
     if scoring == POOLED:  # the pooled criterion reads the predictors only
         return out, eta_all, clustered_all
     if scoring in scorings.fold_scorings:  # needs the training rows too
@@ -556,7 +580,8 @@ def _stratum_labels(
 
 
 def fit_fold(
-    Xtr: NDArray[np.float64],
+    X: NDArray[np.float64],
+    rows: NDArray[np.intp],
     prepared: Prepared,
     Xte: NDArray[np.float64],
     outcome: NDArray[np.float64],
@@ -567,15 +592,18 @@ def fit_fold(
 ) -> FoldResult:
     """Everything of one fold: weights, batched clustering, outcome, scores.
 
+    ``X`` is the data (all rows, the user's column order, as
+    ``spec.columns`` describes them), ``rows`` the training rows: the fold
+    takes its own copy of them (:func:`train_fold`), so ``X`` is not
+    changed. ``Xte`` are the test rows (their columns in ``X``'s order).
     The response is validated once, by the fit: ``prepared`` is the
     training rows' (:meth:`vcpcr._families.Family.restrict`), ``outcome``
     the test rows' prepared outcome, which the family's scorings read, and
     ``y_test`` the test rows' response as a scorer of a fold model takes it
-    (``scorer(estimator, X_test, y_test)``). ``Xtr``'s clustered columns are
-    standardized in place (see :func:`train_fold`): pass a copy to keep it.
+    (``scorer(estimator, X_test, y_test)``).
     """
     family = spec.family
-    train = train_fold(Xtr, spec.n_covariates, spec.n_strata, spec.names)
+    train = train_fold(X, rows, spec.columns, spec.names)
     try:
         path = _fold_weights(train, prepared, spec)
     except FIT_ERRORS as exc:  # no delta can be fitted on this fold
@@ -720,18 +748,25 @@ def fold_paired_se(
 CHECK_BLOCK = 2**22
 
 
-def check_fold_columns(X: NDArray[np.float64], folds: list[Any]) -> None:
+def check_fold_columns(
+    X: NDArray[np.float64],
+    folds: list[Any],
+    columns: NDArray[np.intp] | None = None,
+) -> None:
     """Raise if a column is constant within a training fold (cannot be scaled).
 
-    Checked by blocks of columns, so that no fold's ``X[train]`` is copied
-    whole (the fold's worker makes its own copy).
+    ``columns`` are the positions of the columns to check (the clustered
+    features; None: all), which the message names. Checked by blocks of
+    columns, so that no fold's ``X[train]`` is copied whole (the fold's
+    worker makes its own copy).
     """
+    cols = np.arange(X.shape[1]) if columns is None else np.asarray(columns)
     for i, (train, _) in enumerate(folds):
         step = max(1, CHECK_BLOCK // max(len(train), 1))
         const = np.concatenate(
             [
-                j + constant_columns(X[train, j : j + step])
-                for j in range(0, X.shape[1], step)
+                cols[j + constant_columns(X[np.ix_(train, cols[j : j + step])])]
+                for j in range(0, cols.size, step)
             ]
         )
         if const.size:
