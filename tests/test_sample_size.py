@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import needs_survival
 from numpy.testing import assert_allclose
 from scipy import stats
 
@@ -503,6 +504,7 @@ def test_survival_population_matches_quadrature():
     assert_allclose(by_c.simulation["c_statistic"], sim["c_statistic"], atol=0.003)
 
 
+@needs_survival
 def test_survival_harrell_and_km_pieces_against_lifelines():
     """The population's O(n log^2 n) Harrell's C equals vcpcr's pairwise one and
     lifelines' (ties in risk and in censoring time included); the Kaplan-Meier
@@ -593,6 +595,7 @@ def _check_monte_carlo(reps, seed, z=3.5):
     return res, sds
 
 
+@needs_survival
 def test_survival_criteria_by_monte_carlo():
     """At each n the function returns, 100 data sets drawn from the same model
     (drawn here) have an estimate whose SD is the target SE (width / 3.92):
@@ -601,6 +604,7 @@ def test_survival_criteria_by_monte_carlo():
     _check_monte_carlo(100, 1)
 
 
+@needs_survival
 @pytest.mark.slow
 def test_survival_criteria_by_monte_carlo_thorough():
     """The same with 1000 data sets per criterion (SD's relative SE 2.2 %)."""
