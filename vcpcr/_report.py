@@ -18,6 +18,7 @@ import base64
 import html
 import io
 import numbers
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +40,7 @@ from vcpcr._increment import (
     validate_increment,
 )
 from vcpcr._parallel import progress_shown, task_seeds
+from vcpcr.exceptions import VCPCRWarning
 
 __all__ = ["TRIPOD_ITEMS", "Report", "Section", "report"]
 
@@ -1140,11 +1142,8 @@ def _run_sample_size(
 def _run_validation_sample_size(
     y2: Any, horizon: float, inc: Any, results: dict[str, Any], seed: int
 ) -> Section:
-    import warnings
-
     from vcpcr._sample_size import validation_sample_size
     from vcpcr.calibration import kaplan_meier
-    from vcpcr.exceptions import VCPCRWarning
 
     time2, event2 = check_survival(y2)
     with warnings.catch_warnings():  # a KM of 1 has no interval; unused here

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 from scipy import special, stats
+from scipy.optimize import brentq
 
 from vcpcr._checks import (
     check_choice,
@@ -993,12 +994,24 @@ class _SurvivalPopulation:
         )
 
 
-def _baseline(lp: NDArray[np.float64], risk: float, t: float, shape: float) -> float:
-    """Return the log Weibull scale whose marginal risk by ``t`` is ``risk``."""
-    from scipy.optimize import brentq
+def _baseline(
+    lp: NDArray[np.float64],
+    risk: float,
+    t: float,
+    shape: float,
+    weights: NDArray[np.float64] | None = None,
+    xtol: float = 1e-10,
+) -> float:
+    """Return the log Weibull scale whose marginal risk by ``t`` is ``risk``.
+
+    The marginal risk is the mean over ``lp`` (a sample), or its
+    ``weights``-weighted sum (a quadrature grid).
+    """
 
     def excess(log_scale: float) -> float:
-        return float(np.mean(-np.expm1(-np.exp(log_scale + lp) * t**shape))) - risk
+        risks = -np.expm1(-np.exp(log_scale + lp) * t**shape)
+        mean = np.mean(risks) if weights is None else weights @ risks
+        return float(mean) - risk
 
     # the risk rises from 0 to 1 in log_scale
     centre = math.log(-math.log1p(-risk)) - shape * math.log(t)
@@ -1007,7 +1020,7 @@ def _baseline(lp: NDArray[np.float64], risk: float, t: float, shape: float) -> f
         low -= 10.0
     while excess(high) < 0:
         high += 10.0
-    return float(brentq(excess, low, high, xtol=1e-10))
+    return float(brentq(excess, low, high, xtol=xtol))
 
 
 def _times(
@@ -1043,19 +1056,11 @@ def _normal_c(
     :math:`\eta_2 < \eta_1` a cumulative sum, a tie 1/2) and Gauss-Legendre
     nodes in :math:`u`, :math:`\beta_0` matching the marginal risk by ``t``.
     """
-    from scipy.optimize import brentq
-
     grid = np.linspace(-8.0, 8.0, 1601)
     w = stats.norm.pdf(grid)
     w /= w.sum()
     e = np.exp(sd * grid)
-
-    def excess(log_scale: float) -> float:
-        return float(w @ -np.expm1(-math.exp(log_scale) * t**shape * e)) - risk
-
-    centre = math.log(-math.log1p(-risk)) - shape * math.log(t)
-    spread = 20.0 * (1.0 + sd)
-    log_scale = float(brentq(excess, centre - spread, centre + spread, xtol=1e-12))
+    log_scale = _baseline(sd * grid, risk, t, shape, weights=w, xtol=1e-12)
     top = math.exp(log_scale) * follow_up**shape
     nodes, weights = np.polynomial.legendre.leggauss(200)
     u = 0.5 * top * (nodes + 1.0)
@@ -1073,8 +1078,6 @@ def _solve_sd(
     c: float, risk: float, t: float, shape: float, rate: float, follow_up: float
 ) -> float:
     """Return the SD of a normal linear predictor whose population C is ``c``."""
-    from scipy.optimize import brentq
-
     if c <= 0.5:
         raise ValueError(
             f"The 'c_statistic' parameter of validation_sample_size must be "
