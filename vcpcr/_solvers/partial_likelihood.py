@@ -81,6 +81,11 @@ class RiskSets:
     tie_group, tie_frac : ndarray of shape (n_events,)
         Efron's term of each event: its event time and ``l / d_j`` (the
         ``l``-th of the ``d_j`` events tied at that time).
+    tied : ndarray of shape (n_tied_events,)
+        Positions in ``events`` of the events tied with another.
+    tied_starts, tied_group : ndarray
+        Where each tied event time starts in ``tied``, and each tied event's
+        tied time.
     """
 
     def __init__(self, time: ArrayLike, event: ArrayLike) -> None:
@@ -99,6 +104,13 @@ class RiskSets:
         self.tie_frac = (
             np.arange(self.events.size) - self.starts[self.tie_group]
         ) / counts[self.tie_group]
+        # Only the events of tied times have an Efron correction: their
+        # positions in ``events`` and where each tied time starts among them.
+        self.tied = np.flatnonzero(counts[self.tie_group] > 1)
+        _, self.tied_starts, tied_group = np.unique(
+            self.tie_group[self.tied], return_index=True, return_inverse=True
+        )
+        self.tied_group = tied_group.reshape(-1)
 
     # ------------------------------------------------------------- Breslow
     def log_s0(self, es: _Float) -> _Float:
@@ -178,11 +190,17 @@ class RiskSets:
         return np.flip(np.cumsum(np.flip(a, axis=1), axis=1), axis=1)[:, self.at_risk]
 
     def _efron_sums(self, a: _Float) -> _Float:
-        """Efron's sum of ``a`` (B, n, ...) per event: risk set minus ``l/d_j`` ties."""
-        tied = np.add.reduceat(a[:, self.events], self.starts, axis=1)
-        g = self.tie_group
-        frac = self.tie_frac.reshape(-1, *([1] * (a.ndim - 2)))
-        return self._risk_sums(a)[:, g] - frac * tied[:, g]
+        """Efron's sum of ``a`` (B, n, ...) per event: risk set minus ``l/d_j`` ties.
+
+        Only the tied events are corrected (an untied event's ``l/d_j`` is 0).
+        """
+        out = self._risk_sums(a)[:, self.tie_group]
+        if self.tied.size:
+            rows = self.events[self.tied]
+            tied = np.add.reduceat(a[:, rows], self.tied_starts, axis=1)
+            frac = self.tie_frac[self.tied].reshape(-1, *([1] * (a.ndim - 2)))
+            out[:, self.tied] -= frac * tied[:, self.tied_group]
+        return out
 
     def _efron_loglik(
         self, es: _Float, phi: _Float, shift: _Float, *, wide: bool = False
