@@ -81,6 +81,8 @@ class RiskSets:
     tie_group, tie_frac : ndarray of shape (n_events,)
         Efron's term of each event: its event time and ``l / d_j`` (the
         ``l``-th of the ``d_j`` events tied at that time).
+    event_risk : ndarray of shape (n_events,)
+        ``at_risk`` of each event's time.
     tied : ndarray of shape (n_tied_events,)
         Positions in ``events`` of the events tied with another.
     tied_starts, tied_group : ndarray
@@ -106,6 +108,7 @@ class RiskSets:
         ) / counts[self.tie_group]
         # Only the events of tied times have an Efron correction: their
         # positions in ``events`` and where each tied time starts among them.
+        self.event_risk = self.at_risk[self.tie_group]
         self.tied = np.flatnonzero(counts[self.tie_group] > 1)
         _, self.tied_starts, tied_group = np.unique(
             self.tie_group[self.tied], return_index=True, return_inverse=True
@@ -186,15 +189,17 @@ class RiskSets:
 
     # --------------------------------------------------------------- Efron
     def _risk_sums(self, a: _Float) -> _Float:
-        """Sum ``a`` (B, n, ...) over the risk set of each event time."""
-        return np.flip(np.cumsum(np.flip(a, axis=1), axis=1), axis=1)[:, self.at_risk]
+        """Sum ``a`` (B, n, ...) over the risk set of each event (one gather)."""
+        return np.flip(np.cumsum(np.flip(a, axis=1), axis=1), axis=1)[
+            :, self.event_risk
+        ]
 
     def _efron_sums(self, a: _Float) -> _Float:
         """Efron's sum of ``a`` (B, n, ...) per event: risk set minus ``l/d_j`` ties.
 
         Only the tied events are corrected (an untied event's ``l/d_j`` is 0).
         """
-        out = self._risk_sums(a)[:, self.tie_group]
+        out = self._risk_sums(a)
         if self.tied.size:
             rows = self.events[self.tied]
             tied = np.add.reduceat(a[:, rows], self.tied_starts, axis=1)
