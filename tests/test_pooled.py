@@ -61,6 +61,64 @@ def test_pooled_cox_deviance_is_lifelines_log_likelihood():
         assert_allclose(dev * n / -2.0, cph.log_likelihood_, rtol=1e-8)
 
 
+def _bootstrap_by_rows(dist, eta, outcome, strata, n_boot, rng):
+    """The bootstrap as first written: each resample's rows copied and scored."""
+    n = eta.shape[1]
+    draws = np.empty((n_boot, eta.shape[0]))
+    for b in range(n_boot):
+        rows = rng.integers(0, n, size=n)
+        g = None if strata is None else strata[rows]
+        draws[b] = pooled_deviance(dist, eta[:, rows], outcome[rows], g)
+    return draws
+
+
+@pytest.mark.parametrize("case", ["normal", "logistic", "cox", "cox-ties", "strata"])
+def test_bootstrap_by_counts_is_the_bootstrap_of_the_rows(case):
+    """Scoring a resample from its row counts equals scoring its copied rows.
+
+    The same draws, so the same resamples; the Cox copies of an event are
+    tied with it (Efron's d counts them), with tied times in the data too.
+    """
+    rng = np.random.default_rng(5)
+    n = 60
+    eta = rng.normal(size=(4, n))
+    strata = rng.integers(0, 3, size=n) if case == "strata" else None
+    if case == "normal":
+        dist, outcome = NORMAL, rng.normal(size=n)
+    elif case == "logistic":
+        dist, outcome = LOGISTIC, (rng.uniform(size=n) < 0.4).astype(float)
+    else:
+        time = rng.exponential(size=n)
+        if case != "cox":
+            time = np.ceil(time * 4)  # a few distinct times, many ties
+        dist = PROPORTIONAL_HAZARDS
+        outcome = np.column_stack([time, rng.uniform(size=n) < 0.7])
+    eta[3, 7] = np.inf  # a point with a non-finite predictor has no draws
+    got = pooled_bootstrap(dist, eta, outcome, strata, 40, np.random.default_rng(1))
+    want = _bootstrap_by_rows(
+        dist, eta[:3], outcome, strata, 40, np.random.default_rng(1)
+    )
+    assert_allclose(got[:, :3], want, rtol=1e-12)
+    assert np.isnan(got[:, 3]).all()
+
+
+def test_bootstrap_by_counts_keeps_a_wide_span_exact():
+    """A predictor spanning beyond exp's range is scored in log space."""
+    rng = np.random.default_rng(6)
+    n = 30
+    eta = rng.normal(size=(2, n))
+    eta[1] *= 800.0  # risk sums below the smallest float in exp(eta - max)
+    outcome = np.column_stack([rng.exponential(size=n), np.ones(n)])
+    got = pooled_bootstrap(
+        PROPORTIONAL_HAZARDS, eta, outcome, None, 10, np.random.default_rng(2)
+    )
+    want = _bootstrap_by_rows(
+        PROPORTIONAL_HAZARDS, eta, outcome, None, 10, np.random.default_rng(2)
+    )
+    assert np.isfinite(got).all()
+    assert_allclose(got, want, rtol=1e-10)
+
+
 def test_pooled_se_is_the_bootstrap_standard_deviation():
     rng = np.random.default_rng(2)
     eta = rng.normal(size=(2, 30))

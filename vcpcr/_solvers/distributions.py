@@ -31,7 +31,7 @@ from numpy.typing import NDArray
 from scipy.optimize import brentq
 from scipy.special import expit
 
-from vcpcr._solvers.partial_likelihood import efron_loglik
+from vcpcr._solvers.partial_likelihood import efron_loglik, efron_loglik_counts
 
 __all__ = [
     "LOGISTIC",
@@ -81,6 +81,26 @@ class Distribution(abc.ABC):
         labels a stratified Cox model's rows. Lower is better.
         """
 
+    def resampled_deviance(
+        self,
+        eta: _Float,
+        outcome: _Float,
+        strata: NDArray[Any] | None,
+        counts: NDArray[np.intp],
+    ) -> _Float:
+        """:meth:`deviance` of resamples given by their row counts.
+
+        ``counts`` is ``(n_resamples, n_samples)``: resample ``b`` holds row
+        ``i`` ``counts[b, i]`` times (and has ``n_samples`` rows). Returns
+        ``(n_resamples, n_fits)``. A deviance that is a mean of row terms
+        (:meth:`row_deviance`) is one product with the counts.
+        """
+        return np.asarray(counts @ self.row_deviance(eta, outcome).T / eta.shape[1])
+
+    def row_deviance(self, eta: _Float, outcome: _Float) -> _Float:
+        """Each row's term of :meth:`deviance`, ``(n_fits, n_samples)``."""
+        raise NotImplementedError(f"{type(self).__name__}'s deviance has no row terms")
+
     @abc.abstractmethod
     def simulate(
         self, rng: _Rng, eta: _Float, signal_var: float, opts: _Opts
@@ -117,7 +137,11 @@ class Normal(Distribution):
         self, eta: _Float, outcome: _Float, strata: NDArray[Any] | None = None
     ) -> _Float:
         """Return the mean squared error of each row (``strata`` unused)."""
-        return np.asarray(np.mean((outcome[None, :] - eta) ** 2, axis=1))
+        return np.asarray(np.mean(self.row_deviance(eta, outcome), axis=1))
+
+    def row_deviance(self, eta: _Float, outcome: _Float) -> _Float:
+        """Squared errors."""
+        return np.asarray((outcome[None, :] - eta) ** 2)
 
     def simulate(
         self, rng: _Rng, eta: _Float, signal_var: float, opts: _Opts
@@ -170,7 +194,11 @@ class Logistic(Distribution):
         self, eta: _Float, outcome: _Float, strata: NDArray[Any] | None = None
     ) -> _Float:
         """Return twice the mean log-loss of each row (``strata`` unused)."""
-        return np.asarray(2.0 * np.mean(self.unit_loss(eta, outcome[None, :]), axis=1))
+        return np.asarray(np.mean(self.row_deviance(eta, outcome), axis=1))
+
+    def row_deviance(self, eta: _Float, outcome: _Float) -> _Float:
+        """Twice each sample's negative log-likelihood."""
+        return np.asarray(2.0 * self.unit_loss(eta, outcome[None, :]))
 
     def simulate(
         self, rng: _Rng, eta: _Float, signal_var: float, opts: _Opts
@@ -199,6 +227,18 @@ class ProportionalHazards(Distribution):
         """Return minus twice the Efron log partial likelihood per row."""
         time, event = outcome[:, 0], outcome[:, 1] == 1
         return -2.0 * efron_loglik(eta, time, event, strata) / eta.shape[1]
+
+    def resampled_deviance(
+        self,
+        eta: _Float,
+        outcome: _Float,
+        strata: NDArray[Any] | None,
+        counts: NDArray[np.intp],
+    ) -> _Float:
+        """Minus twice each resample's Efron log partial likelihood per row."""
+        time, event = outcome[:, 0], outcome[:, 1] == 1
+        loglik = efron_loglik_counts(eta, time, event, strata, counts)
+        return -2.0 * loglik / eta.shape[1]
 
     def simulate(
         self, rng: _Rng, eta: _Float, signal_var: float, opts: _Opts

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["RiskSets", "breslow", "efron_loglik"]
+__all__ = ["RiskSets", "breslow", "efron_loglik", "efron_loglik_counts"]
 
 _Float = NDArray[np.float64]
 #: The smallest normal float: a risk set's sum of ``exp(eta - max eta)``
@@ -81,6 +81,13 @@ class RiskSets:
     tie_group, tie_frac : ndarray of shape (n_events,)
         Efron's term of each event: its event time and ``l / d_j`` (the
         ``l``-th of the ``d_j`` events tied at that time).
+    event_risk : ndarray of shape (n_events,)
+        ``at_risk`` of each event's time.
+    tied : ndarray of shape (n_tied_events,)
+        Positions in ``events`` of the events tied with another.
+    tied_starts, tied_group : ndarray
+        Where each tied event time starts in ``tied``, and each tied event's
+        tied time.
     """
 
     def __init__(self, time: ArrayLike, event: ArrayLike) -> None:
@@ -99,6 +106,14 @@ class RiskSets:
         self.tie_frac = (
             np.arange(self.events.size) - self.starts[self.tie_group]
         ) / counts[self.tie_group]
+        # Only the events of tied times have an Efron correction: their
+        # positions in ``events`` and where each tied time starts among them.
+        self.event_risk = self.at_risk[self.tie_group]
+        self.tied = np.flatnonzero(counts[self.tie_group] > 1)
+        _, self.tied_starts, tied_group = np.unique(
+            self.tie_group[self.tied], return_index=True, return_inverse=True
+        )
+        self.tied_group = tied_group.reshape(-1)
 
     # ------------------------------------------------------------- Breslow
     def log_s0(self, es: _Float) -> _Float:
@@ -174,15 +189,23 @@ class RiskSets:
 
     # --------------------------------------------------------------- Efron
     def _risk_sums(self, a: _Float) -> _Float:
-        """Sum ``a`` (B, n, ...) over the risk set of each event time."""
-        return np.flip(np.cumsum(np.flip(a, axis=1), axis=1), axis=1)[:, self.at_risk]
+        """Sum ``a`` (B, n, ...) over the risk set of each event (one gather)."""
+        return np.flip(np.cumsum(np.flip(a, axis=1), axis=1), axis=1)[
+            :, self.event_risk
+        ]
 
     def _efron_sums(self, a: _Float) -> _Float:
-        """Efron's sum of ``a`` (B, n, ...) per event: risk set minus ``l/d_j`` ties."""
-        tied = np.add.reduceat(a[:, self.events], self.starts, axis=1)
-        g = self.tie_group
-        frac = self.tie_frac.reshape(-1, *([1] * (a.ndim - 2)))
-        return self._risk_sums(a)[:, g] - frac * tied[:, g]
+        """Efron's sum of ``a`` (B, n, ...) per event: risk set minus ``l/d_j`` ties.
+
+        Only the tied events are corrected (an untied event's ``l/d_j`` is 0).
+        """
+        out = self._risk_sums(a)
+        if self.tied.size:
+            rows = self.events[self.tied]
+            tied = np.add.reduceat(a[:, rows], self.tied_starts, axis=1)
+            frac = self.tie_frac[self.tied].reshape(-1, *([1] * (a.ndim - 2)))
+            out[:, self.tied] -= frac * tied[:, self.tied_group]
+        return out
 
     def _efron_loglik(
         self, es: _Float, phi: _Float, shift: _Float, *, wide: bool = False
@@ -422,3 +445,82 @@ def efron_loglik(
         )
     rs = RiskSets(time, event)
     return rs.efron_loglik(eta[:, rs.order], wide=True)
+
+
+def efron_loglik_counts(
+    eta: _Float,
+    time: _Float,
+    event: NDArray[np.bool_],
+    strata: NDArray[Any] | None,
+    counts: NDArray[np.intp],
+) -> _Float:
+    """:func:`efron_loglik` of resamples given by their row counts.
+
+    A resample that holds row ``i`` ``counts[b, i]`` times has the log
+    partial likelihood of those copies: a copy is one more row at risk, and
+    the copies of an event are tied with it (Efron's ``d_j`` counts them).
+    So every resample is computed on the rows sorted once, from one
+    ``exp(eta)``, without a sort or a copy of ``eta`` per resample.
+
+    Parameters
+    ----------
+    eta : ndarray of shape (n_fits, n_samples)
+        Finite linear predictors.
+    time, event, strata
+        As in :func:`efron_loglik`.
+    counts : ndarray of shape (n_resamples, n_samples)
+        Non-negative integer row counts.
+
+    Returns
+    -------
+    ndarray of shape (n_resamples, n_fits)
+        Equal to :func:`efron_loglik` on each resample's rows up to rounding.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from vcpcr._solvers.partial_likelihood import efron_loglik, efron_loglik_counts
+    >>> eta = np.array([[0.5, -1.0, 0.0, 2.0]])
+    >>> time, event = np.array([1.0, 2.0, 3.0, 4.0]), np.array([1, 1, 0, 1], bool)
+    >>> rows = np.array([0, 0, 1, 3])
+    >>> a = efron_loglik(eta[:, rows], time[rows], event[rows])
+    >>> b = efron_loglik_counts(eta, time, event, None, np.array([[2, 1, 0, 1]]))
+    >>> bool(np.allclose(a, b[:, 0], rtol=1e-13))
+    True
+    """
+    if strata is not None:
+        parts = [strata == g for g in np.unique(strata)]
+        return np.sum(
+            [
+                efron_loglik_counts(eta[:, m], time[m], event[m], None, counts[:, m])
+                for m in parts
+            ],
+            axis=0,
+        )
+    rs = RiskSets(time, event)
+    es, C = eta[:, rs.order], counts[:, rs.order]
+    shift = es.max(axis=1, keepdims=True)
+    r = np.exp(es - shift)
+    ev, starts = rs.events, rs.starts
+    r_ev, es_ev = r[:, ev], es[:, ev]
+    out = np.empty((C.shape[0], es.shape[0]))
+    for b, c in enumerate(C):
+        c_ev = c[ev]
+        d = np.add.reduceat(c_ev, starts) if ev.size else c_ev
+        # Efron's terms: l = 0 .. d_j - 1 of each event time j
+        j = np.repeat(np.arange(d.size), d)
+        frac = (np.arange(j.size) - np.repeat(np.cumsum(d) - d, d)) / d[j]
+        risk = np.cumsum((c * r)[:, ::-1], axis=1)[:, ::-1][:, rs.at_risk]
+        tied = np.add.reduceat(c_ev * r_ev, starts, axis=1) if ev.size else r_ev
+        phi = risk[:, j] - frac * tied[:, j]
+        with np.errstate(divide="ignore"):  # log 0 of a lost row
+            out[b] = es_ev @ c_ev - np.sum(np.log(phi), axis=1) - j.size * shift[:, 0]
+        lost = np.flatnonzero(np.any(phi < _TINY, axis=1))
+        if lost.size:  # a span of eta beyond ~708: the resample's rows, in log space
+            rows = np.repeat(np.arange(c.size), c)
+            out[b, lost] = efron_loglik(
+                eta[np.ix_(lost, rs.order[rows])],
+                time[rs.order[rows]],
+                event[rs.order[rows]],
+            )
+    return out

@@ -104,7 +104,9 @@ def pooled_bootstrap(
 
     Rows are resampled with replacement ``n_boot`` times, the same resamples
     for every grid point, so that differences between points are paired
-    (:func:`paired_se`), and the pooled deviance is recomputed on each.
+    (:func:`paired_se`), and the pooled deviance is recomputed on each, from
+    the resample's row counts (``Distribution.resampled_deviance``: no copy
+    of the predictors per resample).
 
     Parameters
     ----------
@@ -123,14 +125,15 @@ def pooled_bootstrap(
         (``ncvreg``'s ``se = "bootstrap"``).
     """
     n = eta.shape[1]
-    draws = np.empty((n_boot, eta.shape[0]))
+    # each resample as its row counts (drawn as its rows were)
+    counts = np.zeros((n_boot, n), dtype=np.intp)
     for b in range(n_boot):
-        rows = random_state.integers(0, n, size=n)
-        draws[b] = pooled_deviance(
-            distribution,
-            eta[:, rows],
-            outcome[rows],
-            None if strata is None else strata[rows],
+        counts[b] = np.bincount(random_state.integers(0, n, size=n), minlength=n)
+    draws = np.full((n_boot, eta.shape[0]), np.nan)
+    finite = np.all(np.isfinite(eta), axis=1)
+    if finite.any():
+        draws[:, finite] = distribution.resampled_deviance(
+            eta[finite], outcome, strata, counts
         )
     return draws
 

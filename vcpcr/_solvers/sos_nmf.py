@@ -130,7 +130,7 @@ class BatchResult(NamedTuple):
 
 
 class _Weighted(NamedTuple):
-    """The data times each weight vector ``W[d]``.
+    """The data times each weight vector ``W[d]``: the samples' form.
 
     ``XWT[j, d]`` is column ``j`` of ``Xs * W[d]`` (shape ``p x D x n``:
     the sparse product of the latent variables reads it as a ``pD x n``
@@ -143,6 +143,11 @@ class _Weighted(NamedTuple):
     norm2: _Floats
     col_sd: _Floats
 
+    @property
+    def n(self) -> int:
+        """The number of samples."""
+        return int(self.XWT.shape[2])
+
 
 def _weighted(Xs: _Floats, W: _Floats) -> _Weighted:
     # The product written into a C-ordered array: one (p, D, n) buffer, not
@@ -151,6 +156,49 @@ def _weighted(Xs: _Floats, W: _Floats) -> _Weighted:
     np.multiply(Xs.T[:, None, :], W.T[:, :, None], out=XWT)
     norm2 = np.einsum("jdi,jdi->d", XWT, XWT)
     return _Weighted(XWT, norm2, XWT.std(axis=2, ddof=1).reshape(-1))
+
+
+class _Gram(NamedTuple):
+    """The data as the features' cross-products: the form for ``p <= n``.
+
+    A latent variable is ``Xc (w * a)`` (``Xc``: the centred data, ``a``:
+    the cluster's memberships over ``V'V``), so the scores need only ``G =
+    Xc'Xc``: the score of feature ``j`` is ``w_j (G (w * a))_j`` over the
+    latent variable's norm, ``sqrt((w * a)' G (w * a))``. One ``p x p``
+    GEMM per (weights, ``K``) run replaces the samples' form's sparse
+    product over ``n`` samples and its ``p x n`` GEMM (glmnet's
+    "covariance" updates against its "naive" ones). ``G`` is the chunk's
+    block of the cross-products, ``W`` its weights (``D x p``); ``norm2``
+    and ``col_sd`` as in :class:`_Weighted`.
+    """
+
+    G: _Floats
+    W: _Floats
+    norm2: _Floats
+    col_sd: _Floats
+    n: int
+
+
+class _Products(NamedTuple):
+    """The cross-products of all features, computed once per solve."""
+
+    G: _Floats
+    sq: _Floats  # uncentred sums of squares of the columns
+    sd: _Floats  # sample standard deviations of the columns
+
+
+def _products(Xs: _Floats) -> _Products:
+    Xc = Xs - Xs.mean(axis=0)
+    G = Xc.T @ Xc
+    sd = np.sqrt(np.maximum(np.diagonal(G), 0.0) / (Xs.shape[0] - 1))
+    return _Products(G, np.einsum("ij,ij->j", Xs, Xs), sd)
+
+
+def _gram(prod: _Products, cols: _Ints, W: _Floats, n: int) -> _Gram:
+    whole = cols.size == prod.G.shape[0]
+    G = prod.G if whole else prod.G[np.ix_(cols, cols)]
+    col_sd = (np.abs(W) * prod.sd[cols]).T.reshape(-1)
+    return _Gram(G, W, (W**2) @ prod.sq[cols], col_sd, n)
 
 
 class _Layout(NamedTuple):
@@ -224,6 +272,22 @@ def _latent(
     return Ut
 
 
+def _first_max(S: _Floats, K: int, best: _Ints, top: _Floats) -> None:
+    """Write each feature's best cluster (the first maximum) and its score.
+
+    ``S`` (p x K g) holds the scores of a run of ``g`` problems, cluster
+    ``k`` of problem ``b`` in column ``k * g + b``.
+    """
+    S3 = S.reshape(S.shape[0], K, -1)
+    np.maximum.reduce(S3, axis=1, out=top)
+    # first maximum: count the leading clusters whose score is below it
+    below = S3[:, 0, :] != top
+    best[...] = below
+    for k in range(1, K - 1):
+        below &= S3[:, k, :] != top
+        best += below
+
+
 def _best_scores(
     data: _Weighted, d: _Ints, Ut: _Floats, lay: _Layout
 ) -> tuple[_Ints, _Floats]:
@@ -232,17 +296,72 @@ def _best_scores(
     best, s_best = np.empty((p, B), dtype=np.intp), np.empty((p, B))
     for gs, ge, K, dd, r0 in lay.groups:
         S = data.XWT[:, dd] @ Ut[r0 : r0 + K * (ge - gs)].T
-        S3 = S.reshape(p, K, ge - gs)
-        top = s_best[:, gs:ge]
-        np.maximum.reduce(S3, axis=1, out=top)
-        # first maximum: count the leading clusters whose score is below it
-        below = S3[:, 0, :] != top
-        best[:, gs:ge] = below
-        for k in range(1, K - 1):
-            below &= S3[:, k, :] != top
-            best[:, gs:ge] += below
+        _first_max(S, K, best[:, gs:ge], s_best[:, gs:ge])
     s_best /= Ut.shape[1] - 1  # monotone: the maximum of the scaled scores
     return best, s_best
+
+
+#: A latent variable of the cross-products' form is zero below this share of
+#: its triangle-inequality bound: its squared norm, a quadratic form in ``G``,
+#: carries rounding of ``eps`` times the bound squared (the samples' form,
+#: whose norm is a sum of squares, resolves ``1e-10``).
+_GRAM_ZERO = 1e-6
+
+
+def _gram_scores(
+    data: _Gram, lab: _Ints, v: _Floats, lay: _Layout
+) -> tuple[_Ints, _Floats, _Floats]:
+    """:func:`_scores` in the cross-products' form.
+
+    The memberships' scale ``V'V`` cancels in the unit-variance latent
+    variables, so (unlike the samples' form) it is not needed.
+    """
+    p, B = lab.shape
+    n1 = data.n - 1
+    best, s_best = np.empty((p, B), dtype=np.intp), np.empty((p, B))
+    u_norm2 = np.zeros(lay.n_rows)
+    for gs, ge, K, dd, r0 in lay.groups:
+        g, w = ge - gs, data.W[dd]
+        sub = lab[:, gs:ge]
+        jj, bl = np.nonzero(sub >= 0)
+        cols = sub[jj, bl] * g + bl
+        vals = v[jj, gs + bl]
+        A = np.zeros((p, K * g))
+        A[jj, cols] = vals * w[jj]
+        T = data.G @ A
+        sd = np.sqrt(np.maximum(np.einsum("jr,jr->r", A, T), 0.0) / n1)
+        sd_j = data.col_sd[jj * data.W.shape[0] + dd]
+        bound = np.bincount(cols, vals * sd_j, minlength=K * g)
+        live = sd > _GRAM_ZERO * bound
+        scale = np.zeros(K * g)
+        scale[live] = 1.0 / sd[live]
+        T *= scale
+        T *= w[:, None]
+        _first_max(T, K, best[:, gs:ge], s_best[:, gs:ge])
+        u_norm2[r0 : r0 + K * g] = np.where(live, float(n1), 0.0)
+    s_best /= n1
+    return best, s_best, u_norm2
+
+
+def _scores(
+    data: _Weighted | _Gram,
+    d: _Ints,
+    lab: _Ints,
+    v: _Floats,
+    lay: _Layout,
+    ss: _Floats | None = None,
+) -> tuple[_Ints, _Floats, _Floats]:
+    """Best clusters and scores of every feature, and each latent variable's norm.
+
+    Returns ``best`` and ``s_best`` (p x problems, as :func:`_best_scores`)
+    and the squared norm of every latent variable (per row of ``lay``);
+    ``ss`` as in :func:`_latent`.
+    """
+    if isinstance(data, _Gram):
+        return _gram_scores(data, lab, v, lay)
+    Ut = _latent(data, d, lab, v, lay, ss)
+    best, s_best = _best_scores(data, d, Ut, lay)
+    return best, s_best, np.einsum("ri,ri->r", Ut, Ut)
 
 
 @dataclass
@@ -296,7 +415,7 @@ def _compact_batch(
 
 
 def _first_scores(
-    data: _Weighted, st: _State, first: tuple[_Ints, _Ints]
+    data: _Weighted | _Gram, st: _State, first: tuple[_Ints, _Ints]
 ) -> tuple[_Ints, _Floats, _Floats]:
     """Best clusters and scores of the first update, once per distinct start.
 
@@ -314,14 +433,14 @@ def _first_scores(
     bb, kk = np.nonzero(size0 > 0)
     ss = np.empty(lay.n_rows)
     ss[lay.base[bb] + kk * lay.stride[bb]] = size0[bb, kk]
-    Ut = _latent(data, d, st.lab[:, rep], st.v[:, rep], lay, ss)
-    best, s_best = _best_scores(data, d, Ut, lay)
-    u_norm2 = np.einsum("ri,ri->r", Ut, Ut)
+    best, s_best, u_norm2 = _scores(data, d, st.lab[:, rep], st.v[:, rep], lay, ss)
     rows = best * lay.stride + lay.base
     return best[:, inv], s_best[:, inv], u_norm2[rows][:, inv]
 
 
-def _step(data: _Weighted, st: _State, first: tuple[_Ints, _Ints] | None) -> _Update:
+def _step(
+    data: _Weighted | _Gram, st: _State, first: tuple[_Ints, _Ints] | None
+) -> _Update:
     """One update of ``U`` then ``V`` of every active problem.
 
     ``first`` is given for the first update (see :func:`_first_scores`).
@@ -331,15 +450,14 @@ def _step(data: _Weighted, st: _State, first: tuple[_Ints, _Ints] | None) -> _Up
         best, s_best, u_best = _first_scores(data, st, first)
         st.lam_max = np.maximum(s_best.max(axis=0), 0.0)
     else:
-        Ut = _latent(data, st.d, st.lab, st.v, lay)
-        best, s_best = _best_scores(data, st.d, Ut, lay)
-        u_best = np.einsum("ri,ri->r", Ut, Ut)[best * lay.stride + lay.base]
+        best, s_best, u_norm2 = _scores(data, st.d, st.lab, st.v, lay)
+        u_best = u_norm2[best * lay.stride + lay.base]
     v = s_best - st.lam
     sel = v > _AT_PENALTY * st.lam
     v[~sel] = 0.0
     raw = np.where(sel, best, -1)
     rows = best * lay.stride + lay.base
-    h = 2.0 * (data.XWT.shape[2] - 1)
+    h = 2.0 * (data.n - 1)
     J = (
         data.norm2[st.d] / h
         - np.einsum("jb,jb->b", v, s_best)
@@ -447,7 +565,7 @@ def _advance(
 
 
 def _solve_chunk(
-    data: _Weighted,
+    data: _Weighted | _Gram,
     lab0: _Ints,
     size0: _Floats,
     start: _Ints,
@@ -611,6 +729,9 @@ def _solve(
     if compact:
         features = np.unique(np.concatenate([cols for cols, _ in chunks] + [[]]))
         features = features.astype(np.intp)
+    # With no more features than samples, the scores come from the features'
+    # cross-products (computed once), not from n-long latent variables.
+    prod = _products(Xs) if p <= n and any(c.size for c, _ in chunks) else None
     records: list[tuple[_Ints, _Floats]] = []
     out = BatchResult(
         np.full((B, features.size), -1, dtype=np.intp),
@@ -632,9 +753,13 @@ def _solve(
             continue
         used, d = np.unique(widx[chunk], return_inverse=True)
         lab0, size0 = _restrict(labels0, iidx[chunk], cols)
-        Xc, Wc = (Xs, W[used]) if cols.size == p else (Xs[:, cols], W[used][:, cols])
+        Wc = W[used] if cols.size == p else W[used][:, cols]
+        if prod is not None:
+            data: _Weighted | _Gram = _gram(prod, cols, Wc, n)
+        else:
+            data = _weighted(Xs if cols.size == p else Xs[:, cols], Wc)
         J = _solve_chunk(
-            _weighted(Xc, Wc),
+            data,
             lab0,
             size0,
             iidx[chunk],
