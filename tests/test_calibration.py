@@ -937,7 +937,7 @@ def test_nested_cv_of_a_stratified_vcpcrcv_keeps_a_small_stratums_events():
         strata = model_strata(model, X.assign(node=X["node"].map(str)), y, "t")[0]
         return _folds(5, event, len(y), 0, "t", strata)
 
-    for (tr1, te1), (tr2, te2) in zip(
+    for (tr1, te1), (_, te2) in zip(
         folds(_tuned()), folds(ClinicalCox(strata="node")), strict=True
     ):
         assert_array_equal(te1, te2)
