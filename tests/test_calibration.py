@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import make_blocks, needs_survival
-from numpy.testing import assert_allclose
+from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
@@ -883,3 +883,115 @@ def test_cross_val_calibration_checks_y_before_the_folds_split_it():
             cross_val_calibration(model, Xb, yb, cv=3)
         assert "Supported target types" not in str(info.value)
         assert info.traceback[-1].path.is_relative_to(Path(vcpcr.__file__).parent)
+
+
+# ------------------------------------------- stratified models' folds (cells)
+def _small_stratum(events, *, n=90, small=24, seed=0):
+    """A cohort whose first ``small`` rows, a stratum, hold ``events`` events.
+
+    The rows are sorted by stratum, so unshuffled folds stratified on the
+    event indicator alone put the small stratum's events together.
+    """
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.normal(size=(n, 12)), columns=[f"g{j}" for j in range(12)])
+    X["node"] = np.r_[np.ones(small), np.zeros(n - small)]
+    time = rng.exponential(np.exp(-0.7 * X["g0"].to_numpy()))
+    event = (rng.random(n) < 0.7).astype(float)
+    event[:small] = 0.0
+    event[rng.choice(small, events, replace=False)] = 1.0
+    return X, np.column_stack([time, event])
+
+
+def _tuned():
+    from vcpcr import VCPCRCV
+
+    return VCPCRCV(
+        family="cox", n_clusters=(2,), lam_ratios=(0.5,), strata="node", random_state=0
+    )
+
+
+@needs_survival
+def test_nested_cv_of_a_stratified_vcpcrcv_keeps_a_small_stratums_events():
+    """cross_val_calibration of VCPCRCV(strata=) on a stratum with 3 of 24
+    rows' events: its inner (and outer) folds, stratified by stratum and
+    event, leave an event of the stratum in every training part. Before,
+    they were stratified on the event only, and a re-tuning inside an outer
+    training part died in its fold check ("CV fold 0 of 5, training part
+    (57 rows): strata: the stratum node=1 (13 rows) has no event"), after
+    the outer folds before it had been fitted (7 minutes on gse1992)."""
+    X, y = _small_stratum(3)
+    cal = cross_val_calibration(_tuned(), X, y, horizon=1.0, cv=5, random_state=0)
+    assert np.isfinite(cal.predicted).all()
+    event = y[:, 1] > 0
+    small = X["node"].to_numpy() == 1
+    inner = _tuned().fit(X, y)  # VCPCRCV's own folds, unshuffled, on all rows
+    for train, _ in inner.folds_:
+        assert event[train][small[train]].sum() >= 2  # 3 - ceil(3 / 5)
+    # the clinical model on the same column gets the same folds (the report
+    # compares the two models' out-of-fold risks row by row)
+    from vcpcr._input import model_strata
+    from vcpcr.calibration import _folds
+    from vcpcr.validation import ClinicalCox
+
+    def folds(model):
+        strata = model_strata(model, X.assign(node=X["node"].map(str)), y, "t")[0]
+        return _folds(5, event, len(y), 0, "t", strata)
+
+    for (tr1, te1), (_, te2) in zip(
+        folds(_tuned()), folds(ClinicalCox(strata="node")), strict=True
+    ):
+        assert_array_equal(te1, te2)
+        assert event[tr1][small[tr1]].sum() >= 2
+
+
+@needs_survival
+@pytest.mark.parametrize(
+    ("events", "cv", "model", "match"),
+    [
+        (
+            2,
+            5,
+            "VCPCRCV",
+            r"cross_val_calibration's fold \d of 5, training part \(72 rows\): "
+            r"strata: the stratum node=1 \(\d+ of its 24 rows\) keeps 1 of its 2 "
+            r"events, fewer than 2: VCPCRCV re-tunes .* \(cv=5\).* A stratum "
+            r"needs at least 3 events for this: merge node=1 with another stratum",
+        ),
+        (
+            3,
+            2,
+            "VCPCRCV",
+            r"keeps 1 of its 3 events, fewer than 2.* Use cv=3 or more folds, or "
+            r"merge node=1",
+        ),
+        (
+            1,
+            5,
+            "VCPCR",
+            r"the stratum node=1 \(\d+ of its 24 rows\) has no event, so its "
+            r"baseline hazard is undefined: its 1 event \(in all 90 rows\) is "
+            r"outside this training part. A stratum needs at least 2 events",
+        ),
+    ],
+    ids=["tuned-2-events", "tuned-2-folds", "fixed-1-event"],
+)
+def test_too_few_events_in_a_stratum_is_an_error_before_any_fit(
+    monkeypatch, events, cv, model, match
+):
+    """A stratum whose events no folds can leave in every (inner) training
+    part is a ValueError that names it, its events and the fix, raised
+    before the first fold's fit."""
+    from vcpcr import VCPCRCV
+
+    X, y = _small_stratum(events)
+    fits = []
+    for cls in (VCPCR, VCPCRCV):
+        monkeypatch.setattr(cls, "fit", lambda self, *a, **k: fits.append(self))
+    estimator = (
+        _tuned().set_params(cv=None)
+        if model == "VCPCRCV"
+        else VCPCR(family="cox", n_clusters=2, strata="node")
+    )
+    with pytest.raises(ValueError, match=match):
+        cross_val_calibration(estimator, X, y, horizon=1.0, cv=cv, random_state=0)
+    assert fits == []

@@ -918,3 +918,36 @@ def test_a_glm_formula_estimator_equals_the_same_model_with_covariates(family):
     text = by_formula.summary().as_text()
     assert text == by_columns.summary().as_text()
     assert ("Mean C over the test folds" in text) == (family == "binomial")
+
+
+def test_a_stratum_too_small_for_the_nested_folds_is_refused_before_any_fit(
+    monkeypatch,
+):
+    """validate_increment's folds of a stratified model are stratified by
+    stratum and event, and a VCPCRCV (which re-tunes by CV in each training
+    fold) on a stratum with 2 events is refused before the first fit, with
+    the stratum, its events and the fix."""
+    from vcpcr import VCPCRCV
+    from vcpcr.validation import validate_increment
+
+    rng = np.random.default_rng(3)
+    n, small = 90, 24
+    X = pd.DataFrame(rng.normal(size=(n, 8)), columns=[f"g{j}" for j in range(8)])
+    X["age"] = rng.normal(size=n)
+    X["node"] = np.r_[np.ones(small), np.zeros(n - small)]
+    event = (rng.random(n) < 0.7).astype(float)
+    event[:small] = 0.0
+    event[[3, 11]] = 1.0
+    y = np.column_stack([rng.exponential(size=n), event])
+    fits = []
+    monkeypatch.setattr(VCPCRCV, "fit", lambda self, *a, **k: fits.append(self))
+    est = VCPCRCV(family="cox", n_clusters=(2,), covariates="age", strata="node")
+    with pytest.raises(
+        ValueError,
+        match=r"validate_increment's fold \d+ of 10, training part \(72 rows\): "
+        r"strata: the stratum node=1 \(\d+ of its 24 rows\) keeps 1 of its 2 "
+        r"events, fewer than 2: VCPCRCV re-tunes .* A stratum needs at least 3 "
+        r"events for this: merge node=1 with another stratum",
+    ):
+        validate_increment(est, X, y, cv=5, n_repeats=2, random_state=0)
+    assert fits == []

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
-from sklearn.model_selection import check_cv
+from sklearn.model_selection import StratifiedKFold, check_cv
 from sklearn.utils.validation import check_is_fitted
 from statsmodels.iolib import summary2 as sm_summary2
 
@@ -35,7 +35,14 @@ from vcpcr._checks import (
 )
 from vcpcr._criterion import Criterion, PooledPredictors, criterion_of
 from vcpcr._families import Family, Prepared
-from vcpcr._input import Level, check_levels, check_strata, take
+from vcpcr._input import (
+    Level,
+    check_fold_strata,
+    check_levels,
+    split_cells,
+    strata_cells,
+    take,
+)
 from vcpcr._model import VCPCR, cap_n_clusters, check_lam_ratios
 from vcpcr._parallel import (
     check_n_jobs,
@@ -420,9 +427,11 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         uses the stratified partial likelihood (the sum over strata of each
         stratum's), for the fold's training rows and for all its rows;
         ``"concordance"`` stays Harrell's C over all pairs of the test part,
-        as lifelines' ``CoxPHFitter.score`` on new data. The folds stay
-        stratified on the event indicator only; a stratum without an event
-        in some training fold is an error (use fewer folds or merge strata).
+        as lifelines' ``CoxPHFitter.score`` on new data. An int ``cv``
+        stratifies the folds on the stratum and the event indicator, so
+        that every training fold keeps an event of every stratum with 2 or
+        more; a stratum without an event in some training fold is an error
+        before any fit (merge strata; with a splitter, use an int cv).
         ``best_estimator_`` is stratified.
 
     Attributes
@@ -643,7 +652,12 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         )
 
     def _folds(
-        self, family: Family, X: NDArray[np.float64], yv: Any, prepared: Prepared
+        self,
+        family: Family,
+        X: NDArray[np.float64],
+        yv: Any,
+        prepared: Prepared,
+        S: NDArray[np.float64] | None = None,
     ) -> list[Any]:
         """Return the CV folds: scikit-learn's ``check_cv``, stratified by family.
 
@@ -651,17 +665,26 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         rule) and, for a survival family, folds stratified on the event
         indicator (when events and censored rows both number at least
         ``cv``), so that no test fold lacks events on a cohort whose rows are
-        sorted (unshuffled, as scikit-learn's int folds). A splitter object
-        splits a survival outcome on its event indicator, so that
-        ``StratifiedKFold`` stratifies on the events.
+        sorted (unshuffled, as scikit-learn's int folds). With strata ``S``
+        (a stratified Cox model) an int ``cv`` stratifies on the (stratum,
+        event) cells (:func:`vcpcr._input.strata_cells`; when some cell has
+        ``cv`` rows), so that every training fold keeps an event of every
+        stratum with 2 or more. A splitter object splits a survival outcome
+        on its event indicator, so that ``StratifiedKFold`` stratifies on
+        the events.
         """
         classifier = family.estimator_type == "classifier"
         labels = family.strata(prepared.outcome)
         n = X.shape[0]
         check_cv_param(self.cv, n, "VCPCRCV")
         k: Any = 5 if self.cv is None else self.cv
+        cells = None
+        if S is not None and labels is not None and isinstance(k, numbers.Integral):
+            cells = strata_cells(S, labels > 0)
         if not isinstance(k, numbers.Integral) and not hasattr(k, "split"):
             folds = list(k)  # (train, test) pairs, checked below
+        elif cells is not None and np.bincount(cells).max() >= k:
+            folds = split_cells(StratifiedKFold(int(k)), X, cells)
         elif not family.survival or labels is None:
             if classifier and isinstance(k, numbers.Integral):
                 _check_class_sizes(yv, int(k))
@@ -784,12 +807,12 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
             prepared.weights_target,
             data.scheme,
         )
-        folds = self._folds(family, X, yv, prepared)
+        folds = self._folds(family, X, yv, prepared, layout.S)
         check_fold_columns(X, folds, d.clustered)
         _check_folds(family, prepared, folds, max(grid.n_clusters))
         if layout.S is not None:
             strata_names = [d.names[j] for j in d.strata]
-            _check_fold_strata(layout.S, strata_names, prepared, folds)
+            check_fold_strata(layout.S, strata_names, prepared.outcome[:, 1] > 0, folds)
         _check_fold_levels(layout.Z, levels, family, prepared, folds)
         self.n_splits_ = len(folds)
         self.folds_ = folds
@@ -1477,21 +1500,6 @@ def _check_folds(
                 f"CV fold {i} of {len(folds)}: {problem}. Use fewer folds (cv) "
                 f"or {family.fold_hint}."
             )
-
-
-def _check_fold_strata(
-    S: NDArray[np.float64], names: list[str], prepared: Prepared, folds: list[Any]
-) -> None:
-    """Raise a ValueError naming the first training fold with an event-free stratum."""
-    event = prepared.outcome[:, 1] > 0
-    for i, (train, _) in enumerate(folds):
-        try:
-            check_strata(S[train], names, event[train])
-        except ValueError as exc:
-            raise ValueError(
-                f"CV fold {i} of {len(folds)}, training part ({len(train)} rows): "
-                f"{exc} Or use fewer folds (cv)."
-            ) from None
 
 
 def _check_fold_levels(

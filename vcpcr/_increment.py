@@ -51,7 +51,15 @@ from vcpcr._formula import (
     term_sources,
     transform_new,
 )
-from vcpcr._input import check_column_names, check_same_rows, merge_covariates
+from vcpcr._input import (
+    check_column_names,
+    check_model_fold_strata,
+    check_same_rows,
+    merge_covariates,
+    model_strata,
+    split_cells,
+    strata_cells,
+)
 from vcpcr._parallel import (
     Checkpoint,
     check_failures,
@@ -204,6 +212,14 @@ class ClinicalCox(BaseEstimator):  # type: ignore[misc]
             design, "_time", "_event", strata=strata or None
         )
         return self
+
+    def _fold_strata(self, X: Any) -> pd.DataFrame | None:
+        """Return the strata columns of ``X`` (None without), for stratified folds."""
+        strata = _as_list(self.strata)
+        if not strata:
+            return None
+        frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
+        return frame[strata]
 
     def on_design(self, covariates: list[Any], strata: list[Any]) -> ClinicalCox:
         """Return this model (unfitted) on a design's clinical columns.
@@ -592,6 +608,14 @@ class _FormulaDesign(BaseEstimator):  # type: ignore[misc]
         self.model_ = model.on_design(covariates, strata)
         self.model_.fit(resolved.X.reset_index(drop=True), y)
         return self
+
+    def _fold_strata(self, X: pd.DataFrame) -> pd.DataFrame | None:
+        """Return the formula's strata columns of ``X`` (None without strata)."""
+        resolved = resolve_formula(
+            self.formula, X, None, missing="raise", owner=_OWNER, strata=self.strata
+        )
+        strata = _design_roles(resolved, self.covariates)[1]
+        return resolved.X[strata] if strata else None
 
     def _design(self, X: pd.DataFrame) -> pd.DataFrame:
         spec = cast(DesignSpec, self.spec_)  # a formula's spec is never None
@@ -1855,6 +1879,7 @@ def validate_increment(
         _require_survival(_OWNER)
     clinical_ = _clinical(estimator, X, covariates, strata)
     covariates_, strata_ = clinical_.covariates, clinical_.strata
+    y_given = y
     y = _outcome(clinical_, y)
     X = _check_frame(X, y, clinical_.columns)
     check_cv_param(cv, len(X), _OWNER)
@@ -1877,7 +1902,20 @@ def validate_increment(
             n_splits=int(cv), n_repeats=int(n_repeats), random_state=seed
         )
     )
-    splits = list(splitter.split(X, labels))
+    cells = None
+    if family == "cox" and strata_:  # folds stratified by stratum and event
+        cells = strata_cells(X[strata_].to_numpy(), np.asarray(labels) > 0)
+    if cells is not None and np.bincount(cells).max() >= int(cv):
+        splits = split_cells(splitter, X, cells)
+    else:
+        splits = list(splitter.split(X, labels))
+    if family == "cox":  # every stratum's events in every training fold
+        design_strata = model_strata(estimator, X, y_given, _OWNER)
+        if design_strata is not None:
+            event = np.asarray(labels) > 0
+            check_model_fold_strata(
+                estimator, design_strata, event, splits, _OWNER, int(cv)
+            )
     seeds = task_seeds(random_state, len(splits))
     tasks = [
         (models, X, ys, tr, te, plan, s)

@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
+from sklearn.base import clone
 from sklearn.utils.validation import column_or_1d, validate_data
 
 from vcpcr._checks import (
@@ -61,15 +62,20 @@ __all__ = [
     "aligned_columns",
     "check_column_names",
     "check_covariates",
+    "check_fold_strata",
     "check_levels",
+    "check_model_fold_strata",
     "check_outcome_like",
     "check_same_rows",
     "check_strata",
     "covariate_columns",
     "merge_covariates",
     "missing_as_nan",
+    "model_strata",
     "part_levels",
     "resolve_input",
+    "split_cells",
+    "strata_cells",
     "strata_columns",
     "take",
     "validate_new_x",
@@ -235,6 +241,229 @@ def check_strata(
                 f"baseline hazard is undefined. Merge it with another stratum or "
                 f"drop its rows."
             )
+
+
+def _stratum_index(S: Any) -> tuple[list[tuple[Any, ...]], NDArray[np.intp]]:
+    """Return the strata (one key per distinct row of ``S``, sorted) and each row's."""
+    frame = pd.DataFrame(np.asarray(S, dtype=object).reshape(len(S), -1))
+    grouped = frame.groupby(list(frame.columns), sort=True, dropna=False)
+    keys = [k if isinstance(k, tuple) else (k,) for k in grouped.size().index]
+    return keys, grouped.ngroup().to_numpy(dtype=np.intp)
+
+
+def _stratum_name(names: Sequence[str], key: tuple[Any, ...]) -> str:
+    """``"node=0, site=2"``: a stratum as its columns' values."""
+    return ", ".join(
+        f"{n}={v:g}" if isinstance(v, numbers.Real) else f"{n}={v}"
+        for n, v in zip(names, key, strict=True)
+    )
+
+
+def strata_cells(S: Any, event: NDArray[np.bool_]) -> NDArray[np.intp]:
+    """Label each row by its (stratum, event indicator) cell.
+
+    What the K folds of a stratified Cox model are stratified on
+    (``StratifiedKFold(k).split(X, strata_cells(S, event))``): each test
+    fold then takes at most ``ceil(e / k)`` of a stratum's ``e`` events, so
+    every training part keeps an event of every stratum with at least 2
+    (stratifying on the event indicator alone can put all of a small
+    stratum's events in one test fold).
+
+    Parameters
+    ----------
+    S : array-like of shape (n_samples, n_strata_columns)
+        The strata columns (one stratum per distinct row).
+    event : ndarray of bool of shape (n_samples,)
+        The event indicator.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        ``2 * stratum + event``.
+    """
+    stratum = _stratum_index(S)[1]
+    return 2 * stratum + np.asarray(event, dtype=bool).astype(np.intp)
+
+
+def split_cells(splitter: Any, X: Any, cells: NDArray[np.intp]) -> list[Any]:
+    """``list(splitter.split(X, cells))``, without scikit-learn's small-class warning.
+
+    A cell smaller than the number of folds (a stratum with 3 events and
+    ``cv=5``) is what the cells are for: scikit-learn warns that some test
+    folds get none of it, which is harmless here (the training parts keep
+    the stratum's other events, and :func:`check_fold_strata` reports a
+    stratum with too few).
+    """
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore", "The least populated class", UserWarning, "sklearn"
+        )
+        return list(splitter.split(X, cells))
+
+
+def _events(n: int) -> str:
+    """``"1 event"``, ``"3 events"``."""
+    return f"{n} event{'' if n == 1 else 's'}"
+
+
+def _events_needed(k: int, need: int) -> int:
+    """Return the fewest events a stratum needs for ``k`` cell-stratified folds.
+
+    Every training part of ``k`` folds stratified by (stratum, event) then
+    keeps ``need`` of them: ``e - ceil(e / k) >= need``.
+    """
+    e = need
+    while e - -(-e // k) < need:
+        e += 1
+    return e
+
+
+def check_fold_strata(
+    S: Any,
+    names: Sequence[str],
+    event: NDArray[np.bool_],
+    folds: Sequence[Any],
+    *,
+    need: int = 1,
+    why: str = "",
+    where: str = "CV",
+    n_splits: int | None = None,
+) -> None:
+    """Raise if a training fold keeps fewer than ``need`` events of a stratum.
+
+    With ``need=1`` the stratum's baseline hazard is undefined in that
+    fold's fit (or, without its rows, its test rows cannot be predicted);
+    a model that re-tunes by its own CV on each training part (a
+    ``VCPCRCV``) needs 2, so that its inner folds, stratified by stratum
+    and event, leave one in each inner training part. Checked before any
+    fit. The message names the fold, the stratum, its events in the data
+    and in the training part, and the fix: an int ``cv`` (folds stratified
+    by stratum and event, :func:`strata_cells`) when the stratum has
+    events enough for those, more folds when more would do (a training
+    part of ``k`` such folds keeps ``e - ceil(e / k)`` of ``e`` events),
+    otherwise merging the stratum (or dropping its rows).
+
+    Parameters
+    ----------
+    S : array-like of shape (n_samples, n_strata_columns)
+        The strata columns of all rows.
+    names : sequence of str
+        The strata columns' names.
+    event : ndarray of bool of shape (n_samples,)
+        The event indicator.
+    folds : sequence of (train, test) pairs
+        The folds (row positions).
+    need : int, default=1
+        Events of every stratum that every training part must keep.
+    why : str, default=""
+        Why ``need`` events, when it is more than 1 (follows "fewer than 2").
+    where : str, default="CV"
+        What the folds are, for the message ("CV", "cross_val_calibration's").
+    n_splits : int, optional
+        Folds per split (repeated K folds: ``K``); default ``len(folds)``.
+    """
+    keys, inverse = _stratum_index(S)
+    event = np.asarray(event, dtype=bool)
+    total = np.bincount(inverse, weights=event, minlength=len(keys)).astype(int)
+    sizes = np.bincount(inverse, minlength=len(keys))
+    k = len(folds) if n_splits is None else n_splits
+    for i, (train, _) in enumerate(folds):
+        kept = np.bincount(inverse[train], weights=event[train], minlength=len(keys))
+        short = np.flatnonzero(kept < need)
+        if not short.size:
+            continue
+        s = int(short[0])
+        stratum = _stratum_name(names, keys[s])
+        rows = int(np.sum(inverse[train] == s))
+        enough = _events_needed(k, need)
+        e = int(total[s])
+        merge = f"merge {stratum} with another stratum (or drop its rows)"
+        if e >= enough:  # folds not stratified by stratum and event
+            fix = (
+                f"Use an int cv (its folds are stratified by stratum and event, "
+                f"so that {enough} events suffice), or {merge}."
+            )
+        elif e > need:  # more folds leave more of the events in each training part
+            more = next(j for j in range(k + 1, e + 1) if _events_needed(j, need) <= e)
+            fix = f"Use cv={more} or more folds, or {merge}."
+        else:
+            fix = f"A stratum needs at least {need + 1} events for this: {merge}."
+        lack = (
+            f"has no event, so its baseline hazard is undefined: its "
+            f"{_events(e)} (in all {len(event)} rows) "
+            f"{'is' if e == 1 else 'are'} outside this training part"
+            if need == 1
+            else f"keeps {int(kept[s])} of its {_events(e)}, fewer than {need}{why}"
+        )
+        raise ValueError(
+            f"{where} fold {i} of {len(folds)}, training part ({len(train)} "
+            f"rows): strata: the stratum {stratum} ({rows} of its "
+            f"{int(sizes[s])} rows) {lack}. {fix}"
+        )
+
+
+def model_strata(
+    model: Any, X: Any, y: Any, owner: str
+) -> tuple[NDArray[Any], list[str]] | None:
+    """Return the strata of ``X``'s rows in ``model``'s Cox fit, and their names.
+
+    A ``VCPCR`` or ``VCPCRCV``: the strata columns of its design (with its
+    checks of ``X`` and ``y``); a clinical model (``ClinicalCox``, on
+    columns or a formula's design): its own ``_fold_strata``. None for an
+    unstratified model, and for a design that drops rows (``missing="drop"``,
+    whose rows :func:`vcpcr.calibration.cross_val_calibration` drops first).
+    """
+    if hasattr(model, "_fit_input"):
+        data = clone(model)._fit_input(X, y, owner=owner)
+        d = data.design
+        if not d.strata.size or data.rows is not None:
+            return None
+        return d.X[:, d.strata], [str(d.names[j]) for j in d.strata]
+    strata = getattr(model, "_fold_strata", None)
+    frame = strata(X) if callable(strata) else None
+    if frame is None:
+        return None
+    return frame.to_numpy(), [str(c) for c in frame.columns]
+
+
+def check_model_fold_strata(
+    model: Any,
+    strata: tuple[NDArray[Any], list[str]],
+    event: NDArray[np.bool_],
+    folds: list[Any],
+    owner: str,
+    n_splits: int | None = None,
+) -> None:
+    """Raise before any fit if a training fold keeps too few events of a stratum.
+
+    A ``VCPCR`` needs an event of every stratum in every training fold; a
+    ``VCPCRCV``, which re-tunes by its own CV on each, 2 (its inner folds,
+    stratified by stratum and event, then leave one in each inner training
+    part). Other models (the clinical ``ClinicalCox``) are not checked.
+    """
+    if not hasattr(model, "_fit_input"):
+        return
+    params = model.get_params(deep=False)
+    why = ""
+    if "cv" in params:
+        inner = 5 if params["cv"] is None else params["cv"]
+        why = (
+            f": {type(model).__name__} re-tunes on each training part by its own "
+            f"CV (cv={inner!r}), whose folds must leave an event of every stratum "
+            f"in each of their training parts"
+        )
+    check_fold_strata(
+        strata[0],
+        strata[1],
+        event,
+        folds,
+        need=2 if why else 1,
+        why=why,
+        where=f"{owner}'s",
+        n_splits=n_splits,
+    )
 
 
 def check_covariates(Z: NDArray[np.float64], names: Sequence[str]) -> Any:

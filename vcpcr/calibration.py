@@ -46,7 +46,14 @@ from vcpcr._checks import (
     check_time_event,
 )
 from vcpcr._families import FAMILIES, Family, known_family
-from vcpcr._input import check_same_rows, take
+from vcpcr._input import (
+    check_model_fold_strata,
+    check_same_rows,
+    model_strata,
+    split_cells,
+    strata_cells,
+    take,
+)
 from vcpcr._scaling import constant_columns, magnitude
 from vcpcr._smoothers import SplineFit, binary_smoother, cloglog, survival_smoother
 from vcpcr._solvers.partial_likelihood import RiskSets
@@ -1063,14 +1070,34 @@ def _outcome(model: Any, X: Any, y: Any) -> Any:
 
 
 def _folds(
-    cv: Any, labels: NDArray[Any] | None, n: int, random_state: Any, owner: str
-) -> Any:
+    cv: Any,
+    labels: NDArray[Any] | None,
+    n: int,
+    random_state: Any,
+    owner: str,
+    strata: NDArray[Any] | None = None,
+) -> list[Any]:
+    """Return the (train, test) folds of ``cv``: an int gives shuffled K folds.
+
+    Stratified on ``labels`` (the event indicator or the class), or, for a
+    stratified Cox model (``strata``), on the (stratum, event) cells when
+    some cell has ``cv`` rows (:func:`vcpcr._input.strata_cells`: every
+    training fold then keeps an event of each stratum with 2 or more).
+    """
     check_cv_param(cv, n, owner)
+    rows = np.zeros((n, 1))
     if isinstance(cv, numbers.Integral):
+        k = int(cv)
         if labels is None:
-            return KFold(int(cv), shuffle=True, random_state=random_state)
-        return StratifiedKFold(int(cv), shuffle=True, random_state=random_state)
-    return check_cv(cv)
+            return list(KFold(k, shuffle=True, random_state=random_state).split(rows))
+        splitter = StratifiedKFold(k, shuffle=True, random_state=random_state)
+        if strata is not None:
+            cells = strata_cells(strata, labels > 0)
+            if np.bincount(cells).max() >= k:
+                return split_cells(splitter, rows, cells)
+        return list(splitter.split(rows, labels))
+    split_y = labels if labels is not None else np.zeros(n)
+    return list(check_cv(cv).split(rows, split_y))
 
 
 def _family(model: Any, owner: str) -> Family:
@@ -1114,15 +1141,18 @@ def _out_of_fold(
     owner: str,
 ) -> NDArray[np.float64]:
     labels = None
+    strata = None
     if family.survival:
         labels = check_survival(target)[1]
+        strata = model_strata(model, X, y, owner)
     elif _classifier(family):
         labels = np.asarray(target)
     n = len(target)
-    splitter = _folds(cv, labels, n, random_state, owner)
+    S = None if strata is None else strata[0]
+    folds = check_split(_folds(cv, labels, n, random_state, owner, S), n, owner)
+    if strata is not None and labels is not None:
+        check_model_fold_strata(model, strata, labels > 0, folds, owner)
     out = np.full(n, np.nan)
-    split_y = labels if labels is not None else np.zeros(n)
-    folds = check_split(list(splitter.split(np.zeros((n, 1)), split_y)), n, owner)
     for train, test in folds:
         fold = clone(model).fit(take(X, train), take(y, train))
         out[test] = _predict(fold, take(X, test), family, horizon)
@@ -1171,7 +1201,12 @@ def cross_val_predict_survival(
     horizon : float
         Time at which survival is predicted.
     cv : int or cross-validation splitter, default=5
-        An int gives shuffled folds stratified on the event indicator.
+        An int gives shuffled folds stratified on the event indicator; for
+        a stratified model, on the stratum and the event indicator (the
+        (stratum, event) cells), so that every training fold keeps events of
+        every stratum. A training fold that keeps too few (a ``VCPCR`` needs
+        1 of every stratum, a ``VCPCRCV``, which re-tunes by its own CV, 2)
+        is an error before any fit.
     random_state : int, default=0
         Seed of the shuffled folds.
 
@@ -1234,8 +1269,11 @@ def cross_val_calibration(
     horizon : float, optional
         Time of the comparison (cox only; required there).
     cv : int, cross-validation splitter or None, default=5
-        An int gives shuffled folds, stratified on the event indicator (cox)
-        or the class (binomial). With folds, the rows that a
+        An int gives shuffled folds, stratified on the event indicator (cox;
+        for a stratified model on the stratum and the event indicator, as
+        :func:`cross_val_predict_survival`, whose check of every stratum's
+        events in the training folds runs before any fit) or the class
+        (binomial). With folds, the rows that a
         ``missing="drop"`` model drops are dropped before the folds are
         made (with its warning).
     n_groups : int, optional
