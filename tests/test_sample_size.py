@@ -95,7 +95,10 @@ def test_available_n_and_summary():
     assert "662 with 116 events" in text
     assert "n_available = 661 does not meet it" in text
     assert "lower bound" in text
-    assert repr(res) == text
+    assert str(res) == text  # print(res) shows the summary
+    assert repr(res).startswith("SampleSizeResult(outcome='binary', parameters=24, ")
+    assert "criteria=DataFrame(shape=(3, 3))" in repr(res)
+    assert "\n" not in repr(res)
 
 
 def test_survival_summary_shows_the_risk_interval():

@@ -675,7 +675,7 @@ def test_an_interrupted_run_returns_the_finished_folds_marked_incomplete(
     assert full.complete
     assert not part.complete
     assert len(part.splits) == 4
-    assert "incomplete" in repr(part)
+    assert "complete=False" in repr(part)
     assert any(n.startswith("Incomplete: ") for n in part.notes)
     # the finished folds are those of the full run, row for row
     keep = full.folds["repeat"] * 3 + full.folds["fold"] < 4

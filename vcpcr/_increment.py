@@ -68,6 +68,7 @@ from vcpcr._parallel import (
     run_parallel,
     task_seeds,
 )
+from vcpcr._result import Result
 from vcpcr._scaling import constant_columns
 from vcpcr._solvers.partial_likelihood import efron_loglik
 from vcpcr._summary import VCPCRSummary, numbered_notes
@@ -1110,8 +1111,8 @@ def _increment_interval(
 
 
 # ------------------------------------------------------------------ the result
-@dataclass
-class IncrementResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class IncrementResult(Result):
     """Paired cross-validated increments of models over the clinical model.
 
     Built by :func:`validate_increment`; plain attributes, nothing
@@ -1186,19 +1187,10 @@ class IncrementResult:
     covariates: list[Any]
     strata: list[Any]
     splits: list[tuple[NDArray[np.intp], NDArray[np.intp]]]
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list, repr=False)
     complete: bool = True
     family: str = "cox"
     clinical: str = CLINICAL
-
-    def __repr__(self) -> str:
-        """Return a one-line description."""
-        models = list(self.metrics.index.get_level_values(0).unique())
-        partial = "" if self.complete else f", incomplete: {len(self.splits)} folds"
-        return (
-            f"IncrementResult(models={models}, n_splits={self.n_splits}, "
-            f"n_repeats={self.n_repeats}, interval={self.interval!r}{partial})"
-        )
 
     def increments_with(
         self, interval: str | None = None, alpha: float | None = None

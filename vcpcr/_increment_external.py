@@ -51,6 +51,7 @@ from vcpcr._increment import (
     _test_scores,
 )
 from vcpcr._parallel import progress_shown, run_parallel
+from vcpcr._result import Result
 from vcpcr._summary import VCPCRSummary
 from vcpcr.external import ExternalCohort, align_cohort
 
@@ -61,8 +62,8 @@ _OWNER = "validate_increment_external"
 LOG_PL = "log PL"
 
 
-@dataclass
-class ExternalIncrementResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class ExternalIncrementResult(Result):
     """Increments of a fitted model over the clinical model on an external cohort.
 
     Built by :func:`validate_increment_external`; plain attributes, nothing
@@ -122,15 +123,7 @@ class ExternalIncrementResult:
     covariates: list[Any]
     strata: list[Any]
     cohort: ExternalCohort | None
-    notes: list[str] = field(default_factory=list)
-
-    def __repr__(self) -> str:
-        """Return a one-line description."""
-        models = list(self.metrics.index.get_level_values(0).unique())
-        return (
-            f"ExternalIncrementResult(models={models}, n_samples={self.n_samples}, "
-            f"n_bootstrap={self.n_bootstrap})"
-        )
+    notes: list[str] = field(default_factory=list, repr=False)
 
     def summary(self) -> VCPCRSummary:
         """Summary: each model's metrics and its increments over the clinic.

@@ -23,6 +23,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from vcpcr._checks import check_scalar
+from vcpcr._result import Result
 from vcpcr._scoring_rule import ScoringRule
 
 __all__ = ["SIGNATURE", "Nomogram", "nomogram"]
@@ -31,8 +32,8 @@ __all__ = ["SIGNATURE", "Nomogram", "nomogram"]
 SIGNATURE = "signature (prognostic index)"
 
 
-@dataclass(frozen=True, eq=False)
-class Nomogram:
+@dataclass(frozen=True, eq=False, repr=False)
+class Nomogram(Result):
     r"""Points scales of a fitted model (see :func:`nomogram`).
 
     Attributes

@@ -40,6 +40,7 @@ from vcpcr._increment import (
     validate_increment,
 )
 from vcpcr._parallel import progress_shown, task_seeds
+from vcpcr._result import Result
 from vcpcr.exceptions import VCPCRWarning
 
 __all__ = ["TRIPOD_ITEMS", "Report", "Section", "report"]
@@ -115,8 +116,8 @@ TRIPOD_ITEMS: dict[str, str] = {
 }
 
 
-@dataclass
-class Section:
+@dataclass(frozen=True, eq=False, repr=False)
+class Section(Result):
     """One section of a :class:`Report`.
 
     Attributes
@@ -143,8 +144,8 @@ class Section:
     figures: list[tuple[str, bytes]] = field(default_factory=list)
 
 
-@dataclass
-class Report:
+@dataclass(frozen=True, eq=False, repr=False)
+class Report(Result):
     """A signature's report: sections mapped to TRIPOD+AI items.
 
     Made by :func:`report`. ``to_html`` writes one self-contained file
@@ -173,11 +174,6 @@ class Report:
     sections: list[Section]
     results: dict[str, Any]
     skipped: list[str] = field(default_factory=list)
-
-    def __repr__(self) -> str:
-        """Return a one-line description."""
-        names = [s.title for s in self.sections]
-        return f"Report(title={self.title!r}, sections={names})"
 
     def covered(self) -> list[str]:
         """Return the TRIPOD+AI items the sections answer, in checklist order.
@@ -691,7 +687,13 @@ def _scoring_section(rule: Any) -> Section:
     if isinstance(rule, pd.DataFrame):
         section.tables.append(("Scoring rule (export_scoring_rule)", rule))
     else:
-        section.blocks.append(("Scoring rule (export_scoring_rule)", str(rule)))
+        strata = f", {len(rule.strata)} strata column(s)" if rule.strata else ""
+        text = (
+            f"ScoringRule {rule.family}: {len(rule.genes)} genes in "
+            f"{len(rule.modules)} modules, {len(rule.covariates)} covariate "
+            f"column(s){strata}"
+        )
+        section.blocks.append(("Scoring rule (export_scoring_rule)", text))
     return section
 
 

@@ -11,8 +11,9 @@ log-rank test of the groups.
 from __future__ import annotations
 
 import numbers
+from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -28,11 +29,13 @@ from vcpcr._checks import (
     check_survival,
 )
 from vcpcr._input import check_same_rows
+from vcpcr._result import TupleResult
 
 __all__ = ["RiskGroups", "risk_groups"]
 
 
-class RiskGroups(NamedTuple):
+@dataclass(frozen=True, eq=False, repr=False)
+class RiskGroups(TupleResult):
     """Risk groups of a Cox model on some data.
 
     Attributes

@@ -19,6 +19,7 @@ from vcpcr._checks import (
     check_random_state,
     check_scalar,
 )
+from vcpcr._result import Result
 
 OUTCOMES = ("binary", "survival", "continuous")
 _Z = stats.norm.ppf(0.975)
@@ -33,8 +34,8 @@ _TUNING_NOTE = (
 )
 
 
-@dataclass(frozen=True, eq=False)  # a DataFrame field has no truth value
-class SampleSizeResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class SampleSizeResult(Result):
     """Riley et al.'s criteria and the minimum sample size they imply.
 
     Attributes
@@ -123,7 +124,8 @@ class SampleSizeResult:
         lines.append(self.note)
         return "\n".join(lines)
 
-    def __repr__(self) -> str:
+    def __str__(self) -> str:
+        """Return :meth:`summary` (what ``print(result)`` shows)."""
         return self.summary()
 
 

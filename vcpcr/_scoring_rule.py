@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from vcpcr._formula import ColumnEncoding
+from vcpcr._result import Result
 
 __all__ = ["SCHEMA", "SCHEMA_VERSION", "ScoringRule", "level_rows"]
 
@@ -76,8 +77,8 @@ def _frame(records: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
     return pd.DataFrame.from_records(records, columns=columns)
 
 
-@dataclass(frozen=True, eq=False)
-class ScoringRule:
+@dataclass(frozen=True, eq=False, repr=False)
+class ScoringRule(Result):
     r"""Everything needed to score a new patient with a fitted model, without vcpcr.
 
     Made by :meth:`vcpcr.VCPCR.export_scoring_rule` (or
@@ -152,6 +153,9 @@ class ScoringRule:
         Rows the model was fitted on.
     prognostic_index_sd : float
         Training standard deviation of the modules' part of ``eta``.
+    vcpcr_version : str
+        The version of vcpcr that made the rule (read back from the JSON
+        document by :meth:`from_json`).
 
     See Also
     --------
@@ -200,15 +204,6 @@ class ScoringRule:
     n_samples: int = 0
     prognostic_index_sd: float = 0.0
     vcpcr_version: str = field(default_factory=lambda: _installed_version())
-
-    def __repr__(self) -> str:
-        """Return a one-line description (family, sizes)."""
-        strata = f", {len(self.strata)} strata column(s)" if self.strata else ""
-        return (
-            f"<ScoringRule {self.family}: {len(self.genes)} genes in "
-            f"{len(self.modules)} modules, {len(self.covariates)} covariate "
-            f"column(s){strata}>"
-        )
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON document as Python objects (see Notes of the class).

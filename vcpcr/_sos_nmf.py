@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -29,6 +30,7 @@ from vcpcr._checks import (
     check_scalar,
     check_weight_vector,
 )
+from vcpcr._result import TupleResult
 from vcpcr._scaling import standardize
 from vcpcr._solvers.sos_nmf import (
     BatchResult,
@@ -52,7 +54,8 @@ _OWNER = "sos_nmf"
 _Floats = NDArray[np.float64]
 
 
-class SOSNMFResult(NamedTuple):
+@dataclass(frozen=True, eq=False, repr=False)
+class SOSNMFResult(TupleResult):
     """Result of :func:`sos_nmf`.
 
     Attributes

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -54,6 +55,7 @@ from vcpcr._input import (
     strata_cells,
     take,
 )
+from vcpcr._result import Result
 from vcpcr._scaling import constant_columns, magnitude
 from vcpcr._smoothers import SplineFit, binary_smoother, cloglog, survival_smoother
 from vcpcr._solvers.partial_likelihood import RiskSets
@@ -75,7 +77,8 @@ __all__ = [
 _EPS = 1e-10
 
 
-class CalibrationResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class CalibrationResult(Result):
     """Calibration of predictions against an outcome.
 
     Attributes
@@ -84,6 +87,9 @@ class CalibrationResult:
         The kind of outcome.
     n_samples : int
         Number of samples.
+    events : int or None
+        Number of events (cox) or of positive outcomes (binomial); None for
+        gaussian.
     horizon : float or None
         Time at which survival predictions are compared (cox).
     predicted, observed : ndarray of shape (n_samples,)
@@ -119,53 +125,25 @@ class CalibrationResult:
         How the numbers were computed; the summary's notes.
     """
 
-    def __init__(
-        self,
-        *,
-        family: str,
-        predicted: NDArray[np.float64],
-        observed: NDArray[np.float64],
-        groups: pd.DataFrame,
-        slope: tuple[float, float, float],
-        alpha: float,
-        notes: list[str],
-        horizon: float | None = None,
-        intercept: tuple[float, float, float] | None = None,
-        observed_expected: tuple[float, float, float] | None = None,
-        curve: pd.DataFrame | None = None,
-        events: int | None = None,
-    ) -> None:
-        self.family = family
-        self.n_samples = int(predicted.size)
-        self.events = events
-        self.horizon = horizon
-        self.predicted, self.observed = predicted, observed
-        self.groups = groups
-        self.slope, self.slope_ci = slope[0], (slope[1], slope[2])
-        self.intercept = None if intercept is None else intercept[0]
-        self.intercept_ci = None if intercept is None else (intercept[1], intercept[2])
-        oe = observed_expected
-        self.observed_expected = None if oe is None else oe[0]
-        self.observed_expected_ci = None if oe is None else (oe[1], oe[2])
-        smoothed = np.isfinite(observed).all() and family != "gaussian"
-        deltas = np.abs(predicted - observed)
-        self.ici = float(deltas.mean()) if smoothed else None
-        self.e50 = float(np.percentile(deltas, 50)) if smoothed else None
-        self.e90 = float(np.percentile(deltas, 90)) if smoothed else None
-        self.curve = (
-            pd.DataFrame(columns=["predicted", "observed"]) if curve is None else curve
-        )
-        self.alpha = alpha
-        self.notes = notes
-
-    def __repr__(self) -> str:
-        """Say what was calibrated and the main numbers."""
-        at = f", horizon={self.horizon:g}" if self.horizon is not None else ""
-        extra = f", ICI={self.ici:.4f}" if self.ici is not None else ""
-        return (
-            f"CalibrationResult(family={self.family!r}{at}, n={self.n_samples}, "
-            f"slope={self.slope:.3f}{extra})"
-        )
+    family: str
+    n_samples: int
+    events: int | None
+    horizon: float | None
+    predicted: NDArray[np.float64]
+    observed: NDArray[np.float64]
+    groups: pd.DataFrame
+    slope: float
+    slope_ci: tuple[float, float]
+    intercept: float | None
+    intercept_ci: tuple[float, float] | None
+    observed_expected: float | None
+    observed_expected_ci: tuple[float, float] | None
+    ici: float | None
+    e50: float | None
+    e90: float | None
+    curve: pd.DataFrame = field(repr=False)
+    alpha: float
+    notes: list[str] = field(repr=False)
 
     def _header(
         self,
@@ -242,6 +220,50 @@ class CalibrationResult:
         from vcpcr.plotting import plot_calibration
 
         return plot_calibration(self, ax)
+
+
+def _calibration(
+    *,
+    family: str,
+    predicted: NDArray[np.float64],
+    observed: NDArray[np.float64],
+    groups: pd.DataFrame,
+    slope: tuple[float, float, float],
+    alpha: float,
+    notes: list[str],
+    horizon: float | None = None,
+    intercept: tuple[float, float, float] | None = None,
+    observed_expected: tuple[float, float, float] | None = None,
+    curve: pd.DataFrame | None = None,
+    events: int | None = None,
+) -> CalibrationResult:
+    """Make a :class:`CalibrationResult`: the intervals split, the ICI, E50, E90."""
+    smoothed = np.isfinite(observed).all() and family != "gaussian"
+    deltas = np.abs(predicted - observed)
+    icpt, oe = intercept, observed_expected
+    return CalibrationResult(
+        family=family,
+        n_samples=int(predicted.size),
+        events=events,
+        horizon=horizon,
+        predicted=predicted,
+        observed=observed,
+        groups=groups,
+        slope=slope[0],
+        slope_ci=(slope[1], slope[2]),
+        intercept=None if icpt is None else icpt[0],
+        intercept_ci=None if icpt is None else (icpt[1], icpt[2]),
+        observed_expected=None if oe is None else oe[0],
+        observed_expected_ci=None if oe is None else (oe[1], oe[2]),
+        ici=float(deltas.mean()) if smoothed else None,
+        e50=float(np.percentile(deltas, 50)) if smoothed else None,
+        e90=float(np.percentile(deltas, 90)) if smoothed else None,
+        curve=(
+            pd.DataFrame(columns=["predicted", "observed"]) if curve is None else curve
+        ),
+        alpha=alpha,
+        notes=notes,
+    )
 
 
 # --------------------------------------------------------------------- checks
@@ -779,7 +801,7 @@ def survival_calibration(
     if not spline.converged:
         notes.append("The smoother's optimizer did not reach a gradient below 1e-5.")
     notes.extend(_smoother_notes(spline.start, problem))
-    return CalibrationResult(
+    return _calibration(
         family="cox",
         predicted=risk,
         observed=observed,
@@ -927,7 +949,7 @@ def binary_calibration(
         f"interval.",
     ]
     notes.extend(_smoother_notes("lowess", problem))
-    return CalibrationResult(
+    return _calibration(
         family="binomial",
         predicted=p,
         observed=observed,
@@ -1039,7 +1061,7 @@ def regression_calibration(
         "values (1 and 0 are ideal), t intervals.",
         f"Mean observed value per group with its {100 * (1 - alpha):g}% t interval.",
     ]
-    return CalibrationResult(
+    return _calibration(
         family="gaussian",
         predicted=pred,
         observed=np.full(n, np.nan),

@@ -14,6 +14,7 @@ hazard on the external cohort with the linear predictor kept.
 from __future__ import annotations
 
 import numbers
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,7 @@ from vcpcr._checks import (
 )
 from vcpcr._formula import source_groups
 from vcpcr._input import check_same_rows
+from vcpcr._result import Result
 from vcpcr._scaling import constant_columns
 from vcpcr._summary import evidence_table, numbered_notes
 from vcpcr._survival import breslow_baseline, evaluate_baseline
@@ -44,7 +46,8 @@ from vcpcr.metrics import ConcordanceInterval, concordance_interval
 __all__ = ["ExternalCohort", "ExternalValidation", "align_cohort", "validate_external"]
 
 
-class ExternalCohort:
+@dataclass(frozen=True, eq=False, repr=False)
+class ExternalCohort(Result):
     """An external cohort matched to a fitted model.
 
     Attributes
@@ -71,26 +74,11 @@ class ExternalCohort:
         Which means and SDs standardize the genes.
     """
 
-    def __init__(
-        self,
-        X: pd.DataFrame,
-        modules: pd.DataFrame,
-        missing_genes: list[str],
-        duplicated: list[str],
-        standardize: str,
-    ) -> None:
-        self.X = X
-        self.modules = modules
-        self.missing_genes = missing_genes
-        self.duplicated = duplicated
-        self.standardize = standardize
-
-    def __repr__(self) -> str:
-        """Size and what was missing."""
-        return (
-            f"ExternalCohort(n={len(self.X)}, missing_genes={len(self.missing_genes)}, "
-            f"duplicated={len(self.duplicated)}, standardize={self.standardize!r})"
-        )
+    X: pd.DataFrame
+    modules: pd.DataFrame
+    missing_genes: list[str]
+    duplicated: list[str]
+    standardize: str
 
 
 def _model_frame(model: Any, owner: str) -> tuple[Any, list[str]]:
@@ -347,7 +335,8 @@ def _refit_baseline(
     return H0, (base if fitted.strata_names_ else base["all"])
 
 
-class ExternalValidation:
+@dataclass(frozen=True, eq=False, repr=False)
+class ExternalValidation(Result):
     """A fitted model judged on an external cohort, without refitting.
 
     Attributes
@@ -370,20 +359,12 @@ class ExternalValidation:
         seed 0), which the summary prints (cox).
     """
 
-    def __init__(
-        self,
-        cohort: ExternalCohort,
-        calibration: CalibrationResult,
-        recalibrated: CalibrationResult | None,
-        baseline_hazard: Any,
-        concordance: ConcordanceInterval | None,
-    ) -> None:
-        self.cohort = cohort
-        self.calibration = calibration
-        self.recalibrated = recalibrated
-        self.baseline_hazard = baseline_hazard
-        self.concordance_interval = concordance
-        self.concordance = None if concordance is None else concordance.estimate
+    cohort: ExternalCohort
+    calibration: CalibrationResult
+    recalibrated: CalibrationResult | None
+    baseline_hazard: Any
+    concordance: float | None
+    concordance_interval: ConcordanceInterval | None
 
     def summary(self) -> Summary:
         """Return the gene report, then the calibration summary (statsmodels).
@@ -523,7 +504,14 @@ def validate_external(
                 f"family={family.name!r}."
             )
         cal = _other_calibration(fitted, data, y, groups, alpha)
-        return ExternalValidation(cohort, cal, None, None, None)
+        return ExternalValidation(
+            cohort=cohort,
+            calibration=cal,
+            recalibrated=None,
+            baseline_hazard=None,
+            concordance=None,
+            concordance_interval=None,
+        )
     if horizon is None:
         raise ValueError(
             f"{owner} requires a horizon for family={family.name!r}: the time at "
@@ -551,4 +539,11 @@ def validate_external(
         recal = survival_calibration(
             y, np.exp(-H0 * np.exp(eta)), horizon, n_groups=groups, alpha=alpha
         )
-    return ExternalValidation(cohort, cal, recal, base, c_index)
+    return ExternalValidation(
+        cohort=cohort,
+        calibration=cal,
+        recalibrated=recal,
+        baseline_hazard=base,
+        concordance=c_index.estimate,
+        concordance_interval=c_index,
+    )

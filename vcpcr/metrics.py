@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -28,6 +29,7 @@ from vcpcr._checks import (
     check_scalar,
     check_survival,
 )
+from vcpcr._result import TupleResult
 from vcpcr._solvers.batch_scores import resampled_concordance
 
 __all__ = [
@@ -411,7 +413,8 @@ def adjusted_rand_index(labels_true: ArrayLike, labels_pred: ArrayLike) -> float
 # ---------------------------------------------------------------- concordance
 
 
-class ConcordanceInterval(NamedTuple):
+@dataclass(frozen=True, eq=False, repr=False)
+class ConcordanceInterval(TupleResult):
     """Harrell's concordance index with its bootstrap interval.
 
     Attributes

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -22,6 +23,7 @@ from vcpcr._checks import (
     check_scalar,
 )
 from vcpcr._families import family_instance
+from vcpcr._result import TupleResult
 
 __all__ = [
     "SimulatedData",
@@ -42,7 +44,8 @@ _PAPER_CORR_GROUPS = {
 }
 
 
-class SimulatedData(NamedTuple):
+@dataclass(frozen=True, eq=False, repr=False)
+class SimulatedData(TupleResult):
     r"""A simulated data set and the truth behind it.
 
     Attributes

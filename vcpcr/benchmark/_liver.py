@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -185,4 +185,4 @@ def run_liver(
     folds = run_units(units, out, n_jobs=n_jobs, progress=progress)
     result = write_outputs(folds, out, LIVER_KEYS, prefix="liver_")
     files = figures(plot_liver, result.curves, out)
-    return result._replace(files=[*result.files, *files])
+    return replace(result, files=[*result.files, *files])

@@ -22,13 +22,15 @@ so the MSEP is on the standardized scale (the null model scores about
 from __future__ import annotations
 
 import time
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from vcpcr._checks import check_same_rows, check_varying
+from vcpcr._result import TupleResult
 from vcpcr._scaling import standardize
 from vcpcr.benchmark._grid_fits import solve
 from vcpcr.benchmark._methods import Method, Starts
@@ -47,7 +49,8 @@ __all__ = [
 _Ints = NDArray[np.intp]
 
 
-class FoldData(NamedTuple):
+@dataclass(frozen=True, eq=False, repr=False)
+class FoldData(TupleResult):
     """A training fold and its test fold, scaled with the training statistics.
 
     Attributes
@@ -64,8 +67,18 @@ class FoldData(NamedTuple):
     yte: NDArray[np.float64]
 
 
-class OuterFold(NamedTuple):
-    """One outer fold: its sample indices and its inner (train, test) splits."""
+@dataclass(frozen=True, eq=False, repr=False)
+class OuterFold(TupleResult):
+    """One outer fold: its sample indices and its inner (train, test) splits.
+
+    Attributes
+    ----------
+    train, test : ndarray of int
+        Indices of the outer training and test samples.
+    inner : tuple of (ndarray, ndarray)
+        The inner ``(train, test)`` splits of ``train`` (indices into the
+        full data).
+    """
 
     train: _Ints
     test: _Ints

@@ -17,7 +17,7 @@ import os
 import time
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import product
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from vcpcr._checks import check_scalar
+from vcpcr._result import TupleResult
 from vcpcr.benchmark._methods import PROFILES, Method, Profile, draw_starts, get_methods
 from vcpcr.benchmark._protocol import nested_cv, nested_folds
 from vcpcr.benchmark._results import average_folds, curves, summarize, to_markdown
@@ -278,7 +279,8 @@ def _run_and_return(unit: Unit, out: Path) -> Unit:
     return unit
 
 
-class StudyResult(NamedTuple):
+@dataclass(frozen=True, eq=False, repr=False)
+class StudyResult(TupleResult):
     """What :func:`run_study` and :func:`run_liver` return.
 
     Attributes
@@ -431,4 +433,4 @@ def run_study(
     folds = run_units(units, out, n_jobs=n_jobs, progress=progress)
     result = write_outputs(folds, out, SIM_KEYS)
     files = figures(plot_study, result.curves, out)
-    return result._replace(files=[*result.files, *files])
+    return replace(result, files=[*result.files, *files])

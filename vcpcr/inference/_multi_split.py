@@ -33,6 +33,7 @@ from vcpcr._parallel import (
     run_parallel,
     task_seeds,
 )
+from vcpcr._result import Result
 from vcpcr._summary import VCPCRSummary, evidence_table, numbered_notes
 from vcpcr.inference._common_tree import (
     TREE_MAX_FEATURES,
@@ -440,8 +441,8 @@ def _tree_frame(rows: list[tuple[Any, ...]]) -> pd.DataFrame:
 _COLUMNS = ["gene P", "member P", "sel. freq."]
 
 
-@dataclass(kw_only=True, repr=False, eq=False)
-class MultiSplitResult:
+@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
+class MultiSplitResult(Result):
     """Multi-split p-values of a VC-PCR specification on one data set.
 
     Made by :func:`multi_split`; plain attributes, nothing is recomputed.
@@ -548,11 +549,11 @@ class MultiSplitResult:
     selection_frequency: pd.Series
     gamma_min: float
     train_size: float
-    estimator: VCPCR | VCPCRCV
-    fingerprint: Fingerprint
+    estimator: VCPCR | VCPCRCV = field(repr=False)
+    fingerprint: Fingerprint = field(repr=False)
     tree_pvalues: pd.Series | None = None
     tree_clusters: pd.DataFrame = field(default_factory=lambda: _tree_frame([]))
-    tree: CommonTree | None = None
+    tree: CommonTree | None = field(default=None, repr=False)
     tree_info: str = "no common tree was tested"
     complete: bool = True
     n_splits: int = field(init=False)
@@ -563,19 +564,16 @@ class MultiSplitResult:
 
     def __post_init__(self) -> None:
         """Count the splits; take the response's name from the fingerprint."""
-        self.n_splits = len(self.splits)
-        self.n_splits_used = int(self.splits["used"].sum())
-        self.n_splits_skipped = self.n_splits - self.n_splits_used
-        self.n_splits_gene_level = int(self.splits["gene_level"].sum())
-        self.yname = self.fingerprint.yname
-
-    def __repr__(self) -> str:
-        """Return a one-line description."""
-        return (
-            f"MultiSplitResult({self.fingerprint.estimator}, "
-            f"{self.n_splits_used} of {self.n_splits} splits used, "
-            f"{int((self.pvalues < 0.05).sum())} gene(s) with P < 0.05)"
-        )
+        used = int(self.splits["used"].sum())
+        counted = {
+            "n_splits": len(self.splits),
+            "n_splits_used": used,
+            "n_splits_skipped": len(self.splits) - used,
+            "n_splits_gene_level": int(self.splits["gene_level"].sum()),
+            "yname": self.fingerprint.yname,
+        }
+        for name, value in counted.items():  # frozen: set once, at construction
+            object.__setattr__(self, name, value)
 
     # ------------------------------------------------- the summary protocol
     @property
@@ -1142,8 +1140,14 @@ default="auto"
     )
     done = finished(outcomes)
     outcomes = [outcomes[i] for i in done]
-    result = _result(estimator, rows, outcomes, float(gamma_min), float(train_size))
-    result.complete = len(done) == int(n_splits)
+    result = _result(
+        estimator,
+        rows,
+        outcomes,
+        float(gamma_min),
+        float(train_size),
+        complete=len(done) == int(n_splits),
+    )
     if tree is None:
         return replace(result, tree_info=tree_info)
     return _tree_result(result, tree, tree_info, outcomes, bool(inheritance))
@@ -1276,8 +1280,10 @@ def _result(
     outcomes: list[_Split],
     gamma_min: float,
     train_size: float,
+    *,
+    complete: bool,
 ) -> MultiSplitResult:
-    """Assemble the result from the splits' outcomes."""
+    """Assemble the result from the splits' outcomes (all drawn, if ``complete``)."""
     check_failures(
         [o.skipped for o in outcomes],
         "multi_split",
@@ -1325,6 +1331,7 @@ def _result(
         train_size=train_size,
         estimator=estimator,
         fingerprint=rows.fingerprint,
+        complete=complete,
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -36,6 +36,7 @@ from vcpcr._parallel import (
     run_parallel,
     task_seeds,
 )
+from vcpcr._result import Result
 from vcpcr._summary import VCPCRSummary, _fmt, composition_rows, numbered_notes
 from vcpcr.inference._resampling import (
     Fingerprint,
@@ -257,8 +258,8 @@ def _fraction(value: float) -> str:
     return "-" if np.isnan(value) else f"{value:.3f}"
 
 
-@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
-class StabilityResult:
+@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
+class StabilityResult(Result):
     r"""Selection frequencies, stable set and consensus clusters.
 
     Made by :func:`vcpcr.inference.stability_selection`; plain attributes,
@@ -385,20 +386,12 @@ class StabilityResult:
     subsample_size: int
     n_features: int
     stratified: bool
-    estimator: Any
-    fingerprint: Fingerprint
-    guarantee: str
+    estimator: Any = field(repr=False)
+    fingerprint: Fingerprint = field(repr=False)
+    guarantee: str = field(repr=False)
     complete: bool = True
 
     # ------------------------------------------------------- the fitted model
-    def __repr__(self) -> str:
-        """Return a one-line description (the fields hold the data)."""
-        return (
-            f"StabilityResult({self.fingerprint.estimator}, "
-            f"{self.subsamples.shape[0]} subsamples, {self.stable_set.size} "
-            f"stable feature(s) at threshold {self.threshold:g}, "
-            f"{len(self.modules)} module(s))"
-        )
 
     def check_matches(self, model: Any) -> None:
         """Raise unless ``model`` was fitted with this result's parameters and data.
