@@ -680,10 +680,10 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         k: Any = 5 if self.cv is None else self.cv
         cells = None
         if S is not None and labels is not None and isinstance(k, numbers.Integral):
-            cells = strata_cells(S, labels > 0)
+            cells = strata_cells(S, labels > 0, int(k))
         if not isinstance(k, numbers.Integral) and not hasattr(k, "split"):
             folds = list(k)  # (train, test) pairs, checked below
-        elif cells is not None and np.bincount(cells).max() >= k:
+        elif cells is not None:
             folds = split_cells(StratifiedKFold(int(k)), X, cells)
         elif not family.survival or labels is None:
             if classifier and isinstance(k, numbers.Integral):

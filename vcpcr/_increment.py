@@ -1896,8 +1896,8 @@ def validate_increment(
     )
     cells = None
     if family == "cox" and strata_:  # folds stratified by stratum and event
-        cells = strata_cells(X[strata_].to_numpy(), np.asarray(labels) > 0)
-    if cells is not None and np.bincount(cells).max() >= int(cv):
+        cells = strata_cells(X[strata_].to_numpy(), np.asarray(labels) > 0, int(cv))
+    if cells is not None:
         splits = split_cells(splitter, X, cells)
     else:
         splits = list(splitter.split(X, labels))

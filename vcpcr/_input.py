@@ -23,6 +23,7 @@ from __future__ import annotations
 import difflib
 import numbers
 import re
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
@@ -259,13 +260,15 @@ def _stratum_name(names: Sequence[str], key: tuple[Any, ...]) -> str:
     )
 
 
-def strata_cells(S: Any, event: NDArray[np.bool_]) -> NDArray[np.intp]:
-    """Label each row by its (stratum, event indicator) cell.
+def strata_cells(
+    S: Any, event: NDArray[np.bool_], n_splits: int
+) -> NDArray[np.intp] | None:
+    """Label each row by its (stratum, event indicator) cell, for ``n_splits`` folds.
 
     What the K folds of a stratified Cox model are stratified on
-    (``StratifiedKFold(k).split(X, strata_cells(S, event))``): each test
-    fold then takes at most ``ceil(e / k)`` of a stratum's ``e`` events, so
-    every training part keeps an event of every stratum with at least 2
+    (``split_cells(StratifiedKFold(k), X, cells)``): each test fold then
+    takes at most ``ceil(e / k)`` of a stratum's ``e`` events, so every
+    training part keeps an event of every stratum with at least 2
     (stratifying on the event indicator alone can put all of a small
     stratum's events in one test fold).
 
@@ -275,14 +278,18 @@ def strata_cells(S: Any, event: NDArray[np.bool_]) -> NDArray[np.intp]:
         The strata columns (one stratum per distinct row).
     event : ndarray of bool of shape (n_samples,)
         The event indicator.
+    n_splits : int
+        The number of folds.
 
     Returns
     -------
-    ndarray of shape (n_samples,)
-        ``2 * stratum + event``.
+    ndarray of shape (n_samples,) or None
+        ``2 * stratum + event``; None when no cell has ``n_splits`` rows (the
+        folds are then stratified on the event indicator alone).
     """
     stratum = _stratum_index(S)[1]
-    return 2 * stratum + np.asarray(event, dtype=bool).astype(np.intp)
+    cells = 2 * stratum + np.asarray(event, dtype=bool).astype(np.intp)
+    return cells if np.bincount(cells).max() >= n_splits else None
 
 
 def split_cells(splitter: Any, X: Any, cells: NDArray[np.intp]) -> list[Any]:
@@ -294,8 +301,6 @@ def split_cells(splitter: Any, X: Any, cells: NDArray[np.intp]) -> list[Any]:
     the stratum's other events, and :func:`check_fold_strata` reports a
     stratum with too few).
     """
-    import warnings
-
     with warnings.catch_warnings():
         warnings.filterwarnings(
             "ignore", "The least populated class", UserWarning, "sklearn"

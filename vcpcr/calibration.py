@@ -1113,10 +1113,9 @@ def _folds(
         if labels is None:
             return list(KFold(k, shuffle=True, random_state=random_state).split(rows))
         splitter = StratifiedKFold(k, shuffle=True, random_state=random_state)
-        if strata is not None:
-            cells = strata_cells(strata, labels > 0)
-            if np.bincount(cells).max() >= k:
-                return split_cells(splitter, rows, cells)
+        cells = None if strata is None else strata_cells(strata, labels > 0, k)
+        if cells is not None:
+            return split_cells(splitter, rows, cells)
         return list(splitter.split(rows, labels))
     split_y = labels if labels is not None else np.zeros(n)
     return list(check_cv(cv).split(rows, split_y))
