@@ -283,6 +283,21 @@ one on this run's splits (``against_table``).
   identity with the baseline's (the pairing check: ``max |dC Coxnet|`` =
   0, else no outcome is drawn). If supported, the same rule is run on
   30 more new splits (seed 24) before C7 can be a candidate for item 4.
+  **Outcome** (``results/size_bands_c7_seed23_table.txt``, the baseline's
+  ``results/size_bands_seed23_table.txt``; Coxnet rows identical): supported
+  on seed 23 by the rule as stated, narrowly. C7 minus the default grid:
+  +0.027 [+0.002, +0.053] (1-5), +0.004 [-0.008, +0.016] (6-10), +0.010
+  [-0.015, +0.035] (11-20); IBS minus Coxnet worse by 0.01-0.02 from 6
+  genes up. The bands' choice is wide: VC-PCR's band model is the best of
+  a median 23, 14 and 11.5 grid points in the bands 1-5, 6-10, 11-20,
+  Coxnet's of 1 alpha (its 30-alpha path crosses a band in one or two
+  steps). **Confirmation** (seed 24, ``results/size_bands_c7_seed24_table.txt``
+  and ``results/size_bands_seed24_table.txt``; Coxnet rows identical): not
+  confirmed. C7 minus the default grid: -0.000 [-0.022, +0.021] (1-5),
+  -0.016 [-0.029, -0.002] (6-10, below -0.01), -0.004 [-0.021, +0.014]
+  (11-20). Over both seeds' 60 splits: +0.014, -0.006, +0.003 in C and
+  +0.005, +0.017, +0.019 in IBS (worse). The criterion is not the lever
+  either; C7 minus Coxnet on seed 24: -0.007, -0.049, -0.045.
 """
 
 from __future__ import annotations
