@@ -29,6 +29,7 @@ from vcpcr._solvers.distributions import PROPORTIONAL_HAZARDS
 from vcpcr._solvers.pooled import (
     N_BOOT,
     SLOPES,
+    bootstrap_counts,
     calibration_slopes,
     pooled_bootstrap,
     pooled_deviance,
@@ -89,7 +90,8 @@ def row(n, points):
     t_new, s_new = cpu(searches, bisect, offset, clustered, outcome, folds)
     eta, rng = offset + clustered, np.random.default_rng(1)
     dist = PROPORTIONAL_HAZARDS
-    t_boot, _ = cpu(pooled_bootstrap, dist, eta, outcome, None, N_BOOT, rng)
+    counts = bootstrap_counts(n, N_BOOT, rng)
+    t_boot, _ = cpu(pooled_bootstrap, dist, eta, outcome, None, counts)
     return {
         "rows": n,
         "points": points,

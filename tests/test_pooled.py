@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import needs_survival, record_starts
-from numpy.testing import assert_allclose
+from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.metrics import log_loss, mean_squared_error
 from sklearn.model_selection import KFold
 
@@ -13,6 +13,7 @@ from vcpcr import VCPCR, VCPCRCV
 from vcpcr._solvers.distributions import LOGISTIC, NORMAL, PROPORTIONAL_HAZARDS
 from vcpcr._solvers.pooled import (
     SLOPES,
+    bootstrap_counts,
     calibration_slopes,
     cross_calibrated,
     paired_se,
@@ -94,7 +95,8 @@ def test_bootstrap_by_counts_is_the_bootstrap_of_the_rows(case):
         dist = PROPORTIONAL_HAZARDS
         outcome = np.column_stack([time, rng.uniform(size=n) < 0.7])
     eta[3, 7] = np.inf  # a point with a non-finite predictor has no draws
-    got = pooled_bootstrap(dist, eta, outcome, strata, 40, np.random.default_rng(1))
+    counts = bootstrap_counts(n, 40, np.random.default_rng(1))
+    got = pooled_bootstrap(dist, eta, outcome, strata, counts)
     want = _bootstrap_by_rows(
         dist, eta[:3], outcome, strata, 40, np.random.default_rng(1)
     )
@@ -109,9 +111,8 @@ def test_bootstrap_by_counts_keeps_a_wide_span_exact():
     eta = rng.normal(size=(2, n))
     eta[1] *= 800.0  # risk sums below the smallest float in exp(eta - max)
     outcome = np.column_stack([rng.exponential(size=n), np.ones(n)])
-    got = pooled_bootstrap(
-        PROPORTIONAL_HAZARDS, eta, outcome, None, 10, np.random.default_rng(2)
-    )
+    counts = bootstrap_counts(n, 10, np.random.default_rng(2))
+    got = pooled_bootstrap(PROPORTIONAL_HAZARDS, eta, outcome, None, counts)
     want = _bootstrap_by_rows(
         PROPORTIONAL_HAZARDS, eta, outcome, None, 10, np.random.default_rng(2)
     )
@@ -123,7 +124,8 @@ def test_pooled_se_is_the_bootstrap_standard_deviation():
     rng = np.random.default_rng(2)
     eta = rng.normal(size=(2, 30))
     y = rng.normal(size=30)
-    draws = pooled_bootstrap(NORMAL, eta, y, None, 500, np.random.default_rng(0))
+    counts = bootstrap_counts(30, 500, np.random.default_rng(0))
+    draws = pooled_bootstrap(NORMAL, eta, y, None, counts)
     se = draws.std(axis=0, ddof=1)
     # the mean of 30 squared errors: sd / sqrt(n) of the squared errors
     sq = (y - eta) ** 2
@@ -509,3 +511,40 @@ def test_summary_says_the_predictions_are_shrunk():
     with pytest.warns(UserWarning, match="No feature was selected"):
         empty.fit(data.X, data.y)
     assert "shrinkage" not in str(empty.summary())
+
+
+@pytest.mark.parametrize("case", ["normal", "cox-strata"])
+def test_pooled_criterion_in_tasks_is_the_criterion_of_all_points(case):
+    """``PooledPredictors.pool`` scores the points in tasks of POINTS_PER_TASK:
+    each point's slope, deviance and draws are those of all points scored at
+    once, and two workers give exactly what one gives."""
+    from vcpcr._criterion import POINTS_PER_TASK, PooledPredictors
+    from vcpcr._parallel import task_seeds
+    from vcpcr._solvers.pooled import N_BOOT, pooled_scores
+
+    rng = np.random.default_rng(7)
+    n, points = 90, 2 * POINTS_PER_TASK + 7  # three tasks, the last one short
+    clustered = rng.normal(size=(points, n)) * rng.uniform(0, 2, size=(points, 1))
+    offset = rng.normal(size=(1, n)) * 0.3
+    strata = None
+    if case == "normal":
+        dist, outcome = NORMAL, rng.normal(size=n)
+    else:
+        dist, strata = PROPORTIONAL_HAZARDS, rng.integers(0, 2, size=n)
+        time = np.ceil(rng.exponential(size=n) * 6)  # ties
+        outcome = np.column_stack([time, rng.uniform(size=n) < 0.7])
+    eta = offset + clustered
+    folds = list(KFold(3, shuffle=True, random_state=0).split(eta.T))
+    counts = bootstrap_counts(n, N_BOOT, np.random.default_rng(task_seeds(3, 1)[0]))
+    whole = pooled_scores(dist, eta, clustered, outcome, strata, folds, counts)
+    one = PooledPredictors(dist, outcome, strata, 3, n_jobs=1).pool(
+        eta, clustered, folds
+    )
+    two = PooledPredictors(dist, outcome, strata, 3, n_jobs=2).pool(
+        eta, clustered, folds
+    )
+    for got, want in zip(one, whole, strict=True):
+        assert_allclose(got, want, rtol=1e-13, atol=0)
+    assert np.unique(one.slopes).size > 5  # the points differ
+    for a, b in zip(one, two, strict=True):
+        assert_array_equal(a, b)

@@ -31,17 +31,17 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from vcpcr._families import Family, Prepared
-from vcpcr._parallel import task_seeds
+from vcpcr._parallel import run_parallel, task_seeds
 from vcpcr._scaling import standardize
 from vcpcr._scoring import batch_scoring, scoring_name
 from vcpcr._solvers.distributions import Distribution
 from vcpcr._solvers.pooled import (
     N_BOOT,
     POOLED,
-    cross_calibrated,
+    bootstrap_counts,
     paired_se,
-    pooled_bootstrap,
     pooled_deviance,
+    pooled_scores,
 )
 from vcpcr._tuning import FoldResult, fold_paired_se
 from vcpcr.exceptions import VCPCRWarning, user_stacklevel
@@ -56,6 +56,11 @@ __all__ = [
 ]
 
 _Float = NDArray[np.float64]
+
+#: Grid points per task of the pooled criterion (:meth:`PooledPredictors.pool`):
+#: the default grid's 240 points are 8 tasks, and a task's bootstrap holds
+#: ``N_BOOT x POINTS_PER_TASK`` deviances.
+POINTS_PER_TASK = 30
 
 #: ``y`` with a standard deviation within ``2**+-_SAFE_EXPONENT`` has squared
 #: errors (summed over up to 2**60 rows) that are normal float64 numbers.
@@ -203,7 +208,10 @@ class PooledPredictors(Criterion):
     part of them (``FoldResult.eta``, ``eta_clustered``) and compute no
     score. ``outcome`` is the folds' prepared outcome (on the unit scale),
     ``strata`` the rows' stratum labels of a stratified Cox model;
-    ``random_state`` (the estimator's) seeds each bootstrap when it runs.
+    ``random_state`` (the estimator's) seeds each bootstrap when it runs;
+    ``n_jobs`` (the estimator's) scores the grid points in parallel, in
+    tasks of :data:`POINTS_PER_TASK` points whatever ``n_jobs`` is, so that
+    the scores do not depend on it.
     """
 
     fold_scoring = POOLED
@@ -215,12 +223,14 @@ class PooledPredictors(Criterion):
         strata: NDArray[Any] | None,
         random_state: Any,
         power: int = 0,
+        n_jobs: int | None = None,
     ) -> None:
         super().__init__(power)
         self.distribution = distribution
         self.outcome = outcome
         self.strata = strata
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def pool(
         self,
@@ -236,13 +246,26 @@ class PooledPredictors(Criterion):
         predictors are in ``y``'s units: pass its prepared outcome).
         """
         outcome = self.outcome if outcome is None else outcome
-        dist, strata = self.distribution, self.strata
-        calibrated, slopes = cross_calibrated(
-            dist, eta, clustered, outcome, strata, folds
-        )
-        dev = pooled_deviance(dist, calibrated, outcome, strata)
         rng = np.random.default_rng(task_seeds(self.random_state, 1)[0])
-        draws = pooled_bootstrap(dist, calibrated, outcome, strata, N_BOOT, rng)
+        counts = bootstrap_counts(eta.shape[1], N_BOOT, rng)  # shared by all points
+        n_tasks = max(1, -(-eta.shape[0] // POINTS_PER_TASK))
+        dist, strata = self.distribution, self.strata
+        tasks = [
+            (dist, eta[c], clustered[c], outcome, strata, folds, counts)
+            for c in np.array_split(np.arange(eta.shape[0]), n_tasks)
+        ]
+        parts = run_parallel(
+            pooled_scores,
+            tasks,
+            n_jobs=self.n_jobs,
+            verbose=False,
+            desc="the pooled criterion",
+            unit="tasks of grid points",
+        )
+        calibrated, slopes, dev, draws = (
+            np.concatenate([part[i] for part in parts], axis=int(i == 3))
+            for i in range(4)
+        )
         return Pooled(calibrated, slopes, dev, draws)
 
     def score_columns(
@@ -342,14 +365,15 @@ def criterion_of(
     y: Any,
     strata: NDArray[Any] | None,
     random_state: Any,
+    n_jobs: int | None = None,
 ) -> tuple[Criterion, Prepared, Any]:
     """Return the criterion of ``scoring`` and the folds' outcome.
 
     Returns ``(criterion, prepared, y)``: the folds' prepared response and
     their response as a scorer of a fold model takes it (the user's ``y``,
     or the prepared outcome on its unit scale). ``strata`` labels the rows'
-    strata (a stratified Cox model) and ``random_state`` seeds the pooled
-    criterion's bootstrap.
+    strata (a stratified Cox model), ``random_state`` seeds the pooled
+    criterion's bootstrap and ``n_jobs`` runs its tasks.
     """
     exponent, degree = _unit_power(scoring, family, prepared)
     power = 0
@@ -358,7 +382,12 @@ def criterion_of(
         y, power = prepared.outcome, exponent * degree
     if scoring == POOLED:
         criterion: Criterion = PooledPredictors(
-            family.distribution, prepared.outcome, strata, random_state, power
+            family.distribution,
+            prepared.outcome,
+            strata,
+            random_state,
+            power,
+            n_jobs,
         )
     else:
         criterion = FoldMeanScores(batch_scoring(scoring, family), power)

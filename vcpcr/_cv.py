@@ -385,7 +385,9 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
         Refit :class:`VCPCR` on all data with the chosen parameters.
     n_jobs : int, optional
         Folds in parallel with joblib (any joblib backend, e.g. dask, via
-        ``joblib.parallel_config``). Results do not depend on it.
+        ``joblib.parallel_config``), and the pooled criterion's scoring of the
+        grid after them (in tasks of grid points). Results do not depend on
+        it.
     verbose : bool, int or None, default=None
         A progress bar over the fold x grid fits (it advances by the number
         of grid points as each fold ends). None: shown when running
@@ -822,7 +824,7 @@ class VCPCRCV(_BestEstimator, VCPCRBase):
             else np.unique(layout.S, axis=0, return_inverse=True)[1].ravel()
         )
         criterion, unit, y_folds = criterion_of(
-            self.scoring, family, prepared, yv, strata, self.random_state
+            self.scoring, family, prepared, yv, strata, self.random_state, self.n_jobs
         )
         self._criterion = criterion
         spec = FoldSpec(

@@ -31,11 +31,13 @@ __all__ = [
     "N_BOOT",
     "POOLED",
     "SLOPES",
+    "bootstrap_counts",
     "calibration_slopes",
     "cross_calibrated",
     "paired_se",
     "pooled_bootstrap",
     "pooled_deviance",
+    "pooled_scores",
 ]
 
 _Float = NDArray[np.float64]
@@ -92,18 +94,34 @@ def pooled_deviance(
     return out
 
 
+def bootstrap_counts(
+    n_samples: int, n_boot: int, random_state: np.random.Generator
+) -> NDArray[np.intp]:
+    """Row counts of ``n_boot`` resamples of ``n_samples`` rows with replacement.
+
+    Returns an ``(n_boot, n_samples)`` array: resample ``b`` holds row ``i``
+    ``counts[b, i]`` times. Each resample's rows are drawn as a resample of
+    the rows themselves would be, so the counts are those of that resample.
+    """
+    counts = np.zeros((n_boot, n_samples), dtype=np.intp)
+    for b in range(n_boot):
+        counts[b] = np.bincount(
+            random_state.integers(0, n_samples, size=n_samples), minlength=n_samples
+        )
+    return counts
+
+
 def pooled_bootstrap(
     distribution: Distribution,
     eta: _Float,
     outcome: _Float,
     strata: NDArray[Any] | None,
-    n_boot: int,
-    random_state: np.random.Generator,
+    counts: NDArray[np.intp],
 ) -> _Float:
     """Bootstrap draws of :func:`pooled_deviance`, for every grid point.
 
-    Rows are resampled with replacement ``n_boot`` times, the same resamples
-    for every grid point, so that differences between points are paired
+    Rows are resampled with replacement, the same resamples for every grid
+    point, so that differences between points are paired
     (:func:`paired_se`), and the pooled deviance is recomputed on each, from
     the resample's row counts (``Distribution.resampled_deviance``: no copy
     of the predictors per resample).
@@ -112,10 +130,8 @@ def pooled_bootstrap(
     ----------
     distribution, eta, outcome, strata
         As in :func:`pooled_deviance`.
-    n_boot : int
-        Number of bootstrap resamples.
-    random_state : numpy.random.Generator
-        Draws the resamples.
+    counts : ndarray of shape (n_boot, n_samples)
+        The resamples' row counts (:func:`bootstrap_counts`).
 
     Returns
     -------
@@ -124,18 +140,43 @@ def pooled_bootstrap(
         deviation is the standard error of each point's pooled deviance
         (``ncvreg``'s ``se = "bootstrap"``).
     """
-    n = eta.shape[1]
-    # each resample as its row counts (drawn as its rows were)
-    counts = np.zeros((n_boot, n), dtype=np.intp)
-    for b in range(n_boot):
-        counts[b] = np.bincount(random_state.integers(0, n, size=n), minlength=n)
-    draws = np.full((n_boot, eta.shape[0]), np.nan)
+    draws = np.full((counts.shape[0], eta.shape[0]), np.nan)
     finite = np.all(np.isfinite(eta), axis=1)
     if finite.any():
         draws[:, finite] = distribution.resampled_deviance(
             eta[finite], outcome, strata, counts
         )
     return draws
+
+
+def pooled_scores(
+    distribution: Distribution,
+    eta: _Float,
+    clustered: _Float,
+    outcome: _Float,
+    strata: NDArray[Any] | None,
+    folds: list[Any],
+    counts: NDArray[np.intp],
+) -> tuple[_Float, _Float, _Float, _Float]:
+    """Score a set of grid points by the pooled criterion, each on its own.
+
+    Cross-calibrates ``eta`` (:func:`cross_calibrated`), scores it by the
+    pooled deviance and draws its bootstrap on the resamples ``counts``.
+    Every point's numbers depend on its own rows of ``eta`` and
+    ``clustered`` only, so the points can be scored in separate tasks.
+
+    Returns
+    -------
+    calibrated : ndarray of shape (n_points, n_samples)
+    slopes, deviance : ndarray of shape (n_points,)
+    draws : ndarray of shape (n_boot, n_points)
+    """
+    calibrated, slopes = cross_calibrated(
+        distribution, eta, clustered, outcome, strata, folds
+    )
+    deviance = pooled_deviance(distribution, calibrated, outcome, strata)
+    draws = pooled_bootstrap(distribution, calibrated, outcome, strata, counts)
+    return calibrated, slopes, deviance, draws
 
 
 def paired_se(draws: _Float, best: int) -> _Float:
